@@ -1,0 +1,25 @@
+//===- Numeric.h - bf16 and f16 conversions ---------------------*- C++ -*-===//
+//
+// Float to/from bfloat16 and IEEE binary16 bit patterns. Rounding is to
+// nearest, ties to even; overflow rounds to infinity; NaN stays NaN (quieted,
+// sign and leading payload bits kept).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SIGREG_REFERENCE_NUMERIC_H
+#define SIGREG_REFERENCE_NUMERIC_H
+
+#include <cstdint>
+
+namespace sigreg {
+
+uint16_t floatToBF16(float f);
+float bf16ToFloat(uint16_t h);
+
+/// IEEE binary16, with subnormals, infinities and NaN.
+uint16_t floatToHalf(float f);
+float halfToFloat(uint16_t h);
+
+} // namespace sigreg
+
+#endif // SIGREG_REFERENCE_NUMERIC_H
