@@ -1,0 +1,191 @@
+//===- SigregOps.td - sigreg dialect ops ------------------*- tablegen -*-===//
+
+#ifndef SIGREG_DIALECT_SIGREG_IR_SIGREGOPS_TD
+#define SIGREG_DIALECT_SIGREG_IR_SIGREGOPS_TD
+
+include "sigreg/Dialect/Sigreg/IR/SigregDialect.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Sigreg_ClipMode : I32EnumAttr<"ClipMode", "how the per-slice statistic is clipped", [
+    I32EnumAttrCase<"none", 0>,
+    I32EnumAttrCase<"zero_below", 1>,
+    I32EnumAttrCase<"clamp_min", 2>
+  ]> {
+  let cppNamespace = "::mlir::sigreg";
+}
+
+def Sigreg_Reduction : I32EnumAttr<"Reduction", "reduction over views and slices", [
+    I32EnumAttrCase<"mean", 0>,
+    I32EnumAttrCase<"sum", 1>,
+    I32EnumAttrCase<"none", 2>
+  ]> {
+  let cppNamespace = "::mlir::sigreg";
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Sigreg_InputElement : AnyTypeOf<[BF16, F16, F32]>;
+def Sigreg_InputTensor : RankedTensorOf<[BF16, F16, F32]>;
+def Sigreg_F32Tensor : RankedTensorOf<[F32]>;
+
+//===----------------------------------------------------------------------===//
+// High level
+//===----------------------------------------------------------------------===//
+
+def Sigreg_LossOp : Sigreg_Op<"loss", [Pure, AttrSizedOperandSegments]> {
+  let summary = "the SIGReg loss of a batch of embeddings";
+  let description = [{
+    Computes DESIGN.md section 1 on `input` of shape `[N, D]` or `[V, N, D]`
+    (V views; N may be dynamic). The projection `A[D, S]` is either generated
+    from the i64 `seed` (Philox4x32-10 + Box-Muller, docs/PROJECTION.md) or
+    passed explicitly as `projection`. Integration points
+    `t_p = p * t_max / (P - 1)`, `P = points` odd and >= 3. The result is a
+    0-d f32 tensor for `reduction = mean | sum`, and the per-slice
+    statistics (`[S]` or `[V, S]`) for `reduction = none`.
+
+    Example:
+
+    ```mlir
+    %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17
+           clip = clamp_min(5.0e-01) : tensor<?x2048xbf16> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins
+    Sigreg_InputTensor:$input,
+    Optional<I64>:$seed,
+    Optional<Sigreg_InputTensor>:$projection,
+    I64Attr:$num_slices,
+    DefaultValuedAttr<I64Attr, "17">:$num_points,
+    DefaultValuedAttr<F64Attr, "3.0">:$t_max,
+    DefaultValuedAttr<Sigreg_ClipMode, "::mlir::sigreg::ClipMode::none">:$clip,
+    DefaultValuedAttr<F64Attr, "0.0">:$clip_value,
+    DefaultValuedAttr<Sigreg_Reduction, "::mlir::sigreg::Reduction::mean">:$reduction
+  );
+  let results = (outs Sigreg_F32Tensor:$result);
+  let assemblyFormat = [{
+    $input (`seed` `(` $seed^ `)`)?
+    (`projection` `(` $projection^ `:` type($projection) `)`)?
+    `slices` `=` $num_slices
+    (`points` `=` $num_points^)?
+    (`t_max` `=` $t_max^)?
+    (`clip` `=` $clip^ `(` $clip_value `)`)?
+    (`reduction` `=` $reduction^)?
+    attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// True when the input has a leading view dimension ([V, N, D]).
+    bool hasViews() { return getInput().getType().getRank() == 3; }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Mid level: the seed's regions. All operate on [V, N, D] inputs.
+//===----------------------------------------------------------------------===//
+
+def Sigreg_ProjectionOp : Sigreg_Op<"projection", [Pure]> {
+  let summary = "random projection A[D, S] with unit-norm columns from a seed";
+  let description = [{
+    `A[d, s] = g[d, s] / ||g[:, s]||` where `g[d, s]` is the Philox4x32-10 +
+    Box-Muller sample for `(seed, d, s)` (docs/PROJECTION.md).
+  }];
+  let arguments = (ins I64:$seed);
+  let results = (outs Sigreg_F32Tensor:$result);
+  let assemblyFormat = "`seed` `(` $seed `)` attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Sigreg_ProjectOp : Sigreg_Op<"project", [Pure]> {
+  let summary = "the projection GEMM: y[v, n, s] = sum_d x[v, n, d] A[d, s]";
+  let arguments = (ins Sigreg_InputTensor:$input, Sigreg_InputTensor:$projection);
+  let results = (outs Sigreg_F32Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $projection attr-dict `:` type($input) `,` type($projection)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Sigreg_EcfOp : Sigreg_Op<"ecf", [Pure, AllTypesMatch<["cos", "sin"]>]> {
+  let summary = "empirical characteristic function averaged over the local batch";
+  let description = [{
+    `cos[v, s, p] = (1/N) sum_n cos(t_p y[v, n, s])` and likewise `sin`, with
+    `t_p = p * t_max / (points - 1)`. The batch mean is local to this rank.
+  }];
+  let arguments = (ins
+    Sigreg_F32Tensor:$slices,
+    DefaultValuedAttr<F64Attr, "3.0">:$t_max
+  );
+  let results = (outs Sigreg_F32Tensor:$cos, Sigreg_F32Tensor:$sin);
+  let assemblyFormat = [{
+    $slices (`t_max` `=` $t_max^)? attr-dict `:` type($slices) `->` type($cos)
+  }];
+  let hasVerifier = 1;
+}
+
+def Sigreg_AllReduceMeanOp : Sigreg_Op<"all_reduce_mean",
+    [AllTypesMatch<["cos", "sin", "cos_global", "sin_global"]>]> {
+  let summary = "average the ECF over ranks: the distributed synchronization boundary";
+  let description = [{
+    Averages `cos` and `sin` over `world_size` ranks and returns the global
+    batch size `local_count * world_size`. With one rank it is the identity.
+    Nothing is ever fused across this op: it has side effects (communication)
+    so no pass may move computation through it.
+  }];
+  let arguments = (ins
+    Sigreg_F32Tensor:$cos, Sigreg_F32Tensor:$sin, Index:$local_count,
+    DefaultValuedAttr<I64Attr, "1">:$world_size
+  );
+  let results = (outs Sigreg_F32Tensor:$cos_global, Sigreg_F32Tensor:$sin_global,
+                      Index:$global_count);
+  let assemblyFormat = [{
+    $cos `,` $sin `,` $local_count (`world_size` `=` $world_size^)? attr-dict
+    `:` type($cos)
+  }];
+  let hasVerifier = 1;
+}
+
+def Sigreg_EppsPulleyOp : Sigreg_Op<"epps_pulley", [Pure, AllTypesMatch<["cos", "sin"]>]> {
+  let summary = "per-slice Epps-Pulley statistic with optional clipping";
+  let description = [{
+    `T[v, s] = global_count * sum_p w_p ((cos[v, s, p] - phi_p)^2 + sin[v, s, p]^2)`
+    with trapezoid weights on [0, t_max] doubled for symmetry, then clipped.
+  }];
+  let arguments = (ins
+    Sigreg_F32Tensor:$cos, Sigreg_F32Tensor:$sin, Index:$global_count,
+    DefaultValuedAttr<F64Attr, "3.0">:$t_max,
+    DefaultValuedAttr<Sigreg_ClipMode, "::mlir::sigreg::ClipMode::none">:$clip,
+    DefaultValuedAttr<F64Attr, "0.0">:$clip_value
+  );
+  let results = (outs Sigreg_F32Tensor:$result);
+  let assemblyFormat = [{
+    $cos `,` $sin `,` $global_count (`t_max` `=` $t_max^)?
+    (`clip` `=` $clip^ `(` $clip_value `)`)? attr-dict
+    `:` type($cos) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Sigreg_ReduceOp : Sigreg_Op<"reduce", [Pure]> {
+  let summary = "final reduction of the statistics over views and slices";
+  let arguments = (ins
+    Sigreg_F32Tensor:$statistics,
+    DefaultValuedAttr<Sigreg_Reduction, "::mlir::sigreg::Reduction::mean">:$reduction
+  );
+  let results = (outs Sigreg_F32Tensor:$result);
+  let assemblyFormat = [{
+    $statistics (`reduction` `=` $reduction^)? attr-dict `:` type($statistics)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // SIGREG_DIALECT_SIGREG_IR_SIGREGOPS_TD

@@ -1,0 +1,120 @@
+//===- Executor.h - Runs an AOT artifact's step list ------------*- C++ -*-===//
+//
+// An Executor owns everything one artifact needs on the device: its buffers,
+// the loaded PTX module, the resolved kernels, a non-blocking stream and the
+// timing events. It is built from a Manifest plus PTX text (read from an
+// artifact directory, or produced in memory by the compiler).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SIGREG_RUNTIME_EXECUTOR_H
+#define SIGREG_RUNTIME_EXECUTOR_H
+
+#include "sigreg/Runtime/CudaDriver.h"
+#include "sigreg/Runtime/Manifest.h"
+#include "sigreg/Runtime/Status.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sigreg {
+namespace runtime {
+
+/// NaN bit pattern written into outputs before a validation run.
+inline constexpr uint32_t kPoisonPattern = 0x7FC00000u;
+
+/// Summed device time of the steps tagged with one region.
+struct RegionTime {
+  std::string region;
+  double ms = 0.0;
+};
+
+/// Resources of one kernel after JIT (from the driver).
+struct KernelReport {
+  std::string name;
+  FunctionInfo info;
+};
+
+class Executor {
+public:
+  /// Initializes the driver and the primary context of `device`, loads the
+  /// PTX, resolves every kernel once and allocates every buffer. Fails with
+  /// "no CUDA driver ..."/"no CUDA device" where there is no GPU.
+  static Status create(const Manifest &manifest, const std::string &ptx,
+                       std::unique_ptr<Executor> &out, int device = 0);
+  ~Executor();
+  Executor(const Executor &) = delete;
+  Executor &operator=(const Executor &) = delete;
+
+  const Manifest &manifest() const { return m; }
+  CudaDriver &driver() const { return *drv; }
+  const DeviceInfo &device() const { return dev; }
+  /// The executor's own non-blocking stream, used by every method below.
+  CUstream stream() const { return strm; }
+  const std::vector<KernelReport> &kernels() const { return kernelReports; }
+  /// Region names in order of first appearance in the step list.
+  const std::vector<std::string> &regions() const { return regionNames; }
+
+  // Buffers, by manifest name.
+  /// Device address currently bound to `name`.
+  Status bufferPointer(std::string_view name, CUdeviceptr &ptr) const;
+  /// Rebinds `name` to caller-owned memory of at least the buffer's size
+  /// (e.g. to rotate among input copies); ptr = 0 restores the executor's
+  /// own allocation. Affects later run()/captureGraph() calls only.
+  Status bindBuffer(std::string_view name, CUdeviceptr ptr);
+  /// Copies host data into the bound buffer (bytes <= buffer size) and
+  /// waits for the copy to finish.
+  Status upload(std::string_view name, const void *data, size_t bytes);
+  /// Waits for the stream, then copies the bound buffer to the host.
+  Status download(std::string_view name, void *data, size_t bytes);
+  /// Enqueues a fill of every output buffer with `pattern` (32-bit words;
+  /// a trailing partial word gets 0xFF bytes).
+  Status poisonOutputs(uint32_t pattern = kPoisonPattern);
+
+  // Scalars, by manifest name. Each declared scalar must be set before run().
+  Status setScalarInt(std::string_view name, int64_t value);   // i32/i64
+  Status setScalarFloat(std::string_view name, double value);  // f32/f64
+
+  // Execution. All calls enqueue on stream() unless said otherwise.
+  /// Enqueues the whole step list (no synchronization, no events).
+  Status run();
+  /// Runs the step list with an event pair around every step, waits, and
+  /// returns the summed time per region (order of first appearance).
+  Status runTimed(std::vector<RegionTime> &regionTimes);
+  /// Captures the whole step list (with the current bindings and scalar
+  /// values) into an instantiated CUDA graph; replay with
+  /// graph.launch(stream()).
+  Status captureGraph(CudaGraph &graph);
+  Status synchronize();
+
+private:
+  Executor() = default;
+  Status init(const Manifest &manifest, const std::string &ptx, int device);
+  Status enqueueStep(size_t index);
+  Status checkScalarsSet() const;
+  int bufferIndex(std::string_view name, Status &status) const;
+
+  Manifest m;
+  CudaDriver *drv = nullptr;
+  DeviceInfo dev;
+  CUstream strm = nullptr;
+  CUmodule module = nullptr;
+  std::vector<CUdeviceptr> owned; // per buffer, executor allocation
+  std::vector<CUdeviceptr> bound; // per buffer, address used by steps
+  std::vector<uint64_t> scalarBits;
+  std::vector<bool> scalarSet;
+  std::vector<CUfunction> stepFunction;             // per step (launch only)
+  std::vector<std::vector<uint64_t>> stepArgValues; // per step, 8 B per arg
+  std::vector<std::vector<void *>> stepArgPtrs;
+  std::vector<int> stepRegion; // index into regionNames
+  std::vector<std::string> regionNames;
+  std::vector<KernelReport> kernelReports;
+  std::vector<CUevent> events; // 2 per step, created on first runTimed
+};
+
+} // namespace runtime
+} // namespace sigreg
+
+#endif // SIGREG_RUNTIME_EXECUTOR_H

@@ -1,0 +1,157 @@
+//===- Harness.h - Inputs, validation and benchmarking ----------*- C++ -*-===//
+//
+// What every runner of compiled SIGReg code needs around an Executor
+// (sigreg-aot-run, sigreg-run): seeded inputs, the float64 reference,
+// validation of the downloaded output (DESIGN.md section 4) and the seed's
+// region table with CUDA-event timings (section 5).
+//
+// Conventions the artifact must follow (checked by checkProblemBuffers):
+//   input  "x"    [V,N,D] (views) or [N,D], problem.dtype
+//   input  "proj" [D,S], problem.dtype (projection "explicit" only)
+//   output "out" (or the only output buffer): f32, 1 element for mean/sum,
+//          [S] or [V,S] for reduction none
+//   scalar "seed" (i32/i64): the projection seed; scalars "V","N","D","S",
+//          "P" (integers) receive the problem's sizes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SIGREG_RUNTIME_HARNESS_H
+#define SIGREG_RUNTIME_HARNESS_H
+
+#include "sigreg/Runtime/Executor.h"
+#include "sigreg/Runtime/Manifest.h"
+#include "sigreg/Runtime/Status.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace sigreg {
+namespace runtime {
+
+/// Host-side inputs for one problem, and what the reference sees.
+struct ProblemInputs {
+  ProblemDesc problem;
+  uint64_t projectionSeed = 0;
+  uint64_t inputSeed = 0;
+  std::vector<uint8_t> x;    // device bytes of x in problem.dtype
+  std::vector<double> x64;   // the dtype-rounded x values
+  std::vector<uint8_t> proj; // explicit projection only: [D,S] device bytes
+  std::vector<double> A64;   // projection the reference uses, [D,S]
+};
+
+/// x ~ N(0,1) from `inputSeed`, rounded to problem.dtype. For "explicit"
+/// projection, proj = generateProjection(projectionSeed) rounded to dtype; for
+/// "seed", A64 = referenceProjection(projectionSeed).
+Status generateInputs(const ProblemDesc &problem, uint64_t projectionSeed,
+                      uint64_t inputSeed, ProblemInputs &out);
+
+/// The float64 reference (referenceLoss): 1 value for mean/sum, V*S for none.
+Status computeReference(const ProblemInputs &inputs, std::vector<double> &ref);
+
+/// Checks that the manifest has a problem and buffers/scalars matching the
+/// conventions above.
+Status checkProblemBuffers(const Manifest &manifest);
+/// Name of the loss output buffer ("out", or the only output).
+std::string outputBufferName(const Manifest &manifest);
+/// Number of f32 elements of the loss output.
+int64_t outputElementCount(const ProblemDesc &problem);
+
+/// Uploads x (and proj) and sets the scalars.
+Status bindProblem(Executor &exec, const ProblemInputs &inputs);
+
+/// Tolerance on the relative error (DESIGN 4): 1e-4 for f32 inputs, 2e-3 for
+/// bf16/f16.
+double toleranceForDtype(const std::string &dtype);
+
+struct ValidationResult {
+  bool passed = false;
+  int64_t count = 0;     // output elements
+  int64_t unwritten = 0; // elements still holding the poison pattern
+  int64_t nonFinite = 0; // NaN/Inf elements (unwritten ones included)
+  /// mean/sum: the loss and its reference. none: the mean of the outputs
+  /// and of the reference.
+  double loss = 0.0;
+  double reference = 0.0;
+  /// mean/sum: |loss - ref| / |ref|. none: the maximum over elements of
+  /// |out_i - ref_i| / max(|ref_i|, mean_j |ref_j|) (the floor keeps exact
+  /// zeros from zero_below clipping meaningful).
+  double relError = 0.0;
+  double l2RelError = 0.0; // ||out - ref|| / ||ref||
+  double tolerance = 0.0;
+  std::string message; // one line: "PASS ..." or "FAIL: why"
+};
+
+/// Compares downloaded outputs with the reference. NaN never passes.
+ValidationResult validateOutput(const ProblemDesc &problem,
+                                const std::vector<float> &out,
+                                const std::vector<double> &ref);
+
+/// Poisons the outputs, runs the step list once (or replays `graph` when
+/// given), downloads and validates. `outputs` (optional) receives the values.
+Status runAndValidate(Executor &exec, const std::vector<double> &ref,
+                      ValidationResult &result,
+                      const CudaGraph *graph = nullptr,
+                      std::vector<float> *outputs = nullptr);
+
+/// Prints loss/reference/error lines and the verdict.
+void printValidation(const ValidationResult &result,
+                     const ProblemDesc &problem, FILE *out);
+
+struct BenchOptions {
+  int warmup = 20;
+  int iters = 200;
+  /// Overwrite an L2-sized scratch buffer before every timed run (outside
+  /// the timed events), as triton's do_bench does for ANCHORS.md. It also
+  /// keeps the device queue ahead of the host so tiny kernels are not timed
+  /// with host launch gaps.
+  bool flushL2 = true;
+  /// Rotate among up to this many copies of the inputs when they fit in L2.
+  int maxInputCopies = 64;
+  bool graph = true; // also time CUDA graph replays
+};
+
+struct BenchRow {
+  std::string name;
+  double ms = 0.0;
+  double sharePct = 0.0; // of the sum of the region rows; < 0: not shown
+};
+
+struct BenchResult {
+  /// The four seed regions first (0 when absent), then any other region of
+  /// the artifact; each the median over iters of its per-run sum.
+  std::vector<BenchRow> regions;
+  double fullForwardMs = 0.0;      // median, events around the step list
+  double fullForwardGraphMs = 0.0; // median of graph replays (< 0: skipped)
+  int warmup = 0;
+  int iters = 0;
+  int inputCopies = 1;
+  uint64_t inputBytes = 0;
+  bool flushL2 = false;
+  uint64_t flushBytes = 0;
+};
+
+/// Times the artifact (inputs must be bound with bindProblem first).
+/// Extra input copies are made from the currently bound inputs and freed
+/// afterwards; the executor's own buffers are rebound on return.
+Status runBenchmark(Executor &exec, const BenchOptions &options,
+                    BenchResult &result);
+
+/// "region time_ms share_%" table.
+void printBenchTable(const BenchResult &result, FILE *out);
+
+/// JSON report of one run: artifact metadata, device, problem, validation
+/// (when given) and benchmark (when given).
+std::string reportJson(const Executor &exec, const std::string &artifact,
+                       const ProblemInputs &inputs,
+                       const ValidationResult *validation,
+                       const BenchResult *bench);
+
+/// Writes `text` to `path`.
+Status writeTextFile(const std::string &path, const std::string &text);
+
+} // namespace runtime
+} // namespace sigreg
+
+#endif // SIGREG_RUNTIME_HARNESS_H

@@ -1,0 +1,131 @@
+//===- Manifest.h - AOT artifact manifest (sigreg-aot-v1) -------*- C++ -*-===//
+//
+// An AOT artifact is a directory holding `manifest.json` and a PTX file. The
+// manifest lists the problem the artifact computes, the device buffers, the
+// runtime scalars and the ordered steps (memsets, copies, kernel launches)
+// that compute the loss. The format is documented in full at the top of
+// lib/Runtime/Manifest.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SIGREG_RUNTIME_MANIFEST_H
+#define SIGREG_RUNTIME_MANIFEST_H
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sigreg {
+namespace runtime {
+
+/// The `problem` object: what the artifact computes (DESIGN.md section 1).
+struct ProblemDesc {
+  int64_t V = 1;
+  int64_t N = 0;
+  int64_t D = 0;
+  int64_t S = 0;
+  int64_t P = 17;
+  double tMax = 3.0;
+  std::string clip = "none";     // none | zero_below | clamp_min
+  double clipValue = 0.0;
+  std::string reduction = "mean"; // mean | sum | none
+  std::string dtype = "bf16";     // bf16 | f16 | f32
+  std::string projection = "seed"; // seed | explicit
+  bool views = false; // true: x is [V,N,D]; false: x is [N,D] (V must be 1)
+};
+
+enum class BufferRole { Input, Output, Workspace };
+
+struct BufferDesc {
+  std::string name;
+  BufferRole role = BufferRole::Workspace;
+  uint64_t bytes = 0;
+  std::string dtype;          // optional ("" when absent)
+  std::vector<int64_t> shape; // optional
+  bool hasShape = false;
+};
+
+enum class ScalarType { I32, I64, F32, F64 };
+
+struct ScalarDesc {
+  std::string name;
+  ScalarType type = ScalarType::I64;
+};
+
+/// One kernel argument.
+struct KernelArg {
+  enum class Kind { Buffer, Scalar, I32, I64, F32, F64 };
+  Kind kind = Kind::I32;
+  std::string name;    // Buffer / Scalar: the referenced name
+  uint64_t offset = 0; // Buffer: byte offset added to the base pointer
+  int64_t intValue = 0;     // I32 / I64 literal
+  double floatValue = 0.0;  // F32 / F64 literal
+};
+
+enum class StepOp { Memset32, Memset8, Copy, Launch };
+
+struct Step {
+  StepOp op = StepOp::Launch;
+  /// Region the step's time is counted under (default "other").
+  std::string region;
+  // memset32 / memset8: buffer, offset (bytes), count (elements), value.
+  std::string buffer;
+  uint64_t offset = 0;
+  uint64_t count = 0;
+  uint32_t value = 0;
+  // copy: src+srcOffset -> dst+dstOffset, bytes.
+  std::string src, dst;
+  uint64_t srcOffset = 0, dstOffset = 0, bytes = 0;
+  // launch.
+  std::string kernel;
+  std::array<unsigned, 3> grid = {1, 1, 1};
+  std::array<unsigned, 3> block = {1, 1, 1};
+  unsigned sharedBytes = 0;
+  std::vector<KernelArg> args;
+};
+
+struct Manifest {
+  std::string format; // "sigreg-aot-v1"
+  std::string function;
+  std::string pipeline;
+  std::string chip;
+  std::string ptx; // PTX file name, relative to the artifact directory
+  bool hasProblem = false;
+  ProblemDesc problem;
+  std::vector<BufferDesc> buffers;
+  std::vector<ScalarDesc> scalars;
+  std::vector<Step> steps;
+
+  /// Index of the buffer/scalar named `name`, or -1.
+  int findBuffer(std::string_view name) const;
+  int findScalar(std::string_view name) const;
+};
+
+/// The only format version this reader accepts.
+inline constexpr const char *kManifestFormat = "sigreg-aot-v1";
+
+/// Parses and validates a manifest. On failure returns false and sets `err`
+/// to a message naming the offending key path (e.g. "steps[2].grid[1]") or
+/// the line:column of a JSON syntax error.
+bool parseManifest(std::string_view json, Manifest &out, std::string &err);
+
+/// Reads `<dir>/manifest.json` and the PTX file it names.
+bool loadArtifact(const std::string &dir, Manifest &manifest, std::string &ptx,
+                  std::string &err);
+
+/// Reads a whole file into `out`.
+bool readFile(const std::string &path, std::string &out, std::string &err);
+
+/// Element size in bytes of "bf16"/"f16"/"f32" (0 for anything else).
+int dtypeBytes(std::string_view dtype);
+
+const char *toString(BufferRole role);
+const char *toString(ScalarType type);
+const char *toString(StepOp op);
+
+} // namespace runtime
+} // namespace sigreg
+
+#endif // SIGREG_RUNTIME_MANIFEST_H

@@ -1,0 +1,268 @@
+//===- SigregOps.cpp - sigreg dialect ops and verifiers -------------------===//
+
+#include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::sigreg;
+
+#include "sigreg/Dialect/Sigreg/IR/SigregEnums.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "sigreg/Dialect/Sigreg/IR/SigregOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Shared checks
+//===----------------------------------------------------------------------===//
+
+/// Formats a shape as "[2, ?, 7]".
+static std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleaveComma(shape, os, [&](int64_t d) {
+    if (ShapedType::isDynamic(d))
+      os << "?";
+    else
+      os << d;
+  });
+  os << "]";
+  return s;
+}
+
+/// Two dimensions are compatible when either is dynamic or they are equal.
+static bool dimsCompatible(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+static LogicalResult verifyPoints(Operation *op, int64_t points) {
+  if (points < 3 || points % 2 == 0)
+    return op->emitOpError("number of integration points must be odd and >= 3, got ")
+           << points;
+  return success();
+}
+
+static LogicalResult verifyTMax(Operation *op, double tMax) {
+  if (!(tMax > 0.0) || !std::isfinite(tMax))
+    return op->emitOpError("t_max must be positive and finite, got ") << tMax;
+  return success();
+}
+
+static LogicalResult verifyClip(Operation *op, ClipMode mode, double value) {
+  if (!std::isfinite(value))
+    return op->emitOpError("clip_value must be finite, got ") << value;
+  if (mode == ClipMode::none && value != 0.0)
+    return op->emitOpError("clip_value ")
+           << value << " is set but the clip mode is 'none'";
+  return success();
+}
+
+/// Checks that `type` has the given rank and static, positive dims at
+/// `staticDims`.
+static LogicalResult verifyRankAndStatic(Operation *op, StringRef what,
+                                         RankedTensorType type, int64_t rank,
+                                         ArrayRef<int64_t> staticDims,
+                                         StringRef layout) {
+  if (type.getRank() != rank)
+    return op->emitOpError("expects ")
+           << what << " of rank " << rank << " (" << layout << "), got "
+           << type;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t d = type.getDimSize(i);
+    if (!ShapedType::isDynamic(d) && d <= 0)
+      return op->emitOpError("expects ")
+             << what << " dimensions to be positive, got shape "
+             << formatShape(type.getShape());
+  }
+  for (int64_t i : staticDims)
+    if (type.isDynamicDim(i))
+      return op->emitOpError("expects ")
+             << what << " dimension " << i << " to be static (" << layout
+             << "), got shape " << formatShape(type.getShape());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LossOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LossOp::verify() {
+  Operation *op = getOperation();
+  RankedTensorType inType = getInput().getType();
+  int64_t rank = inType.getRank();
+  if (rank != 2 && rank != 3)
+    return emitOpError("expects input of rank 2 ([N, D]) or 3 ([V, N, D]), got ")
+           << inType;
+  SmallVector<int64_t> staticDims = {rank - 1};
+  if (rank == 3)
+    staticDims.push_back(0);
+  if (failed(verifyRankAndStatic(op, "input", inType, rank, staticDims,
+                                 rank == 2 ? "[N, D]" : "[V, N, D]")))
+    return failure();
+
+  if (static_cast<bool>(getSeed()) == static_cast<bool>(getProjection()))
+    return emitOpError("expects exactly one of 'seed' or 'projection'");
+
+  int64_t numSlices = getNumSlices();
+  if (numSlices <= 0)
+    return emitOpError("num_slices must be positive, got ") << numSlices;
+  if (failed(verifyPoints(op, getNumPoints())) ||
+      failed(verifyTMax(op, getTMax().convertToDouble())) ||
+      failed(verifyClip(op, getClip(), getClipValue().convertToDouble())))
+    return failure();
+
+  int64_t featureDim = inType.getDimSize(rank - 1);
+  if (Value proj = getProjection()) {
+    auto projType = cast<RankedTensorType>(proj.getType());
+    if (projType.getRank() != 2 || !projType.hasStaticShape() ||
+        projType.getDimSize(0) != featureDim ||
+        projType.getDimSize(1) != numSlices)
+      return emitOpError("expects projection of shape [D, S] = ")
+             << formatShape({featureDim, numSlices}) << ", got "
+             << formatShape(projType.getShape());
+    if (projType.getElementType() != inType.getElementType())
+      return emitOpError("projection element type ")
+             << projType.getElementType()
+             << " must match the input element type "
+             << inType.getElementType();
+  }
+
+  RankedTensorType resType = getResult().getType();
+  if (getReduction() == Reduction::none) {
+    SmallVector<int64_t> expected;
+    if (rank == 3)
+      expected.push_back(inType.getDimSize(0));
+    expected.push_back(numSlices);
+    if (resType.getShape() != ArrayRef<int64_t>(expected))
+      return emitOpError("reduction 'none' expects a result of shape ")
+             << formatShape(expected) << " (" << (rank == 3 ? "[V, S]" : "[S]")
+             << "), got " << resType;
+  } else if (resType.getRank() != 0) {
+    return emitOpError("reduction '")
+           << stringifyReduction(getReduction())
+           << "' expects a 0-d result tensor<f32>, got " << resType;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ProjectionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ProjectionOp::verify() {
+  return verifyRankAndStatic(getOperation(), "result", getResult().getType(), 2,
+                             {0, 1}, "[D, S]");
+}
+
+//===----------------------------------------------------------------------===//
+// ProjectOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ProjectOp::verify() {
+  Operation *op = getOperation();
+  RankedTensorType inType = getInput().getType();
+  RankedTensorType projType = getProjection().getType();
+  RankedTensorType resType = getResult().getType();
+  if (failed(verifyRankAndStatic(op, "input", inType, 3, {0, 2}, "[V, N, D]")) ||
+      failed(verifyRankAndStatic(op, "projection", projType, 2, {0, 1},
+                                 "[D, S]")) ||
+      failed(verifyRankAndStatic(op, "result", resType, 3, {0, 2},
+                                 "[V, N, S]")))
+    return failure();
+  if (inType.getDimSize(2) != projType.getDimSize(0))
+    return emitOpError("feature dimension mismatch: input has D = ")
+           << inType.getDimSize(2) << " but projection has D = "
+           << projType.getDimSize(0);
+  if (resType.getDimSize(0) != inType.getDimSize(0) ||
+      !dimsCompatible(resType.getDimSize(1), inType.getDimSize(1)) ||
+      resType.getDimSize(2) != projType.getDimSize(1))
+    return emitOpError("expects result of shape [V, N, S] = ")
+           << formatShape({inType.getDimSize(0), inType.getDimSize(1),
+                           projType.getDimSize(1)})
+           << ", got " << formatShape(resType.getShape());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// EcfOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult EcfOp::verify() {
+  Operation *op = getOperation();
+  RankedTensorType yType = getSlices().getType();
+  RankedTensorType cType = getCos().getType();
+  if (failed(verifyRankAndStatic(op, "slices", yType, 3, {0, 2}, "[V, N, S]")) ||
+      failed(verifyRankAndStatic(op, "result", cType, 3, {0, 1, 2},
+                                 "[V, S, P]")))
+    return failure();
+  if (cType.getDimSize(0) != yType.getDimSize(0) ||
+      cType.getDimSize(1) != yType.getDimSize(2))
+    return emitOpError("expects result of shape [V, S, P] with [V, S] = ")
+           << formatShape({yType.getDimSize(0), yType.getDimSize(2)})
+           << ", got " << formatShape(cType.getShape());
+  return failure(failed(verifyPoints(op, cType.getDimSize(2))) ||
+                 failed(verifyTMax(op, getTMax().convertToDouble())));
+}
+
+//===----------------------------------------------------------------------===//
+// AllReduceMeanOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllReduceMeanOp::verify() {
+  if (failed(verifyRankAndStatic(getOperation(), "ECF operands",
+                                 getCos().getType(), 3, {0, 1, 2},
+                                 "[V, S, P]")))
+    return failure();
+  if (getWorldSize() < 1)
+    return emitOpError("world_size must be >= 1, got ") << getWorldSize();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// EppsPulleyOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult EppsPulleyOp::verify() {
+  Operation *op = getOperation();
+  RankedTensorType cType = getCos().getType();
+  RankedTensorType resType = getResult().getType();
+  if (failed(verifyRankAndStatic(op, "ECF operands", cType, 3, {0, 1, 2},
+                                 "[V, S, P]")) ||
+      failed(verifyPoints(op, cType.getDimSize(2))) ||
+      failed(verifyTMax(op, getTMax().convertToDouble())) ||
+      failed(verifyClip(op, getClip(), getClipValue().convertToDouble())))
+    return failure();
+  if (resType.getShape() != cType.getShape().drop_back())
+    return emitOpError("expects result of shape [V, S] = ")
+           << formatShape(cType.getShape().drop_back()) << ", got "
+           << formatShape(resType.getShape());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::verify() {
+  RankedTensorType inType = getStatistics().getType();
+  RankedTensorType resType = getResult().getType();
+  if (failed(verifyRankAndStatic(getOperation(), "statistics", inType, 2,
+                                 {0, 1}, "[V, S]")))
+    return failure();
+  if (getReduction() == Reduction::none) {
+    if (resType != inType)
+      return emitOpError("reduction 'none' expects the result type to equal "
+                         "the statistics type ")
+             << inType << ", got " << resType;
+  } else if (resType.getRank() != 0) {
+    return emitOpError("reduction '")
+           << stringifyReduction(getReduction())
+           << "' expects a 0-d result tensor<f32>, got " << resType;
+  }
+  return success();
+}

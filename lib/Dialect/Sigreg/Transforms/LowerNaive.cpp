@@ -1,0 +1,306 @@
+//===- LowerNaive.cpp - mid-level ops -> linalg, like eager PyTorch -------===//
+//
+// The reference path. Each mid-level op becomes the sequence of tensor ops
+// eager PyTorch runs, with the same intermediates: the projection is
+// generated and normalized as a [D, S] tensor, y = x @ A is a [V, N, S]
+// tensor, and the ECF materializes args = y * t, cos(args) and sin(args) as
+// [V, N, S, P] tensors before the batch mean.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
+#include "sigreg/Dialect/Sigreg/Transforms/Passes.h"
+#include "sigreg/Dialect/Sigreg/Utils/ProjectionBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir {
+namespace sigreg {
+#define GEN_PASS_DEF_SIGREGLOWERNAIVE
+#include "sigreg/Dialect/Sigreg/Transforms/Passes.h.inc"
+} // namespace sigreg
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::sigreg;
+
+namespace {
+using utils::IteratorType;
+constexpr IteratorType kPar = IteratorType::parallel;
+constexpr IteratorType kRed = IteratorType::reduction;
+
+/// Builds linalg.generic ops over tensors with the naive path's conventions.
+class NaiveBuilder {
+public:
+  NaiveBuilder(RewriterBase &rewriter, Location loc)
+      : b(loc, rewriter), f32(rewriter.getF32Type()) {}
+
+  ImplicitLocOpBuilder b;
+  Type f32;
+
+  /// An empty f32 tensor of `shape`, dynamic sizes taken from `dynSizes`.
+  Value empty(ArrayRef<int64_t> shape, ValueRange dynSizes = {}) {
+    return tensor::EmptyOp::create(b, shape, f32, dynSizes);
+  }
+
+  /// A zero-filled f32 tensor (accumulator of a reduction).
+  Value zeros(ArrayRef<int64_t> shape, ValueRange dynSizes = {}) {
+    Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
+    return linalg::FillOp::create(b, ValueRange{zero},
+                                  ValueRange{empty(shape, dynSizes)})
+        .getResult(0);
+  }
+
+  /// A 1-d f32 constant tensor.
+  Value constant(ArrayRef<double> values) {
+    SmallVector<float> f(values.begin(), values.end());
+    auto type = RankedTensorType::get({static_cast<int64_t>(f.size())}, f32);
+    return arith::ConstantOp::create(b, type,
+                                     DenseElementsAttr::get(type, ArrayRef(f)));
+  }
+
+  /// linalg.generic with `numLoops` loops; maps are given as lists of loop
+  /// dimensions (inputs..., output).
+  Value generic(ValueRange inputs, Value init,
+                ArrayRef<SmallVector<unsigned>> dims,
+                ArrayRef<IteratorType> iterators,
+                function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+    unsigned numLoops = iterators.size();
+    SmallVector<AffineMap> maps;
+    for (const SmallVector<unsigned> &d : dims) {
+      SmallVector<AffineExpr> exprs;
+      for (unsigned i : d)
+        exprs.push_back(b.getAffineDimExpr(i));
+      maps.push_back(AffineMap::get(numLoops, 0, exprs, b.getContext()));
+    }
+    auto op = linalg::GenericOp::create(
+        b, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+        iterators, [&](OpBuilder &nb, Location loc, ValueRange args) {
+          linalg::YieldOp::create(nb, loc, body(nb, loc, args));
+        });
+    return op.getResult(0);
+  }
+
+  /// Converts a bf16/f16/f32 scalar to f32.
+  static Value toF32(OpBuilder &nb, Location loc, Value v) {
+    if (v.getType().isF32())
+      return v;
+    return arith::ExtFOp::create(nb, loc, nb.getF32Type(), v);
+  }
+
+  /// `index` -> f32.
+  Value indexToF32(Value v) {
+    Value i64 = arith::IndexCastOp::create(b, b.getI64Type(), v);
+    return arith::SIToFPOp::create(b, f32, i64);
+  }
+};
+
+Value lowerProjection(NaiveBuilder &nb, ProjectionOp op) {
+  auto type = op.getType();
+  int64_t featureDim = type.getDimSize(0), numSlices = type.getDimSize(1);
+  Value seed = op.getSeed();
+  // g[d, s]: one Philox4x32-10 + Box-Muller per element.
+  Value g = nb.generic(
+      {}, nb.empty({featureDim, numSlices}), {{0, 1}}, {kPar, kPar},
+      [&](OpBuilder &ob, Location loc, ValueRange) {
+        ImplicitLocOpBuilder ib(loc, ob);
+        auto idx = [&](unsigned dim) -> Value {
+          Value i = linalg::IndexOp::create(ib, dim);
+          return arith::IndexCastUIOp::create(ib, ib.getI32Type(), i);
+        };
+        return buildProjectionGaussian(ib, seed, idx(0), idx(1));
+      });
+  // sum_d g^2 in ascending d, f32 (loop order: d outer, s inner).
+  Value sumSq = nb.generic(
+      {g}, nb.zeros({numSlices}), {{0, 1}, {1}}, {kRed, kPar},
+      [](OpBuilder &ob, Location loc, ValueRange a) -> Value {
+        Value sq = arith::MulFOp::create(ob, loc, a[0], a[0]);
+        return arith::AddFOp::create(ob, loc, a[1], sq);
+      });
+  Value norm = nb.generic({sumSq}, nb.empty({numSlices}), {{0}, {0}}, {kPar},
+                          [](OpBuilder &ob, Location loc, ValueRange a) {
+                            return math::SqrtOp::create(ob, loc, a[0]);
+                          });
+  return nb.generic({g, norm}, nb.empty({featureDim, numSlices}),
+                    {{0, 1}, {1}, {0, 1}}, {kPar, kPar},
+                    [](OpBuilder &ob, Location loc, ValueRange a) {
+                      return arith::DivFOp::create(ob, loc, a[0], a[1]);
+                    });
+}
+
+Value lowerProject(NaiveBuilder &nb, ProjectOp op) {
+  auto type = op.getType();
+  SmallVector<Value> dyn;
+  if (type.isDynamicDim(1))
+    dyn.push_back(tensor::DimOp::create(nb.b, op.getInput(), 1));
+  // y[v, n, s] = sum_d x[v, n, d] * A[d, s]; loops (v, n, s, d).
+  return nb.generic(
+      {op.getInput(), op.getProjection()}, nb.zeros(type.getShape(), dyn),
+      {{0, 1, 3}, {3, 2}, {0, 1, 2}}, {kPar, kPar, kPar, kRed},
+      [](OpBuilder &ob, Location loc, ValueRange a) -> Value {
+        Value prod =
+            arith::MulFOp::create(ob, loc, NaiveBuilder::toF32(ob, loc, a[0]),
+                                  NaiveBuilder::toF32(ob, loc, a[1]));
+        return arith::AddFOp::create(ob, loc, a[2], prod);
+      });
+}
+
+std::pair<Value, Value> lowerEcf(NaiveBuilder &nb, EcfOp op) {
+  Value y = op.getSlices();
+  auto yType = op.getSlices().getType();
+  auto cType = op.getCos().getType();
+  int64_t numViews = yType.getDimSize(0), batch = yType.getDimSize(1),
+          numSlices = yType.getDimSize(2), numPoints = cType.getDimSize(2);
+  IntegrationGrid grid =
+      computeIntegrationGrid(numPoints, op.getTMax().convertToDouble());
+  Value t = nb.constant(grid.t);
+  Value n = tensor::DimOp::create(nb.b, y, 1);
+  SmallVector<Value> dyn;
+  if (ShapedType::isDynamic(batch))
+    dyn.push_back(n);
+  SmallVector<int64_t> bigShape = {numViews, batch, numSlices, numPoints};
+  // args = y.unsqueeze(-1) * t: [V, N, S, P], materialized.
+  Value args = nb.generic({y, t}, nb.empty(bigShape, dyn),
+                          {{0, 1, 2}, {3}, {0, 1, 2, 3}},
+                          {kPar, kPar, kPar, kPar},
+                          [](OpBuilder &ob, Location loc, ValueRange a) {
+                            return arith::MulFOp::create(ob, loc, a[0], a[1]);
+                          });
+  auto elementwise = [&](auto opTag) {
+    using OpT = decltype(opTag);
+    return nb.generic({args}, nb.empty(bigShape, dyn),
+                      {{0, 1, 2, 3}, {0, 1, 2, 3}}, {kPar, kPar, kPar, kPar},
+                      [](OpBuilder &ob, Location loc, ValueRange a) {
+                        return OpT::create(ob, loc, a[0]);
+                      });
+  };
+  Value cosv = elementwise(math::CosOp());
+  Value sinv = elementwise(math::SinOp());
+  Value nf = nb.indexToF32(n);
+  auto batchMean = [&](Value v) {
+    Value sum = nb.generic(
+        {v}, nb.zeros({numViews, numSlices, numPoints}),
+        {{0, 1, 2, 3}, {0, 2, 3}}, {kPar, kRed, kPar, kPar},
+        [](OpBuilder &ob, Location loc, ValueRange a) {
+          return arith::AddFOp::create(ob, loc, a[1], a[0]);
+        });
+    return nb.generic({sum}, nb.empty({numViews, numSlices, numPoints}),
+                      {{0, 1, 2}, {0, 1, 2}}, {kPar, kPar, kPar},
+                      [&](OpBuilder &ob, Location loc, ValueRange a) {
+                        return arith::DivFOp::create(ob, loc, a[0], nf);
+                      });
+  };
+  return {batchMean(cosv), batchMean(sinv)};
+}
+
+Value lowerEppsPulley(NaiveBuilder &nb, EppsPulleyOp op) {
+  auto cType = op.getCos().getType();
+  int64_t numViews = cType.getDimSize(0), numSlices = cType.getDimSize(1),
+          numPoints = cType.getDimSize(2);
+  IntegrationGrid grid =
+      computeIntegrationGrid(numPoints, op.getTMax().convertToDouble());
+  Value phi = nb.constant(grid.phi), w = nb.constant(grid.w);
+  // squared_error = (cos - phi)^2 + sin^2: [V, S, P].
+  Value err = nb.generic(
+      {op.getCos(), op.getSin(), phi}, nb.empty(cType.getShape()),
+      {{0, 1, 2}, {0, 1, 2}, {2}, {0, 1, 2}}, {kPar, kPar, kPar},
+      [](OpBuilder &ob, Location loc, ValueRange a) -> Value {
+        Value d = arith::SubFOp::create(ob, loc, a[0], a[2]);
+        Value d2 = arith::MulFOp::create(ob, loc, d, d);
+        Value s2 = arith::MulFOp::create(ob, loc, a[1], a[1]);
+        return arith::AddFOp::create(ob, loc, d2, s2);
+      });
+  // stats = squared_error @ w: [V, S].
+  Value dot = nb.generic(
+      {err, w}, nb.zeros({numViews, numSlices}), {{0, 1, 2}, {2}, {0, 1}},
+      {kPar, kPar, kRed}, [](OpBuilder &ob, Location loc, ValueRange a) {
+        Value prod = arith::MulFOp::create(ob, loc, a[0], a[1]);
+        return arith::AddFOp::create(ob, loc, a[2], prod);
+      });
+  Value count = nb.indexToF32(op.getGlobalCount());
+  ClipMode clip = op.getClip();
+  float clipValue = static_cast<float>(op.getClipValue().convertToDouble());
+  return nb.generic(
+      {dot}, nb.empty({numViews, numSlices}), {{0, 1}, {0, 1}}, {kPar, kPar},
+      [&](OpBuilder &ob, Location loc, ValueRange a) -> Value {
+        Value stat = arith::MulFOp::create(ob, loc, a[0], count);
+        if (clip == ClipMode::none)
+          return stat;
+        Value c = arith::ConstantOp::create(ob, loc, ob.getF32FloatAttr(clipValue));
+        if (clip == ClipMode::clamp_min)
+          return arith::MaximumFOp::create(ob, loc, stat, c);
+        Value zero = arith::ConstantOp::create(ob, loc, ob.getF32FloatAttr(0.0f));
+        Value below = arith::CmpFOp::create(ob, loc, arith::CmpFPredicate::OLT,
+                                            stat, c);
+        return arith::SelectOp::create(ob, loc, below, zero, stat);
+      });
+}
+
+Value lowerReduce(NaiveBuilder &nb, ReduceOp op) {
+  if (op.getReduction() == Reduction::none)
+    return op.getStatistics();
+  auto type = op.getStatistics().getType();
+  Value sum = nb.generic({op.getStatistics()}, nb.zeros({}), {{0, 1}, {}},
+                         {kRed, kRed},
+                         [](OpBuilder &ob, Location loc, ValueRange a) {
+                           return arith::AddFOp::create(ob, loc, a[1], a[0]);
+                         });
+  if (op.getReduction() == Reduction::sum)
+    return sum;
+  float count = static_cast<float>(type.getNumElements());
+  return nb.generic({sum}, nb.empty({}), {{}, {}}, {},
+                    [&](OpBuilder &ob, Location loc, ValueRange a) {
+                      Value c = arith::ConstantOp::create(
+                          ob, loc, ob.getF32FloatAttr(count));
+                      return arith::DivFOp::create(ob, loc, a[0], c);
+                    });
+}
+
+struct SigregLowerNaivePass
+    : sigreg::impl::SigregLowerNaiveBase<SigregLowerNaivePass> {
+  void runOnOperation() override {
+    // Check first, rewrite after: a failing op leaves the IR untouched.
+    WalkResult check = getOperation()->walk([](Operation *op) {
+      if (isa<LossOp>(op)) {
+        op->emitOpError("must be decomposed first (run --sigreg-decompose)");
+        return WalkResult::interrupt();
+      }
+      if (auto ar = dyn_cast<AllReduceMeanOp>(op); ar && ar.getWorldSize() != 1) {
+        ar.emitOpError("world_size = ")
+            << ar.getWorldSize()
+            << " needs a communicator; the single-process pipelines support "
+               "world_size = 1 only";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (check.wasInterrupted())
+      return signalPassFailure();
+
+    IRRewriter rewriter(&getContext());
+    getOperation()->walk([&](Operation *op) {
+      rewriter.setInsertionPoint(op);
+      NaiveBuilder nb(rewriter, op->getLoc());
+      if (auto p = dyn_cast<ProjectionOp>(op))
+        rewriter.replaceOp(op, lowerProjection(nb, p));
+      else if (auto p = dyn_cast<ProjectOp>(op))
+        rewriter.replaceOp(op, lowerProject(nb, p));
+      else if (auto e = dyn_cast<EcfOp>(op)) {
+        auto [c, s] = lowerEcf(nb, e);
+        rewriter.replaceOp(op, ValueRange{c, s});
+      } else if (auto ar = dyn_cast<AllReduceMeanOp>(op))
+        rewriter.replaceOp(op, ValueRange{ar.getCos(), ar.getSin(),
+                                          ar.getLocalCount()});
+      else if (auto ep = dyn_cast<EppsPulleyOp>(op))
+        rewriter.replaceOp(op, lowerEppsPulley(nb, ep));
+      else if (auto r = dyn_cast<ReduceOp>(op))
+        rewriter.replaceOp(op, lowerReduce(nb, r));
+    });
+  }
+};
+} // namespace

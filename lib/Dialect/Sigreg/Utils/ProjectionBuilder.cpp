@@ -1,0 +1,139 @@
+//===- ProjectionBuilder.cpp - IR for the projection generator ------------===//
+
+#include "sigreg/Dialect/Sigreg/Utils/ProjectionBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::sigreg;
+
+namespace {
+constexpr uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;
+constexpr uint32_t kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;
+
+/// Small helper that keeps the builder calls of the mapping readable.
+struct Emitter {
+  ImplicitLocOpBuilder &b;
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+
+  Value u32(uint32_t v) {
+    return arith::ConstantOp::create(b, b.getIntegerAttr(i32, v));
+  }
+  Value f(float v) { return arith::ConstantOp::create(b, b.getF32FloatAttr(v)); }
+  Value xori(Value x, Value y) { return arith::XOrIOp::create(b, x, y); }
+  Value addi(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value andi(Value x, uint32_t m) { return arith::AndIOp::create(b, x, u32(m)); }
+  Value ori(Value x, uint32_t m) { return arith::OrIOp::create(b, x, u32(m)); }
+  Value shr(Value x, uint32_t n) { return arith::ShRUIOp::create(b, x, u32(n)); }
+  Value toF(Value x) { return arith::UIToFPOp::create(b, f32, x); }
+  Value sToF(Value x) { return arith::SIToFPOp::create(b, f32, x); }
+  Value addf(Value x, Value y) { return arith::AddFOp::create(b, x, y); }
+  Value subf(Value x, Value y) { return arith::SubFOp::create(b, x, y); }
+  Value mulf(Value x, Value y) { return arith::MulFOp::create(b, x, y); }
+  Value divf(Value x, Value y) { return arith::DivFOp::create(b, x, y); }
+  Value negf(Value x) { return arith::NegFOp::create(b, x); }
+  Value fma(Value x, Value y, Value z) { return math::FmaOp::create(b, x, y, z); }
+  Value bitsToF(Value x) { return arith::BitcastOp::create(b, f32, x); }
+  Value fToBits(Value x) { return arith::BitcastOp::create(b, i32, x); }
+  /// Horner evaluation with explicit fma: coeffs[n-1] * z^(n-1) + ... + c[0].
+  Value horner(ArrayRef<float> coeffs, Value z) {
+    Value p = f(coeffs.back());
+    for (int k = static_cast<int>(coeffs.size()) - 2; k >= 0; --k)
+      p = fma(p, z, f(coeffs[k]));
+    return p;
+  }
+};
+} // namespace
+
+std::array<Value, 4> mlir::sigreg::buildPhilox4x32_10(ImplicitLocOpBuilder &b,
+                                                      std::array<Value, 4> c,
+                                                      std::array<Value, 2> k) {
+  Emitter e{b};
+  Value m0 = e.u32(kM0), m1 = e.u32(kM1), w0 = e.u32(kW0), w1 = e.u32(kW1);
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      k[0] = e.addi(k[0], w0);
+      k[1] = e.addi(k[1], w1);
+    }
+    auto p0 = arith::MulUIExtendedOp::create(b, m0, c[0]);
+    auto p1 = arith::MulUIExtendedOp::create(b, m1, c[2]);
+    c = {e.xori(e.xori(p1.getHigh(), c[1]), k[0]), p1.getLow(),
+         e.xori(e.xori(p0.getHigh(), c[3]), k[1]), p0.getLow()};
+  }
+  return c;
+}
+
+Value mlir::sigreg::buildProjectionGaussian(ImplicitLocOpBuilder &b, Value seed,
+                                            Value d, Value s) {
+  Emitter e{b};
+  Type i64 = b.getI64Type();
+  // Counter (d, s, 0, 0), key (seed lo, seed hi).
+  Value keyLo = arith::TruncIOp::create(b, e.i32, seed);
+  Value hi = arith::ShRUIOp::create(
+      b, seed, arith::ConstantOp::create(b, b.getIntegerAttr(i64, 32)));
+  Value keyHi = arith::TruncIOp::create(b, e.i32, hi);
+  Value zero = e.u32(0);
+  std::array<Value, 4> x = buildPhilox4x32_10(b, {d, s, zero, zero},
+                                              {keyLo, keyHi});
+
+  // log(u1), u1 = n * 2^-24, n in [1, 2^24].
+  Value n = e.addi(e.shr(x[0], 8), e.u32(1));
+  Value nf = e.toF(n);
+  Value bits = e.fToBits(nf);
+  Value expo = arith::SubIOp::create(b, e.shr(bits, 23), e.u32(127 + 24));
+  Value m = e.bitsToF(e.ori(e.andi(bits, 0x7FFFFFu), 0x3F800000u));
+  Value one = e.f(1.0f);
+  Value sv = e.divf(e.subf(m, one), e.addf(m, one));
+  Value z = e.mulf(sv, sv);
+  SmallVector<float> logCoeffs;
+  for (int k = 0; k <= 8; ++k)
+    logCoeffs.push_back(static_cast<float>(1.0 / (2 * k + 1)));
+  Value lnm = e.mulf(e.addf(sv, sv), e.horner(logCoeffs, z));
+  Value lnu = e.fma(e.sToF(expo), e.f(static_cast<float>(0.6931471805599453)),
+                    lnm);
+  Value r = math::SqrtOp::create(b, e.mulf(e.f(-2.0f), lnu));
+
+  // cos(2 pi u2) by quadrant.
+  Value j = e.shr(x[1], 8);
+  Value q = e.shr(j, 22);
+  Value frac = e.mulf(e.toF(e.andi(j, 0x3FFFFFu)), e.f(0x1p-22f));
+  Value theta = e.mulf(frac, e.f(static_cast<float>(1.5707963267948966)));
+  Value t2 = e.mulf(theta, theta);
+  SmallVector<float> cosCoeffs, sinCoeffs;
+  double fact = 1.0;
+  for (int k = 0; k <= 15; ++k) {
+    if (k > 0)
+      fact *= k;
+    double term = ((k / 2) % 2 ? -1.0 : 1.0) / fact;
+    (k % 2 ? sinCoeffs : cosCoeffs).push_back(static_cast<float>(term));
+  }
+  Value cosv = e.horner(cosCoeffs, t2);
+  Value sinv = e.mulf(theta, e.horner(sinCoeffs, t2));
+  // Quadrant select: [cos, -sin, -cos, sin][q].
+  Value qIsOdd = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
+                                       e.andi(q, 1), zero);
+  Value negate = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::ne,
+      e.andi(e.xori(q, e.shr(q, 1)), 1), zero); // q == 1 or q == 2
+  Value mag = arith::SelectOp::create(b, qIsOdd, sinv, cosv);
+  Value c = arith::SelectOp::create(b, negate, e.negf(mag), mag);
+  return e.mulf(r, c);
+}
+
+IntegrationGrid mlir::sigreg::computeIntegrationGrid(int64_t numPoints,
+                                                     double tMax) {
+  IntegrationGrid g;
+  double dt = tMax / static_cast<double>(numPoints - 1);
+  for (int64_t p = 0; p < numPoints; ++p) {
+    double t = static_cast<double>(p) * dt;
+    double phi = std::exp(-0.5 * t * t);
+    bool end = p == 0 || p == numPoints - 1;
+    g.t.push_back(t);
+    g.phi.push_back(phi);
+    g.w.push_back((end ? 1.0 : 2.0) * dt * phi);
+  }
+  return g;
+}
