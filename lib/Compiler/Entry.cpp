@@ -1,0 +1,152 @@
+//===- Entry.cpp - the entry function a runner compiles -------------------===//
+
+#include "sigreg/Compiler/Entry.h"
+#include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::sigreg;
+
+/// The sigreg.loss whose result `func` returns, or null.
+static LossOp returnedLoss(func::FuncOp func) {
+  if (func.isExternal() || func.getNumResults() != 1)
+    return nullptr;
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  return ret.getOperand(0).getDefiningOp<LossOp>();
+}
+
+/// Checks the form sigreg-run supports and emits an error otherwise.
+static LogicalResult checkEntryForm(func::FuncOp func) {
+  LossOp loss = returnedLoss(func);
+  if (!loss)
+    return func.emitError("entry function '")
+           << func.getSymName()
+           << "' must return the result of a sigreg.loss (sigreg-run compiles "
+              "functions of the form (x, seed : i64) or (x, projection) -> "
+              "sigreg.loss)";
+  auto isArg = [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner()->getParentOp() == func.getOperation();
+  };
+  Value second = loss.getSeed() ? Value(loss.getSeed()) : loss.getProjection();
+  if (func.getNumArguments() != 2 || !isArg(loss.getInput()) ||
+      !isArg(second) || cast<BlockArgument>(loss.getInput()).getArgNumber() != 0)
+    return loss.emitError("sigreg-run expects the loss operands to be the "
+                          "entry function's arguments, in order (x, ")
+           << (loss.getSeed() ? "seed" : "projection") << ")";
+  return success();
+}
+
+FailureOr<func::FuncOp> mlir::sigreg::findEntry(ModuleOp module,
+                                                StringRef name) {
+  if (!name.empty()) {
+    auto func = module.lookupSymbol<func::FuncOp>(name);
+    if (!func)
+      return module.emitError("no function named '") << name << "'";
+    if (failed(checkEntryForm(func)))
+      return failure();
+    return func;
+  }
+  SmallVector<func::FuncOp> candidates;
+  module.walk([&](func::FuncOp f) {
+    bool hasLoss = false;
+    f.walk([&](LossOp) { hasLoss = true; });
+    if (hasLoss)
+      candidates.push_back(f);
+  });
+  if (candidates.empty())
+    return module.emitError("no function holds a sigreg.loss");
+  if (candidates.size() > 1)
+    return module.emitError("several functions hold a sigreg.loss ('")
+           << candidates[0].getSymName() << "', '"
+           << candidates[1].getSymName() << "'...): choose one with --entry";
+  if (failed(checkEntryForm(candidates.front())))
+    return failure();
+  return candidates.front();
+}
+
+static std::string dtypeName(Type t) {
+  if (t.isBF16())
+    return "bf16";
+  if (t.isF16())
+    return "f16";
+  return "f32";
+}
+
+::sigreg::runtime::ProblemDesc mlir::sigreg::describeEntry(func::FuncOp func) {
+  LossOp loss = returnedLoss(func);
+  RankedTensorType in = loss.getInput().getType();
+  ::sigreg::runtime::ProblemDesc p;
+  p.views = loss.hasViews();
+  p.V = p.views ? in.getDimSize(0) : 1;
+  int64_t n = in.getDimSize(p.views ? 1 : 0);
+  p.N = ShapedType::isDynamic(n) ? -1 : n;
+  p.D = in.getDimSize(in.getRank() - 1);
+  p.S = loss.getNumSlices();
+  p.P = loss.getNumPoints();
+  p.tMax = loss.getTMax().convertToDouble();
+  p.clip = stringifyClipMode(loss.getClip()).str();
+  p.clipValue = loss.getClipValue().convertToDouble();
+  p.reduction = stringifyReduction(loss.getReduction()).str();
+  p.dtype = dtypeName(in.getElementType());
+  p.projection = loss.getSeed() ? "seed" : "explicit";
+  return p;
+}
+
+LogicalResult mlir::sigreg::specializeEntry(func::FuncOp func,
+                                            std::optional<int64_t> batch,
+                                            std::optional<std::string> dtype) {
+  LossOp loss = returnedLoss(func);
+  Builder b(func.getContext());
+  Type elem;
+  if (dtype) {
+    if (*dtype == "bf16")
+      elem = b.getBF16Type();
+    else if (*dtype == "f16")
+      elem = b.getF16Type();
+    else if (*dtype == "f32")
+      elem = b.getF32Type();
+    else
+      return func.emitError("unsupported dtype '")
+             << *dtype << "' (expected bf16, f16 or f32)";
+  }
+  Block &body = func.getBody().front();
+  // x: batch and element type.
+  BlockArgument x = body.getArgument(0);
+  auto xType = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(xType.getShape());
+  unsigned batchDim = loss.hasViews() ? 1 : 0;
+  if (batch) {
+    if (!xType.isDynamicDim(batchDim) && shape[batchDim] != *batch)
+      return func.emitError("--shape batch size ")
+             << *batch << " disagrees with the static batch dimension "
+             << shape[batchDim] << " of " << xType;
+    shape[batchDim] = *batch;
+  }
+  x.setType(RankedTensorType::get(shape, elem ? elem : xType.getElementType()));
+  if (elem && loss.getProjection()) {
+    BlockArgument proj = body.getArgument(1);
+    auto pType = cast<RankedTensorType>(proj.getType());
+    proj.setType(RankedTensorType::get(pType.getShape(), elem));
+  }
+  func.setFunctionType(
+      b.getFunctionType(body.getArgumentTypes(), func.getResultTypes()));
+  return loss.verify();
+}
+
+SmallVector<int64_t> mlir::sigreg::parseShape(StringRef text) {
+  SmallVector<StringRef> parts;
+  text.split(parts, 'x');
+  SmallVector<int64_t> dims;
+  for (StringRef part : parts) {
+    int64_t v;
+    if (part == "?")
+      dims.push_back(-1);
+    else if (!part.getAsInteger(10, v) && v > 0)
+      dims.push_back(v);
+    else
+      return {};
+  }
+  return dims;
+}
