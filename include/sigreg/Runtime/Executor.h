@@ -74,8 +74,8 @@ public:
   Status poisonOutputs(uint32_t pattern = kPoisonPattern);
 
   // Scalars, by manifest name. Each declared scalar must be set before run().
-  Status setScalarInt(std::string_view name, int64_t value);   // i32/i64
-  Status setScalarFloat(std::string_view name, double value);  // f32/f64
+  Status setScalarInt(std::string_view name, int64_t value);  // i32/i64
+  Status setScalarFloat(std::string_view name, double value); // f32/f64
 
   // Execution. All calls enqueue on stream() unless said otherwise.
   /// Enqueues the whole step list (no synchronization, no events).

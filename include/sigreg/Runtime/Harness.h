@@ -96,8 +96,8 @@ Status runAndValidate(Executor &exec, const std::vector<double> &ref,
                       std::vector<float> *outputs = nullptr);
 
 /// Prints loss/reference/error lines and the verdict.
-void printValidation(const ValidationResult &result,
-                     const ProblemDesc &problem, FILE *out);
+void printValidation(const ValidationResult &result, const ProblemDesc &problem,
+                     FILE *out);
 
 struct BenchOptions {
   int warmup = 20;

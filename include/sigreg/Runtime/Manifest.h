@@ -28,10 +28,10 @@ struct ProblemDesc {
   int64_t S = 0;
   int64_t P = 17;
   double tMax = 3.0;
-  std::string clip = "none";     // none | zero_below | clamp_min
+  std::string clip = "none"; // none | zero_below | clamp_min
   double clipValue = 0.0;
-  std::string reduction = "mean"; // mean | sum | none
-  std::string dtype = "bf16";     // bf16 | f16 | f32
+  std::string reduction = "mean";  // mean | sum | none
+  std::string dtype = "bf16";      // bf16 | f16 | f32
   std::string projection = "seed"; // seed | explicit
   bool views = false; // true: x is [V,N,D]; false: x is [N,D] (V must be 1)
 };
@@ -58,10 +58,10 @@ struct ScalarDesc {
 struct KernelArg {
   enum class Kind { Buffer, Scalar, I32, I64, F32, F64 };
   Kind kind = Kind::I32;
-  std::string name;    // Buffer / Scalar: the referenced name
-  uint64_t offset = 0; // Buffer: byte offset added to the base pointer
-  int64_t intValue = 0;     // I32 / I64 literal
-  double floatValue = 0.0;  // F32 / F64 literal
+  std::string name;        // Buffer / Scalar: the referenced name
+  uint64_t offset = 0;     // Buffer: byte offset added to the base pointer
+  int64_t intValue = 0;    // I32 / I64 literal
+  double floatValue = 0.0; // F32 / F64 literal
 };
 
 enum class StepOp { Memset32, Memset8, Copy, Launch };

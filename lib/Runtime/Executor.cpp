@@ -1,0 +1,412 @@
+//===- Executor.cpp - Runs an AOT artifact's step list --------------------===//
+
+#include "sigreg/Runtime/Executor.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+using namespace sigreg::runtime;
+
+namespace {
+constexpr int kDefaultSharedLimit = 48 * 1024;
+constexpr size_t kAllocAlign = 256;
+
+template <typename T> uint64_t toBits(T value) {
+  static_assert(sizeof(T) <= sizeof(uint64_t), "arg wider than a slot");
+  uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof(T));
+  return bits;
+}
+
+/// Parses "sm_90", "sm_90a", "sm_100" into 90/100; -1 if unrecognized.
+int parseChip(const std::string &chip) {
+  if (chip.rfind("sm_", 0) != 0)
+    return -1;
+  int v = 0;
+  size_t i = 3;
+  for (; i < chip.size() && chip[i] >= '0' && chip[i] <= '9'; ++i)
+    v = v * 10 + (chip[i] - '0');
+  return i > 3 ? v : -1;
+}
+} // namespace
+
+Status Executor::create(const Manifest &manifest, const std::string &ptx,
+                        std::unique_ptr<Executor> &out, int device) {
+  std::unique_ptr<Executor> e(new Executor());
+  SIGREG_RETURN_IF_ERROR(e->init(manifest, ptx, device));
+  out = std::move(e);
+  return Status::success();
+}
+
+Status Executor::init(const Manifest &manifest, const std::string &ptx,
+                      int device) {
+  m = manifest;
+  std::string err;
+  drv = CudaDriver::get(err);
+  if (!drv)
+    return Status::error(err);
+  SIGREG_RETURN_IF_ERROR(drv->initContext(device));
+  SIGREG_RETURN_IF_ERROR(drv->deviceInfo(device, dev));
+  int chip = parseChip(m.chip);
+  int have = dev.ccMajor * 10 + dev.ccMinor;
+  if (chip > 0 && have < chip)
+    return Status::error("artifact targets " + m.chip + " but device " +
+                         std::to_string(device) + " (" + dev.name + ") is sm_" +
+                         std::to_string(have));
+  SIGREG_RETURN_IF_ERROR(drv->streamCreate(strm));
+  SIGREG_RETURN_IF_ERROR(drv->loadModulePtx(ptx, module)
+                             .withContext("loading PTX '" + m.ptx + "'"));
+
+  // Regions in order of first appearance.
+  stepRegion.resize(m.steps.size());
+  for (size_t i = 0; i < m.steps.size(); ++i) {
+    int r = -1;
+    for (size_t j = 0; j < regionNames.size(); ++j)
+      if (regionNames[j] == m.steps[i].region)
+        r = static_cast<int>(j);
+    if (r < 0) {
+      r = static_cast<int>(regionNames.size());
+      regionNames.push_back(m.steps[i].region);
+    }
+    stepRegion[i] = r;
+  }
+
+  // Resolve each kernel once; raise its dynamic shared memory limit to the
+  // largest launch that needs it.
+  stepFunction.assign(m.steps.size(), nullptr);
+  stepArgValues.resize(m.steps.size());
+  stepArgPtrs.resize(m.steps.size());
+  std::vector<int> maxShared;
+  for (size_t i = 0; i < m.steps.size(); ++i) {
+    const Step &s = m.steps[i];
+    if (s.op != StepOp::Launch)
+      continue;
+    size_t k = 0;
+    while (k < kernelReports.size() && kernelReports[k].name != s.kernel)
+      ++k;
+    if (k == kernelReports.size()) {
+      CUfunction f = nullptr;
+      SIGREG_RETURN_IF_ERROR(drv->getFunction(module, s.kernel, f));
+      KernelReport report;
+      report.name = s.kernel;
+      SIGREG_RETURN_IF_ERROR(drv->functionInfo(f, report.info));
+      kernelReports.push_back(report);
+      maxShared.push_back(0);
+      stepFunction[i] = f;
+    } else {
+      // Same name, same module: same handle.
+      for (size_t j = 0; j < i; ++j)
+        if (stepFunction[j] && m.steps[j].kernel == s.kernel)
+          stepFunction[i] = stepFunction[j];
+    }
+    int shared = static_cast<int>(s.sharedBytes);
+    if (shared > maxShared[k])
+      maxShared[k] = shared;
+    stepArgValues[i].assign(s.args.size(), 0);
+    stepArgPtrs[i].resize(s.args.size());
+    for (size_t a = 0; a < s.args.size(); ++a)
+      stepArgPtrs[i][a] = &stepArgValues[i][a];
+  }
+  for (size_t k = 0; k < kernelReports.size(); ++k) {
+    if (maxShared[k] <= kDefaultSharedLimit)
+      continue;
+    if (maxShared[k] > dev.maxSharedPerBlockOptin)
+      return Status::error(
+          "kernel '" + kernelReports[k].name + "' needs " +
+          std::to_string(maxShared[k]) +
+          " bytes of dynamic shared memory; the device allows " +
+          std::to_string(dev.maxSharedPerBlockOptin));
+    for (size_t i = 0; i < m.steps.size(); ++i)
+      if (stepFunction[i] && m.steps[i].kernel == kernelReports[k].name) {
+        SIGREG_RETURN_IF_ERROR(
+            drv->setMaxDynamicShared(stepFunction[i], maxShared[k])
+                .withContext("kernel '" + kernelReports[k].name + "'"));
+        break;
+      }
+  }
+
+  owned.assign(m.buffers.size(), 0);
+  for (size_t i = 0; i < m.buffers.size(); ++i) {
+    size_t bytes =
+        (m.buffers[i].bytes + kAllocAlign - 1) / kAllocAlign * kAllocAlign;
+    SIGREG_RETURN_IF_ERROR(
+        drv->memAlloc(owned[i], bytes)
+            .withContext("buffer '" + m.buffers[i].name + "'"));
+  }
+  bound = owned;
+  scalarBits.assign(m.scalars.size(), 0);
+  scalarSet.assign(m.scalars.size(), false);
+  return Status::success();
+}
+
+Executor::~Executor() {
+  // Nothing to release when creation failed before acquiring anything.
+  if (!drv || (!strm && !module && owned.empty()))
+    return;
+  auto warn = [](const Status &s) {
+    if (!s.ok())
+      std::fprintf(stderr, "warning: %s\n", s.message().c_str());
+  };
+  warn(drv->makeCurrent());
+  if (strm)
+    warn(drv->streamSynchronize(strm));
+  for (CUevent e : events)
+    warn(drv->eventDestroy(e));
+  for (CUdeviceptr p : owned)
+    if (p)
+      warn(drv->memFree(p));
+  if (module)
+    warn(drv->unloadModule(module));
+  if (strm)
+    warn(drv->streamDestroy(strm));
+}
+
+int Executor::bufferIndex(std::string_view name, Status &status) const {
+  int i = m.findBuffer(name);
+  if (i < 0)
+    status = Status::error("unknown buffer '" + std::string(name) + "'");
+  return i;
+}
+
+Status Executor::bufferPointer(std::string_view name, CUdeviceptr &ptr) const {
+  Status s;
+  int i = bufferIndex(name, s);
+  if (i < 0)
+    return s;
+  ptr = bound[i];
+  return Status::success();
+}
+
+Status Executor::bindBuffer(std::string_view name, CUdeviceptr ptr) {
+  Status s;
+  int i = bufferIndex(name, s);
+  if (i < 0)
+    return s;
+  bound[i] = ptr ? ptr : owned[i];
+  return Status::success();
+}
+
+Status Executor::upload(std::string_view name, const void *data, size_t bytes) {
+  Status s;
+  int i = bufferIndex(name, s);
+  if (i < 0)
+    return s;
+  if (bytes > m.buffers[i].bytes)
+    return Status::error("upload of " + std::to_string(bytes) +
+                         " bytes into buffer '" + std::string(name) + "' of " +
+                         std::to_string(m.buffers[i].bytes) + " bytes");
+  SIGREG_RETURN_IF_ERROR(drv->makeCurrent());
+  // Work already queued on our (non-blocking) stream may still use the
+  // buffer; the synchronous copy does not order with it.
+  SIGREG_RETURN_IF_ERROR(drv->streamSynchronize(strm));
+  SIGREG_RETURN_IF_ERROR(
+      drv->memcpyHtoD(bound[i], data, bytes)
+          .withContext("upload '" + std::string(name) + "'"));
+  // A pageable HtoD copy may return before the DMA lands; later work goes to
+  // a non-blocking stream that does not wait for it.
+  return drv->ctxSynchronize();
+}
+
+Status Executor::download(std::string_view name, void *data, size_t bytes) {
+  Status s;
+  int i = bufferIndex(name, s);
+  if (i < 0)
+    return s;
+  if (bytes > m.buffers[i].bytes)
+    return Status::error("download of " + std::to_string(bytes) +
+                         " bytes from buffer '" + std::string(name) + "' of " +
+                         std::to_string(m.buffers[i].bytes) + " bytes");
+  SIGREG_RETURN_IF_ERROR(drv->makeCurrent());
+  SIGREG_RETURN_IF_ERROR(drv->streamSynchronize(strm));
+  return drv->memcpyDtoH(data, bound[i], bytes)
+      .withContext("download '" + std::string(name) + "'");
+}
+
+Status Executor::poisonOutputs(uint32_t pattern) {
+  SIGREG_RETURN_IF_ERROR(drv->makeCurrent());
+  for (size_t i = 0; i < m.buffers.size(); ++i) {
+    if (m.buffers[i].role != BufferRole::Output)
+      continue;
+    uint64_t bytes = m.buffers[i].bytes;
+    if (bytes >= 4)
+      SIGREG_RETURN_IF_ERROR(
+          drv->memsetD32Async(bound[i], pattern, bytes / 4, strm));
+    if (bytes % 4)
+      SIGREG_RETURN_IF_ERROR(
+          drv->memsetD8Async(bound[i] + bytes / 4 * 4, 0xFF, bytes % 4, strm));
+  }
+  return Status::success();
+}
+
+Status Executor::setScalarInt(std::string_view name, int64_t value) {
+  int i = m.findScalar(name);
+  if (i < 0)
+    return Status::error("unknown scalar '" + std::string(name) + "'");
+  switch (m.scalars[i].type) {
+  case ScalarType::I32:
+    if (value < std::numeric_limits<int32_t>::min() ||
+        value > std::numeric_limits<uint32_t>::max())
+      return Status::error("value " + std::to_string(value) +
+                           " does not fit i32 scalar '" + std::string(name) +
+                           "'");
+    scalarBits[i] = toBits(static_cast<uint32_t>(value));
+    break;
+  case ScalarType::I64:
+    scalarBits[i] = toBits(value);
+    break;
+  default:
+    return Status::error("scalar '" + std::string(name) + "' is " +
+                         toString(m.scalars[i].type) +
+                         ", set it with setScalarFloat");
+  }
+  scalarSet[i] = true;
+  return Status::success();
+}
+
+Status Executor::setScalarFloat(std::string_view name, double value) {
+  int i = m.findScalar(name);
+  if (i < 0)
+    return Status::error("unknown scalar '" + std::string(name) + "'");
+  switch (m.scalars[i].type) {
+  case ScalarType::F32:
+    scalarBits[i] = toBits(static_cast<float>(value));
+    break;
+  case ScalarType::F64:
+    scalarBits[i] = toBits(value);
+    break;
+  default:
+    return Status::error("scalar '" + std::string(name) + "' is " +
+                         toString(m.scalars[i].type) +
+                         ", set it with setScalarInt");
+  }
+  scalarSet[i] = true;
+  return Status::success();
+}
+
+Status Executor::checkScalarsSet() const {
+  for (size_t i = 0; i < m.scalars.size(); ++i)
+    if (!scalarSet[i])
+      return Status::error("scalar '" + m.scalars[i].name +
+                           "' was not set before running");
+  return Status::success();
+}
+
+Status Executor::enqueueStep(size_t index) {
+  const Step &s = m.steps[index];
+  auto ptr = [&](const std::string &name, uint64_t offset) {
+    return bound[m.findBuffer(name)] + offset;
+  };
+  std::string where = "step " + std::to_string(index) + " (" + toString(s.op) +
+                      (s.kernel.empty() ? "" : " ") + s.kernel + ")";
+  switch (s.op) {
+  case StepOp::Memset32:
+    return drv->memsetD32Async(ptr(s.buffer, s.offset), s.value, s.count, strm)
+        .withContext(where);
+  case StepOp::Memset8:
+    return drv
+        ->memsetD8Async(ptr(s.buffer, s.offset), static_cast<uint8_t>(s.value),
+                        s.count, strm)
+        .withContext(where);
+  case StepOp::Copy:
+    return drv
+        ->memcpyDtoDAsync(ptr(s.dst, s.dstOffset), ptr(s.src, s.srcOffset),
+                          s.bytes, strm)
+        .withContext(where);
+  case StepOp::Launch:
+    break;
+  }
+  std::vector<uint64_t> &vals = stepArgValues[index];
+  for (size_t a = 0; a < s.args.size(); ++a) {
+    const KernelArg &arg = s.args[a];
+    switch (arg.kind) {
+    case KernelArg::Kind::Buffer:
+      vals[a] = toBits(ptr(arg.name, arg.offset));
+      break;
+    case KernelArg::Kind::Scalar:
+      vals[a] = scalarBits[m.findScalar(arg.name)];
+      break;
+    case KernelArg::Kind::I32:
+      vals[a] = toBits(static_cast<uint32_t>(arg.intValue));
+      break;
+    case KernelArg::Kind::I64:
+      vals[a] = toBits(arg.intValue);
+      break;
+    case KernelArg::Kind::F32:
+      vals[a] = toBits(static_cast<float>(arg.floatValue));
+      break;
+    case KernelArg::Kind::F64:
+      vals[a] = toBits(arg.floatValue);
+      break;
+    }
+  }
+  // cuLaunchKernel copies the parameter values at the call, so the storage
+  // can be reused by the next run (also under graph capture).
+  return drv
+      ->launchKernel(stepFunction[index], s.grid.data(), s.block.data(),
+                     s.sharedBytes, strm, stepArgPtrs[index].data())
+      .withContext(where);
+}
+
+Status Executor::run() {
+  SIGREG_RETURN_IF_ERROR(checkScalarsSet());
+  SIGREG_RETURN_IF_ERROR(drv->makeCurrent());
+  for (size_t i = 0; i < m.steps.size(); ++i)
+    SIGREG_RETURN_IF_ERROR(enqueueStep(i));
+  return Status::success();
+}
+
+Status Executor::runTimed(std::vector<RegionTime> &regionTimes) {
+  SIGREG_RETURN_IF_ERROR(checkScalarsSet());
+  SIGREG_RETURN_IF_ERROR(drv->makeCurrent());
+  while (events.size() < 2 * m.steps.size()) {
+    CUevent e = nullptr;
+    SIGREG_RETURN_IF_ERROR(drv->eventCreate(e));
+    events.push_back(e);
+  }
+  for (size_t i = 0; i < m.steps.size(); ++i) {
+    SIGREG_RETURN_IF_ERROR(drv->eventRecord(events[2 * i], strm));
+    SIGREG_RETURN_IF_ERROR(enqueueStep(i));
+    SIGREG_RETURN_IF_ERROR(drv->eventRecord(events[2 * i + 1], strm));
+  }
+  SIGREG_RETURN_IF_ERROR(drv->eventSynchronize(events.back()));
+  regionTimes.assign(regionNames.size(), RegionTime());
+  for (size_t r = 0; r < regionNames.size(); ++r)
+    regionTimes[r].region = regionNames[r];
+  for (size_t i = 0; i < m.steps.size(); ++i) {
+    float ms = 0.0f;
+    SIGREG_RETURN_IF_ERROR(
+        drv->eventElapsedMs(events[2 * i], events[2 * i + 1], ms));
+    regionTimes[stepRegion[i]].ms += ms;
+  }
+  return Status::success();
+}
+
+Status Executor::captureGraph(CudaGraph &graph) {
+  SIGREG_RETURN_IF_ERROR(checkScalarsSet());
+  SIGREG_RETURN_IF_ERROR(drv->makeCurrent());
+  SIGREG_RETURN_IF_ERROR(drv->beginCapture(strm));
+  Status body = run();
+  CUgraph g = nullptr;
+  // Always end the capture so the stream leaves capture mode.
+  Status end = drv->endCapture(strm, g);
+  if (!body.ok() || !end.ok()) {
+    if (g)
+      (void)drv->graphDestroy(g);
+    return (!body.ok() ? body : end).withContext("capturing CUDA graph");
+  }
+  CUgraphExec exec = nullptr;
+  Status inst = drv->graphInstantiate(g, exec);
+  if (!inst.ok()) {
+    (void)drv->graphDestroy(g);
+    return inst;
+  }
+  graph.reset(drv, g, exec);
+  return Status::success();
+}
+
+Status Executor::synchronize() {
+  SIGREG_RETURN_IF_ERROR(drv->makeCurrent());
+  return drv->streamSynchronize(strm);
+}

@@ -1,0 +1,185 @@
+//===- HarnessTest.cpp - Inputs and validation (no GPU needed) ------------===//
+
+#include "sigreg/Runtime/Harness.h"
+
+#include "sigreg/Reference/Numeric.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace sigreg::runtime;
+
+namespace {
+ProblemDesc smallProblem(const char *dtype, const char *reduction = "mean") {
+  ProblemDesc p;
+  p.N = 7;
+  p.D = 5;
+  p.S = 3;
+  p.P = 9;
+  p.dtype = dtype;
+  p.reduction = reduction;
+  return p;
+}
+
+float poison() {
+  float f;
+  uint32_t bits = kPoisonPattern;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+TEST(Harness, Tolerances) {
+  EXPECT_DOUBLE_EQ(toleranceForDtype("f32"), 1e-4);
+  EXPECT_DOUBLE_EQ(toleranceForDtype("bf16"), 2e-3);
+  EXPECT_DOUBLE_EQ(toleranceForDtype("f16"), 2e-3);
+}
+
+TEST(Harness, ValidateScalarLoss) {
+  ProblemDesc p = smallProblem("f32");
+  std::vector<double> ref = {2.0};
+  ValidationResult r = validateOutput(p, {2.0001f}, ref);
+  EXPECT_TRUE(r.passed) << r.message;
+  EXPECT_NEAR(r.relError, 5e-5, 1e-6);
+  r = validateOutput(p, {2.001f}, ref);
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.message.find("exceeds tolerance"), std::string::npos);
+  // bf16 inputs get the looser bound.
+  p.dtype = "bf16";
+  EXPECT_TRUE(validateOutput(p, {2.001f}, ref).passed);
+  r = validateOutput(p, {std::numeric_limits<float>::quiet_NaN()}, ref);
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.nonFinite, 1);
+  r = validateOutput(p, {poison()}, ref);
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.unwritten, 1);
+  EXPECT_NE(r.message.find("never written"), std::string::npos);
+  r = validateOutput(p, {}, ref);
+  EXPECT_FALSE(r.passed);
+}
+
+TEST(Harness, ValidateReductionNone) {
+  ProblemDesc p = smallProblem("f32", "none");
+  std::vector<double> ref = {1.0, 2.0, 0.0};
+  ValidationResult r = validateOutput(p, {1.00001f, 2.0f, 0.0f}, ref);
+  EXPECT_TRUE(r.passed) << r.message;
+  EXPECT_EQ(r.count, 3);
+  EXPECT_NEAR(r.loss, 1.0, 1e-5);
+  // Error at an exact zero is measured against the mean magnitude (1.0).
+  r = validateOutput(p, {1.0f, 2.0f, 5e-5f}, ref);
+  EXPECT_TRUE(r.passed) << r.message;
+  r = validateOutput(p, {1.0f, 2.0f, 5e-4f}, ref);
+  EXPECT_FALSE(r.passed);
+  r = validateOutput(p, {1.0f, poison(), 0.0f}, ref);
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.unwritten, 1);
+}
+
+TEST(Harness, GeneratesRoundedInputs) {
+  for (const char *dtype : {"bf16", "f16", "f32"}) {
+    ProblemDesc p = smallProblem(dtype);
+    p.projection = "explicit";
+    ProblemInputs in;
+    Status s = generateInputs(p, 11, 12, in);
+    ASSERT_TRUE(s.ok()) << s.message();
+    size_t elem = dtypeBytes(dtype);
+    ASSERT_EQ(in.x.size(), size_t(p.N * p.D) * elem);
+    ASSERT_EQ(in.x64.size(), size_t(p.N * p.D));
+    ASSERT_EQ(in.proj.size(), size_t(p.D * p.S) * elem);
+    ASSERT_EQ(in.A64.size(), size_t(p.D * p.S));
+    bool nonzero = false;
+    for (size_t i = 0; i < in.x64.size(); ++i) {
+      double v;
+      if (elem == 2) {
+        uint16_t h;
+        std::memcpy(&h, in.x.data() + 2 * i, 2);
+        v = std::string(dtype) == "bf16" ? sigreg::bf16ToFloat(h)
+                                         : sigreg::halfToFloat(h);
+      } else {
+        float f;
+        std::memcpy(&f, in.x.data() + 4 * i, 4);
+        v = f;
+      }
+      EXPECT_EQ(v, in.x64[i]);
+      nonzero |= v != 0.0;
+    }
+    EXPECT_TRUE(nonzero);
+    std::vector<double> ref;
+    s = computeReference(in, ref);
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_EQ(ref.size(), 1u);
+    EXPECT_TRUE(std::isfinite(ref[0]));
+    EXPECT_GT(ref[0], 0.0);
+  }
+}
+
+TEST(Harness, SeedProjectionAndViews) {
+  ProblemDesc p = smallProblem("bf16", "none");
+  p.V = 2;
+  p.views = true;
+  ProblemInputs in;
+  ASSERT_TRUE(generateInputs(p, 3, 4, in).ok());
+  EXPECT_TRUE(in.proj.empty());
+  EXPECT_EQ(in.A64.size(), size_t(p.D * p.S));
+  std::vector<double> ref;
+  Status s = computeReference(in, ref);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(ref.size(), size_t(p.V * p.S));
+  EXPECT_EQ(outputElementCount(p), p.V * p.S);
+}
+
+const char *const kArtifact = R"({"format":"sigreg-aot-v1","ptx":"k.ptx",
+  "problem":{"N":32,"D":2048,"S":1024,"dtype":"bf16"},
+  "buffers":[{"name":"x","role":"input","bytes":131072,"dtype":"bf16"},
+             {"name":"out","role":"output","bytes":4,"dtype":"f32"}],
+  "scalars":[{"name":"seed","type":"i64"}],
+  "steps":[{"op":"memset32","buffer":"out","count":1,"value":0}]})";
+
+Status check(const std::string &json) {
+  Manifest m;
+  std::string err;
+  if (!parseManifest(json, m, err))
+    return Status::error("parse: " + err);
+  return checkProblemBuffers(m);
+}
+
+std::string with(const std::string &from, const std::string &to) {
+  std::string s = kArtifact;
+  size_t pos = s.find(from);
+  EXPECT_NE(pos, std::string::npos) << from;
+  return pos == std::string::npos ? s : s.replace(pos, from.size(), to);
+}
+
+TEST(Harness, ChecksProblemBuffers) {
+  Status s = check(kArtifact);
+  EXPECT_TRUE(s.ok()) << s.message();
+  struct Case {
+    std::string json;
+    const char *expected;
+  } cases[] = {
+      {with("\"bytes\":131072", "\"bytes\":131070"),
+       "buffer 'x' has 131070 bytes; the problem needs 131072"},
+      {with("\"name\":\"x\"", "\"name\":\"xx\""), "lacks input buffer 'x'"},
+      {with("\"dtype\":\"bf16\"}", "\"dtype\":\"f16\"}"),
+       "buffer 'x' is bf16, problem dtype is f16"},
+      {with("\"dtype\":\"bf16\"}",
+            "\"dtype\":\"bf16\",\"projection\":\"explicit\"}"),
+       "lacks input buffer 'proj'"},
+      {with("\"bytes\":4,", "\"bytes\":8,"),
+       "output buffer 'out' has 8 bytes; reduction mean needs 4"},
+      {with("\"name\":\"seed\"", "\"name\":\"alpha\""),
+       "unknown scalar 'alpha'"},
+      {with("\"problem\":{\"N\":32,\"D\":2048,\"S\":1024,\"dtype\":\"bf16\"},",
+            ""),
+       "no \"problem\""},
+  };
+  for (const Case &c : cases) {
+    Status r = check(c.json);
+    EXPECT_FALSE(r.ok()) << c.expected;
+    EXPECT_NE(r.message().find(c.expected), std::string::npos)
+        << "got: " << r.message();
+  }
+}
+} // namespace
