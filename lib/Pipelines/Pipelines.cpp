@@ -1,12 +1,15 @@
 //===- Pipelines.cpp - registered sigreg pipelines ------------------------===//
 
 #include "sigreg/Pipelines/Pipelines.h"
+#include "sigreg/Conversion/Passes.h"
 #include "sigreg/Dialect/Sigreg/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -47,7 +50,62 @@ void mlir::sigreg::buildCpuPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
+/// Kernels (gpu.module) to NVVM, then PTX/cubin; the host is left as is.
+static void addDeviceLowering(OpPassManager &pm,
+                              const GpuPipelineOptions &options) {
+  OpPassManager &dev = pm.nest<gpu::GPUModuleOp>();
+  dev.addPass(createSCFToControlFlowPass());
+  dev.addPass(memref::createExpandStridedMetadataPass());
+  dev.addPass(createLowerAffinePass());
+  ConvertGpuOpsToNVVMOpsOptions nvvmOpts;
+  nvvmOpts.useBarePtrCallConv = true;
+  dev.addPass(createConvertGpuOpsToNVVMOps(nvvmOpts));
+  dev.addPass(createCanonicalizerPass());
+  dev.addPass(createCSEPass());
+  dev.addPass(createReconcileUnrealizedCastsPass());
+  GpuNVVMAttachTargetOptions targetOpts;
+  targetOpts.chip = options.chip;
+  targetOpts.features = options.features;
+  targetOpts.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(targetOpts));
+  if (options.format != "none") {
+    GpuModuleToBinaryPassOptions binOpts;
+    binOpts.compilationTarget = options.format;
+    pm.addPass(createGpuModuleToBinaryPass(binOpts));
+  }
+}
+
+void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
+                                    const GpuPipelineOptions &options) {
+  pm.addPass(createSigregDecompose());
+  pm.addPass(createSigregFuseEcf());
+  pm.addPass(createSigregFuseEpilogue());
+  pm.addPass(createCanonicalizerPass());
+  ConvertSigregToGPUOptions gpuOpts;
+  gpuOpts.blockRows = options.blockRows;
+  gpuOpts.blockSlices = options.blockSlices;
+  pm.addPass(createConvertSigregToGPU(gpuOpts));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  addDeviceLowering(pm, options);
+}
+
+void mlir::sigreg::buildNaiveGpuPipeline(OpPassManager &pm,
+                                         const GpuPipelineOptions &options) {
+  pm.addPass(createSigregDecompose());
+  pm.addPass(createSigregLowerNaive());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  addBufferization(pm);
+  addDeviceLowering(pm, options);
+}
+
 void mlir::sigreg::registerSigregPipelines() {
+  PassPipelineRegistration<GpuPipelineOptions>(
+      "sigreg-gpu-pipeline",
+      "Compile sigreg.loss for NVIDIA GPUs with the fused kernels: decompose, "
+      "fuse ECF and epilogue, GPU kernels, NVVM, PTX",
+      buildGpuPipeline);
   PassPipelineRegistration<CpuPipelineOptions>(
       "sigreg-cpu-pipeline",
       "Compile sigreg.loss for the CPU: decompose, naive linalg lowering, "

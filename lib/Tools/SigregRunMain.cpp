@@ -1,10 +1,12 @@
 //===- SigregRunMain.cpp - the sigreg-run driver --------------------------===//
 
 #include "sigreg/Tools/SigregRunMain.h"
+#include "sigreg/Compiler/Artifact.h"
 #include "sigreg/Compiler/CpuJit.h"
 #include "sigreg/Compiler/Entry.h"
 #include "sigreg/Dialect/Sigreg/IR/SigregDialect.h"
 #include "sigreg/Runtime/CudaDriver.h"
+#include "sigreg/Runtime/Executor.h"
 #include "sigreg/Runtime/Harness.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -15,6 +17,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -58,6 +61,27 @@ struct Options {
                            llvm::cl::init(200)};
   llvm::cl::opt<std::string> json{"json",
                                   llvm::cl::desc("Write results as JSON")};
+  llvm::cl::opt<std::string> pipeline{
+      "pipeline",
+      llvm::cl::desc("CUDA pipelines to run: fused, naive or both (default: "
+                     "fused; both with --bench)")};
+  llvm::cl::opt<std::string> emitArtifact{
+      "emit-artifact",
+      llvm::cl::desc("Write each compiled CUDA pipeline as an AOT artifact "
+                     "(manifest.json + sigreg.ptx) under DIR/<pipeline>"),
+      llvm::cl::value_desc("DIR")};
+  llvm::cl::opt<bool> compileOnly{
+      "compile-only",
+      llvm::cl::desc("CUDA: compile (and emit artifacts), do not run; needs "
+                     "no GPU")};
+  llvm::cl::opt<std::string> chip{"chip", llvm::cl::desc("CUDA target SM"),
+                                  llvm::cl::init("sm_90")};
+  llvm::cl::opt<int64_t> blockRows{
+      "block-rows", llvm::cl::desc("Fused ECF batch tile (0: by shape)"),
+      llvm::cl::init(0)};
+  llvm::cl::opt<int64_t> blockSlices{
+      "block-slices", llvm::cl::desc("Fused ECF slice tile (0: by shape)"),
+      llvm::cl::init(0)};
 };
 
 int fail(const Twine &message, int code = 2) {
@@ -136,6 +160,100 @@ int runOnCpu(ModuleOp module, func::FuncOp func, Options &opts,
   std::fflush(stdout);
   return result.passed ? 0 : 1;
 }
+
+/// Compiles the requested CUDA pipelines, writes artifacts, and (unless
+/// --compile-only) runs, validates and benchmarks each on the GPU.
+int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
+              const rt::ProblemInputs &inputs, const std::vector<double> &ref) {
+  SmallVector<GpuPipelineKind> kinds;
+  StringRef which = opts.pipeline;
+  if (which.empty())
+    which = opts.bench ? "both" : "fused";
+  if (which == "fused" || which == "both")
+    kinds.push_back(GpuPipelineKind::Fused);
+  if (which == "naive" || which == "both")
+    kinds.push_back(GpuPipelineKind::Naive);
+  if (kinds.empty())
+    return fail("--pipeline must be fused, naive or both, got '" + which + "'");
+
+  GpuPipelineOptions gpuOpts;
+  gpuOpts.chip = opts.chip;
+  gpuOpts.blockRows = opts.blockRows;
+  gpuOpts.blockSlices = opts.blockSlices;
+  std::string jsonReports;
+  int exitCode = 0;
+  for (GpuPipelineKind kind : kinds) {
+    StringRef name = stringifyPipeline(kind);
+    FailureOr<Artifact> artifact = compileForCuda(
+        module, func.getSymName(), inputs.problem, kind, gpuOpts);
+    if (failed(artifact))
+      return 2;
+    if (!opts.emitArtifact.empty()) {
+      std::string dir = opts.emitArtifact + "/" + name.str();
+      if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+        return fail("cannot create '" + dir + "': " + ec.message());
+      for (auto [file, text] :
+           {std::pair<std::string, const std::string *>{
+                "manifest.json", &artifact->manifestJson},
+            {"sigreg.ptx", &artifact->ptx}})
+        if (rt::Status st = rt::writeTextFile(dir + "/" + file, *text); !st.ok())
+          return fail(st.message());
+      llvm::outs() << "sigreg-run: wrote " << dir << "/manifest.json and "
+                   << dir << "/sigreg.ptx\n";
+    }
+    rt::Manifest manifest;
+    std::string err;
+    if (!rt::parseManifest(artifact->manifestJson, manifest, err))
+      return fail("internal error: generated manifest does not parse: " + err);
+    if (rt::Status st = rt::checkProblemBuffers(manifest); !st.ok())
+      return fail("internal error: " + st.message());
+    if (opts.compileOnly) {
+      llvm::outs() << "sigreg-run: " << name << " pipeline: "
+                   << manifest.steps.size() << " steps, "
+                   << artifact->ptx.size() << " bytes of PTX\n";
+      continue;
+    }
+    llvm::outs() << "== " << name << " pipeline ==\n";
+    llvm::outs().flush();
+    std::unique_ptr<rt::Executor> exec;
+    if (rt::Status st = rt::Executor::create(manifest, artifact->ptx, exec);
+        !st.ok())
+      return fail(st.message());
+    if (rt::Status st = rt::bindProblem(*exec, inputs); !st.ok())
+      return fail(st.message());
+    rt::ValidationResult result;
+    if (rt::Status st = rt::runAndValidate(*exec, ref, result); !st.ok())
+      return fail(st.message(), 1);
+    rt::printValidation(result, inputs.problem, stdout);
+    if (!result.passed)
+      exitCode = 1;
+    rt::BenchResult bench;
+    bool benched = false;
+    if (opts.bench && result.passed) {
+      rt::BenchOptions bo;
+      bo.warmup = opts.warmup;
+      bo.iters = opts.iters;
+      if (rt::Status st = rt::runBenchmark(*exec, bo, bench); !st.ok())
+        return fail(st.message(), 1);
+      rt::printBenchTable(bench, stdout);
+      benched = true;
+    }
+    std::fflush(stdout);
+    if (!opts.json.empty()) {
+      if (!jsonReports.empty())
+        jsonReports += ",\n";
+      jsonReports += "\"" + name.str() + "\": " +
+                     rt::reportJson(*exec, opts.input, inputs, &result,
+                                    benched ? &bench : nullptr);
+    }
+  }
+  if (!opts.json.empty() && !opts.compileOnly)
+    if (rt::Status st =
+            rt::writeTextFile(opts.json, "{\n" + jsonReports + "\n}\n");
+        !st.ok())
+      return fail(st.message());
+  return exitCode;
+}
 } // namespace
 
 int mlir::sigreg::sigregRunMain(int argc, char **argv) {
@@ -174,7 +292,7 @@ int mlir::sigreg::sigregRunMain(int argc, char **argv) {
     return 2;
 
   Target target = opts.target;
-  if (target != Target::Cpu) {
+  if (target != Target::Cpu && !(target == Target::Cuda && opts.compileOnly)) {
     std::string why;
     rt::CudaDriver *driver = rt::CudaDriver::get(why);
     if (!driver) {
@@ -183,12 +301,17 @@ int mlir::sigreg::sigregRunMain(int argc, char **argv) {
       llvm::outs() << "sigreg-run: no GPU (" << why
                    << "); running on the CPU\n";
       target = Target::Cpu;
+    } else {
+      target = Target::Cuda;
     }
   }
-  if (target != Target::Cpu)
-    return fail("the CUDA target is not available in this build yet");
+  if (target == Target::Cpu && (opts.compileOnly || !opts.emitArtifact.empty() ||
+                                !opts.pipeline.empty()))
+    return fail("--compile-only, --emit-artifact and --pipeline apply to "
+                "--target=cuda");
 
-  printHeader(problem, "cpu", func->getSymName());
+  printHeader(problem, target == Target::Cpu ? "cpu" : "cuda",
+              func->getSymName());
   rt::ProblemInputs inputs;
   std::vector<double> ref;
   if (rt::Status s = rt::generateInputs(problem, opts.seed, opts.inputSeed,
@@ -197,5 +320,7 @@ int mlir::sigreg::sigregRunMain(int argc, char **argv) {
     return fail(s.message());
   if (rt::Status s = rt::computeReference(inputs, ref); !s.ok())
     return fail(s.message());
+  if (target == Target::Cuda)
+    return runOnCuda(*module, *func, opts, inputs, ref);
   return runOnCpu(*module, *func, opts, inputs, ref);
 }

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sigreg/Conversion/Passes.h"
 #include "sigreg/Dialect/Sigreg/IR/SigregDialect.h"
 #include "sigreg/Dialect/Sigreg/Transforms/Passes.h"
 #include "sigreg/Pipelines/Pipelines.h"
@@ -19,6 +20,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::sigreg::registerSigregPasses();
+  mlir::sigreg::registerSigregConversionPasses();
   mlir::sigreg::registerSigregPipelines();
 
   mlir::DialectRegistry registry;

@@ -20,6 +20,36 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {};
 /// sigreg.loss -> decompose -> naive linalg -> bufferize -> loops -> LLVM.
 void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 
+struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
+  PassOptions::Option<std::string> chip{*this, "chip",
+                                        llvm::cl::desc("Target SM"),
+                                        llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features", llvm::cl::desc("PTX features"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("gpu-module-to-binary format: isa (PTX), bin, fatbin, "
+                     "or none to stop before serialization"),
+      llvm::cl::init("isa")};
+  PassOptions::Option<int64_t> blockRows{
+      *this, "block-rows", llvm::cl::desc("Fused ECF batch tile (0: auto)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> blockSlices{
+      *this, "block-slices", llvm::cl::desc("Fused ECF slice tile (0: auto)"),
+      llvm::cl::init(0)};
+};
+
+/// The product: decompose, fuse, lower the fused ops to GPU kernels with
+/// explicit schedules, kernels to NVVM and PTX. Host code stays at the
+/// memref + gpu.launch_func level (the runner turns it into a manifest).
+void buildGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options);
+
+/// The eager-PyTorch baseline on the GPU: decompose, naive linalg lowering,
+/// bufferization, one kernel per linalg op, NVVM and PTX.
+void buildNaiveGpuPipeline(OpPassManager &pm,
+                           const GpuPipelineOptions &options);
+
 /// Registers all pipelines with the global registry.
 void registerSigregPipelines();
 

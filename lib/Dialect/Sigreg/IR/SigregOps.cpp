@@ -192,21 +192,29 @@ LogicalResult ProjectOp::verify() {
 // EcfOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult EcfOp::verify() {
-  Operation *op = getOperation();
-  RankedTensorType yType = getSlices().getType();
-  RankedTensorType cType = getCos().getType();
-  if (failed(verifyRankAndStatic(op, "slices", yType, 3, {0, 2}, "[V, N, S]")) ||
-      failed(verifyRankAndStatic(op, "result", cType, 3, {0, 1, 2},
+/// Checks an ECF result [V, S, P] against the view and slice counts.
+static LogicalResult verifyEcfResult(Operation *op, RankedTensorType cType,
+                                     int64_t numViews, int64_t numSlices,
+                                     double tMax) {
+  if (failed(verifyRankAndStatic(op, "result", cType, 3, {0, 1, 2},
                                  "[V, S, P]")))
     return failure();
-  if (cType.getDimSize(0) != yType.getDimSize(0) ||
-      cType.getDimSize(1) != yType.getDimSize(2))
-    return emitOpError("expects result of shape [V, S, P] with [V, S] = ")
-           << formatShape({yType.getDimSize(0), yType.getDimSize(2)})
-           << ", got " << formatShape(cType.getShape());
+  if (cType.getDimSize(0) != numViews || cType.getDimSize(1) != numSlices)
+    return op->emitOpError("expects result of shape [V, S, P] with [V, S] = ")
+           << formatShape({numViews, numSlices}) << ", got "
+           << formatShape(cType.getShape());
   return failure(failed(verifyPoints(op, cType.getDimSize(2))) ||
-                 failed(verifyTMax(op, getTMax().convertToDouble())));
+                 failed(verifyTMax(op, tMax)));
+}
+
+LogicalResult EcfOp::verify() {
+  RankedTensorType yType = getSlices().getType();
+  if (failed(verifyRankAndStatic(getOperation(), "slices", yType, 3, {0, 2},
+                                 "[V, N, S]")))
+    return failure();
+  return verifyEcfResult(getOperation(), getCos().getType(),
+                         yType.getDimSize(0), yType.getDimSize(2),
+                         getTMax().convertToDouble());
 }
 
 //===----------------------------------------------------------------------===//
@@ -227,15 +235,42 @@ LogicalResult AllReduceMeanOp::verify() {
 // EppsPulleyOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult EppsPulleyOp::verify() {
-  Operation *op = getOperation();
-  RankedTensorType cType = getCos().getType();
-  RankedTensorType resType = getResult().getType();
+/// Checks the ECF operands [V, S, P] and the knobs of the statistic.
+static LogicalResult verifyStatisticOperands(Operation *op,
+                                             RankedTensorType cType,
+                                             double tMax, ClipMode clip,
+                                             double clipValue) {
   if (failed(verifyRankAndStatic(op, "ECF operands", cType, 3, {0, 1, 2},
                                  "[V, S, P]")) ||
       failed(verifyPoints(op, cType.getDimSize(2))) ||
-      failed(verifyTMax(op, getTMax().convertToDouble())) ||
-      failed(verifyClip(op, getClip(), getClipValue().convertToDouble())))
+      failed(verifyTMax(op, tMax)) || failed(verifyClip(op, clip, clipValue)))
+    return failure();
+  return success();
+}
+
+/// Checks a reduced result: 0-d for mean/sum, `statsType` for none.
+static LogicalResult verifyReducedResult(Operation *op, Reduction reduction,
+                                         RankedTensorType statsType,
+                                         RankedTensorType resType) {
+  if (reduction == Reduction::none) {
+    if (resType != statsType)
+      return op->emitOpError("reduction 'none' expects the result type to "
+                             "equal the statistics type ")
+             << statsType << ", got " << resType;
+  } else if (resType.getRank() != 0) {
+    return op->emitOpError("reduction '")
+           << stringifyReduction(reduction)
+           << "' expects a 0-d result tensor<f32>, got " << resType;
+  }
+  return success();
+}
+
+LogicalResult EppsPulleyOp::verify() {
+  RankedTensorType cType = getCos().getType();
+  RankedTensorType resType = getResult().getType();
+  if (failed(verifyStatisticOperands(getOperation(), cType,
+                                     getTMax().convertToDouble(), getClip(),
+                                     getClipValue().convertToDouble())))
     return failure();
   if (resType.getShape() != cType.getShape().drop_back())
     return emitOpError("expects result of shape [V, S] = ")
@@ -254,15 +289,41 @@ LogicalResult ReduceOp::verify() {
   if (failed(verifyRankAndStatic(getOperation(), "statistics", inType, 2,
                                  {0, 1}, "[V, S]")))
     return failure();
-  if (getReduction() == Reduction::none) {
-    if (resType != inType)
-      return emitOpError("reduction 'none' expects the result type to equal "
-                         "the statistics type ")
-             << inType << ", got " << resType;
-  } else if (resType.getRank() != 0) {
-    return emitOpError("reduction '")
-           << stringifyReduction(getReduction())
-           << "' expects a 0-d result tensor<f32>, got " << resType;
-  }
-  return success();
+  return verifyReducedResult(getOperation(), getReduction(), inType, resType);
+}
+
+//===----------------------------------------------------------------------===//
+// FusedEcfOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult FusedEcfOp::verify() {
+  Operation *op = getOperation();
+  RankedTensorType inType = getInput().getType();
+  RankedTensorType projType = getProjection().getType();
+  if (failed(verifyRankAndStatic(op, "input", inType, 3, {0, 2}, "[V, N, D]")) ||
+      failed(verifyRankAndStatic(op, "projection", projType, 2, {0, 1},
+                                 "[D, S]")))
+    return failure();
+  if (inType.getDimSize(2) != projType.getDimSize(0))
+    return emitOpError("feature dimension mismatch: input has D = ")
+           << inType.getDimSize(2) << " but projection has D = "
+           << projType.getDimSize(0);
+  return verifyEcfResult(op, getCos().getType(), inType.getDimSize(0),
+                         projType.getDimSize(1), getTMax().convertToDouble());
+}
+
+//===----------------------------------------------------------------------===//
+// FusedEpilogueOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult FusedEpilogueOp::verify() {
+  RankedTensorType cType = getCos().getType();
+  if (failed(verifyStatisticOperands(getOperation(), cType,
+                                     getTMax().convertToDouble(), getClip(),
+                                     getClipValue().convertToDouble())))
+    return failure();
+  auto statsType = RankedTensorType::get(cType.getShape().drop_back(),
+                                         cType.getElementType());
+  return verifyReducedResult(getOperation(), getReduction(), statsType,
+                             getResult().getType());
 }

@@ -270,6 +270,12 @@ struct SigregLowerNaivePass
         op->emitOpError("must be decomposed first (run --sigreg-decompose)");
         return WalkResult::interrupt();
       }
+      if (isa<FusedEcfOp, FusedEpilogueOp>(op)) {
+        op->emitOpError("has no naive lowering: the naive path runs on the "
+                        "unfused ops (do not run the fusion passes before "
+                        "--sigreg-lower-naive)");
+        return WalkResult::interrupt();
+      }
       if (auto ar = dyn_cast<AllReduceMeanOp>(op); ar && ar.getWorldSize() != 1) {
         ar.emitOpError("world_size = ")
             << ar.getWorldSize()

@@ -188,4 +188,54 @@ def Sigreg_ReduceOp : Sigreg_Op<"reduce", [Pure]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Fused ops (produced by the fusion passes)
+//===----------------------------------------------------------------------===//
+
+def Sigreg_FusedEcfOp : Sigreg_Op<"fused_ecf", [Pure, AllTypesMatch<["cos", "sin"]>]> {
+  let summary = "projection GEMM + frequency projection + cos/sin + batch mean";
+  let description = [{
+    `sigreg.ecf(sigreg.project(input, projection))` as one op: neither the
+    slices `y[V, N, S]` nor the `[V, N, S, P]` arguments, cosines and sines
+    exist; lowerings keep y in registers and accumulate the cos/sin batch
+    sums per tile. Produced by `--sigreg-fuse-ecf`. When `projection` is a
+    `sigreg.projection`, the GPU lowering folds the column normalization
+    after the GEMM (`x.a_s = (x.g_s) / ||g_s||`).
+  }];
+  let arguments = (ins
+    Sigreg_InputTensor:$input, Sigreg_InputTensor:$projection,
+    DefaultValuedAttr<F64Attr, "3.0">:$t_max
+  );
+  let results = (outs Sigreg_F32Tensor:$cos, Sigreg_F32Tensor:$sin);
+  let assemblyFormat = [{
+    $input `,` $projection (`t_max` `=` $t_max^)? attr-dict `:` type($input)
+    `,` type($projection) `->` type($cos)
+  }];
+  let hasVerifier = 1;
+}
+
+def Sigreg_FusedEpilogueOp : Sigreg_Op<"fused_epilogue",
+    [Pure, AllTypesMatch<["cos", "sin"]>]> {
+  let summary = "squared error + weighted integration + clip + final reduction";
+  let description = [{
+    `sigreg.reduce(sigreg.epps_pulley(cos, sin, global_count))` as one op.
+    Produced by `--sigreg-fuse-epilogue`; it starts after the
+    `sigreg.all_reduce_mean` boundary.
+  }];
+  let arguments = (ins
+    Sigreg_F32Tensor:$cos, Sigreg_F32Tensor:$sin, Index:$global_count,
+    DefaultValuedAttr<F64Attr, "3.0">:$t_max,
+    DefaultValuedAttr<Sigreg_ClipMode, "::mlir::sigreg::ClipMode::none">:$clip,
+    DefaultValuedAttr<F64Attr, "0.0">:$clip_value,
+    DefaultValuedAttr<Sigreg_Reduction, "::mlir::sigreg::Reduction::mean">:$reduction
+  );
+  let results = (outs Sigreg_F32Tensor:$result);
+  let assemblyFormat = [{
+    $cos `,` $sin `,` $global_count (`t_max` `=` $t_max^)?
+    (`clip` `=` $clip^ `(` $clip_value `)`)? (`reduction` `=` $reduction^)?
+    attr-dict `:` type($cos) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // SIGREG_DIALECT_SIGREG_IR_SIGREGOPS_TD

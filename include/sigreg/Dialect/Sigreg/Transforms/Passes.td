@@ -32,4 +32,23 @@ def SigregLowerNaive : Pass<"sigreg-lower-naive"> {
                            "::mlir::math::MathDialect"];
 }
 
+def SigregFuseEcf : Pass<"sigreg-fuse-ecf"> {
+  let summary = "Fuse the projection GEMM, frequency projection, cos/sin and batch mean";
+  let description = [{
+    Rewrites `sigreg.ecf(sigreg.project(x, A))`, when the slices have no
+    other use, into `sigreg.fused_ecf(x, A)`: the `[V, N, S, P]` tensors and
+    the slices `y` are never materialized. Never looks through
+    `sigreg.all_reduce_mean`.
+  }];
+}
+
+def SigregFuseEpilogue : Pass<"sigreg-fuse-epilogue"> {
+  let summary = "Fuse squared error, weighted integration, clip and final reduction";
+  let description = [{
+    Rewrites `sigreg.reduce(sigreg.epps_pulley(c, s, n))`, when the
+    statistics have no other use, into `sigreg.fused_epilogue(c, s, n)`. The
+    fused op starts after the `sigreg.all_reduce_mean` boundary.
+  }];
+}
+
 #endif // SIGREG_DIALECT_SIGREG_TRANSFORMS_PASSES_TD

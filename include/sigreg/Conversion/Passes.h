@@ -1,0 +1,26 @@
+//===- Passes.h - sigreg conversion passes ----------------------*- C++ -*-===//
+
+#ifndef SIGREG_CONVERSION_PASSES_H
+#define SIGREG_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace sigreg {
+
+#define GEN_PASS_DECL
+#include "sigreg/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "sigreg/Conversion/Passes.h.inc"
+
+} // namespace sigreg
+} // namespace mlir
+
+#endif // SIGREG_CONVERSION_PASSES_H

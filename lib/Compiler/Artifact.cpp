@@ -1,0 +1,273 @@
+//===- Artifact.cpp - AOT artifacts: PTX + manifest -----------------------===//
+
+#include "sigreg/Compiler/Artifact.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+using namespace mlir::sigreg;
+
+StringRef mlir::sigreg::stringifyPipeline(GpuPipelineKind kind) {
+  return kind == GpuPipelineKind::Fused ? "fused" : "naive";
+}
+
+FailureOr<Artifact>
+mlir::sigreg::compileForCuda(ModuleOp module, StringRef entry,
+                             const ::sigreg::runtime::ProblemDesc &problem,
+                             GpuPipelineKind kind,
+                             const GpuPipelineOptions &options) {
+  OwningOpRef<ModuleOp> clone(module.clone());
+  PassManager pm(module.getContext());
+  if (kind == GpuPipelineKind::Fused)
+    buildGpuPipeline(pm, options);
+  else
+    buildNaiveGpuPipeline(pm, options);
+  if (failed(pm.run(*clone)))
+    return failure();
+  return extractArtifact(*clone, entry, problem, stringifyPipeline(kind),
+                         options.chip);
+}
+
+namespace {
+int64_t elementBytes(Type t) { return (t.getIntOrFloatBitWidth() + 7) / 8; }
+
+std::string dtypeOf(Type t) {
+  if (t.isBF16())
+    return "bf16";
+  if (t.isF16())
+    return "f16";
+  if (t.isF32())
+    return "f32";
+  if (t.isF64())
+    return "f64";
+  return "";
+}
+
+/// Walks the host function and records buffers, scalars and steps.
+class ManifestBuilder {
+public:
+  ManifestBuilder(func::FuncOp func) : func(func) {}
+
+  LogicalResult build(llvm::json::Array &buffers, llvm::json::Array &scalars,
+                      llvm::json::Array &steps, std::string &kernelModule);
+
+private:
+  struct BufferRef {
+    std::string name;
+    int64_t offset = 0;
+  };
+  FailureOr<BufferRef> bufferOf(Value v, Operation *user);
+  FailureOr<llvm::json::Value> argOf(Value v, Operation *user);
+
+  func::FuncOp func;
+  DenseMap<Value, BufferRef> buffers;
+  DenseMap<Value, std::string> scalarArgs;
+};
+
+llvm::json::Object bufferJson(StringRef name, StringRef role, MemRefType t) {
+  llvm::json::Array shape;
+  for (int64_t d : t.getShape())
+    shape.push_back(d);
+  return llvm::json::Object{
+      {"name", name.str()},
+      {"role", role.str()},
+      {"bytes", t.getNumElements() * elementBytes(t.getElementType())},
+      {"dtype", dtypeOf(t.getElementType())},
+      {"shape", std::move(shape)}};
+}
+
+FailureOr<ManifestBuilder::BufferRef>
+ManifestBuilder::bufferOf(Value v, Operation *user) {
+  auto it = buffers.find(v);
+  if (it != buffers.end())
+    return it->second;
+  return user->emitOpError("uses a memref the AOT manifest cannot name "
+                           "(only arguments, allocations and their reshapes)");
+}
+
+FailureOr<llvm::json::Value> ManifestBuilder::argOf(Value v, Operation *user) {
+  if (isa<MemRefType>(v.getType())) {
+    FailureOr<BufferRef> ref = bufferOf(v, user);
+    if (failed(ref))
+      return failure();
+    llvm::json::Object o{{"buffer", ref->name}};
+    if (ref->offset)
+      o["offset"] = ref->offset;
+    return llvm::json::Value(std::move(o));
+  }
+  auto scalar = scalarArgs.find(v);
+  if (scalar != scalarArgs.end())
+    return llvm::json::Value(llvm::json::Object{{"scalar", scalar->second}});
+  Attribute attr;
+  if (matchPattern(v, m_Constant(&attr))) {
+    if (auto i = dyn_cast<IntegerAttr>(attr)) {
+      bool is32 = i.getType().isInteger(32);
+      return llvm::json::Value(
+          llvm::json::Object{{is32 ? "i32" : "i64", i.getInt()}});
+    }
+    if (auto f = dyn_cast<FloatAttr>(attr))
+      return llvm::json::Value(llvm::json::Object{
+          {f.getType().isF32() ? "f32" : "f64", f.getValueAsDouble()}});
+  }
+  return user->emitOpError("has a kernel operand the AOT manifest cannot "
+                           "express: ")
+         << v;
+}
+
+LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
+                                     llvm::json::Array &scalarList,
+                                     llvm::json::Array &steps,
+                                     std::string &kernelModule) {
+  // Arguments: x, then seed (i64 scalar) or proj, then outputs.
+  unsigned numMemrefInputs = 0;
+  for (BlockArgument arg : func.getArguments()) {
+    if (auto t = dyn_cast<MemRefType>(arg.getType())) {
+      bool isOutput = arg.getArgNumber() >= 2;
+      std::string name = isOutput ? "out"
+                         : numMemrefInputs++ == 0 ? "x"
+                                                  : "proj";
+      if (isOutput && arg.getArgNumber() > 2)
+        name += std::to_string(arg.getArgNumber() - 2);
+      bufferList.push_back(bufferJson(name, isOutput ? "output" : "input", t));
+      buffers[arg] = {name, 0};
+    } else if (arg.getType().isInteger(64)) {
+      scalarList.push_back(llvm::json::Object{{"name", "seed"}, {"type", "i64"}});
+      scalarArgs[arg] = "seed";
+    } else {
+      return func.emitError("unsupported argument type in the AOT manifest: ")
+             << arg.getType();
+    }
+  }
+  unsigned numWorkspaces = 0;
+  for (Operation &op : func.getBody().front()) {
+    if (isa<arith::ConstantOp, memref::DeallocOp, func::ReturnOp>(op))
+      continue;
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      if (!alloc.getType().hasStaticShape())
+        return alloc.emitOpError("needs a static shape in the AOT manifest");
+      std::string name = "ws" + std::to_string(numWorkspaces++);
+      bufferList.push_back(bufferJson(name, "workspace", alloc.getType()));
+      buffers[alloc.getResult()] = {name, 0};
+      continue;
+    }
+    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(op)) {
+      FailureOr<BufferRef> ref = bufferOf(op.getOperand(0), &op);
+      if (failed(ref))
+        return failure();
+      buffers[op.getResult(0)] = *ref;
+      continue;
+    }
+    if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+      FailureOr<BufferRef> src = bufferOf(copy.getSource(), &op);
+      FailureOr<BufferRef> dst = bufferOf(copy.getTarget(), &op);
+      if (failed(src) || failed(dst))
+        return failure();
+      auto t = cast<MemRefType>(copy.getSource().getType());
+      steps.push_back(llvm::json::Object{
+          {"op", "copy"},
+          {"src", src->name},
+          {"src_offset", src->offset},
+          {"dst", dst->name},
+          {"dst_offset", dst->offset},
+          {"bytes", t.getNumElements() * elementBytes(t.getElementType())}});
+      continue;
+    }
+    if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
+      auto dims = [&](gpu::KernelDim3 d) -> FailureOr<llvm::json::Array> {
+        llvm::json::Array a;
+        for (Value v : {d.x, d.y, d.z}) {
+          std::optional<int64_t> c = getConstantIntValue(v);
+          if (!c)
+            return launch.emitOpError("needs constant grid and block sizes");
+          a.push_back(*c);
+        }
+        return a;
+      };
+      FailureOr<llvm::json::Array> grid = dims(launch.getGridSizeOperandValues());
+      FailureOr<llvm::json::Array> block =
+          dims(launch.getBlockSizeOperandValues());
+      if (failed(grid) || failed(block))
+        return failure();
+      if (launch.getDynamicSharedMemorySize())
+        return launch.emitOpError("dynamic shared memory is not supported");
+      llvm::json::Array args;
+      for (Value v : launch.getKernelOperands()) {
+        FailureOr<llvm::json::Value> arg = argOf(v, &op);
+        if (failed(arg))
+          return failure();
+        args.push_back(std::move(*arg));
+      }
+      kernelModule = launch.getKernelModuleName().str();
+      auto region = launch->getAttrOfType<StringAttr>("sigreg.region");
+      steps.push_back(llvm::json::Object{
+          {"op", "launch"},
+          {"kernel", launch.getKernelName().str()},
+          {"region", region ? region.str() : "other"},
+          {"grid", std::move(*grid)},
+          {"block", std::move(*block)},
+          {"shared_bytes", 0},
+          {"args", std::move(args)}});
+      continue;
+    }
+    return op.emitOpError("cannot be expressed in the AOT manifest");
+  }
+  return success();
+}
+} // namespace
+
+FailureOr<Artifact>
+mlir::sigreg::extractArtifact(ModuleOp compiled, StringRef entry,
+                              const ::sigreg::runtime::ProblemDesc &p,
+                              StringRef pipeline, StringRef chip) {
+  auto func = compiled.lookupSymbol<func::FuncOp>(entry);
+  if (!func)
+    return compiled.emitError("no host function '") << entry << "'";
+  llvm::json::Array buffers, scalars, steps;
+  std::string kernelModule;
+  if (failed(ManifestBuilder(func).build(buffers, scalars, steps, kernelModule)))
+    return failure();
+
+  Artifact artifact;
+  if (!kernelModule.empty()) {
+    auto binary = compiled.lookupSymbol<gpu::BinaryOp>(kernelModule);
+    if (!binary)
+      return compiled.emitError("no gpu.binary '")
+             << kernelModule << "' (was the module serialized?)";
+    auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+    if (object.getFormat() != gpu::CompilationTarget::Assembly)
+      return binary.emitOpError("AOT artifacts carry PTX: serialize with "
+                                "format=isa");
+    artifact.ptx = object.getObject().getValue().str();
+  }
+
+  llvm::json::Object problem{{"V", p.V},
+                             {"N", p.N},
+                             {"D", p.D},
+                             {"S", p.S},
+                             {"P", p.P},
+                             {"t_max", p.tMax},
+                             {"clip", p.clip},
+                             {"clip_value", p.clipValue},
+                             {"reduction", p.reduction},
+                             {"dtype", p.dtype},
+                             {"projection", p.projection},
+                             {"views", p.views}};
+  llvm::json::Object manifest{{"format", "sigreg-aot-v1"},
+                              {"function", entry.str()},
+                              {"pipeline", pipeline.str()},
+                              {"chip", chip.str()},
+                              {"ptx", "sigreg.ptx"},
+                              {"problem", std::move(problem)},
+                              {"buffers", std::move(buffers)},
+                              {"scalars", std::move(scalars)},
+                              {"steps", std::move(steps)}};
+  llvm::raw_string_ostream os(artifact.manifestJson);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)));
+  return artifact;
+}

@@ -1,0 +1,375 @@
+//===- Kernels.cpp - kernel builders of --convert-sigreg-to-gpu -----------===//
+
+#include "Kernels.h"
+
+#include "sigreg/Dialect/Sigreg/Utils/KernelBuilder.h"
+#include "sigreg/Dialect/Sigreg/Utils/ProjectionBuilder.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::sigreg;
+
+namespace {
+using gpu::Dimension;
+
+/// Creates an empty kernel `name` with `args` and workgroup buffers of f32
+/// of the given sizes, and a builder at the start of its body.
+gpu::GPUFuncOp createKernel(OpBuilder &b, Location loc, StringRef name,
+                            StringRef region, TypeRange args,
+                            ArrayRef<int64_t> workgroupF32Sizes) {
+  MLIRContext *ctx = b.getContext();
+  auto wgSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  SmallVector<Type> workgroup;
+  for (int64_t n : workgroupF32Sizes)
+    workgroup.push_back(
+        MemRefType::get({n}, b.getF32Type(), MemRefLayoutAttrInterface(),
+                        wgSpace));
+  auto func = gpu::GPUFuncOp::create(b, loc, name,
+                                     b.getFunctionType(args, {}), workgroup);
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func->setAttr("sigreg.region", b.getStringAttr(region));
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(kBlockThreads), 1, 1}));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(&func.getBody().front());
+  gpu::ReturnOp::create(b, loc);
+  return func;
+}
+
+MemRefType f32Memref(OpBuilder &b, ArrayRef<int64_t> shape) {
+  return MemRefType::get(shape, b.getF32Type());
+}
+
+Value toI32(KernelBuilder &k, Value index) {
+  return arith::IndexCastUIOp::create(k.b, k.b.getI32Type(), index);
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Projection: thread = one slice column s, block row = one chunk of D.
+//   grid (ceil(S / 256), ceil(D / chunk)), block 256.
+//   g[d, s] for d in the chunk (ascending), sumSq[chunk, s] = sum g^2.
+// Consecutive threads write consecutive s: stores are coalesced.
+//===----------------------------------------------------------------------===//
+
+gpu::GPUFuncOp mlir::sigreg::buildProjectionKernel(
+    OpBuilder &b, Location loc, const ProjectionKernelShape &shape) {
+  int64_t D = shape.featureDim, S = shape.numSlices;
+  auto func = createKernel(
+      b, loc, "sigreg_projection", "projection_generation",
+      {b.getI64Type(), f32Memref(b, {D, S}), f32Memref(b, {shape.numChunks(), S})},
+      {});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder k(loc, b);
+  Value seed = func.getArgument(0), g = func.getArgument(1),
+        sumSq = func.getArgument(2);
+  Value s = k.add(k.mul(k.blockId(Dimension::x), k.idx(kBlockThreads)),
+                  k.threadId(Dimension::x));
+  Value chunk = k.blockId(Dimension::y);
+  k.ifThen(k.lt(s, k.idx(S)), [&] {
+    Value d0 = k.mul(chunk, k.idx(shape.chunk));
+    Value d1 = k.min(k.add(d0, k.idx(shape.chunk)), k.idx(D));
+    Value sI32 = toI32(k, s);
+    SmallVector<Value> acc = k.forEach(
+        d0, d1, k.idx(1), {k.f32(0.0f)}, [&](Value d, ValueRange carried) {
+          Value gv = buildProjectionGaussian(k.b, seed, toI32(k, d), sI32);
+          k.store(gv, g, {d, s});
+          return SmallVector<Value>{k.addf(carried[0], k.mulf(gv, gv))};
+        });
+    k.store(acc[0], sumSq, {chunk, s});
+  });
+  return func;
+}
+
+//===----------------------------------------------------------------------===//
+// Fused ECF: block = (slice tile of BS, batch tile of BM, view), 256 threads
+// as 16 x 16 (tx over slices, ty over rows); thread (tx, ty) owns rows
+// ty + 16 i (i < BM/16) and slices tx + 16 j (j < BS/16).
+//   1. GEMM: k-tiles of 16; x tile [16][BM(+1 pad)] and A tile [16][BS] staged
+//      in shared memory as f32 (bf16/f16 widened on load); f32 FMA into
+//      registers. Out-of-range rows/slices/features load as 0.
+//   2. y = acc / ||g_s|| when seeded (normalization after the GEMM).
+//   3. cos/sin: one sincos of dt*y, then the angle-addition recurrence
+//      (c, s) <- (c c1 - s s1, s c1 + c s1) over the points.
+//   4. Per point: per-thread sums over its rows, then a fixed-order sum over
+//      the 16 row groups through shared memory; thread tid < BS writes slice
+//      s0 + tid.
+//===----------------------------------------------------------------------===//
+
+gpu::GPUFuncOp mlir::sigreg::buildFusedEcfKernel(OpBuilder &b, Location loc,
+                                                 const EcfKernelShape &sh) {
+  int64_t V = sh.numViews, N = sh.batch, D = sh.featureDim, S = sh.numSlices,
+          P = sh.numPoints, BM = sh.blockRows, BS = sh.blockSlices;
+  int64_t TM = BM / 16, TS = BS / 16, xStride = BM + 1;
+  int64_t T = sh.numBatchTiles();
+  SmallVector<Type> args = {
+      MemRefType::get({V, N, D}, sh.inputElement),
+      MemRefType::get({D, S}, sh.projectionElement)};
+  if (sh.seeded)
+    args.push_back(f32Memref(b, {sh.normChunks, S}));
+  SmallVector<int64_t> outShape =
+      T == 1 ? SmallVector<int64_t>{V, S, P} : SmallVector<int64_t>{T, V, S, P};
+  args.push_back(f32Memref(b, outShape));
+  args.push_back(f32Memref(b, outShape));
+  auto func = createKernel(b, loc, "sigreg_fused_ecf", "trig_reduction", args,
+                           {kTileK * xStride, kTileK * BS, 16 * BS, 16 * BS,
+                            BS});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder k(loc, b);
+  Value x = func.getArgument(0), A = func.getArgument(1);
+  Value sumSq = sh.seeded ? func.getArgument(2) : Value();
+  Value cosOut = func.getArgument(args.size() - 2),
+        sinOut = func.getArgument(args.size() - 1);
+  Value xs = func.getWorkgroupAttributions()[0],
+        as = func.getWorkgroupAttributions()[1],
+        redC = func.getWorkgroupAttributions()[2],
+        redS = func.getWorkgroupAttributions()[3],
+        norm = func.getWorkgroupAttributions()[4];
+
+  Value tid = k.threadId(Dimension::x);
+  Value tx = k.rem(tid, k.idx(16)), ty = k.div(tid, k.idx(16));
+  Value sliceTile = k.blockId(Dimension::x), batchTile = k.blockId(Dimension::y);
+  Value v = k.blockId(Dimension::z);
+  Value s0 = k.mul(sliceTile, k.idx(BS)), n0 = k.mul(batchTile, k.idx(BM));
+  Value lastS = k.idx(S - 1), lastN = k.idx(N - 1), lastD = k.idx(D - 1);
+
+  // Column norms of the seeded projection, one thread per slice of the tile.
+  if (sh.seeded) {
+    k.ifThen(k.lt(tid, k.idx(BS)), [&] {
+      Value s = k.min(k.add(s0, tid), lastS);
+      SmallVector<Value> sum = k.forEach(
+          k.idx(0), k.idx(sh.normChunks), k.idx(1), {k.f32(0.0f)},
+          [&](Value c, ValueRange carried) {
+            return SmallVector<Value>{
+                k.addf(carried[0], k.load(sumSq, {c, s}))};
+          });
+      k.store(math::SqrtOp::create(k.b, sum[0]), norm, {tid});
+    });
+    k.barrier();
+  }
+
+  // 1. GEMM over k-tiles.
+  int64_t numK = (D + kTileK - 1) / kTileK;
+  SmallVector<Value> zeros(TM * TS, k.f32(0.0f));
+  SmallVector<Value> acc = k.forEach(
+      k.idx(0), k.idx(numK), k.idx(1), zeros,
+      [&](Value kt, ValueRange carried) {
+        Value k0 = k.mul(kt, k.idx(kTileK));
+        for (int64_t e = 0; e < BM * kTileK / kBlockThreads; ++e) {
+          Value lin = k.add(tid, k.idx(e * kBlockThreads));
+          Value r = k.div(lin, k.idx(kTileK)), c = k.rem(lin, k.idx(kTileK));
+          Value n = k.add(n0, r), kk = k.add(k0, c);
+          Value inBounds = k.land(k.lt(n, k.idx(N)), k.lt(kk, k.idx(D)));
+          Value val = k.toF32(
+              k.load(x, {v, k.min(n, lastN), k.min(kk, lastD)}));
+          k.store(k.select(inBounds, val, k.f32(0.0f)), xs,
+                  {k.add(k.mul(c, k.idx(xStride)), r)});
+        }
+        for (int64_t e = 0; e < kTileK * BS / kBlockThreads; ++e) {
+          Value lin = k.add(tid, k.idx(e * kBlockThreads));
+          Value kk = k.div(lin, k.idx(BS)), ss = k.rem(lin, k.idx(BS));
+          Value d = k.add(k0, kk), s = k.add(s0, ss);
+          Value inBounds = k.land(k.lt(d, k.idx(D)), k.lt(s, k.idx(S)));
+          Value val = k.toF32(k.load(A, {k.min(d, lastD), k.min(s, lastS)}));
+          k.store(k.select(inBounds, val, k.f32(0.0f)), as, {lin});
+        }
+        k.barrier();
+        SmallVector<Value> next(carried.begin(), carried.end());
+        for (int64_t kk = 0; kk < kTileK; ++kk) {
+          SmallVector<Value> xv, av;
+          for (int64_t i = 0; i < TM; ++i)
+            xv.push_back(k.load(
+                xs, {k.add(ty, k.idx(kk * xStride + 16 * i))}));
+          for (int64_t j = 0; j < TS; ++j)
+            av.push_back(k.load(as, {k.add(tx, k.idx(kk * BS + 16 * j))}));
+          for (int64_t i = 0; i < TM; ++i)
+            for (int64_t j = 0; j < TS; ++j)
+              next[i * TS + j] = k.fma(xv[i], av[j], next[i * TS + j]);
+        }
+        k.barrier();
+        return next;
+      });
+
+  // 2-3. Normalize, first rotation.
+  double dt = sh.tMax / static_cast<double>(P - 1);
+  Value dtF = k.f32(static_cast<float>(dt));
+  SmallVector<Value> valid, c1(TM * TS), s1(TM * TS), cp(TM * TS), sp(TM * TS);
+  for (int64_t i = 0; i < TM; ++i)
+    valid.push_back(k.lt(k.add(n0, k.add(ty, k.idx(16 * i))), k.idx(N)));
+  for (int64_t j = 0; j < TS; ++j) {
+    Value nrm = sh.seeded ? k.load(norm, {k.add(tx, k.idx(16 * j))}) : Value();
+    for (int64_t i = 0; i < TM; ++i) {
+      Value y = acc[i * TS + j];
+      if (nrm)
+        y = k.divf(y, nrm);
+      Value theta = k.mulf(y, dtF);
+      c1[i * TS + j] = math::CosOp::create(k.b, theta);
+      s1[i * TS + j] = math::SinOp::create(k.b, theta);
+      cp[i * TS + j] = k.f32(1.0f);
+      sp[i * TS + j] = k.f32(0.0f);
+    }
+  }
+
+  // 4. Per point: reduce over rows, write.
+  Value zero = k.f32(0.0f);
+  Value batchF = k.f32(static_cast<float>(N));
+  for (int64_t p = 0; p < P; ++p) {
+    for (int64_t j = 0; j < TS; ++j) {
+      Value pc = zero, ps = zero;
+      for (int64_t i = 0; i < TM; ++i) {
+        pc = k.addf(pc, k.select(valid[i], cp[i * TS + j], zero));
+        ps = k.addf(ps, k.select(valid[i], sp[i * TS + j], zero));
+      }
+      Value slot = k.add(k.mul(ty, k.idx(BS)), k.add(tx, k.idx(16 * j)));
+      k.store(pc, redC, {slot});
+      k.store(ps, redS, {slot});
+    }
+    k.barrier();
+    k.ifThen(k.lt(tid, k.idx(BS)), [&] {
+      Value tc = zero, ts = zero;
+      for (int64_t r = 0; r < 16; ++r) {
+        Value slot = k.add(tid, k.idx(r * BS));
+        tc = k.addf(tc, k.load(redC, {slot}));
+        ts = k.addf(ts, k.load(redS, {slot}));
+      }
+      Value s = k.add(s0, tid);
+      k.ifThen(k.lt(s, k.idx(S)), [&] {
+        Value pIdx = k.idx(p);
+        if (T == 1) {
+          k.store(k.divf(tc, batchF), cosOut, {v, s, pIdx});
+          k.store(k.divf(ts, batchF), sinOut, {v, s, pIdx});
+        } else {
+          k.store(tc, cosOut, {batchTile, v, s, pIdx});
+          k.store(ts, sinOut, {batchTile, v, s, pIdx});
+        }
+      });
+    });
+    k.barrier();
+    if (p + 1 < P)
+      for (int64_t e = 0; e < TM * TS; ++e) {
+        Value c = cp[e], s = sp[e];
+        cp[e] = k.subf(k.mulf(c, c1[e]), k.mulf(s, s1[e]));
+        sp[e] = k.addf(k.mulf(s, c1[e]), k.mulf(c, s1[e]));
+      }
+  }
+  return func;
+}
+
+//===----------------------------------------------------------------------===//
+// ECF finalize: one thread per (v, s, p); sums the batch tiles in ascending
+// order and divides by N.
+//===----------------------------------------------------------------------===//
+
+gpu::GPUFuncOp mlir::sigreg::buildEcfFinalizeKernel(OpBuilder &b, Location loc,
+                                                    int64_t T, int64_t V,
+                                                    int64_t S, int64_t P,
+                                                    int64_t batch) {
+  MemRefType part = f32Memref(b, {T, V, S, P}), full = f32Memref(b, {V, S, P});
+  auto func = createKernel(b, loc, "sigreg_ecf_finalize", "trig_reduction",
+                           {part, part, full, full}, {});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder k(loc, b);
+  Value e = k.add(k.mul(k.blockId(Dimension::x), k.idx(kBlockThreads)),
+                  k.threadId(Dimension::x));
+  k.ifThen(k.lt(e, k.idx(V * S * P)), [&] {
+    Value p = k.rem(e, k.idx(P));
+    Value s = k.rem(k.div(e, k.idx(P)), k.idx(S));
+    Value v = k.div(e, k.idx(S * P));
+    SmallVector<Value> sums = k.forEach(
+        k.idx(0), k.idx(T), k.idx(1), {k.f32(0.0f), k.f32(0.0f)},
+        [&](Value t, ValueRange carried) {
+          return SmallVector<Value>{
+              k.addf(carried[0], k.load(func.getArgument(0), {t, v, s, p})),
+              k.addf(carried[1], k.load(func.getArgument(1), {t, v, s, p}))};
+        });
+    Value n = k.f32(static_cast<float>(batch));
+    k.store(k.divf(sums[0], n), func.getArgument(2), {v, s, p});
+    k.store(k.divf(sums[1], n), func.getArgument(3), {v, s, p});
+  });
+  return func;
+}
+
+//===----------------------------------------------------------------------===//
+// Epilogue. T[v, s] = count * sum_p w_p ((c - phi_p)^2 + s^2), clipped, with
+// phi and w folded in as constants (P is static).
+//   none:      one thread per (v, s).
+//   mean/sum:  one block; thread-strided partial sums, then a fixed-order
+//              shared-memory tree; thread 0 writes the scalar.
+//===----------------------------------------------------------------------===//
+
+gpu::GPUFuncOp mlir::sigreg::buildEpilogueKernel(OpBuilder &b, Location loc,
+                                                 const EpilogueKernelShape &sh) {
+  int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints;
+  bool none = sh.reduction == Reduction::none;
+  MemRefType ecf = f32Memref(b, {V, S, P});
+  MemRefType out = none ? f32Memref(b, {V, S}) : f32Memref(b, {});
+  auto func = createKernel(b, loc, "sigreg_epilogue", "epilogue",
+                           {ecf, ecf, out},
+                           none ? ArrayRef<int64_t>{} : ArrayRef<int64_t>{
+                                                            kBlockThreads});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder k(loc, b);
+  IntegrationGrid grid = computeIntegrationGrid(P, sh.tMax);
+  Value cosIn = func.getArgument(0), sinIn = func.getArgument(1),
+        outArg = func.getArgument(2);
+  Value count = k.f32(static_cast<float>(sh.globalCount));
+  Value clipV = k.f32(static_cast<float>(sh.clipValue));
+
+  auto statistic = [&](Value v, Value s) {
+    Value dot = k.f32(0.0f);
+    for (int64_t p = 0; p < P; ++p) {
+      Value c = k.load(cosIn, {v, s, k.idx(p)});
+      Value sn = k.load(sinIn, {v, s, k.idx(p)});
+      Value d = k.subf(c, k.f32(static_cast<float>(grid.phi[p])));
+      Value err = k.addf(k.mulf(d, d), k.mulf(sn, sn));
+      dot = k.addf(dot, k.mulf(err, k.f32(static_cast<float>(grid.w[p]))));
+    }
+    Value stat = k.mulf(dot, count);
+    if (sh.clip == ClipMode::clamp_min)
+      return Value(arith::MaximumFOp::create(k.b, stat, clipV));
+    if (sh.clip == ClipMode::zero_below)
+      return k.select(arith::CmpFOp::create(k.b, arith::CmpFPredicate::OLT,
+                                            stat, clipV),
+                      k.f32(0.0f), stat);
+    return stat;
+  };
+
+  Value tid = k.threadId(Dimension::x);
+  if (none) {
+    Value e = k.add(k.mul(k.blockId(Dimension::x), k.idx(kBlockThreads)), tid);
+    k.ifThen(k.lt(e, k.idx(V * S)), [&] {
+      Value v = k.div(e, k.idx(S)), s = k.rem(e, k.idx(S));
+      k.store(statistic(v, s), outArg, {v, s});
+    });
+    return func;
+  }
+  Value red = func.getWorkgroupAttributions()[0];
+  SmallVector<Value> local = k.forEach(
+      tid, k.idx(V * S), k.idx(kBlockThreads), {k.f32(0.0f)},
+      [&](Value e, ValueRange carried) {
+        Value v = k.div(e, k.idx(S)), s = k.rem(e, k.idx(S));
+        return SmallVector<Value>{k.addf(carried[0], statistic(v, s))};
+      });
+  k.store(local[0], red, {tid});
+  k.barrier();
+  for (int64_t stride = kBlockThreads / 2; stride >= 1; stride /= 2) {
+    k.ifThen(k.lt(tid, k.idx(stride)), [&] {
+      Value other = k.load(red, {k.add(tid, k.idx(stride))});
+      k.store(k.addf(k.load(red, {tid}), other), red, {tid});
+    });
+    k.barrier();
+  }
+  k.ifThen(k.lt(tid, k.idx(1)), [&] {
+    Value total = k.load(red, {k.idx(0)});
+    if (sh.reduction == Reduction::mean)
+      total = k.divf(total, k.f32(static_cast<float>(V * S)));
+    k.store(total, outArg, {});
+  });
+  return func;
+}

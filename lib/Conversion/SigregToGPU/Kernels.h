@@ -1,0 +1,72 @@
+//===- Kernels.h - kernel builders of --convert-sigreg-to-gpu ---*- C++ -*-===//
+//
+// Each function appends one gpu.func (with the `gpu.kernel` attribute) to the
+// given gpu.module and returns it. Shapes are static; the schedule of each
+// kernel is described at its definition and in docs/GPU-SCHEDULES.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SIGREG_LIB_CONVERSION_SIGREGTOGPU_KERNELS_H
+#define SIGREG_LIB_CONVERSION_SIGREGTOGPU_KERNELS_H
+
+#include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace mlir {
+namespace sigreg {
+
+/// Threads per block of every kernel below.
+constexpr int64_t kBlockThreads = 256;
+/// Depth of the k (feature) tile of the fused ECF GEMM.
+constexpr int64_t kTileK = 16;
+
+struct ProjectionKernelShape {
+  int64_t featureDim, numSlices, chunk;
+  int64_t numChunks() const { return (featureDim + chunk - 1) / chunk; }
+};
+/// (seed : i64, g : memref<DxSxf32>, sumSq : memref<CxSxf32>).
+gpu::GPUFuncOp buildProjectionKernel(OpBuilder &b, Location loc,
+                                     const ProjectionKernelShape &shape);
+
+struct EcfKernelShape {
+  int64_t numViews, batch, featureDim, numSlices, numPoints;
+  double tMax;
+  Type inputElement, projectionElement;
+  /// Seeded: the projection is raw g plus per-chunk sums of g^2.
+  bool seeded;
+  int64_t normChunks;
+  int64_t blockRows, blockSlices;
+  int64_t numBatchTiles() const { return (batch + blockRows - 1) / blockRows; }
+  int64_t numSliceTiles() const {
+    return (numSlices + blockSlices - 1) / blockSlices;
+  }
+};
+/// (x, A, [sumSq], cosOut, sinOut). With one batch tile the outputs are the
+/// [V, S, P] means; otherwise [T, V, S, P] per-tile sums.
+gpu::GPUFuncOp buildFusedEcfKernel(OpBuilder &b, Location loc,
+                                   const EcfKernelShape &shape);
+
+/// (cosPart, sinPart : [T, V, S, P], cos, sin : [V, S, P]): fixed-order sum
+/// over the tiles, divided by the batch size.
+gpu::GPUFuncOp buildEcfFinalizeKernel(OpBuilder &b, Location loc,
+                                      int64_t numTiles, int64_t numViews,
+                                      int64_t numSlices, int64_t numPoints,
+                                      int64_t batch);
+
+struct EpilogueKernelShape {
+  int64_t numViews, numSlices, numPoints;
+  double tMax;
+  int64_t globalCount;
+  ClipMode clip;
+  double clipValue;
+  Reduction reduction;
+};
+/// (cos, sin : [V, S, P], out : memref<f32> or memref<VxSxf32>).
+gpu::GPUFuncOp buildEpilogueKernel(OpBuilder &b, Location loc,
+                                   const EpilogueKernelShape &shape);
+
+} // namespace sigreg
+} // namespace mlir
+
+#endif // SIGREG_LIB_CONVERSION_SIGREGTOGPU_KERNELS_H

@@ -1,0 +1,383 @@
+//===- SigregToGPU.cpp - fused sigreg ops -> GPU kernels + host code ------===//
+//
+// Rewrites each function holding fused sigreg ops into host code on memrefs
+// that launches the kernels of Kernels.cpp. The host side is bufferized here
+// directly (the op set is small and closed): tensor arguments become memref
+// arguments, tensor results become trailing out-parameters that the last
+// kernel writes in place when it can, and intermediates become memref.alloc
+// workspaces. Anything else is rejected with an error at its location.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+
+#include "sigreg/Conversion/Passes.h"
+#include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir {
+namespace sigreg {
+#define GEN_PASS_DEF_CONVERTSIGREGTOGPU
+#include "sigreg/Conversion/Passes.h.inc"
+} // namespace sigreg
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::sigreg;
+
+namespace {
+/// Number of streaming multiprocessors the tile choice aims to fill (H200).
+constexpr int64_t kTargetBlocks = 2 * 132;
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+MemRefType toMemref(Type t) {
+  auto tensor = cast<RankedTensorType>(t);
+  return MemRefType::get(tensor.getShape(), tensor.getElementType());
+}
+
+/// Lowers one function. Values of the old (tensor) body map to values of the
+/// new (memref) body.
+class FunctionLowering {
+public:
+  FunctionLowering(func::FuncOp func, gpu::GPUModuleOp kernels,
+                   const ConvertSigregToGPUOptions &options)
+      : oldFunc(func), kernels(kernels), options(options),
+        kernelTable(kernels) {}
+
+  LogicalResult run();
+
+private:
+  LogicalResult checkSupported();
+  LogicalResult lowerOp(OpBuilder &b, Operation *op);
+  Value destination(OpBuilder &b, Value result);
+  gpu::GPUFuncOp addKernel(gpu::GPUFuncOp kernel) {
+    kernelTable.insert(kernel); // renames on a clash
+    return kernel;
+  }
+  void launch(OpBuilder &b, Location loc, gpu::GPUFuncOp kernel,
+              std::array<int64_t, 3> grid, ValueRange args);
+
+  func::FuncOp oldFunc, newFunc;
+  gpu::GPUModuleOp kernels;
+  const ConvertSigregToGPUOptions &options;
+  SymbolTable kernelTable;
+  IRMapping map;
+  /// Seeded projections: raw g and per-chunk sums of squares.
+  DenseMap<Value, std::pair<Value, Value>> seededProjections;
+  DenseMap<Value, int64_t> projectionChunks;
+  SmallVector<Value> outParams;
+};
+
+LogicalResult FunctionLowering::checkSupported() {
+  WalkResult result = oldFunc.walk([&](Operation *op) {
+    if (op == oldFunc.getOperation())
+      return WalkResult::advance();
+    if (isa<ProjectOp, EcfOp, EppsPulleyOp, ReduceOp>(op)) {
+      op->emitOpError("has no GPU lowering in the fused pipeline: run "
+                      "--sigreg-fuse-ecf and --sigreg-fuse-epilogue first (the "
+                      "naive GPU pipeline lowers unfused ops through linalg)");
+      return WalkResult::interrupt();
+    }
+    if (isa<LossOp>(op)) {
+      op->emitOpError("must be decomposed first (run --sigreg-decompose)");
+      return WalkResult::interrupt();
+    }
+    if (auto ar = dyn_cast<AllReduceMeanOp>(op); ar && ar.getWorldSize() != 1) {
+      ar.emitOpError("world_size = ")
+          << ar.getWorldSize()
+          << " needs a communicator; the single-process pipelines support "
+             "world_size = 1 only";
+      return WalkResult::interrupt();
+    }
+    if (!isa<ProjectionOp, FusedEcfOp, AllReduceMeanOp, FusedEpilogueOp,
+             tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::DimOp,
+             arith::ConstantOp, func::ReturnOp>(op)) {
+      op->emitOpError("cannot be lowered by --convert-sigreg-to-gpu");
+      return WalkResult::interrupt();
+    }
+    for (Type t : op->getOperandTypes())
+      if (auto shaped = dyn_cast<ShapedType>(t); shaped && !shaped.hasStaticShape()) {
+        op->emitOpError("the GPU pipelines need static shapes, got ")
+            << t << " (sigreg-run specializes the batch size from --shape)";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+void FunctionLowering::launch(OpBuilder &b, Location loc,
+                              gpu::GPUFuncOp kernel,
+                              std::array<int64_t, 3> grid, ValueRange args) {
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto op = gpu::LaunchFuncOp::create(
+      b, loc, kernel, gpu::KernelDim3{c(grid[0]), c(grid[1]), c(grid[2])},
+      gpu::KernelDim3{c(kBlockThreads), c(1), c(1)}, Value(), args);
+  op->setAttr("sigreg.region", kernel->getAttr("sigreg.region"));
+}
+
+/// Where the op producing `result` writes: the out-parameter when the value
+/// (or a collapse of it) is returned, else a new workspace.
+Value FunctionLowering::destination(OpBuilder &b, Value result) {
+  Location loc = result.getLoc();
+  MemRefType type = toMemref(result.getType());
+  if (result.hasOneUse()) {
+    OpOperand &use = *result.getUses().begin();
+    if (isa<func::ReturnOp>(use.getOwner()))
+      return outParams[use.getOperandNumber()];
+    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(use.getOwner());
+        collapse && collapse->hasOneUse() &&
+        isa<func::ReturnOp>(*collapse->getUsers().begin())) {
+      Value out = outParams[collapse->getUses().begin()->getOperandNumber()];
+      return memref::ExpandShapeOp::create(
+          b, loc, type, out, collapse.getReassociationIndices());
+    }
+  }
+  return memref::AllocOp::create(b, loc, type);
+}
+
+LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
+  Location loc = op->getLoc();
+  if (isa<arith::ConstantOp>(op)) {
+    b.clone(*op, map);
+    return success();
+  }
+  if (auto dim = dyn_cast<tensor::DimOp>(op)) {
+    std::optional<int64_t> index = dim.getConstantIndex();
+    auto type = cast<RankedTensorType>(dim.getSource().getType());
+    if (!index)
+      return dim.emitOpError("needs a constant dimension index");
+    map.map(dim.getResult(), arith::ConstantIndexOp::create(
+                                 b, loc, type.getDimSize(*index)));
+    return success();
+  }
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+    map.map(expand.getResult(),
+            memref::ExpandShapeOp::create(
+                b, loc, toMemref(expand.getType()), map.lookup(expand.getSrc()),
+                expand.getReassociationIndices()));
+    return success();
+  }
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
+    map.map(collapse.getResult(),
+            memref::CollapseShapeOp::create(
+                b, loc, map.lookup(collapse.getSrc()),
+                collapse.getReassociationIndices()));
+    return success();
+  }
+  if (auto proj = dyn_cast<ProjectionOp>(op)) {
+    ProjectionKernelShape shape{proj.getType().getDimSize(0),
+                                proj.getType().getDimSize(1),
+                                options.projectionChunk};
+    b.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
+    Value g = memref::AllocOp::create(
+        b, loc, MemRefType::get({shape.featureDim, shape.numSlices},
+                                b.getF32Type()));
+    Value sumSq = memref::AllocOp::create(
+        b, loc,
+        MemRefType::get({shape.numChunks(), shape.numSlices}, b.getF32Type()));
+    OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+    gpu::GPUFuncOp kernel = addKernel(buildProjectionKernel(kb, loc, shape));
+    launch(b, loc, kernel,
+           {ceilDiv(shape.numSlices, kBlockThreads), shape.numChunks(), 1},
+           {map.lookup(proj.getSeed()), g, sumSq});
+    seededProjections[proj.getResult()] = {g, sumSq};
+    projectionChunks[proj.getResult()] = shape.numChunks();
+    return success();
+  }
+  if (auto ecf = dyn_cast<FusedEcfOp>(op)) {
+    auto inType = ecf.getInput().getType();
+    auto cType = ecf.getCos().getType();
+    EcfKernelShape sh;
+    sh.numViews = inType.getDimSize(0);
+    sh.batch = inType.getDimSize(1);
+    sh.featureDim = inType.getDimSize(2);
+    sh.numSlices = cType.getDimSize(1);
+    sh.numPoints = cType.getDimSize(2);
+    sh.tMax = ecf.getTMax().convertToDouble();
+    sh.inputElement = inType.getElementType();
+    auto seeded = seededProjections.find(ecf.getProjection());
+    sh.seeded = seeded != seededProjections.end();
+    sh.projectionElement =
+        sh.seeded ? b.getF32Type()
+                  : ecf.getProjection().getType().getElementType();
+    sh.normChunks = sh.seeded ? projectionChunks[ecf.getProjection()] : 0;
+    // Tile choice: rows by batch size, slices shrunk until the grid has
+    // about two blocks per multiprocessor.
+    sh.blockRows = options.blockRows
+                       ? options.blockRows
+                       : (sh.batch <= 16 ? 16 : sh.batch <= 32 ? 32 : 64);
+    sh.blockSlices = options.blockSlices;
+    if (!sh.blockSlices) {
+      sh.blockSlices = 64;
+      while (sh.blockSlices > 16 &&
+             sh.numViews * sh.numBatchTiles() * sh.numSliceTiles() <
+                 kTargetBlocks)
+        sh.blockSlices /= 2;
+    }
+    for (int64_t t : {sh.blockRows, sh.blockSlices})
+      if (t != 16 && t != 32 && t != 64)
+        return ecf.emitOpError("tile sizes must be 16, 32 or 64, got ") << t;
+
+    SmallVector<Value> args = {map.lookup(ecf.getInput())};
+    if (sh.seeded)
+      args.append({seeded->second.first, seeded->second.second});
+    else
+      args.push_back(map.lookup(ecf.getProjection()));
+    MemRefType full = toMemref(cType);
+    Value cosOut = memref::AllocOp::create(b, loc, full);
+    Value sinOut = memref::AllocOp::create(b, loc, full);
+    int64_t T = sh.numBatchTiles();
+    OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+    gpu::GPUFuncOp kernel = addKernel(buildFusedEcfKernel(kb, loc, sh));
+    std::array<int64_t, 3> grid = {sh.numSliceTiles(), T, sh.numViews};
+    if (T == 1) {
+      args.append({cosOut, sinOut});
+      launch(b, loc, kernel, grid, args);
+    } else {
+      auto partType = MemRefType::get(
+          {T, sh.numViews, sh.numSlices, sh.numPoints}, b.getF32Type());
+      Value cosPart = memref::AllocOp::create(b, loc, partType);
+      Value sinPart = memref::AllocOp::create(b, loc, partType);
+      args.append({cosPart, sinPart});
+      launch(b, loc, kernel, grid, args);
+      gpu::GPUFuncOp finalize = addKernel(buildEcfFinalizeKernel(
+          kb, loc, T, sh.numViews, sh.numSlices, sh.numPoints, sh.batch));
+      int64_t total = sh.numViews * sh.numSlices * sh.numPoints;
+      launch(b, loc, finalize, {ceilDiv(total, kBlockThreads), 1, 1},
+             {cosPart, sinPart, cosOut, sinOut});
+    }
+    map.map(ecf.getCos(), cosOut);
+    map.map(ecf.getSin(), sinOut);
+    return success();
+  }
+  if (auto ar = dyn_cast<AllReduceMeanOp>(op)) {
+    // One rank: the all-reduce is the identity.
+    map.map(ar.getCosGlobal(), map.lookup(ar.getCos()));
+    map.map(ar.getSinGlobal(), map.lookup(ar.getSin()));
+    map.map(ar.getGlobalCount(), map.lookup(ar.getLocalCount()));
+    return success();
+  }
+  if (auto epi = dyn_cast<FusedEpilogueOp>(op)) {
+    std::optional<int64_t> count =
+        getConstantIntValue(map.lookup(epi.getGlobalCount()));
+    if (!count)
+      return epi.emitOpError("needs a constant global count on the GPU");
+    auto cType = epi.getCos().getType();
+    EpilogueKernelShape sh{cType.getDimSize(0),
+                           cType.getDimSize(1),
+                           cType.getDimSize(2),
+                           epi.getTMax().convertToDouble(),
+                           *count,
+                           epi.getClip(),
+                           epi.getClipValue().convertToDouble(),
+                           epi.getReduction()};
+    Value out = destination(b, epi.getResult());
+    OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+    gpu::GPUFuncOp kernel = addKernel(buildEpilogueKernel(kb, loc, sh));
+    int64_t blocks = sh.reduction == Reduction::none
+                         ? ceilDiv(sh.numViews * sh.numSlices, kBlockThreads)
+                         : 1;
+    launch(b, loc, kernel, {blocks, 1, 1},
+           {map.lookup(epi.getCos()), map.lookup(epi.getSin()), out});
+    map.map(epi.getResult(), out);
+    return success();
+  }
+  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+    for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+      Value m = map.lookup(v);
+      Value base = m;
+      while (Operation *def = base.getDefiningOp()) {
+        if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
+          break;
+        base = def->getOperand(0);
+      }
+      if (base != outParams[i])
+        memref::CopyOp::create(b, loc, m, outParams[i]);
+    }
+    func::ReturnOp::create(b, loc);
+    return success();
+  }
+  return op->emitOpError("cannot be lowered by --convert-sigreg-to-gpu");
+}
+
+LogicalResult FunctionLowering::run() {
+  if (failed(checkSupported()))
+    return failure();
+  SmallVector<Type> argTypes;
+  for (Type t : oldFunc.getArgumentTypes())
+    argTypes.push_back(isa<RankedTensorType>(t) ? toMemref(t) : t);
+  unsigned numInputs = argTypes.size();
+  for (Type t : oldFunc.getResultTypes()) {
+    if (!isa<RankedTensorType>(t))
+      return oldFunc.emitError("GPU lowering supports tensor results only");
+    argTypes.push_back(toMemref(t));
+  }
+  OpBuilder b(oldFunc);
+  newFunc = func::FuncOp::create(b, oldFunc.getLoc(), oldFunc.getSymName(),
+                                 b.getFunctionType(argTypes, {}));
+  newFunc.setVisibility(oldFunc.getVisibility());
+  Block *entry = newFunc.addEntryBlock();
+  for (unsigned i = 0; i < numInputs; ++i)
+    map.map(oldFunc.getArgument(i), entry->getArgument(i));
+  for (unsigned i = numInputs; i < argTypes.size(); ++i)
+    outParams.push_back(entry->getArgument(i));
+  b.setInsertionPointToStart(entry);
+  for (Operation &op : oldFunc.getBody().front()) {
+    if (failed(lowerOp(b, &op))) {
+      newFunc.erase();
+      return failure();
+    }
+  }
+  oldFunc.erase();
+  return success();
+}
+
+struct ConvertSigregToGPUPass
+    : sigreg::impl::ConvertSigregToGPUBase<ConvertSigregToGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> funcs;
+    module.walk([&](func::FuncOp f) {
+      bool has = false;
+      f.walk([&](Operation *op) {
+        has |= isa<SigregDialect>(op->getDialect());
+      });
+      if (has)
+        funcs.push_back(f);
+    });
+    if (funcs.empty())
+      return;
+    for (int64_t t : {int64_t(blockRows), int64_t(blockSlices)})
+      if (t != 0 && t != 16 && t != 32 && t != 64) {
+        module.emitError("block-rows and block-slices must be 0, 16, 32 or "
+                         "64, got ")
+            << t;
+        return signalPassFailure();
+      }
+    if (projectionChunk < 1) {
+      module.emitError("projection-chunk must be positive");
+      return signalPassFailure();
+    }
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    auto kernels = module.lookupSymbol<gpu::GPUModuleOp>("sigreg_kernels");
+    if (!kernels)
+      kernels = gpu::GPUModuleOp::create(b, module.getLoc(), "sigreg_kernels");
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    b.getUnitAttr());
+    ConvertSigregToGPUOptions opts{blockRows, blockSlices, projectionChunk};
+    for (func::FuncOp f : funcs)
+      if (failed(FunctionLowering(f, kernels, opts).run()))
+        return signalPassFailure();
+  }
+};
+} // namespace
