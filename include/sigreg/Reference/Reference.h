@@ -10,6 +10,14 @@
 // i.e. the partial derivative of the global loss with respect to the local
 // samples (N_global cancels, so it does not depend on W).
 //
+// Multithreaded (SIGREG_REFERENCE_THREADS threads if set to a positive
+// integer, else std::thread::hardware_concurrency() capped at 64) and
+// vectorized, but every float64 value is computed by the same operations in
+// the same order as the textbook loops: projections sum over the inner index
+// in ascending order, ECF sums over n in ascending order per (v, s, k), without
+// contraction into fused multiply-adds. Results are therefore bitwise identical
+// run to run, for any thread count and any instruction set.
+//
 // Invalid arguments (non-positive V, N, D, numSlices or worldSize, numPoints
 // < 2, null pointers) make the functions return an empty vector.
 //
