@@ -10,10 +10,11 @@ using namespace mlir::sigreg;
 
 /// The sigreg.loss whose result `func` returns, or null.
 static LossOp returnedLoss(func::FuncOp func) {
-  if (func.isExternal() || func.getNumResults() != 1)
+  if (func.isExternal() || func.getNumResults() != 1 ||
+      !func.getBody().hasOneBlock())
     return nullptr;
-  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  return ret.getOperand(0).getDefiningOp<LossOp>();
+  auto ret = dyn_cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  return ret ? ret.getOperand(0).getDefiningOp<LossOp>() : nullptr;
 }
 
 /// Checks the form sigreg-run supports and emits an error otherwise.
@@ -23,8 +24,8 @@ static LogicalResult checkEntryForm(func::FuncOp func) {
     return func.emitError("entry function '")
            << func.getSymName()
            << "' must return the result of a sigreg.loss (sigreg-run compiles "
-              "functions of the form (x, seed : i64) or (x, projection) -> "
-              "sigreg.loss)";
+              "single-block functions of the form (x, seed : i64) or "
+              "(x, projection) -> sigreg.loss)";
   auto isArg = [&](Value v) {
     auto arg = dyn_cast<BlockArgument>(v);
     return arg && arg.getOwner()->getParentOp() == func.getOperation();
@@ -133,6 +134,14 @@ LogicalResult mlir::sigreg::specializeEntry(func::FuncOp func,
   func.setFunctionType(
       b.getFunctionType(body.getArgumentTypes(), func.getResultTypes()));
   return loss.verify();
+}
+
+OwningOpRef<ModuleOp> mlir::sigreg::extractEntryModule(func::FuncOp func) {
+  OpBuilder b(func.getContext());
+  OwningOpRef<ModuleOp> module = ModuleOp::create(func.getLoc());
+  b.setInsertionPointToEnd(module->getBody());
+  b.clone(*func.getOperation());
+  return module;
 }
 
 SmallVector<int64_t> mlir::sigreg::parseShape(StringRef text) {

@@ -18,7 +18,9 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <algorithm>
@@ -143,6 +145,7 @@ int runOnCpu(ModuleOp module, func::FuncOp func, Options &opts,
   rt::ValidationResult result =
       rt::validateOutput(inputs.problem, out, ref);
   rt::printValidation(result, inputs.problem, stdout);
+  double cpuMs = -1.0;
   if (opts.bench) {
     std::vector<double> ms;
     int iters = std::max(1, std::min<int>(opts.iters, 20));
@@ -156,6 +159,38 @@ int runOnCpu(ModuleOp module, func::FuncOp func, Options &opts,
     std::sort(ms.begin(), ms.end());
     std::printf("%-22s %.4f (median of %d, CPU wall clock)\n", "time_ms",
                 ms[ms.size() / 2], iters);
+    cpuMs = ms[ms.size() / 2];
+  }
+  if (!opts.json.empty()) {
+    const rt::ProblemDesc &p = inputs.problem;
+    llvm::json::Object report{
+        {"target", "cpu"},
+        {"input", opts.input.getValue()},
+        {"problem", llvm::json::Object{{"V", p.V},
+                                       {"N", p.N},
+                                       {"D", p.D},
+                                       {"S", p.S},
+                                       {"P", p.P},
+                                       {"t_max", p.tMax},
+                                       {"clip", p.clip},
+                                       {"clip_value", p.clipValue},
+                                       {"reduction", p.reduction},
+                                       {"dtype", p.dtype},
+                                       {"projection", p.projection}}},
+        {"validation", llvm::json::Object{{"passed", result.passed},
+                                          {"loss", result.loss},
+                                          {"reference", result.reference},
+                                          {"rel_error", result.relError},
+                                          {"l2_rel_error", result.l2RelError},
+                                          {"tolerance", result.tolerance},
+                                          {"message", result.message}}}};
+    if (cpuMs >= 0)
+      report["time_ms"] = cpuMs;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
+    if (rt::Status st = rt::writeTextFile(opts.json, text); !st.ok())
+      return fail(st.message());
   }
   std::fflush(stdout);
   return result.passed ? 0 : 1;
@@ -259,10 +294,12 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
 int mlir::sigreg::sigregRunMain(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   Options opts;
-  llvm::cl::ParseCommandLineOptions(
-      argc, argv,
-      "sigreg-run: compile a sigreg function in process, run it on seeded "
-      "inputs, validate against a float64 reference, benchmark\n");
+  if (!llvm::cl::ParseCommandLineOptions(
+          argc, argv,
+          "sigreg-run: compile a sigreg function in process, run it on seeded "
+          "inputs, validate against a float64 reference, benchmark\n",
+          &llvm::errs()))
+    return 2;
   if (opts.iters < 1 || opts.warmup < 0)
     return fail("--iters must be >= 1 and --warmup >= 0");
 
@@ -272,6 +309,7 @@ int mlir::sigreg::sigregRunMain(int argc, char **argv) {
   registerAllToLLVMIRTranslations(registry);
   registry.insert<SigregDialect>();
   MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
 
   std::string errorMessage;
   auto file = openInputFile(opts.input, &errorMessage);
@@ -320,7 +358,10 @@ int mlir::sigreg::sigregRunMain(int argc, char **argv) {
     return fail(s.message());
   if (rt::Status s = rt::computeReference(inputs, ref); !s.ok())
     return fail(s.message());
+  // Compile the entry alone: other functions of the file are not ours.
+  OwningOpRef<ModuleOp> entryModule = extractEntryModule(*func);
+  auto entry = cast<func::FuncOp>(entryModule->getBody()->front());
   if (target == Target::Cuda)
-    return runOnCuda(*module, *func, opts, inputs, ref);
-  return runOnCpu(*module, *func, opts, inputs, ref);
+    return runOnCuda(*entryModule, entry, opts, inputs, ref);
+  return runOnCpu(*entryModule, entry, opts, inputs, ref);
 }

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 
 #include <optional>
 
@@ -34,6 +35,10 @@ FailureOr<func::FuncOp> findEntry(ModuleOp module, StringRef name);
 /// at the function's location on a mismatch.
 LogicalResult specializeEntry(func::FuncOp func, std::optional<int64_t> batch,
                               std::optional<std::string> dtype);
+
+/// A new module holding a copy of the entry function alone, so that the
+/// pipelines never see (and never fail on) unrelated functions.
+OwningOpRef<ModuleOp> extractEntryModule(func::FuncOp func);
 
 /// Parses "VxNxD" / "NxD" into sizes (-1 for '?'); empty on a syntax error.
 SmallVector<int64_t> parseShape(StringRef text);

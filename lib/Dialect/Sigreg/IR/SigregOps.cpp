@@ -226,8 +226,9 @@ LogicalResult AllReduceMeanOp::verify() {
                                  getCos().getType(), 3, {0, 1, 2},
                                  "[V, S, P]")))
     return failure();
-  if (getWorldSize() < 1)
-    return emitOpError("world_size must be >= 1, got ") << getWorldSize();
+  int64_t worldSize = getWorldSizeAttr().getInt();
+  if (worldSize < 1)
+    return emitOpError("world_size must be >= 1, got ") << worldSize;
   return success();
 }
 

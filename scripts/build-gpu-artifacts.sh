@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Compiles the GPU validation and benchmark configurations to AOT artifacts
+# (manifest.json + sigreg.ptx per pipeline) with sigreg-run --compile-only,
+# so that the GPU machine, which has no MLIR, runs them with sigreg-aot-run
+# (scripts/gpu-check.sh). Usage: scripts/build-gpu-artifacts.sh BUILD_DIR OUT_DIR [SET]
+#   SET: all (default) | anchors | quick
+set -euo pipefail
+build=${1:?build dir}; out=${2:?output dir}; set_=${3:-all}
+run="$build/bin/sigreg-run"
+mkdir -p "$out"
+src=$(mktemp -d)
+trap 'rm -rf "$src"' EXIT
+
+# emit NAME V N D S P DTYPE CLIP CLIPVAL REDUCTION PROJ [PIPELINES]
+emit() {
+  local name=$1 V=$2 N=$3 D=$4 S=$5 P=$6 dt=$7 clip=$8 cv=$9 red=${10} proj=${11}
+  local pipes=${12:-${PIPES:-both}}
+  local xt rt clipattr="" arg2 projuse
+  if [ "$V" = 0 ]; then xt="tensor<${N}x${D}x${dt}>"; else xt="tensor<${V}x${N}x${D}x${dt}>"; fi
+  if [ "$red" = none ]; then
+    if [ "$V" = 0 ]; then rt="tensor<${S}xf32>"; else rt="tensor<${V}x${S}xf32>"; fi
+  else rt="tensor<f32>"; fi
+  [ "$clip" != none ] && clipattr="clip = ${clip}(${cv})"
+  if [ "$proj" = seed ]; then arg2="%seed: i64"; projuse="seed(%seed)"
+  else arg2="%a: tensor<${D}x${S}x${dt}>"; projuse="projection(%a : tensor<${D}x${S}x${dt}>)"; fi
+  cat > "$src/$name.mlir" <<MLIR
+func.func @sigreg(%x: ${xt}, ${arg2}) -> ${rt} {
+  %l = sigreg.loss %x ${projuse} slices = ${S} points = ${P} ${clipattr} reduction = ${red} : ${xt} -> ${rt}
+  return %l : ${rt}
+}
+MLIR
+  "$run" "$src/$name.mlir" --target=cuda --compile-only --pipeline="$pipes" \
+    --emit-artifact="$out/$name" > "$out/$name.compile.log" 2>&1 || {
+    cat "$out/$name.compile.log"; echo "FAILED to compile $name"; exit 1; }
+  cp "$src/$name.mlir" "$out/$name/source.mlir"
+}
+
+# The anchor configurations of DESIGN.md section 1 (mean, no clip), bf16 and f32.
+anchors() {
+  for dt in bf16 f32; do
+    emit blog-$dt 0 32 2048 1024 17 $dt none 0 mean seed
+    emit minimal-$dt 4 256 16 256 17 $dt none 0 mean seed
+    emit mid-$dt 0 1024 1024 1024 17 $dt none 0 mean seed
+    emit large-$dt 0 8192 4096 4096 17 $dt none 0 mean seed
+  done
+}
+# Clip modes, reductions, explicit projection, ragged shapes.
+variants() {
+  emit ragged-bf16-clamp 3 37 129 77 9 bf16 clamp_min 1.0 mean seed
+  emit ragged-f32-zero-none 3 37 129 77 9 f32 zero_below 1.0 none seed
+  emit ragged-f16-explicit-sum 0 37 129 77 33 f16 none 0 sum explicit
+  emit ragged-f32-p3 0 37 129 77 3 f32 clamp_min 0.5 none explicit
+  emit n1000-bf16-zero 0 1000 1000 1000 17 bf16 zero_below 1.0 mean seed
+  emit n1000-f32-none 0 1000 1000 1000 17 f32 none 0 none seed
+  emit blog-bf16-clamp-none 0 32 2048 1024 17 bf16 clamp_min 1.0 none seed
+  emit mid-f32-zero 0 1024 1024 1024 17 f32 zero_below 1.0 mean explicit
+  emit minimal-bf16-none 4 256 16 256 17 bf16 none 0 none seed
+}
+case "$set_" in
+  quick) emit ragged-bf16-clamp 3 37 129 77 9 bf16 clamp_min 1.0 mean seed
+         emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed ;;
+  anchors) anchors ;;
+  all) anchors; variants ;;
+  *) echo "unknown set $set_"; exit 2 ;;
+esac
+echo "artifacts in $out: $(ls -d "$out"/*/ | wc -l) configurations"

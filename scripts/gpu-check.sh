@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Runs the GPU checks on a machine with an NVIDIA GPU and no MLIR (the GPU
+# machine): builds the MLIR-free runtime with CMake, runs the runtime unit
+# tests, then validates (and with --bench times) every AOT artifact under
+# ARTDIR with sigreg-aot-run, and runs compute-sanitizer on the fused kernels.
+# Usage: scripts/gpu-check.sh ARTDIR [--bench] [--sanitize] [--out DIR]
+set -uo pipefail
+art=${1:?artifact dir}; shift
+bench=0; sanitize=0; out=${OUT:-/tmp/sigreg-gpu-check}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bench) bench=1 ;;
+    --sanitize) sanitize=1 ;;
+    --out) out=$2; shift ;;
+    *) echo "unknown option $1"; exit 2 ;;
+  esac; shift
+done
+root=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$out"
+bld=${SIGREG_GPU_BUILD:-/tmp/sigreg-build-nomlir}
+if [ ! -x "$bld/bin/sigreg-aot-run" ]; then
+  cmake -S "$root" -B "$bld" -DSIGREG_ENABLE_MLIR=OFF -DCMAKE_BUILD_TYPE=Release \
+    > "$out/cmake.log" 2>&1 && cmake --build "$bld" -j"$(nproc)" >> "$out/cmake.log" 2>&1 \
+    || { tail -30 "$out/cmake.log"; exit 2; }
+fi
+aot="$bld/bin/sigreg-aot-run"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$out/device.txt"
+fail=0
+if [ -x "$bld/unittests/SigregRuntimeTests" ]; then
+  "$bld/unittests/SigregRuntimeTests" --gtest_brief=1 > "$out/runtime-tests.log" 2>&1 \
+    && echo "runtime unit tests: PASS" || { echo "runtime unit tests: FAIL"; tail -20 "$out/runtime-tests.log"; fail=1; }
+fi
+printf '%-28s %-6s %-6s %-11s %-11s %-11s\n' config pipe result rel_err full_ms graph_ms | tee "$out/summary.txt"
+for dir in "$art"/*/; do
+  name=$(basename "$dir")
+  for pipe in fused naive; do
+    [ -f "$dir/$pipe/manifest.json" ] || continue
+    args=("$dir/$pipe")
+    [ $bench = 1 ] && args+=(--bench --json="$out/$name-$pipe.json")
+    log="$out/$name-$pipe.log"
+    "$aot" "${args[@]}" > "$log" 2>&1; rc=$?
+    res=$([ $rc = 0 ] && echo PASS || echo "FAIL($rc)")
+    [ $rc = 0 ] || fail=1
+    err=$(grep -m1 -E "^(relative error|max relative error)" "$log" | awk '{print $NF}')
+    full=$(grep -m1 -E "^full_forward " "$log" | awk '{print $2}')
+    graph=$(grep -m1 -E "^full_forward_graph" "$log" | awk '{print $2}')
+    printf '%-28s %-6s %-6s %-11s %-11s %-11s\n' "$name" "$pipe" "$res" "${err:--}" "${full:--}" "${graph:--}" | tee -a "$out/summary.txt"
+  done
+done
+if [ $sanitize = 1 ] && command -v compute-sanitizer > /dev/null; then
+  for name in ragged-bf16-clamp ragged-f32-zero-none blog-bf16 n1000-bf16-zero; do
+    [ -d "$art/$name/fused" ] || continue
+    for tool in memcheck racecheck; do
+      compute-sanitizer --tool $tool --error-exitcode 99 "$aot" "$art/$name/fused" \
+        > "$out/sanitize-$tool-$name.log" 2>&1; rc=$?
+      echo "compute-sanitizer $tool $name: $([ $rc = 0 ] && echo clean || echo "FAIL($rc)")" | tee -a "$out/summary.txt"
+      [ $rc = 0 ] || fail=1
+    done
+  done
+fi
+exit $fail
