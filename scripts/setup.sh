@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what the project needs on a fresh Debian 12 machine (idempotent):
+# LLVM/MLIR 22, Ninja, CMake, GoogleTest, and the Python test dependencies.
+set -euo pipefail
+need=()
+for pkg in libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools ninja-build cmake g++ \
+           libgtest-dev; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]}"
+  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" > /dev/null
+fi
+if ! python3 -c "import numpy, pytest" 2> /dev/null; then
+  echo "setup: installing numpy and pytest"
+  python3 -m pip install -q numpy pytest
+fi
