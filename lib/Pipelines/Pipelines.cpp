@@ -20,7 +20,7 @@ using namespace mlir::sigreg;
 
 /// Tensors -> memrefs with identity layouts at function boundaries; results
 /// become out-parameters so that callers own every buffer.
-static void addBufferization(OpPassManager &pm) {
+static void addBufferization(OpPassManager &pm, bool deallocate = true) {
   bufferization::OneShotBufferizePassOptions bufOpts;
   bufOpts.bufferizeFunctionBoundaries = true;
   bufOpts.functionBoundaryTypeConversion =
@@ -30,6 +30,8 @@ static void addBufferization(OpPassManager &pm) {
   outOpts.modifyPublicFunctions = true;
   outOpts.hoistStaticAllocs = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outOpts));
+  if (!deallocate)
+    return;
   bufferization::BufferDeallocationPipelineOptions deallocOpts;
   bufferization::buildBufferDeallocationPipeline(pm, deallocOpts);
 }
@@ -96,7 +98,13 @@ void mlir::sigreg::buildNaiveGpuPipeline(OpPassManager &pm,
   pm.addPass(createSigregLowerNaive());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  addBufferization(pm);
+  // Device buffers live as long as the launch sequence (the manifest's
+  // workspaces): no host deallocation code.
+  addBufferization(pm, /*deallocate=*/false);
+  pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());
+  pm.addPass(createSigregLinalgToGPU());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
   addDeviceLowering(pm, options);
 }
 
@@ -106,6 +114,12 @@ void mlir::sigreg::registerSigregPipelines() {
       "Compile sigreg.loss for NVIDIA GPUs with the fused kernels: decompose, "
       "fuse ECF and epilogue, GPU kernels, NVVM, PTX",
       buildGpuPipeline);
+  PassPipelineRegistration<GpuPipelineOptions>(
+      "sigreg-naive-gpu-pipeline",
+      "Compile sigreg.loss for NVIDIA GPUs the way eager PyTorch runs it: "
+      "naive linalg lowering, bufferization, one kernel per linalg op, NVVM, "
+      "PTX",
+      buildNaiveGpuPipeline);
   PassPipelineRegistration<CpuPipelineOptions>(
       "sigreg-cpu-pipeline",
       "Compile sigreg.loss for the CPU: decompose, naive linalg lowering, "

@@ -39,4 +39,23 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def SigregLinalgToGPU : Pass<"sigreg-linalg-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower bufferized linalg.generic ops to one naive GPU kernel each";
+  let description = [{
+    The naive GPU path, for side-by-side timing with the fused one: every
+    `linalg.generic` on memrefs (run `--linalg-generalize-named-ops` first)
+    becomes a kernel of `gpu.module @sigreg_kernels` launched by
+    `gpu.launch_func`. Schedule: one thread per point of the parallel
+    iteration space (flattened row-major, 256 threads per block), the
+    reduction loops run sequentially in the thread in the op's loop order,
+    so a reduction sums in the same order as the CPU lowering. Values the
+    body captures become kernel arguments (constants are cloned in);
+    constant globals read by a kernel are copied into the GPU module. The
+    op's `sigreg.region` attribute names the launch's region.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // SIGREG_CONVERSION_PASSES_TD

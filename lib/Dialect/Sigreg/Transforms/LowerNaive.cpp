@@ -37,23 +37,35 @@ constexpr IteratorType kRed = IteratorType::reduction;
 /// Builds linalg.generic ops over tensors with the naive path's conventions.
 class NaiveBuilder {
 public:
-  NaiveBuilder(RewriterBase &rewriter, Location loc)
-      : b(loc, rewriter), f32(rewriter.getF32Type()) {}
+  NaiveBuilder(RewriterBase &rewriter, Location loc, StringRef region)
+      : b(loc, rewriter), f32(rewriter.getF32Type()),
+        region(rewriter.getStringAttr(region)) {}
 
   ImplicitLocOpBuilder b;
   Type f32;
+  /// The seed write-up's region every op built here belongs to, attached as
+  /// `sigreg.region` so that later stages (GPU kernels, benchmarks) can
+  /// attribute time to it.
+  StringAttr region;
 
   /// An empty f32 tensor of `shape`, dynamic sizes taken from `dynSizes`.
   Value empty(ArrayRef<int64_t> shape, ValueRange dynSizes = {}) {
     return tensor::EmptyOp::create(b, shape, f32, dynSizes);
   }
 
-  /// A zero-filled f32 tensor (accumulator of a reduction).
+  /// A zero-filled f32 tensor (accumulator of a reduction), built as a
+  /// generic (not linalg.fill) so that it keeps its region attribute through
+  /// bufferization and generalization.
   Value zeros(ArrayRef<int64_t> shape, ValueRange dynSizes = {}) {
-    Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
-    return linalg::FillOp::create(b, ValueRange{zero},
-                                  ValueRange{empty(shape, dynSizes)})
-        .getResult(0);
+    SmallVector<unsigned> dims;
+    for (unsigned i = 0; i < shape.size(); ++i)
+      dims.push_back(i);
+    SmallVector<IteratorType> iterators(shape.size(), kPar);
+    return generic({}, empty(shape, dynSizes), {dims}, iterators,
+                   [](OpBuilder &ob, Location loc, ValueRange) -> Value {
+                     return arith::ConstantOp::create(ob, loc,
+                                                      ob.getF32FloatAttr(0.0f));
+                   });
   }
 
   /// A 1-d f32 constant tensor.
@@ -83,6 +95,7 @@ public:
         iterators, [&](OpBuilder &nb, Location loc, ValueRange args) {
           linalg::YieldOp::create(nb, loc, body(nb, loc, args));
         });
+    op->setAttr("sigreg.region", region);
     return op.getResult(0);
   }
 
@@ -291,7 +304,11 @@ struct SigregLowerNaivePass
     IRRewriter rewriter(&getContext());
     getOperation()->walk([&](Operation *op) {
       rewriter.setInsertionPoint(op);
-      NaiveBuilder nb(rewriter, op->getLoc());
+      StringRef region = isa<ProjectionOp>(op)          ? "projection_generation"
+                         : isa<ProjectOp>(op)           ? "projection_gemm"
+                         : isa<EcfOp, AllReduceMeanOp>(op) ? "trig_reduction"
+                                                         : "epilogue";
+      NaiveBuilder nb(rewriter, op->getLoc(), region);
       if (auto p = dyn_cast<ProjectionOp>(op))
         rewriter.replaceOp(op, lowerProjection(nb, p));
       else if (auto p = dyn_cast<ProjectOp>(op))
