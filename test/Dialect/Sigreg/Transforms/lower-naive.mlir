@@ -8,7 +8,7 @@
 // sin(args) are materialized as [V, N, S, P] tensors before the batch mean.
 
 // No sigreg op survives.
-// NOSIGREG-NOT: sigreg.{{[a-z_]+}} 
+// NOSIGREG-NOT: = sigreg.
 
 // Rank 2, dynamic N, bf16, seed, S = 77, P = 9, zero_below, reduction none.
 // CHECK-DAG:   #[[$ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
