@@ -1,0 +1,77 @@
+// RUN: sigreg-opt %s -split-input-file -verify-diagnostics --convert-sigreg-to-gpu
+// RUN: not sigreg-opt %s -split-input-file --convert-sigreg-to-gpu="block-rows=48" 2>&1 | FileCheck %s --check-prefix=ROWS
+// RUN: not sigreg-opt %s --convert-sigreg-to-gpu="block-slices=8" 2>&1 | FileCheck %s --check-prefix=SLICES
+// RUN: not sigreg-opt %s --convert-sigreg-to-gpu="projection-chunk=0" 2>&1 | FileCheck %s --check-prefix=CHUNK
+
+// Errors of --convert-sigreg-to-gpu: unfused or undecomposed ops, dynamic
+// shapes, more than one rank, ops it does not know, bad tile options.
+
+// ROWS: error: block-rows and block-slices must be 0, 16, 32 or 64, got 48
+// SLICES: error: block-rows and block-slices must be 0, 16, 32 or 64, got 8
+// CHUNK: error: projection-chunk must be positive
+
+// Unfused mid-level ops (decomposed, fusion not run).
+func.func @unfused(%x: tensor<1x37x16xf32>, %a: tensor<16x8xf32>) -> tensor<1x37x8xf32> {
+  // expected-error @+1 {{'sigreg.project' op has no GPU lowering in the fused pipeline: run --sigreg-fuse-ecf and --sigreg-fuse-epilogue first (the naive GPU pipeline lowers unfused ops through linalg)}}
+  %y = sigreg.project %x, %a : tensor<1x37x16xf32>, tensor<16x8xf32> -> tensor<1x37x8xf32>
+  return %y : tensor<1x37x8xf32>
+}
+
+// -----
+
+func.func @unfused_epilogue(%c: tensor<1x8x5xf32>, %s: tensor<1x8x5xf32>) -> tensor<f32> {
+  %n = arith.constant 37 : index
+  // expected-error @+1 {{'sigreg.epps_pulley' op has no GPU lowering in the fused pipeline}}
+  %t = sigreg.epps_pulley %c, %s, %n : tensor<1x8x5xf32> -> tensor<1x8xf32>
+  %r = sigreg.reduce %t : tensor<1x8xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+func.func @not_decomposed(%x: tensor<37x16xf32>, %seed: i64) -> tensor<f32> {
+  // expected-error @+1 {{'sigreg.loss' op must be decomposed first (run --sigreg-decompose)}}
+  %l = sigreg.loss %x seed(%seed) slices = 8 : tensor<37x16xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Dynamic batch.
+func.func @dynamic(%x: tensor<1x?x16xf32>, %a: tensor<16x8xf32>) -> tensor<1x8x17xf32> {
+  // expected-error @+1 {{'sigreg.fused_ecf' op the GPU pipelines need static shapes, got 'tensor<1x?x16xf32>' (sigreg-run specializes the batch size from --shape)}}
+  %c, %s = sigreg.fused_ecf %x, %a : tensor<1x?x16xf32>, tensor<16x8xf32> -> tensor<1x8x17xf32>
+  return %c : tensor<1x8x17xf32>
+}
+
+// -----
+
+// Two ranks need a communicator.
+func.func @world2(%x: tensor<1x37x16xf32>, %a: tensor<16x8xf32>) -> tensor<f32> {
+  %n = arith.constant 37 : index
+  %c, %s = sigreg.fused_ecf %x, %a : tensor<1x37x16xf32>, tensor<16x8xf32> -> tensor<1x8x17xf32>
+  // expected-error @+1 {{'sigreg.all_reduce_mean' op world_size = 2 needs a communicator; the single-process pipelines support world_size = 1 only}}
+  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n world_size = 2 : tensor<1x8x17xf32>
+  %r = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x8x17xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+// An op outside the closed set.
+func.func @foreign_op(%x: tensor<1x37x16xf32>, %a: tensor<16x8xf32>) -> tensor<1x8x17xf32> {
+  %c, %s = sigreg.fused_ecf %x, %a : tensor<1x37x16xf32>, tensor<16x8xf32> -> tensor<1x8x17xf32>
+  // expected-error @+1 {{'arith.addf' op cannot be lowered by --convert-sigreg-to-gpu}}
+  %sum = arith.addf %c, %s : tensor<1x8x17xf32>
+  return %sum : tensor<1x8x17xf32>
+}
+
+// -----
+
+// Non-tensor results cannot become out-parameters.
+// expected-error @+1 {{GPU lowering supports tensor results only}}
+func.func @index_result(%x: tensor<1x37x16xf32>, %a: tensor<16x8xf32>) -> (tensor<1x8x17xf32>, index) {
+  %n = arith.constant 37 : index
+  %c, %s = sigreg.fused_ecf %x, %a : tensor<1x37x16xf32>, tensor<16x8xf32> -> tensor<1x8x17xf32>
+  return %c, %n : tensor<1x8x17xf32>, index
+}
