@@ -75,3 +75,12 @@ func.func @index_result(%x: tensor<1x37x16xf32>, %a: tensor<16x8xf32>) -> (tenso
   %c, %s = sigreg.fused_ecf %x, %a : tensor<1x37x16xf32>, tensor<16x8xf32> -> tensor<1x8x17xf32>
   return %c, %n : tensor<1x8x17xf32>, index
 }
+
+// -----
+
+// The statistic needs the global batch size as a constant.
+func.func @count_argument(%c: tensor<1x8x17xf32>, %s: tensor<1x8x17xf32>, %n: index) -> tensor<f32> {
+  // expected-error @+1 {{'sigreg.fused_epilogue' op needs a constant global count on the GPU}}
+  %r = sigreg.fused_epilogue %c, %s, %n : tensor<1x8x17xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}
