@@ -126,7 +126,8 @@ func.func @rank2_none(%x: tensor<10x16xbf16>, %seed: i64) -> tensor<8xf32> {
 
 // -----
 
-// The blog anchor: N=32, D=2048, S=1024. BM = 32, one batch tile; BS: 64 ->
+// The blog anchor (in f32: bf16/f16 inputs of enough blocks may take the
+// tensor-core kernel, whose schedule is not tested here): N=32, D=2048, S=1024. BM = 32, one batch tile; BS: 64 ->
 // 16 blocks, 32 -> 32, 16 -> 64: grid (64, 1, 1). Projection grid (4, 32).
 // Workgroup: 16*33 = 528, 16*16 = 256 (x3), 16.
 // CHECK-LABEL: func.func @blog(
@@ -143,16 +144,16 @@ func.func @rank2_none(%x: tensor<10x16xbf16>, %seed: i64) -> tensor<8xf32> {
 // OPT-LABEL:   func.func @blog(
 // OPT:           gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf blocks in (%[[C16:.*]], %[[C2:.*]], %[[C1:.*]]) threads
 // OPT:           gpu.launch_func @sigreg_kernels::@sigreg_ecf_finalize
-// OPT:           gpu.func @sigreg_fused_ecf(%{{.*}}: memref<1x32x2048xbf16>, %{{.*}}: memref<2048x1024xf32>, %{{.*}}: memref<32x1024xf32>, %{{.*}}: memref<2x1x1024x17xf32>, %{{.*}}: memref<2x1x1024x17xf32>)
+// OPT:           gpu.func @sigreg_fused_ecf(%{{.*}}: memref<1x32x2048xf32>, %{{.*}}: memref<2048x1024xf32>, %{{.*}}: memref<32x1024xf32>, %{{.*}}: memref<2x1x1024x17xf32>, %{{.*}}: memref<2x1x1024x17xf32>)
 // OPT-SAME:        workgroup(%{{.*}} : memref<272xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>)
-func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64) -> tensor<f32> {
-  %l = sigreg.loss %x seed(%seed) slices = 1024 : tensor<32x2048xbf16> -> tensor<f32>
+func.func @blog(%x: tensor<32x2048xf32>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 1024 : tensor<32x2048xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
 
 // -----
 
-// The mid anchor: N = D = S = 1024. BM = 64, T = 16; BS: 64 -> 256 blocks
+// The mid anchor (f32, SIMT kernel): N = D = S = 1024. BM = 64, T = 16; BS: 64 -> 256 blocks
 // (< 264), 32 -> 512: grid (32, 16, 1), finalize ceil(1024*17/256) = 68.
 // With block-rows=16 block-slices=64: grid (16, 64, 1). With block-rows=32
 // only: T = 32, BS = 64 already gives 512 blocks: grid (16, 32, 1).
@@ -185,14 +186,14 @@ func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64) -> tensor<f32> {
 // ROWS32:        gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf blocks in (%[[C16]], %[[C32]], %[[C1]])
 // ROWS32:        gpu.func @sigreg_fused_ecf(
 // ROWS32-SAME:     workgroup(%{{.*}} : memref<528xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>)
-func.func @mid(%x: tensor<1024x1024xbf16>, %seed: i64) -> tensor<f32> {
-  %l = sigreg.loss %x seed(%seed) slices = 1024 : tensor<1024x1024xbf16> -> tensor<f32>
+func.func @mid(%x: tensor<1024x1024xf32>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 1024 : tensor<1024x1024xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
 
 // -----
 
-// The large anchor: N = 8192, D = S = 4096. BM = 64, T = 128; BS = 64
+// The large anchor (f32, SIMT kernel): N = 8192, D = S = 4096. BM = 64, T = 128; BS = 64
 // already gives 64 * 128 blocks: grid (64, 128, 1); finalize
 // ceil(4096*17/256) = 272; projection grid (16, 64).
 // CHECK-LABEL: func.func @large(
@@ -206,7 +207,7 @@ func.func @mid(%x: tensor<1024x1024xbf16>, %seed: i64) -> tensor<f32> {
 // CHECK-NEXT:    gpu.launch_func @sigreg_kernels::@sigreg_ecf_finalize blocks in (%[[C272]], %[[C1]], %[[C1]])
 // CHECK:         gpu.func @sigreg_fused_ecf(
 // CHECK-SAME:      workgroup(%{{.*}} : memref<1040xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>)
-func.func @large(%x: tensor<8192x4096xbf16>, %seed: i64) -> tensor<f32> {
-  %l = sigreg.loss %x seed(%seed) slices = 4096 : tensor<8192x4096xbf16> -> tensor<f32>
+func.func @large(%x: tensor<8192x4096xf32>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 4096 : tensor<8192x4096xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
