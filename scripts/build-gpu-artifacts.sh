@@ -15,6 +15,7 @@ trap 'rm -rf "$src"' EXIT
 emit() {
   local name=$1 V=$2 N=$3 D=$4 S=$5 P=$6 dt=$7 clip=$8 cv=$9 red=${10} proj=${11}
   local pipes=${12:-${PIPES:-both}}
+  local extra=${13:-}
   local xt rt clipattr="" arg2 projuse
   if [ "$V" = 0 ]; then xt="tensor<${N}x${D}x${dt}>"; else xt="tensor<${V}x${N}x${D}x${dt}>"; fi
   if [ "$red" = none ]; then
@@ -30,7 +31,7 @@ func.func @sigreg(%x: ${xt}, ${arg2}) -> ${rt} {
 }
 MLIR
   "$run" "$src/$name.mlir" --target=cuda --compile-only --pipeline="$pipes" \
-    --emit-artifact="$out/$name" > "$out/$name.compile.log" 2>&1 || {
+    --emit-artifact="$out/$name" $extra > "$out/$name.compile.log" 2>&1 || {
     cat "$out/$name.compile.log"; echo "FAILED to compile $name"; exit 1; }
   cp "$src/$name.mlir" "$out/$name/source.mlir"
 }
@@ -55,6 +56,11 @@ variants() {
   emit blog-bf16-clamp-none 0 32 2048 1024 17 bf16 clamp_min 1.0 none seed
   emit mid-f32-zero 0 1024 1024 1024 17 f32 zero_below 1.0 mean explicit
   emit minimal-bf16-none 4 256 16 256 17 bf16 none 0 none seed
+  emit ragged-bf16-mma 4 700 129 333 9 bf16 clamp_min 1.0 none seed fused
+  emit ragged-f16-mma-explicit 0 2500 200 333 17 f16 none 0 mean explicit fused
+  # The SIMT kernel at the shapes where the cost rule picks tensor cores.
+  emit mid-bf16-simt 0 1024 1024 1024 17 bf16 none 0 mean seed fused --tensor-cores=false
+  emit large-bf16-simt 0 8192 4096 4096 17 bf16 none 0 mean seed fused --tensor-cores=false
 }
 case "$set_" in
   quick) emit ragged-bf16-clamp 3 37 129 77 9 bf16 clamp_min 1.0 mean seed

@@ -244,6 +244,12 @@ mlir::sigreg::extractArtifact(ModuleOp compiled, StringRef entry,
       return binary.emitOpError("AOT artifacts carry PTX: serialize with "
                                 "format=isa");
     artifact.ptx = object.getObject().getValue().str();
+    size_t unresolved = artifact.ptx.find(".extern .func");
+    if (unresolved != std::string::npos)
+      return binary.emitOpError(
+                 "the PTX calls an external function (libdevice was not "
+                 "linked): install the CUDA toolkit or point CUDA_HOME at it; ")
+             << StringRef(artifact.ptx).substr(unresolved).split('\n').first;
   }
 
   llvm::json::Object problem{{"V", p.V},

@@ -14,6 +14,9 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::sigreg;
@@ -52,6 +55,17 @@ void mlir::sigreg::buildCpuPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
+/// The CUDA toolkit whose libdevice the kernels link (math.cos/sin/sqrt lower
+/// to __nv_* calls): $CUDA_HOME, $CUDA_ROOT, $CUDA_PATH, else /usr/local/cuda.
+static std::string findCudaToolkit() {
+  for (const char *var : {"CUDA_HOME", "CUDA_ROOT", "CUDA_PATH"})
+    if (const char *dir = std::getenv(var); dir && *dir)
+      return dir;
+  if (llvm::sys::fs::is_directory("/usr/local/cuda/nvvm/libdevice"))
+    return "/usr/local/cuda";
+  return "";
+}
+
 /// Kernels (gpu.module) to NVVM, then PTX/cubin; the host is left as is.
 static void addDeviceLowering(OpPassManager &pm,
                               const GpuPipelineOptions &options) {
@@ -73,6 +87,7 @@ static void addDeviceLowering(OpPassManager &pm,
   if (options.format != "none") {
     GpuModuleToBinaryPassOptions binOpts;
     binOpts.compilationTarget = options.format;
+    binOpts.toolkitPath = findCudaToolkit();
     pm.addPass(createGpuModuleToBinaryPass(binOpts));
   }
 }
@@ -86,6 +101,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   ConvertSigregToGPUOptions gpuOpts;
   gpuOpts.blockRows = options.blockRows;
   gpuOpts.blockSlices = options.blockSlices;
+  gpuOpts.tensorCores = options.tensorCores;
   pm.addPass(createConvertSigregToGPU(gpuOpts));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

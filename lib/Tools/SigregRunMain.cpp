@@ -81,6 +81,10 @@ struct Options {
   llvm::cl::opt<int64_t> blockRows{
       "block-rows", llvm::cl::desc("Fused ECF batch tile (0: by shape)"),
       llvm::cl::init(0)};
+  llvm::cl::opt<bool> tensorCores{
+      "tensor-cores",
+      llvm::cl::desc("bf16/f16: allow the tensor-core fused ECF kernel"),
+      llvm::cl::init(true)};
   llvm::cl::opt<int64_t> blockSlices{
       "block-slices", llvm::cl::desc("Fused ECF slice tile (0: by shape)"),
       llvm::cl::init(0)};
@@ -215,6 +219,7 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.chip = opts.chip;
   gpuOpts.blockRows = opts.blockRows;
   gpuOpts.blockSlices = opts.blockSlices;
+  gpuOpts.tensorCores = opts.tensorCores;
   std::string jsonReports;
   int exitCode = 0;
   for (GpuPipelineKind kind : kinds) {
@@ -351,13 +356,16 @@ int mlir::sigreg::sigregRunMain(int argc, char **argv) {
   printHeader(problem, target == Target::Cpu ? "cpu" : "cuda",
               func->getSymName());
   rt::ProblemInputs inputs;
+  inputs.problem = problem;
   std::vector<double> ref;
-  if (rt::Status s = rt::generateInputs(problem, opts.seed, opts.inputSeed,
-                                        inputs);
-      !s.ok())
-    return fail(s.message());
-  if (rt::Status s = rt::computeReference(inputs, ref); !s.ok())
-    return fail(s.message());
+  if (!opts.compileOnly) {
+    if (rt::Status s = rt::generateInputs(problem, opts.seed, opts.inputSeed,
+                                          inputs);
+        !s.ok())
+      return fail(s.message());
+    if (rt::Status s = rt::computeReference(inputs, ref); !s.ok())
+      return fail(s.message());
+  }
   // Compile the entry alone: other functions of the file are not ours.
   OwningOpRef<ModuleOp> entryModule = extractEntryModule(*func);
   auto entry = cast<func::FuncOp>(entryModule->getBody()->front());

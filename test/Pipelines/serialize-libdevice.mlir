@@ -1,13 +1,7 @@
 // REQUIRES: cuda-toolkit
-// XFAIL: *
-// BUG: the GPU pipelines find libdevice only through the CUDA_ROOT /
-// CUDA_HOME / CUDA_PATH environment variables (upstream NVVM serialization;
-// Pipelines.cpp sets no toolkit path or link library). Without them the
-// serialization silently succeeds but leaves cos/sin/sqrt/fma as
-// `.extern .func __nv_*` calls: the PTX does not assemble ("ptxas fatal:
-// Unresolved extern function '__nv_fmaf'") and the trig kernel has no
-// libdevice code. Expected: libdevice is linked (or a clear error) whatever
-// the environment. Delete the XFAIL line when fixed.
+// libdevice is linked whatever the environment: without CUDA_ROOT /
+// CUDA_HOME / CUDA_PATH the pipelines use /usr/local/cuda, so cos/sin/sqrt/fma
+// never stay `.extern .func __nv_*` calls that ptxas would reject.
 // RUN: env -u CUDA_ROOT -u CUDA_HOME -u CUDA_PATH sigreg-opt %s --sigreg-gpu-pipeline | FileCheck %s
 // RUN: env -u CUDA_ROOT -u CUDA_HOME -u CUDA_PATH sigreg-opt %s --sigreg-naive-gpu-pipeline | FileCheck %s
 

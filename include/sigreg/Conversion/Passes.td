@@ -20,7 +20,9 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
     - `sigreg.fused_ecf` -> `sigreg_fused_ecf`: a block per (slice tile,
       batch tile, view), 256 threads, shared-memory tiled f32 GEMM; y stays in
       registers, cos/sin by one sincos and an angle-addition recurrence over
-      the points, batch sums reduced through shared memory. With more than
+      the points, batch sums reduced through shared memory. bf16/f16 inputs
+      use `sigreg_fused_ecf_mma` instead (mma.sync m16n8k16 tiles of 64 rows x
+      128 slices, y staged in shared memory). With more than
       one batch tile, `sigreg_ecf_finalize` sums the tiles in a fixed order.
     - `sigreg.fused_epilogue` -> `sigreg_epilogue`: one block, thread-strided
       statistic and a fixed-order tree reduction (mean/sum), or one thread
@@ -32,11 +34,14 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
     Option<"blockSlices", "block-slices", "int64_t", "0",
            "Slices per block of the fused ECF kernel (16, 32 or 64; 0: by shape)">,
     Option<"projectionChunk", "projection-chunk", "int64_t", "64",
-           "Rows of D per thread of the projection kernel">
+           "Rows of D per thread of the projection kernel">,
+    Option<"tensorCores", "tensor-cores", "bool", "true",
+           "bf16/f16 inputs: run the fused ECF GEMM on tensor cores (mma.sync)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect", "::mlir::math::MathDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
 }
 
 def SigregLinalgToGPU : Pass<"sigreg-linalg-to-gpu", "::mlir::ModuleOp"> {

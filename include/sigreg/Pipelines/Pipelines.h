@@ -35,6 +35,10 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   PassOptions::Option<int64_t> blockRows{
       *this, "block-rows", llvm::cl::desc("Fused ECF batch tile (0: auto)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> tensorCores{
+      *this, "tensor-cores",
+      llvm::cl::desc("bf16/f16: fused ECF GEMM on tensor cores"),
+      llvm::cl::init(true)};
   PassOptions::Option<int64_t> blockSlices{
       *this, "block-slices", llvm::cl::desc("Fused ECF slice tile (0: auto)"),
       llvm::cl::init(0)};

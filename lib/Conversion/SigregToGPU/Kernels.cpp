@@ -5,6 +5,8 @@
 #include "sigreg/Dialect/Sigreg/Utils/KernelBuilder.h"
 #include "sigreg/Dialect/Sigreg/Utils/ProjectionBuilder.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -18,13 +20,18 @@ using gpu::Dimension;
 /// of the given sizes, and a builder at the start of its body.
 gpu::GPUFuncOp createKernel(OpBuilder &b, Location loc, StringRef name,
                             StringRef region, TypeRange args,
-                            ArrayRef<int64_t> workgroupF32Sizes) {
+                            ArrayRef<int64_t> workgroupF32Sizes,
+                            ArrayRef<int64_t> workgroupI32Sizes = {}) {
   MLIRContext *ctx = b.getContext();
   auto wgSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   SmallVector<Type> workgroup;
   for (int64_t n : workgroupF32Sizes)
     workgroup.push_back(
         MemRefType::get({n}, b.getF32Type(), MemRefLayoutAttrInterface(),
+                        wgSpace));
+  for (int64_t n : workgroupI32Sizes)
+    workgroup.push_back(
+        MemRefType::get({n}, b.getI32Type(), MemRefLayoutAttrInterface(),
                         wgSpace));
   auto func = gpu::GPUFuncOp::create(b, loc, name,
                                      b.getFunctionType(args, {}), workgroup);
@@ -57,10 +64,10 @@ Value toI32(KernelBuilder &k, Value index) {
 gpu::GPUFuncOp mlir::sigreg::buildProjectionKernel(
     OpBuilder &b, Location loc, const ProjectionKernelShape &shape) {
   int64_t D = shape.featureDim, S = shape.numSlices;
-  auto func = createKernel(
-      b, loc, "sigreg_projection", "projection_generation",
-      {b.getI64Type(), f32Memref(b, {D, S}), f32Memref(b, {shape.numChunks(), S})},
-      {});
+  auto func = createKernel(b, loc, "sigreg_projection", "projection_generation",
+                           {b.getI64Type(), f32Memref(b, {D, S}),
+                            f32Memref(b, {shape.numChunks(), S})},
+                           {});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder k(loc, b);
@@ -255,6 +262,292 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfKernel(OpBuilder &b, Location loc,
         cp[e] = k.subf(k.mulf(c, c1[e]), k.mulf(s, s1[e]));
         sp[e] = k.addf(k.mulf(s, c1[e]), k.mulf(c, s1[e]));
       }
+  }
+  return func;
+}
+
+//===----------------------------------------------------------------------===//
+// Fused ECF on tensor cores (bf16/f16 inputs): block = (128 slices, 64 batch
+// rows, view), 256 threads = 8 warps as 2 (rows) x 4 (slices); warp tile
+// 32 x 32 = 2 x 4 fragments of mma.sync.m16n8k16 (f32 accumulators).
+//   1. k-tiles of 32: x tile [64 rows][16 words] and A tile [128 slices]
+//      [16 words] staged in shared memory as packed pairs along k (row
+//      stride 20 words: fragment loads are bank-conflict free); ragged edges
+//      load as 0.
+//   2. The accumulators (y, divided by ||g_s|| when seeded) go to a shared
+//      [64][128] f32 tile.
+//   3. ECF: thread = (slice, half of the rows); one sincos per row, the
+//      angle-addition recurrence over the points, sums in registers; the two
+//      halves are added in a fixed order through shared memory.
+//===----------------------------------------------------------------------===//
+
+namespace {
+constexpr int64_t kMmaRows = 64, kMmaSlices = 128, kMmaK = 32, kMmaStride = 20;
+
+/// Packs two 16-bit floats (lo at the lower address) into an i32 word.
+Value packPair(KernelBuilder &k, Value lo, Value hi) {
+  Type i16 = k.b.getI16Type(), i32 = k.b.getI32Type();
+  auto widen = [&](Value v) -> Value {
+    Value bits = arith::BitcastOp::create(k.b, i16, v);
+    return arith::ExtUIOp::create(k.b, i32, bits);
+  };
+  Value hiBits = arith::ShLIOp::create(
+      k.b, widen(hi), arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(16)));
+  return arith::OrIOp::create(k.b, hiBits, widen(lo));
+}
+} // namespace
+
+gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
+                                                    const EcfKernelShape &sh) {
+  int64_t V = sh.numViews, N = sh.batch, D = sh.featureDim, S = sh.numSlices,
+          P = sh.numPoints;
+  int64_t T = (N + kMmaRows - 1) / kMmaRows;
+  Type elem = sh.inputElement;
+  SmallVector<Type> args = {MemRefType::get({V, N, D}, elem),
+                            MemRefType::get({D, S}, sh.projectionElement)};
+  if (sh.seeded)
+    args.push_back(f32Memref(b, {sh.normChunks, S}));
+  SmallVector<int64_t> outShape =
+      T == 1 ? SmallVector<int64_t>{V, S, P} : SmallVector<int64_t>{T, V, S, P};
+  args.push_back(f32Memref(b, outShape));
+  args.push_back(f32Memref(b, outShape));
+  // Shared memory: one i32 buffer holding the x tile, the A tile (hi, and lo
+  // when the seeded f32 projection is split), and after the k-loop the f32 y
+  // tile (bit-cast), plus the column norms.
+  bool split = sh.seeded;
+  int64_t aWords = kMmaRows * kMmaStride, bWords = kMmaSlices * kMmaStride;
+  int64_t smemWords = std::max(kMmaRows * kMmaSlices,
+                               aWords + (split ? 2 : 1) * bWords);
+  auto func = createKernel(b, loc, "sigreg_fused_ecf_mma", "trig_reduction",
+                           args, {kMmaSlices}, {smemWords});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder k(loc, b);
+  MLIRContext *ctx = b.getContext();
+  Value x = func.getArgument(0), A = func.getArgument(1);
+  Value sumSq = sh.seeded ? func.getArgument(2) : Value();
+  Value cosOut = func.getArgument(args.size() - 2),
+        sinOut = func.getArgument(args.size() - 1);
+  Value norm = func.getWorkgroupAttributions()[0],
+        smem = func.getWorkgroupAttributions()[1];
+  Value aBase = k.idx(0), bHiBase = k.idx(aWords),
+        bLoBase = k.idx(aWords + bWords);
+  auto storeY = [&](Value y, Value index) {
+    k.store(arith::BitcastOp::create(k.b, b.getI32Type(), y), smem, {index});
+  };
+  auto loadY = [&](Value index) -> Value {
+    return arith::BitcastOp::create(k.b, b.getF32Type(),
+                                    k.load(smem, {index}));
+  };
+
+  Value tid = k.threadId(gpu::Dimension::x);
+  Value lane = k.rem(tid, k.idx(32)), warp = k.div(tid, k.idx(32));
+  Value g = k.div(lane, k.idx(4)), t = k.rem(lane, k.idx(4));
+  Value wm = k.div(warp, k.idx(4)), wn = k.rem(warp, k.idx(4));
+  Value batchTile = k.blockId(gpu::Dimension::y);
+  Value s0 = k.mul(k.blockId(gpu::Dimension::x), k.idx(kMmaSlices));
+  Value n0 = k.mul(batchTile, k.idx(kMmaRows));
+  Value v = k.blockId(gpu::Dimension::z);
+  Value lastS = k.idx(S - 1), lastN = k.idx(N - 1), lastD = k.idx(D - 1);
+  Value zeroElem = arith::ConstantOp::create(k.b, b.getZeroAttr(elem));
+  Type f32 = b.getF32Type();
+
+  if (sh.seeded) {
+    k.ifThen(k.lt(tid, k.idx(kMmaSlices)), [&] {
+      Value s = k.min(k.add(s0, tid), lastS);
+      SmallVector<Value> sum = k.forEach(
+          k.idx(0), k.idx(sh.normChunks), k.idx(1), {k.f32(0.0f)},
+          [&](Value c, ValueRange carried) {
+            return SmallVector<Value>{
+                k.addf(carried[0], k.load(sumSq, {c, s}))};
+          });
+      k.store(math::SqrtOp::create(k.b, sum[0]), norm, {tid});
+    });
+  }
+
+  // 1. GEMM (the k-loop's barriers also order the norm stores above).
+  auto accType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+  NVVM::MMATypes ptxType =
+      elem.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  auto asOperand = [&](Value word) -> Value {
+    if (elem.isBF16())
+      return word;
+    return LLVM::BitcastOp::create(k.b, VectorType::get({2}, b.getF16Type()),
+                                   word);
+  };
+  int64_t numK = (D + kMmaK - 1) / kMmaK;
+  SmallVector<Value> zeros(32, k.f32(0.0f));
+  SmallVector<Value> acc = k.forEach(
+      k.idx(0), k.idx(numK), k.idx(1), zeros,
+      [&](Value kt, ValueRange carried) {
+        Value k0 = k.mul(kt, k.idx(kMmaK));
+        // x tile: 64 rows x 16 words, 4 words per thread.
+        for (int64_t e = 0; e < kMmaRows * 16 / kBlockThreads; ++e) {
+          Value wi = k.add(tid, k.idx(e * kBlockThreads));
+          Value row = k.div(wi, k.idx(16)), kw = k.rem(wi, k.idx(16));
+          Value n = k.add(n0, row);
+          Value kk = k.add(k0, k.mul(kw, k.idx(2)));
+          Value kk1 = k.add(kk, k.idx(1));
+          Value rowOk = k.lt(n, k.idx(N));
+          Value nc = k.min(n, lastN);
+          Value lo = k.select(k.land(rowOk, k.lt(kk, k.idx(D))),
+                              k.load(x, {v, nc, k.min(kk, lastD)}), zeroElem);
+          Value hi = k.select(k.land(rowOk, k.lt(kk1, k.idx(D))),
+                              k.load(x, {v, nc, k.min(kk1, lastD)}), zeroElem);
+          k.store(packPair(k, lo, hi), smem,
+                  {k.add(aBase, k.add(k.mul(row, k.idx(kMmaStride)), kw))});
+        }
+        // A tile: 128 slices x 16 words, 8 words per thread.
+        for (int64_t e = 0; e < kMmaSlices * 16 / kBlockThreads; ++e) {
+          Value wi = k.add(tid, k.idx(e * kBlockThreads));
+          Value nn = k.rem(wi, k.idx(kMmaSlices)),
+                kw = k.div(wi, k.idx(kMmaSlices));
+          Value s = k.add(s0, nn);
+          Value kk = k.add(k0, k.mul(kw, k.idx(2)));
+          Value kk1 = k.add(kk, k.idx(1));
+          Value colOk = k.lt(s, k.idx(S));
+          Value sc = k.min(s, lastS);
+          Value ok0 = k.land(colOk, k.lt(kk, k.idx(D)));
+          Value ok1 = k.land(colOk, k.lt(kk1, k.idx(D)));
+          Value a0 = k.load(A, {k.min(kk, lastD), sc});
+          Value a1 = k.load(A, {k.min(kk1, lastD), sc});
+          Value slot = k.add(k.mul(nn, k.idx(kMmaStride)), kw);
+          if (!split) {
+            k.store(packPair(k, k.select(ok0, a0, zeroElem),
+                             k.select(ok1, a1, zeroElem)),
+                    smem, {k.add(bHiBase, slot)});
+            continue;
+          }
+          // f32 g = hi + lo in two 16-bit numbers: y = x.hi + x.lo keeps
+          // the projection's f32 accuracy on tensor cores.
+          auto hiLo = [&](Value a, Value ok) -> std::pair<Value, Value> {
+            Value af = k.select(ok, a, k.f32(0.0f));
+            Value hi = arith::TruncFOp::create(k.b, elem, af);
+            Value rest = k.subf(af, arith::ExtFOp::create(k.b, f32, hi));
+            return {hi, arith::TruncFOp::create(k.b, elem, rest)};
+          };
+          auto [hi0, lo0] = hiLo(a0, ok0);
+          auto [hi1, lo1] = hiLo(a1, ok1);
+          k.store(packPair(k, hi0, hi1), smem, {k.add(bHiBase, slot)});
+          k.store(packPair(k, lo0, lo1), smem, {k.add(bLoBase, slot)});
+        }
+        k.barrier();
+        SmallVector<Value> next(carried.begin(), carried.end());
+        for (int64_t ks = 0; ks < kMmaK / 16; ++ks) {
+          Value kwb = k.add(t, k.idx(ks * 8));
+          SmallVector<SmallVector<Value>> aFrag(2);
+          for (int64_t mf = 0; mf < 2; ++mf) {
+            Value r = k.add(k.add(k.mul(wm, k.idx(32)), k.idx(mf * 16)), g);
+            Value base =
+                k.add(aBase, k.add(k.mul(r, k.idx(kMmaStride)), kwb));
+            for (int64_t off : {int64_t(0), 8 * kMmaStride, int64_t(4),
+                                8 * kMmaStride + 4})
+              aFrag[mf].push_back(
+                  asOperand(k.load(smem, {k.add(base, k.idx(off))})));
+          }
+          SmallVector<Value> bases = {bHiBase};
+          if (split)
+            bases.push_back(bLoBase);
+          for (Value bBase : bases) {
+            SmallVector<SmallVector<Value>> bFrag(4);
+            for (int64_t nf = 0; nf < 4; ++nf) {
+              Value c = k.add(k.add(k.mul(wn, k.idx(32)), k.idx(nf * 8)), g);
+              Value base =
+                  k.add(bBase, k.add(k.mul(c, k.idx(kMmaStride)), kwb));
+              for (int64_t off : {0, 4})
+                bFrag[nf].push_back(
+                    asOperand(k.load(smem, {k.add(base, k.idx(off))})));
+            }
+            for (int64_t mf = 0; mf < 2; ++mf)
+              for (int64_t nf = 0; nf < 4; ++nf) {
+                int64_t f = (mf * 4 + nf) * 4;
+                SmallVector<Value> cIn(next.begin() + f, next.begin() + f + 4);
+                auto mma = NVVM::MmaOp::create(
+                    k.b, accType, aFrag[mf], bFrag[nf], cIn, {16, 8, 16},
+                    std::nullopt, std::nullopt,
+                    std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+                    std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                                   NVVM::MMALayout::col});
+                for (int64_t i = 0; i < 4; ++i)
+                  next[f + i] = LLVM::ExtractValueOp::create(
+                      k.b, mma.getRes(), ArrayRef<int64_t>{i});
+              }
+          }
+        }
+        k.barrier();
+        return next;
+      });
+
+  // 2. Accumulators -> shared y tile (normalized).
+  for (int64_t mf = 0; mf < 2; ++mf)
+    for (int64_t nf = 0; nf < 4; ++nf)
+      for (int64_t i = 0; i < 4; ++i) {
+        Value r = k.add(k.add(k.mul(wm, k.idx(32)), k.idx(mf * 16 + (i / 2) * 8)),
+                        g);
+        Value c = k.add(k.add(k.mul(wn, k.idx(32)), k.idx(nf * 8 + i % 2)),
+                        k.mul(t, k.idx(2)));
+        Value y = acc[(mf * 4 + nf) * 4 + i];
+        if (sh.seeded)
+          y = k.divf(y, k.load(norm, {c}));
+        storeY(y, k.add(k.mul(r, k.idx(kMmaSlices)), c));
+      }
+  k.barrier();
+
+  // 3. ECF: thread = (slice sl, row half h).
+  Value sl = k.rem(tid, k.idx(kMmaSlices)), h = k.div(tid, k.idx(kMmaSlices));
+  Value rowStart = k.mul(h, k.idx(kMmaRows / 2));
+  // Rows of this half inside the batch: clamp(N - n0 - rowStart, 0, 32).
+  Value remaining = arith::SubIOp::create(k.b, k.idx(N), n0);
+  Value count = arith::MaxSIOp::create(
+      k.b, arith::SubIOp::create(k.b, remaining, rowStart), k.idx(0));
+  count = arith::MinSIOp::create(k.b, count, k.idx(kMmaRows / 2));
+  Value dtF = k.f32(static_cast<float>(sh.tMax / static_cast<double>(P - 1)));
+  SmallVector<Value> init(2 * P, k.f32(0.0f));
+  SmallVector<Value> sums = k.forEach(
+      k.idx(0), count, k.idx(1), init, [&](Value rr, ValueRange carried) {
+        Value row = k.add(rowStart, rr);
+        Value y = loadY(k.add(k.mul(row, k.idx(kMmaSlices)), sl));
+        Value theta = k.mulf(y, dtF);
+        Value c1 = math::CosOp::create(k.b, theta);
+        Value s1 = math::SinOp::create(k.b, theta);
+        Value c = k.f32(1.0f), sn = k.f32(0.0f);
+        SmallVector<Value> next(carried.begin(), carried.end());
+        for (int64_t p = 0; p < P; ++p) {
+          next[p] = k.addf(next[p], c);
+          next[P + p] = k.addf(next[P + p], sn);
+          if (p + 1 < P) {
+            Value nc = k.subf(k.mulf(c, c1), k.mulf(sn, s1));
+            sn = k.addf(k.mulf(sn, c1), k.mulf(c, s1));
+            c = nc;
+          }
+        }
+        return next;
+      });
+  k.barrier(); // y tile reads done: reuse it to add the two halves.
+  Value isLower = k.lt(h, k.idx(1));
+  Value s = k.add(s0, sl);
+  Value batchF = k.f32(static_cast<float>(N));
+  for (int64_t part = 0; part < 2; ++part) {
+    Value out = part == 0 ? cosOut : sinOut;
+    k.ifThen(arith::XOrIOp::create(k.b, isLower,
+                                   arith::ConstantOp::create(
+                                       k.b, k.b.getBoolAttr(true))),
+             [&] {
+               for (int64_t p = 0; p < P; ++p)
+                 storeY(sums[part * P + p], k.add(k.idx(p * kMmaSlices), sl));
+             });
+    k.barrier();
+    k.ifThen(k.land(isLower, k.lt(s, k.idx(S))), [&] {
+      for (int64_t p = 0; p < P; ++p) {
+        Value total = k.addf(sums[part * P + p],
+                             loadY(k.add(k.idx(p * kMmaSlices), sl)));
+        if (T == 1)
+          k.store(k.divf(total, batchF), out, {v, s, k.idx(p)});
+        else
+          k.store(total, out, {batchTile, v, s, k.idx(p)});
+      }
+    });
+    k.barrier();
   }
   return func;
 }

@@ -47,6 +47,13 @@ struct EcfKernelShape {
 gpu::GPUFuncOp buildFusedEcfKernel(OpBuilder &b, Location loc,
                                    const EcfKernelShape &shape);
 
+/// Same contract as buildFusedEcfKernel for bf16/f16 inputs, on tensor cores
+/// (mma.sync m16n8k16), with fixed tiles of 64 rows x 128 slices. An explicit
+/// projection has the input's 16-bit type; a seeded one is f32 g, split on
+/// load into hi + lo 16-bit parts (two MMAs) to keep f32 accuracy.
+gpu::GPUFuncOp buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
+                                      const EcfKernelShape &shape);
+
 /// (cosPart, sinPart : [T, V, S, P], cos, sin : [V, S, P]): fixed-order sum
 /// over the tiles, divided by the batch size.
 gpu::GPUFuncOp buildEcfFinalizeKernel(OpBuilder &b, Location loc,

@@ -53,6 +53,19 @@ public:
 
 private:
   LogicalResult checkSupported();
+  /// bf16/f16 fused ECF ops run their GEMM on tensor cores (when enabled).
+  /// Cost rule: only when the 64 x 128 tiles still give at least half a
+  /// block per multiprocessor; smaller problems keep the SIMT kernel's finer
+  /// tiles (more blocks in flight, see docs/GPU-SCHEDULES.md).
+  bool usesTensorCores(FusedEcfOp ecf) {
+    auto type = ecf.getInput().getType();
+    Type e = type.getElementType();
+    int64_t slices = ecf.getCos().getType().getDimSize(1);
+    int64_t blocks = type.getDimSize(0) * ceilDiv(type.getDimSize(1), 64) *
+                     ceilDiv(slices, 128);
+    return options.tensorCores && (e.isBF16() || e.isF16()) &&
+           blocks >= kTargetBlocks / 4;
+  }
   LogicalResult lowerOp(OpBuilder &b, Operation *op);
   Value destination(OpBuilder &b, Value result);
   gpu::GPUFuncOp addKernel(gpu::GPUFuncOp kernel) {
@@ -176,7 +189,6 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
     ProjectionKernelShape shape{proj.getType().getDimSize(0),
                                 proj.getType().getDimSize(1),
                                 options.projectionChunk};
-    b.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
     Value g = memref::AllocOp::create(
         b, loc, MemRefType::get({shape.featureDim, shape.numSlices},
                                 b.getF32Type()));
@@ -206,15 +218,18 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
     auto seeded = seededProjections.find(ecf.getProjection());
     sh.seeded = seeded != seededProjections.end();
     sh.projectionElement =
-        sh.seeded ? b.getF32Type()
+        sh.seeded ? cast<MemRefType>(seeded->second.first.getType())
+                        .getElementType()
                   : ecf.getProjection().getType().getElementType();
+    bool mma = usesTensorCores(ecf);
     sh.normChunks = sh.seeded ? projectionChunks[ecf.getProjection()] : 0;
     // Tile choice: rows by batch size, slices shrunk until the grid has
     // about two blocks per multiprocessor.
-    sh.blockRows = options.blockRows
+    sh.blockRows = mma ? 64
+                       : options.blockRows
                        ? options.blockRows
                        : (sh.batch <= 16 ? 16 : sh.batch <= 32 ? 32 : 64);
-    sh.blockSlices = options.blockSlices;
+    sh.blockSlices = mma ? 128 : options.blockSlices;
     if (!sh.blockSlices) {
       sh.blockSlices = 64;
       while (sh.blockSlices > 16 &&
@@ -222,9 +237,10 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
                  kTargetBlocks)
         sh.blockSlices /= 2;
     }
-    for (int64_t t : {sh.blockRows, sh.blockSlices})
-      if (t != 16 && t != 32 && t != 64)
-        return ecf.emitOpError("tile sizes must be 16, 32 or 64, got ") << t;
+    if (!mma)
+      for (int64_t t : {sh.blockRows, sh.blockSlices})
+        if (t != 16 && t != 32 && t != 64)
+          return ecf.emitOpError("tile sizes must be 16, 32 or 64, got ") << t;
 
     SmallVector<Value> args = {map.lookup(ecf.getInput())};
     if (sh.seeded)
@@ -236,7 +252,8 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
     Value sinOut = memref::AllocOp::create(b, loc, full);
     int64_t T = sh.numBatchTiles();
     OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
-    gpu::GPUFuncOp kernel = addKernel(buildFusedEcfKernel(kb, loc, sh));
+    gpu::GPUFuncOp kernel = addKernel(mma ? buildFusedEcfMmaKernel(kb, loc, sh)
+                                          : buildFusedEcfKernel(kb, loc, sh));
     std::array<int64_t, 3> grid = {sh.numSliceTiles(), T, sh.numViews};
     if (T == 1) {
       args.append({cosOut, sinOut});
@@ -374,7 +391,8 @@ struct ConvertSigregToGPUPass
       kernels = gpu::GPUModuleOp::create(b, module.getLoc(), "sigreg_kernels");
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     b.getUnitAttr());
-    ConvertSigregToGPUOptions opts{blockRows, blockSlices, projectionChunk};
+    ConvertSigregToGPUOptions opts{blockRows, blockSlices, projectionChunk,
+                                   tensorCores};
     for (func::FuncOp f : funcs)
       if (failed(FunctionLowering(f, kernels, opts).run()))
         return signalPassFailure();

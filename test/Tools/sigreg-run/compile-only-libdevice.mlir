@@ -1,14 +1,6 @@
 // REQUIRES: cuda-toolkit, ptxas
-// XFAIL: *
-// BUG: without CUDA_ROOT / CUDA_HOME / CUDA_PATH in the environment (as in
-// lit's default environment, or a shell without them), `sigreg-run
-// --target=cuda --compile-only --emit-artifact` exits 0 and writes a PTX file
-// that calls libdevice as `.extern .func __nv_cosf/__nv_sinf/__nv_sqrtf/
-// __nv_fmaf`: libdevice is not linked (Pipelines.cpp gives the NVVM
-// serialization no toolkit path), and ptxas rejects the artifact with
-// "Unresolved extern function '__nv_fmaf'". Expected: a self-contained PTX
-// artifact (libdevice linked) whatever the environment, or exit 2 with a
-// clear error. Delete the XFAIL line when fixed.
+// Without CUDA_ROOT / CUDA_HOME / CUDA_PATH in the environment, sigreg-run
+// --compile-only still writes self-contained PTX (libdevice linked).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: env -u CUDA_ROOT -u CUDA_HOME -u CUDA_PATH sigreg-run %s --target=cuda --compile-only --pipeline=both --emit-artifact=%t
 // RUN: FileCheck %s --input-file %t/fused/sigreg.ptx
