@@ -48,7 +48,7 @@ for dir in "$art"/*/; do
   done
 done
 if [ $sanitize = 1 ] && command -v compute-sanitizer > /dev/null; then
-  for name in ragged-bf16-clamp ragged-f32-zero-none blog-bf16 n1000-bf16-zero; do
+  for name in ragged-bf16-clamp ragged-f32-zero-none blog-bf16 n1000-bf16-zero ragged-bf16-mma ragged-f16-mma-explicit; do
     [ -d "$art/$name/fused" ] || continue
     for tool in memcheck racecheck; do
       compute-sanitizer --tool $tool --error-exitcode 99 "$aot" "$art/$name/fused" \

@@ -41,6 +41,7 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect", "::mlir::math::MathDialect",
                            "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::vector::VectorDialect",
                            "::mlir::NVVM::NVVMDialect"];
 }
 

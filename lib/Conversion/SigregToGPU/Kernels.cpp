@@ -9,6 +9,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::sigreg;
@@ -52,6 +53,18 @@ MemRefType f32Memref(OpBuilder &b, ArrayRef<int64_t> shape) {
 Value toI32(KernelBuilder &k, Value index) {
   return arith::IndexCastUIOp::create(k.b, k.b.getI32Type(), index);
 }
+
+/// Packs two 16-bit floats (lo at the lower address) into an i32 word.
+Value packPair(KernelBuilder &k, Value lo, Value hi) {
+  Type i16 = k.b.getI16Type(), i32 = k.b.getI32Type();
+  auto widen = [&](Value v) -> Value {
+    Value bits = arith::BitcastOp::create(k.b, i16, v);
+    return arith::ExtUIOp::create(k.b, i32, bits);
+  };
+  Value hiBits = arith::ShLIOp::create(
+      k.b, widen(hi), arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(16)));
+  return arith::OrIOp::create(k.b, hiBits, widen(lo));
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -85,6 +98,62 @@ gpu::GPUFuncOp mlir::sigreg::buildProjectionKernel(
           Value gv = buildProjectionGaussian(k.b, seed, toI32(k, d), sI32);
           k.store(gv, g, {d, s});
           return SmallVector<Value>{k.addf(carried[0], k.mulf(gv, gv))};
+        });
+    k.store(acc[0], sumSq, {chunk, s});
+  });
+  return func;
+}
+
+//===----------------------------------------------------------------------===//
+// Projection for the tensor-core GEMM: same threads as above, but rows in
+// pairs (d, d+1): g is split into 16-bit hi + lo parts (g = hi + lo to about
+// 2^-17) and stored as packed words hiW[d/2, s], loW[d/2, s] (lo half = row
+// d), the layout the GEMM's shared-memory tile uses. sumSq is the f32 sum of
+// g^2 in ascending d, as in the f32 kernel.
+//===----------------------------------------------------------------------===//
+
+gpu::GPUFuncOp mlir::sigreg::buildPackedProjectionKernel(
+    OpBuilder &b, Location loc, const ProjectionKernelShape &shape,
+    Type halfType) {
+  int64_t D = shape.featureDim, S = shape.numSlices, pairs = (D + 1) / 2;
+  MemRefType words = MemRefType::get({pairs, S}, b.getI32Type());
+  auto func = createKernel(b, loc, "sigreg_projection_packed",
+                           "projection_generation",
+                           {b.getI64Type(), words, words,
+                            f32Memref(b, {shape.numChunks(), S})},
+                           {});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder k(loc, b);
+  Value seed = func.getArgument(0), hiW = func.getArgument(1),
+        loW = func.getArgument(2), sumSq = func.getArgument(3);
+  Value s = k.add(k.mul(k.blockId(Dimension::x), k.idx(kBlockThreads)),
+                  k.threadId(Dimension::x));
+  Value chunk = k.blockId(Dimension::y);
+  k.ifThen(k.lt(s, k.idx(S)), [&] {
+    Value p0 = k.mul(chunk, k.idx(shape.chunk / 2));
+    Value p1 = k.min(k.add(p0, k.idx(shape.chunk / 2)), k.idx(pairs));
+    Value sI32 = toI32(k, s);
+    SmallVector<Value> acc = k.forEach(
+        p0, p1, k.idx(1), {k.f32(0.0f)}, [&](Value dp, ValueRange carried) {
+          Value d = k.mul(dp, k.idx(2)), d1 = k.add(d, k.idx(1));
+          Value g0 = buildProjectionGaussian(k.b, seed, toI32(k, d), sI32);
+          Value g1 = k.select(
+              k.lt(d1, k.idx(D)),
+              buildProjectionGaussian(k.b, seed, toI32(k, d1), sI32),
+              k.f32(0.0f));
+          auto split = [&](Value gv) -> std::pair<Value, Value> {
+            Value hi = arith::TruncFOp::create(k.b, halfType, gv);
+            Value rest =
+                k.subf(gv, arith::ExtFOp::create(k.b, k.b.getF32Type(), hi));
+            return {hi, arith::TruncFOp::create(k.b, halfType, rest)};
+          };
+          auto [hi0, lo0] = split(g0);
+          auto [hi1, lo1] = split(g1);
+          k.store(packPair(k, hi0, hi1), hiW, {dp, s});
+          k.store(packPair(k, lo0, lo1), loW, {dp, s});
+          Value acc = k.addf(carried[0], k.mulf(g0, g0));
+          return SmallVector<Value>{k.addf(acc, k.mulf(g1, g1))};
         });
     k.store(acc[0], sumSq, {chunk, s});
   });
@@ -283,18 +352,6 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfKernel(OpBuilder &b, Location loc,
 
 namespace {
 constexpr int64_t kMmaRows = 64, kMmaSlices = 128, kMmaK = 32, kMmaStride = 20;
-
-/// Packs two 16-bit floats (lo at the lower address) into an i32 word.
-Value packPair(KernelBuilder &k, Value lo, Value hi) {
-  Type i16 = k.b.getI16Type(), i32 = k.b.getI32Type();
-  auto widen = [&](Value v) -> Value {
-    Value bits = arith::BitcastOp::create(k.b, i16, v);
-    return arith::ExtUIOp::create(k.b, i32, bits);
-  };
-  Value hiBits = arith::ShLIOp::create(
-      k.b, widen(hi), arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(16)));
-  return arith::OrIOp::create(k.b, hiBits, widen(lo));
-}
 } // namespace
 
 gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
@@ -303,10 +360,14 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
           P = sh.numPoints;
   int64_t T = (N + kMmaRows - 1) / kMmaRows;
   Type elem = sh.inputElement;
-  SmallVector<Type> args = {MemRefType::get({V, N, D}, elem),
-                            MemRefType::get({D, S}, sh.projectionElement)};
-  if (sh.seeded)
-    args.push_back(f32Memref(b, {sh.normChunks, S}));
+  int64_t pairs = (D + 1) / 2;
+  SmallVector<Type> args = {MemRefType::get({V, N, D}, elem)};
+  if (sh.seeded) {
+    MemRefType words = MemRefType::get({pairs, S}, b.getI32Type());
+    args.append({words, words, f32Memref(b, {sh.normChunks, S})});
+  } else {
+    args.push_back(MemRefType::get({D, S}, sh.projectionElement));
+  }
   SmallVector<int64_t> outShape =
       T == 1 ? SmallVector<int64_t>{V, S, P} : SmallVector<int64_t>{T, V, S, P};
   args.push_back(f32Memref(b, outShape));
@@ -325,7 +386,8 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
   KernelBuilder k(loc, b);
   MLIRContext *ctx = b.getContext();
   Value x = func.getArgument(0), A = func.getArgument(1);
-  Value sumSq = sh.seeded ? func.getArgument(2) : Value();
+  Value loWords = sh.seeded ? func.getArgument(2) : Value();
+  Value sumSq = sh.seeded ? func.getArgument(3) : Value();
   Value cosOut = func.getArgument(args.size() - 2),
         sinOut = func.getArgument(args.size() - 1);
   Value norm = func.getWorkgroupAttributions()[0],
@@ -381,7 +443,30 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
       k.idx(0), k.idx(numK), k.idx(1), zeros,
       [&](Value kt, ValueRange carried) {
         Value k0 = k.mul(kt, k.idx(kMmaK));
-        // x tile: 64 rows x 16 words, 4 words per thread.
+        // x tile: 64 rows x 16 words. With D % 8 == 0 each thread moves
+        // one aligned 16-byte vector (8 values of a row); else 4 words of
+        // two scalar loads each.
+        if (D % 8 == 0) {
+          Value row = k.div(tid, k.idx(4)), kv = k.rem(tid, k.idx(4));
+          Value n = k.add(n0, row), kk = k.add(k0, k.mul(kv, k.idx(8)));
+          Value ok = k.land(k.lt(n, k.idx(N)), k.lt(kk, k.idx(D)));
+          auto vecType = VectorType::get({8}, elem);
+          Value vec = vector::LoadOp::create(
+              k.b, vecType, x,
+              ValueRange{v, k.min(n, lastN), k.min(kk, k.idx(D - 8))},
+              /*nontemporal=*/false, llvm::MaybeAlign(16));
+          vec = k.select(ok, vec,
+                         arith::ConstantOp::create(
+                             k.b, DenseElementsAttr::get(
+                                      vecType, b.getZeroAttr(elem))));
+          Value words = vector::BitCastOp::create(
+              k.b, VectorType::get({4}, b.getI32Type()), vec);
+          Value base = k.add(aBase, k.add(k.mul(row, k.idx(kMmaStride)),
+                                          k.mul(kv, k.idx(4))));
+          for (int64_t j = 0; j < 4; ++j)
+            k.store(vector::ExtractOp::create(k.b, words, ArrayRef<int64_t>{j}),
+                    smem, {k.add(base, k.idx(j))});
+        } else {
         for (int64_t e = 0; e < kMmaRows * 16 / kBlockThreads; ++e) {
           Value wi = k.add(tid, k.idx(e * kBlockThreads));
           Value row = k.div(wi, k.idx(16)), kw = k.rem(wi, k.idx(16));
@@ -397,39 +482,60 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
           k.store(packPair(k, lo, hi), smem,
                   {k.add(aBase, k.add(k.mul(row, k.idx(kMmaStride)), kw))});
         }
-        // A tile: 128 slices x 16 words, 8 words per thread.
-        for (int64_t e = 0; e < kMmaSlices * 16 / kBlockThreads; ++e) {
-          Value wi = k.add(tid, k.idx(e * kBlockThreads));
-          Value nn = k.rem(wi, k.idx(kMmaSlices)),
-                kw = k.div(wi, k.idx(kMmaSlices));
-          Value s = k.add(s0, nn);
-          Value kk = k.add(k0, k.mul(kw, k.idx(2)));
-          Value kk1 = k.add(kk, k.idx(1));
-          Value colOk = k.lt(s, k.idx(S));
-          Value sc = k.min(s, lastS);
-          Value ok0 = k.land(colOk, k.lt(kk, k.idx(D)));
-          Value ok1 = k.land(colOk, k.lt(kk1, k.idx(D)));
-          Value a0 = k.load(A, {k.min(kk, lastD), sc});
-          Value a1 = k.load(A, {k.min(kk1, lastD), sc});
-          Value slot = k.add(k.mul(nn, k.idx(kMmaStride)), kw);
-          if (!split) {
-            k.store(packPair(k, k.select(ok0, a0, zeroElem),
-                             k.select(ok1, a1, zeroElem)),
-                    smem, {k.add(bHiBase, slot)});
-            continue;
+        }
+        // A tile: 128 slices x 16 words (pairs along k), stored slice-major.
+        if (sh.seeded) {
+          // Packed hi/lo words [D/2, S] from the projection kernel: 16-byte
+          // loads of 4 slices when S % 4 == 0, else single words.
+          Value kp0 = k.mul(kt, k.idx(kMmaK / 2));
+          int64_t width = S % 4 == 0 ? 4 : 1;
+          int64_t perThread = kMmaSlices * 16 / width / kBlockThreads;
+          for (auto [src, dstBase] :
+               {std::pair<Value, Value>{A, bHiBase}, {loWords, bLoBase}})
+            for (int64_t e = 0; e < perThread; ++e) {
+              Value vi = k.add(tid, k.idx(e * kBlockThreads));
+              int64_t groups = kMmaSlices / width;
+              Value kw = k.div(vi, k.idx(groups));
+              Value nn = k.mul(k.rem(vi, k.idx(groups)), k.idx(width));
+              Value kp = k.add(kp0, kw), sIdx = k.add(s0, nn);
+              Value ok = k.land(k.lt(kp, k.idx(pairs)), k.lt(sIdx, k.idx(S)));
+              Value row = k.min(kp, k.idx(pairs - 1));
+              Value col = k.min(sIdx, k.idx(S - width));
+              Value slot = k.add(dstBase, k.add(k.mul(nn, k.idx(kMmaStride)), kw));
+              Value zeroWord = arith::ConstantOp::create(k.b, b.getI32IntegerAttr(0));
+              if (width == 1) {
+                k.store(k.select(ok, k.load(src, {row, col}), zeroWord), smem,
+                        {slot});
+                continue;
+              }
+              auto vecType = VectorType::get({4}, b.getI32Type());
+              Value vec = vector::LoadOp::create(
+                  k.b, vecType, src, ValueRange{row, col},
+                  /*nontemporal=*/false, llvm::MaybeAlign(16));
+              for (int64_t j = 0; j < 4; ++j) {
+                Value w = vector::ExtractOp::create(k.b, vec,
+                                                    ArrayRef<int64_t>{j});
+                k.store(k.select(ok, w, zeroWord), smem,
+                        {k.add(slot, k.idx(j * kMmaStride))});
+              }
+            }
+        } else {
+          for (int64_t e = 0; e < kMmaSlices * 16 / kBlockThreads; ++e) {
+            Value wi = k.add(tid, k.idx(e * kBlockThreads));
+            Value nn = k.rem(wi, k.idx(kMmaSlices)),
+                  kw = k.div(wi, k.idx(kMmaSlices));
+            Value s = k.add(s0, nn);
+            Value kk = k.add(k0, k.mul(kw, k.idx(2)));
+            Value kk1 = k.add(kk, k.idx(1));
+            Value colOk = k.lt(s, k.idx(S));
+            Value sc = k.min(s, lastS);
+            Value lo = k.select(k.land(colOk, k.lt(kk, k.idx(D))),
+                                k.load(A, {k.min(kk, lastD), sc}), zeroElem);
+            Value hi = k.select(k.land(colOk, k.lt(kk1, k.idx(D))),
+                                k.load(A, {k.min(kk1, lastD), sc}), zeroElem);
+            k.store(packPair(k, lo, hi), smem,
+                    {k.add(bHiBase, k.add(k.mul(nn, k.idx(kMmaStride)), kw))});
           }
-          // f32 g = hi + lo in two 16-bit numbers: y = x.hi + x.lo keeps
-          // the projection's f32 accuracy on tensor cores.
-          auto hiLo = [&](Value a, Value ok) -> std::pair<Value, Value> {
-            Value af = k.select(ok, a, k.f32(0.0f));
-            Value hi = arith::TruncFOp::create(k.b, elem, af);
-            Value rest = k.subf(af, arith::ExtFOp::create(k.b, f32, hi));
-            return {hi, arith::TruncFOp::create(k.b, elem, rest)};
-          };
-          auto [hi0, lo0] = hiLo(a0, ok0);
-          auto [hi1, lo1] = hiLo(a1, ok1);
-          k.store(packPair(k, hi0, hi1), smem, {k.add(bHiBase, slot)});
-          k.store(packPair(k, lo0, lo1), smem, {k.add(bLoBase, slot)});
         }
         k.barrier();
         SmallVector<Value> next(carried.begin(), carried.end());

@@ -47,10 +47,18 @@ struct EcfKernelShape {
 gpu::GPUFuncOp buildFusedEcfKernel(OpBuilder &b, Location loc,
                                    const EcfKernelShape &shape);
 
+/// (seed, hiW, loW : memref<ceil(D/2) x S x i32>, sumSq): g split into 16-bit
+/// hi + lo parts of `halfType`, packed in pairs of rows, for the tensor-core
+/// GEMM.
+gpu::GPUFuncOp buildPackedProjectionKernel(OpBuilder &b, Location loc,
+                                           const ProjectionKernelShape &shape,
+                                           Type halfType);
+
 /// Same contract as buildFusedEcfKernel for bf16/f16 inputs, on tensor cores
 /// (mma.sync m16n8k16), with fixed tiles of 64 rows x 128 slices. An explicit
-/// projection has the input's 16-bit type; a seeded one is f32 g, split on
-/// load into hi + lo 16-bit parts (two MMAs) to keep f32 accuracy.
+/// projection has the input's 16-bit type: (x, A, cos, sin). A seeded one
+/// comes from buildPackedProjectionKernel: (x, hiW, loW, sumSq, cos, sin),
+/// two MMAs per fragment (x.hi + x.lo) to keep the projection's f32 accuracy.
 gpu::GPUFuncOp buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
                                       const EcfKernelShape &shape);
 

@@ -80,9 +80,13 @@ private:
   const ConvertSigregToGPUOptions &options;
   SymbolTable kernelTable;
   IRMapping map;
-  /// Seeded projections: raw g and per-chunk sums of squares.
-  DenseMap<Value, std::pair<Value, Value>> seededProjections;
-  DenseMap<Value, int64_t> projectionChunks;
+  /// Seeded projections: raw g (f32), or packed hi/lo words for the
+  /// tensor-core kernel, and the per-chunk sums of squares.
+  struct SeededProjection {
+    Value g, loWords, sumSq;
+    int64_t chunks;
+  };
+  DenseMap<Value, SeededProjection> seededProjections;
   SmallVector<Value> outParams;
 };
 
@@ -189,19 +193,34 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
     ProjectionKernelShape shape{proj.getType().getDimSize(0),
                                 proj.getType().getDimSize(1),
                                 options.projectionChunk};
-    Value g = memref::AllocOp::create(
-        b, loc, MemRefType::get({shape.featureDim, shape.numSlices},
-                                b.getF32Type()));
+    // A tensor-core consumer reads g as packed 16-bit hi/lo words.
+    Type halfType;
+    for (Operation *user : proj->getUsers())
+      if (auto ecf = dyn_cast<FusedEcfOp>(user); ecf && usesTensorCores(ecf))
+        halfType = ecf.getInput().getType().getElementType();
+    if (halfType && shape.chunk % 2)
+      ++shape.chunk; // whole row pairs per chunk
+    Type f32 = b.getF32Type(), i32 = b.getI32Type();
+    int64_t D = shape.featureDim, S = shape.numSlices;
     Value sumSq = memref::AllocOp::create(
-        b, loc,
-        MemRefType::get({shape.numChunks(), shape.numSlices}, b.getF32Type()));
+        b, loc, MemRefType::get({shape.numChunks(), S}, f32));
     OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
-    gpu::GPUFuncOp kernel = addKernel(buildProjectionKernel(kb, loc, shape));
-    launch(b, loc, kernel,
-           {ceilDiv(shape.numSlices, kBlockThreads), shape.numChunks(), 1},
-           {map.lookup(proj.getSeed()), g, sumSq});
-    seededProjections[proj.getResult()] = {g, sumSq};
-    projectionChunks[proj.getResult()] = shape.numChunks();
+    std::array<int64_t, 3> grid = {ceilDiv(S, kBlockThreads),
+                                   shape.numChunks(), 1};
+    SeededProjection info{Value(), Value(), sumSq, shape.numChunks()};
+    if (halfType) {
+      auto words = MemRefType::get({(D + 1) / 2, S}, i32);
+      info.g = memref::AllocOp::create(b, loc, words);
+      info.loWords = memref::AllocOp::create(b, loc, words);
+      launch(b, loc,
+             addKernel(buildPackedProjectionKernel(kb, loc, shape, halfType)),
+             grid, {map.lookup(proj.getSeed()), info.g, info.loWords, sumSq});
+    } else {
+      info.g = memref::AllocOp::create(b, loc, MemRefType::get({D, S}, f32));
+      launch(b, loc, addKernel(buildProjectionKernel(kb, loc, shape)), grid,
+             {map.lookup(proj.getSeed()), info.g, sumSq});
+    }
+    seededProjections[proj.getResult()] = info;
     return success();
   }
   if (auto ecf = dyn_cast<FusedEcfOp>(op)) {
@@ -218,11 +237,11 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
     auto seeded = seededProjections.find(ecf.getProjection());
     sh.seeded = seeded != seededProjections.end();
     sh.projectionElement =
-        sh.seeded ? cast<MemRefType>(seeded->second.first.getType())
+        sh.seeded ? cast<MemRefType>(seeded->second.g.getType())
                         .getElementType()
                   : ecf.getProjection().getType().getElementType();
     bool mma = usesTensorCores(ecf);
-    sh.normChunks = sh.seeded ? projectionChunks[ecf.getProjection()] : 0;
+    sh.normChunks = sh.seeded ? seeded->second.chunks : 0;
     // Tile choice: rows by batch size, slices shrunk until the grid has
     // about two blocks per multiprocessor.
     sh.blockRows = mma ? 64
@@ -243,8 +262,11 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
           return ecf.emitOpError("tile sizes must be 16, 32 or 64, got ") << t;
 
     SmallVector<Value> args = {map.lookup(ecf.getInput())};
-    if (sh.seeded)
-      args.append({seeded->second.first, seeded->second.second});
+    if (sh.seeded && mma)
+      args.append(
+          {seeded->second.g, seeded->second.loWords, seeded->second.sumSq});
+    else if (sh.seeded)
+      args.append({seeded->second.g, seeded->second.sumSq});
     else
       args.push_back(map.lookup(ecf.getProjection()));
     MemRefType full = toMemref(cType);

@@ -51,4 +51,61 @@ def SigregFuseEpilogue : Pass<"sigreg-fuse-epilogue"> {
   }];
 }
 
+def SigregRoofline : Pass<"sigreg-roofline"> {
+  let summary = "Report FLOPs, bytes moved and arithmetic intensity per region";
+  let description = [{
+    An analysis (the IR is not changed): for every function holding sigreg
+    ops, computes from the shapes and element types of the ops present the
+    work of the seed write-up's regions `projection_generation`,
+    `projection_gemm`, `trig_reduction` and `epilogue`, and their total, and
+    prints one remark per region on the function:
+
+    ```
+    projection_gemm: flops=134217728 bytes=8650752 intensity=15.5152
+    ```
+
+    `trig_reduction` and `total` also give `sfu=`, the cos/sin evaluations
+    (not counted as FLOPs, as in the seed). Intensity is FLOPs / bytes.
+
+    Naive path (mid-level ops, after `--sigreg-decompose`): the seed's
+    formulas per op, with B = V*N rows for the GEMM and S -> V*S after it
+    (the ECF and epilogue run once per view). Bytes use q = the element
+    width of each tensor: the input dtype for x, the element type of an
+    explicit projection, 4 for f32 intermediates and the f32 integration
+    points, phi and weights (P elements each). `element-bytes=N` forces one q
+    for everything, which reproduces the seed's totals exactly. Clipping is
+    not counted (comparisons, absent from the seed's formulas); the
+    all-reduce is outside the totals (reported apart when world_size > 1).
+
+    Fused path (after `--sigreg-fuse-ecf` / `--sigreg-fuse-epilogue`): the
+    traffic of the fused ops as `--convert-sigreg-to-gpu` schedules them,
+    counted as compulsory DRAM traffic (each tensor read or written once;
+    re-reads of x and A tiles by other blocks are assumed to hit L2):
+    `sigreg.projection` writes g [D, S] f32 and the per-chunk sums of
+    squares; `sigreg.fused_ecf` reads x and A (or g and the sums) and writes
+    the [V, S, P] cos/sin means, plus, when the batch spans T > 1 row tiles,
+    the [T, V, S, P] per-tile partials that the finalize kernel reads back
+    (an estimate from the tile sizes the lowering would choose, see
+    `block-rows` and `tensor-cores`); `sigreg.fused_epilogue` reads the two
+    [V, S, P] f32 tensors and writes its result. The fused ECF's operand
+    reads and GEMM are reported as `projection_gemm`, its trig/mean work and
+    output writes as `trig_reduction`. Full counting conventions are at the
+    top of lib/Dialect/Sigreg/Transforms/Roofline.cpp.
+  }];
+  let options = [
+    Option<"elementBytes", "element-bytes", "int64_t", "0",
+           "Bytes per element for every tensor (0: each tensor's own element width)">,
+    Option<"jsonFile", "json", "std::string", "",
+           "Also write the report as JSON to this file">,
+    Option<"batch", "batch", "int64_t", "0",
+           "Size substituted for a dynamic batch dimension (0: report nothing for such functions)">,
+    Option<"blockRows", "block-rows", "int64_t", "0",
+           "Fused path: rows per fused ECF block, as --convert-sigreg-to-gpu (0: by shape)">,
+    Option<"projectionChunk", "projection-chunk", "int64_t", "64",
+           "Fused path: rows of D per projection thread, as --convert-sigreg-to-gpu">,
+    Option<"tensorCores", "tensor-cores", "bool", "true",
+           "Fused path: bf16/f16 ECF GEMMs may use the tensor-core kernel, as --convert-sigreg-to-gpu">
+  ];
+}
+
 #endif // SIGREG_DIALECT_SIGREG_TRANSFORMS_PASSES_TD
