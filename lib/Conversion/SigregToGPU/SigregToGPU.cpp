@@ -202,24 +202,27 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
       ++shape.chunk; // whole row pairs per chunk
     Type f32 = b.getF32Type(), i32 = b.getI32Type();
     int64_t D = shape.featureDim, S = shape.numSlices;
-    Value sumSq = memref::AllocOp::create(
-        b, loc, MemRefType::get({shape.numChunks(), S}, f32));
-    OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
-    std::array<int64_t, 3> grid = {ceilDiv(S, kBlockThreads),
-                                   shape.numChunks(), 1};
-    SeededProjection info{Value(), Value(), sumSq, shape.numChunks()};
+    SeededProjection info{Value(), Value(), Value(), shape.numChunks()};
     if (halfType) {
       auto words = MemRefType::get({(D + 1) / 2, S}, i32);
       info.g = memref::AllocOp::create(b, loc, words);
       info.loWords = memref::AllocOp::create(b, loc, words);
-      launch(b, loc,
-             addKernel(buildPackedProjectionKernel(kb, loc, shape, halfType)),
-             grid, {map.lookup(proj.getSeed()), info.g, info.loWords, sumSq});
     } else {
       info.g = memref::AllocOp::create(b, loc, MemRefType::get({D, S}, f32));
-      launch(b, loc, addKernel(buildProjectionKernel(kb, loc, shape)), grid,
-             {map.lookup(proj.getSeed()), info.g, sumSq});
     }
+    info.sumSq = memref::AllocOp::create(
+        b, loc, MemRefType::get({shape.numChunks(), S}, f32));
+    OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+    std::array<int64_t, 3> grid = {ceilDiv(S, kBlockThreads),
+                                   shape.numChunks(), 1};
+    Value seed = map.lookup(proj.getSeed());
+    if (halfType)
+      launch(b, loc,
+             addKernel(buildPackedProjectionKernel(kb, loc, shape, halfType)),
+             grid, {seed, info.g, info.loWords, info.sumSq});
+    else
+      launch(b, loc, addKernel(buildProjectionKernel(kb, loc, shape)), grid,
+             {seed, info.g, info.sumSq});
     seededProjections[proj.getResult()] = info;
     return success();
   }

@@ -18,12 +18,16 @@
 //   sigreg.projection   FLOPs S(1 + 3D)                 bytes 3DS q
 //   sigreg.project      FLOPs 2BDS                      bytes BD q(x) + DS q(A)
 //                                                             + BS q
-//   sigreg.ecf          frequency projection  FLOPs BSP        bytes (BSP + BS + P)q
+//   sigreg.ecf          frequency projection  FLOPs BSP        bytes (BSP + BS
+//   + P)q
 //                       cos/sin               FLOPs 0          bytes 3BSP q
 //                                             (SFU: 2BSP)
-//                       batch mean            FLOPs 2BSP + 2VSP bytes (2BSP + 2VSP)q
-//   sigreg.epps_pulley  squared error         FLOPs 4VSP       bytes (3VSP + P)q
-//                       weighted integration  FLOPs 2VSP + VS  bytes (VSP + P + VS)q
+//                       batch mean            FLOPs 2BSP + 2VSP bytes (2BSP +
+//                       2VSP)q
+//   sigreg.epps_pulley  squared error         FLOPs 4VSP       bytes (3VSP +
+//   P)q
+//                       weighted integration  FLOPs 2VSP + VS  bytes (VSP + P +
+//                       VS)q
 //   sigreg.reduce       mean: FLOPs VS + 1, sum: VS, bytes (VS + 1)q; none: 0
 // Clipping (comparisons) is not counted, as in the seed; the all-reduce
 // (FLOPs 2VSP, bytes 2VSP q) is outside the totals and reported apart when
@@ -180,8 +184,9 @@ private:
 };
 
 void SigregRooflinePass::analyze(Operation *op, FunctionReport &r) {
-  auto &gen = r.regions[ProjectionGeneration], &gemm = r.regions[ProjectionGemm],
-       &trig = r.regions[TrigReduction], &epi = r.regions[Epilogue];
+  auto &gen = r.regions[ProjectionGeneration],
+       &gemm = r.regions[ProjectionGemm], &trig = r.regions[TrigReduction],
+       &epi = r.regions[Epilogue];
   int64_t f32 = qF32();
 
   if (auto proj = dyn_cast<ProjectionOp>(op)) {
@@ -200,7 +205,8 @@ void SigregRooflinePass::analyze(Operation *op, FunctionReport &r) {
     return;
   }
   if (auto project = dyn_cast<ProjectOp>(op)) {
-    Type x = project.getInput().getType(), a = project.getProjection().getType();
+    Type x = project.getInput().getType(),
+         a = project.getProjection().getType();
     int64_t B = dim(x, 0) * dim(x, 1), D = dim(x, 2), S = dim(a, 1);
     gemm += {2 * B * D * S, B * D * q(x) + D * S * q(a) + B * S * f32, 0};
     return;
@@ -209,8 +215,8 @@ void SigregRooflinePass::analyze(Operation *op, FunctionReport &r) {
     int64_t BS = numel(ecf.getSlices().getType());
     int64_t C = numel(ecf.getCos().getType());
     int64_t P = dim(ecf.getCos().getType(), 2), BSP = BS * P;
-    trig += {BSP, (BSP + BS + P) * f32, 0};        // frequency projection
-    trig += {0, 3 * BSP * f32, 2 * BSP};           // cos / sin
+    trig += {BSP, (BSP + BS + P) * f32, 0}; // frequency projection
+    trig += {0, 3 * BSP * f32, 2 * BSP};    // cos / sin
     trig += {2 * BSP + 2 * C, (2 * BSP + 2 * C) * f32, 0}; // batch mean
     return;
   }
@@ -224,8 +230,8 @@ void SigregRooflinePass::analyze(Operation *op, FunctionReport &r) {
   if (auto ep = dyn_cast<EppsPulleyOp>(op)) {
     int64_t C = numel(ep.getCos().getType()), St = numel(ep.getType());
     int64_t P = dim(ep.getCos().getType(), 2);
-    epi += {4 * C, (3 * C + P) * f32, 0};            // squared error
-    epi += {2 * C + St, (C + P + St) * f32, 0};      // weighted integration
+    epi += {4 * C, (3 * C + P) * f32, 0};       // squared error
+    epi += {2 * C + St, (C + P + St) * f32, 0}; // weighted integration
     return;
   }
   if (auto red = dyn_cast<ReduceOp>(op)) {
@@ -257,7 +263,8 @@ void SigregRooflinePass::analyze(Operation *op, FunctionReport &r) {
                                         : 64;
     int64_t T = ceilDiv(N, rows);
     int64_t written = T == 1 ? 2 * C : (4 * T + 2) * C;
-    trig += {B * S * (1 + 6 * (P - 1) + 2 * P) + 2 * C, written * f32, 2 * B * S};
+    trig +=
+        {B * S * (1 + 6 * (P - 1) + 2 * P) + 2 * C, written * f32, 2 * B * S};
     return;
   }
   if (auto ep = dyn_cast<FusedEpilogueOp>(op)) {
@@ -287,17 +294,22 @@ std::string formatCost(StringRef name, const Cost &c, bool withSfu) {
 
 void SigregRooflinePass::print(FunctionOpInterface func,
                                const FunctionReport &r) {
-  auto header = func->emitRemark() << "roofline: path=" << r.path << " q=";
-  if (elementBytes > 0)
-    header << int64_t(elementBytes);
-  else
-    header << "per-type (x: input dtype, f32: 4)";
+  // Location-based remarks: the op is not printed along with each line.
+  Location loc = func.getLoc();
+  {
+    InFlightDiagnostic header = emitRemark(loc)
+                                << "roofline: path=" << r.path << " q=";
+    if (elementBytes > 0)
+      header << int64_t(elementBytes);
+    else
+      header << "per-type (x: input dtype, f32: 4)";
+  }
   for (auto [i, c] : llvm::enumerate(r.regions))
-    func->emitRemark(formatCost(kRegionNames[i], c, i == TrigReduction));
-  func->emitRemark(formatCost("total", r.total, /*withSfu=*/true));
+    emitRemark(loc, formatCost(kRegionNames[i], c, i == TrigReduction));
+  emitRemark(loc, formatCost("total", r.total, /*withSfu=*/true));
   if (r.allReduce.flops)
-    func->emitRemark(
-        formatCost("all_reduce (outside the total)", r.allReduce, false));
+    emitRemark(loc, formatCost("all_reduce (outside the total)", r.allReduce,
+                               /*withSfu=*/false));
 }
 
 void SigregRooflinePass::writeJson(ArrayRef<FunctionReport> reports) {
@@ -354,8 +366,8 @@ void SigregRooflinePass::runOnOperation() {
       if (op == func.getOperation() || !isa<SigregDialect>(op->getDialect()))
         return;
       if (isa<LossOp>(op)) {
-        op->emitRemark("roofline: sigreg.loss is not analyzed, run "
-                       "--sigreg-decompose first");
+        emitRemark(op->getLoc(), "roofline: sigreg.loss is not analyzed, "
+                                 "run --sigreg-decompose first");
         return;
       }
       naive |= isa<ProjectOp, EcfOp, EppsPulleyOp, ReduceOp>(op);
@@ -370,8 +382,8 @@ void SigregRooflinePass::runOnOperation() {
         llvm::all_of(r.regions, [](const Cost &c) { return !c.flops; }))
       return;
     if (dynamic && batch == 0) {
-      func->emitRemark("roofline: dynamic batch size; pass batch=N to "
-                       "evaluate it");
+      emitRemark(func.getLoc(), "roofline: dynamic batch size; pass batch=N "
+                                "to evaluate it");
       return;
     }
     r.path = naive && fused ? "mixed" : fused ? "fused" : "naive";
