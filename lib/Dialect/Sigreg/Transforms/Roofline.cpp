@@ -297,8 +297,8 @@ void SigregRooflinePass::print(FunctionOpInterface func,
   // Location-based remarks: the op is not printed along with each line.
   Location loc = func.getLoc();
   {
-    InFlightDiagnostic header = emitRemark(loc)
-                                << "roofline: path=" << r.path << " q=";
+    InFlightDiagnostic header = emitRemark(loc) << "roofline: @" << r.name
+                                                << " path=" << r.path << " q=";
     if (elementBytes > 0)
       header << int64_t(elementBytes);
     else
