@@ -493,10 +493,13 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
           for (auto [src, dstBase] :
                {std::pair<Value, Value>{A, bHiBase}, {loWords, bLoBase}})
             for (int64_t e = 0; e < perThread; ++e) {
+              // Consecutive threads take consecutive k words of the same
+              // slices: each warp reads 16 rows x 32 contiguous bytes and its
+              // shared-memory stores (stride 20 words per slice) hit 32
+              // distinct banks.
               Value vi = k.add(tid, k.idx(e * kBlockThreads));
-              int64_t groups = kMmaSlices / width;
-              Value kw = k.div(vi, k.idx(groups));
-              Value nn = k.mul(k.rem(vi, k.idx(groups)), k.idx(width));
+              Value kw = k.rem(vi, k.idx(16));
+              Value nn = k.mul(k.div(vi, k.idx(16)), k.idx(width));
               Value kp = k.add(kp0, kw), sIdx = k.add(s0, nn);
               Value ok = k.land(k.lt(kp, k.idx(pairs)), k.lt(sIdx, k.idx(S)));
               Value row = k.min(kp, k.idx(pairs - 1));
