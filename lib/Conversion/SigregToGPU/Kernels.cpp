@@ -114,19 +114,21 @@ gpu::GPUFuncOp mlir::sigreg::buildProjectionKernel(
 
 gpu::GPUFuncOp mlir::sigreg::buildPackedProjectionKernel(
     OpBuilder &b, Location loc, const ProjectionKernelShape &shape,
-    Type halfType) {
+    Type halfType, bool withLo) {
   int64_t D = shape.featureDim, S = shape.numSlices, pairs = (D + 1) / 2;
   MemRefType words = MemRefType::get({pairs, S}, b.getI32Type());
+  SmallVector<Type> args = {b.getI64Type(), words};
+  if (withLo)
+    args.push_back(words);
+  args.push_back(f32Memref(b, {shape.numChunks(), S}));
   auto func = createKernel(b, loc, "sigreg_projection_packed",
-                           "projection_generation",
-                           {b.getI64Type(), words, words,
-                            f32Memref(b, {shape.numChunks(), S})},
-                           {});
+                           "projection_generation", args, {});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder k(loc, b);
   Value seed = func.getArgument(0), hiW = func.getArgument(1),
-        loW = func.getArgument(2), sumSq = func.getArgument(3);
+        loW = withLo ? func.getArgument(2) : Value(),
+        sumSq = func.getArgument(args.size() - 1);
   Value s = k.add(k.mul(k.blockId(Dimension::x), k.idx(kBlockThreads)),
                   k.threadId(Dimension::x));
   Value chunk = k.blockId(Dimension::y);
@@ -151,7 +153,8 @@ gpu::GPUFuncOp mlir::sigreg::buildPackedProjectionKernel(
           auto [hi0, lo0] = split(g0);
           auto [hi1, lo1] = split(g1);
           k.store(packPair(k, hi0, hi1), hiW, {dp, s});
-          k.store(packPair(k, lo0, lo1), loW, {dp, s});
+          if (withLo)
+            k.store(packPair(k, lo0, lo1), loW, {dp, s});
           Value acc = k.addf(carried[0], k.mulf(g0, g0));
           return SmallVector<Value>{k.addf(acc, k.mulf(g1, g1))};
         });
@@ -364,7 +367,10 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
   SmallVector<Type> args = {MemRefType::get({V, N, D}, elem)};
   if (sh.seeded) {
     MemRefType words = MemRefType::get({pairs, S}, b.getI32Type());
-    args.append({words, words, f32Memref(b, {sh.normChunks, S})});
+    args.push_back(words);
+    if (sh.splitProjection)
+      args.push_back(words);
+    args.push_back(f32Memref(b, {sh.normChunks, S}));
   } else {
     args.push_back(MemRefType::get({D, S}, sh.projectionElement));
   }
@@ -375,7 +381,7 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
   // Shared memory: one i32 buffer holding the x tile, the A tile (hi, and lo
   // when the seeded f32 projection is split), and after the k-loop the f32 y
   // tile (bit-cast), plus the column norms.
-  bool split = sh.seeded;
+  bool split = sh.seeded && sh.splitProjection;
   int64_t aWords = kMmaRows * kMmaStride, bWords = kMmaSlices * kMmaStride;
   int64_t smemWords = std::max(kMmaRows * kMmaSlices,
                                aWords + (split ? 2 : 1) * bWords);
@@ -386,8 +392,9 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
   KernelBuilder k(loc, b);
   MLIRContext *ctx = b.getContext();
   Value x = func.getArgument(0), A = func.getArgument(1);
-  Value loWords = sh.seeded ? func.getArgument(2) : Value();
-  Value sumSq = sh.seeded ? func.getArgument(3) : Value();
+  Value loWords =
+      sh.seeded && sh.splitProjection ? func.getArgument(2) : Value();
+  Value sumSq = sh.seeded ? func.getArgument(args.size() - 3) : Value();
   Value cosOut = func.getArgument(args.size() - 2),
         sinOut = func.getArgument(args.size() - 1);
   Value norm = func.getWorkgroupAttributions()[0],
@@ -490,8 +497,10 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
           Value kp0 = k.mul(kt, k.idx(kMmaK / 2));
           int64_t width = S % 4 == 0 ? 4 : 1;
           int64_t perThread = kMmaSlices * 16 / width / kBlockThreads;
-          for (auto [src, dstBase] :
-               {std::pair<Value, Value>{A, bHiBase}, {loWords, bLoBase}})
+          SmallVector<std::pair<Value, Value>> parts = {{A, bHiBase}};
+          if (split)
+            parts.push_back({loWords, bLoBase});
+          for (auto [src, dstBase] : parts)
             for (int64_t e = 0; e < perThread; ++e) {
               // Consecutive threads take consecutive k words of the same
               // slices: each warp reads 16 rows x 32 contiguous bytes and its

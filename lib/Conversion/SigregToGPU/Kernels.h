@@ -35,6 +35,9 @@ struct EcfKernelShape {
   Type inputElement, projectionElement;
   /// Seeded: the projection is raw g plus per-chunk sums of g^2.
   bool seeded;
+  /// Tensor cores, seeded: multiply by g's hi and lo 16-bit parts (f32
+  /// accuracy, two MMAs) instead of hi only (g rounded to 16 bits).
+  bool splitProjection = true;
   int64_t normChunks;
   int64_t blockRows, blockSlices;
   int64_t numBatchTiles() const { return (batch + blockRows - 1) / blockRows; }
@@ -47,18 +50,19 @@ struct EcfKernelShape {
 gpu::GPUFuncOp buildFusedEcfKernel(OpBuilder &b, Location loc,
                                    const EcfKernelShape &shape);
 
-/// (seed, hiW, loW : memref<ceil(D/2) x S x i32>, sumSq): g split into 16-bit
-/// hi + lo parts of `halfType`, packed in pairs of rows, for the tensor-core
-/// GEMM.
+/// (seed, hiW, [loW] : memref<ceil(D/2) x S x i32>, sumSq): g split into
+/// 16-bit hi (+ lo when `withLo`) parts of `halfType`, packed in pairs of
+/// rows, for the tensor-core GEMM.
 gpu::GPUFuncOp buildPackedProjectionKernel(OpBuilder &b, Location loc,
                                            const ProjectionKernelShape &shape,
-                                           Type halfType);
+                                           Type halfType, bool withLo);
 
 /// Same contract as buildFusedEcfKernel for bf16/f16 inputs, on tensor cores
 /// (mma.sync m16n8k16), with fixed tiles of 64 rows x 128 slices. An explicit
 /// projection has the input's 16-bit type: (x, A, cos, sin). A seeded one
-/// comes from buildPackedProjectionKernel: (x, hiW, loW, sumSq, cos, sin),
-/// two MMAs per fragment (x.hi + x.lo) to keep the projection's f32 accuracy.
+/// comes from buildPackedProjectionKernel: (x, hiW, [loW], sumSq, cos, sin),
+/// with two MMAs per fragment (x.hi + x.lo, the projection's f32 accuracy)
+/// when splitProjection is set, one (g rounded to 16 bits) otherwise.
 gpu::GPUFuncOp buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
                                       const EcfKernelShape &shape);
 
