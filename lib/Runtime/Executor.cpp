@@ -55,7 +55,8 @@ Status Executor::init(const Manifest &manifest, const std::string &ptx,
     return Status::error("artifact targets " + m.chip + " but device " +
                          std::to_string(device) + " (" + dev.name + ") is sm_" +
                          std::to_string(have));
-  SIGREG_RETURN_IF_ERROR(drv->streamCreate(strm));
+  SIGREG_RETURN_IF_ERROR(drv->streamCreate(ownStream));
+  strm = ownStream;
   SIGREG_RETURN_IF_ERROR(drv->loadModulePtx(ptx, module)
                              .withContext("loading PTX '" + m.ptx + "'"));
 
@@ -143,15 +144,15 @@ Status Executor::init(const Manifest &manifest, const std::string &ptx,
 
 Executor::~Executor() {
   // Nothing to release when creation failed before acquiring anything.
-  if (!drv || (!strm && !module && owned.empty()))
+  if (!drv || (!ownStream && !module && owned.empty()))
     return;
   auto warn = [](const Status &s) {
     if (!s.ok())
       std::fprintf(stderr, "warning: %s\n", s.message().c_str());
   };
   warn(drv->makeCurrent());
-  if (strm)
-    warn(drv->streamSynchronize(strm));
+  if (ownStream)
+    warn(drv->streamSynchronize(ownStream));
   for (CUevent e : events)
     warn(drv->eventDestroy(e));
   for (CUdeviceptr p : owned)
@@ -159,8 +160,12 @@ Executor::~Executor() {
       warn(drv->memFree(p));
   if (module)
     warn(drv->unloadModule(module));
-  if (strm)
-    warn(drv->streamDestroy(strm));
+  if (ownStream)
+    warn(drv->streamDestroy(ownStream));
+}
+
+void Executor::useStream(CUstream stream) {
+  strm = stream ? stream : ownStream;
 }
 
 int Executor::bufferIndex(std::string_view name, Status &status) const {

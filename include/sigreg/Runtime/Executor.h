@@ -51,8 +51,12 @@ public:
   const Manifest &manifest() const { return m; }
   CudaDriver &driver() const { return *drv; }
   const DeviceInfo &device() const { return dev; }
-  /// The executor's own non-blocking stream, used by every method below.
+  /// The stream every method below enqueues on: the executor's own
+  /// non-blocking stream, or the caller's after useStream().
   CUstream stream() const { return strm; }
+  /// Enqueue on the caller's `stream` from now on (0: back to the own one).
+  /// The caller keeps ownership and keeps the stream alive while in use.
+  void useStream(CUstream stream);
   const std::vector<KernelReport> &kernels() const { return kernelReports; }
   /// Region names in order of first appearance in the step list.
   const std::vector<std::string> &regions() const { return regionNames; }
@@ -99,7 +103,8 @@ private:
   Manifest m;
   CudaDriver *drv = nullptr;
   DeviceInfo dev;
-  CUstream strm = nullptr;
+  CUstream strm = nullptr;      // stream in use
+  CUstream ownStream = nullptr; // created and destroyed by the executor
   CUmodule module = nullptr;
   std::vector<CUdeviceptr> owned; // per buffer, executor allocation
   std::vector<CUdeviceptr> bound; // per buffer, address used by steps

@@ -1,0 +1,54 @@
+/*===- CApi.h - C ABI of the sigreg AOT runtime ---------------------------===*
+ *
+ * Runs a sigreg-aot-v1 artifact (manifest.json + PTX, docs/AOT.md) from any
+ * language with a C FFI, with no MLIR. Buffers are device addresses the
+ * caller owns (CUdeviceptr as uint64_t); workspaces are allocated by the
+ * runtime. Every function returns 0 on success, or non-zero and a message
+ * readable with sigreg_aot_last_error() (per handle; thread-compatible, not
+ * thread-safe).
+ *
+ *   sigreg_aot *f;
+ *   if (sigreg_aot_load("art/fused", &f)) ... sigreg_aot_load_error() ...
+ *   sigreg_aot_bind(f, "x", x_dev);          // input  [N,D] or [V,N,D]
+ *   sigreg_aot_bind(f, "out", out_dev);      // output: 1 f32, or [S]/[V,S]
+ *   sigreg_aot_set_seed(f, step);            // seeded projection
+ *   sigreg_aot_run(f, stream);               // enqueue on the caller's stream
+ *   sigreg_aot_destroy(f);
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef SIGREG_RUNTIME_CAPI_H
+#define SIGREG_RUNTIME_CAPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sigreg_aot sigreg_aot;
+
+/* Loads an artifact directory on the current device (primary context). */
+int sigreg_aot_load(const char *artifact_dir, sigreg_aot **out);
+/* Message of the last failed sigreg_aot_load (no handle exists then). */
+const char *sigreg_aot_load_error(void);
+/* Binds a manifest buffer ("x", "proj", "out", or a workspace) to caller
+ * memory of at least its size; 0 restores the runtime's own allocation. */
+int sigreg_aot_bind(sigreg_aot *f, const char *buffer, uint64_t device_ptr);
+/* Size in bytes of a manifest buffer. */
+int sigreg_aot_buffer_bytes(sigreg_aot *f, const char *buffer, uint64_t *bytes);
+/* Sets the projection seed (artifacts compiled with a seeded projection). */
+int sigreg_aot_set_seed(sigreg_aot *f, int64_t seed);
+/* Enqueues every step on `stream` (a CUstream; 0: the runtime's stream). */
+int sigreg_aot_run(sigreg_aot *f, void *stream);
+/* Waits for the stream last used by sigreg_aot_run. */
+int sigreg_aot_synchronize(sigreg_aot *f);
+const char *sigreg_aot_last_error(sigreg_aot *f);
+void sigreg_aot_destroy(sigreg_aot *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SIGREG_RUNTIME_CAPI_H */
