@@ -2,6 +2,7 @@
 
 #include "Kernels.h"
 
+#include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
 #include "sigreg/Dialect/Sigreg/Utils/KernelBuilder.h"
 #include "sigreg/Dialect/Sigreg/Utils/ProjectionBuilder.h"
 
@@ -354,7 +355,9 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfKernel(OpBuilder &b, Location loc,
 //===----------------------------------------------------------------------===//
 
 namespace {
-constexpr int64_t kMmaRows = 64, kMmaSlices = 128, kMmaK = 32, kMmaStride = 20;
+// The 64 x 128 tile (kMmaRows, kMmaSlices) is shared with the schedule choice
+// (sigreg/Dialect/Sigreg/Utils/EcfSchedule.h).
+constexpr int64_t kMmaK = 32, kMmaStride = 20;
 } // namespace
 
 gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,

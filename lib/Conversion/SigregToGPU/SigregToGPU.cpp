@@ -13,6 +13,7 @@
 
 #include "sigreg/Conversion/Passes.h"
 #include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
+#include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -30,10 +31,16 @@ using namespace mlir;
 using namespace mlir::sigreg;
 
 namespace {
-/// Number of streaming multiprocessors the tile choice aims to fill (H200).
-constexpr int64_t kTargetBlocks = 2 * 132;
-
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+EcfScheduleOptions scheduleOptions(const ConvertSigregToGPUOptions &options) {
+  EcfScheduleOptions o;
+  o.blockRows = options.blockRows;
+  o.blockSlices = options.blockSlices;
+  o.projectionChunk = options.projectionChunk;
+  o.tensorCores = options.tensorCores;
+  return o;
+}
 
 MemRefType toMemref(Type t) {
   auto tensor = cast<RankedTensorType>(t);
@@ -47,43 +54,12 @@ public:
   FunctionLowering(func::FuncOp func, gpu::GPUModuleOp kernels,
                    const ConvertSigregToGPUOptions &options)
       : oldFunc(func), kernels(kernels), options(options),
-        kernelTable(kernels) {}
+        schedule(scheduleOptions(options)), kernelTable(kernels) {}
 
   LogicalResult run();
 
 private:
   LogicalResult checkSupported();
-  /// bf16/f16 fused ECF ops run their GEMM on tensor cores (when enabled).
-  /// Cost rule: only when the 64 x 128 tiles still give at least half a
-  /// block per multiprocessor; smaller problems keep the SIMT kernel's finer
-  /// tiles (more blocks in flight, see docs/GPU-SCHEDULES.md).
-  /// Accuracy rule: a loss reduced over the slices (mean/sum) meets the bf16
-  /// tolerance with g rounded to 16 bits, as eager PyTorch rounds A for its
-  /// bf16 GEMM (the per-slice errors average out); per-slice statistics
-  /// (reduction none, or any other consumer) get the hi + lo split.
-  static bool needsSplitProjection(FusedEcfOp ecf) {
-    for (Operation *user : ecf->getUsers()) {
-      auto ar = dyn_cast<AllReduceMeanOp>(user);
-      if (!ar)
-        return true;
-      for (Operation *next : ar->getUsers()) {
-        auto epi = dyn_cast<FusedEpilogueOp>(next);
-        if (!epi || epi.getReduction() == Reduction::none)
-          return true;
-      }
-    }
-    return false;
-  }
-
-  bool usesTensorCores(FusedEcfOp ecf) {
-    auto type = ecf.getInput().getType();
-    Type e = type.getElementType();
-    int64_t slices = ecf.getCos().getType().getDimSize(1);
-    int64_t blocks = type.getDimSize(0) * ceilDiv(type.getDimSize(1), 64) *
-                     ceilDiv(slices, 128);
-    return options.tensorCores && (e.isBF16() || e.isF16()) &&
-           blocks >= kTargetBlocks / 4;
-  }
   LogicalResult lowerOp(OpBuilder &b, Operation *op);
   Value destination(OpBuilder &b, Value result);
   gpu::GPUFuncOp addKernel(gpu::GPUFuncOp kernel) {
@@ -96,6 +72,9 @@ private:
   func::FuncOp oldFunc, newFunc;
   gpu::GPUModuleOp kernels;
   const ConvertSigregToGPUOptions &options;
+  /// The schedule knobs of `options` (tile sizes, projection chunk, tensor
+  /// cores); the decisions themselves are made in EcfSchedule.cpp.
+  EcfScheduleOptions schedule;
   SymbolTable kernelTable;
   IRMapping map;
   /// Seeded projections: raw g (f32), or packed hi/lo words for the
@@ -208,19 +187,13 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
     return success();
   }
   if (auto proj = dyn_cast<ProjectionOp>(op)) {
+    // A tensor-core consumer reads g as packed 16-bit hi(/lo) words, with
+    // whole row pairs per chunk.
+    ProjectionSchedule layout = chooseProjectionSchedule(proj, schedule);
+    Type halfType = layout.packedElement;
+    bool split = layout.splitProjection;
     ProjectionKernelShape shape{proj.getType().getDimSize(0),
-                                proj.getType().getDimSize(1),
-                                options.projectionChunk};
-    // A tensor-core consumer reads g as packed 16-bit hi(/lo) words.
-    Type halfType;
-    bool split = false;
-    for (Operation *user : proj->getUsers())
-      if (auto ecf = dyn_cast<FusedEcfOp>(user); ecf && usesTensorCores(ecf)) {
-        halfType = ecf.getInput().getType().getElementType();
-        split |= needsSplitProjection(ecf);
-      }
-    if (halfType && shape.chunk % 2)
-      ++shape.chunk; // whole row pairs per chunk
+                                proj.getType().getDimSize(1), layout.chunkRows};
     Type f32 = b.getF32Type(), i32 = b.getI32Type();
     int64_t D = shape.featureDim, S = shape.numSlices;
     SeededProjection info{Value(), Value(), Value(), shape.numChunks()};
@@ -271,22 +244,11 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
         sh.seeded ? cast<MemRefType>(seeded->second.g.getType())
                         .getElementType()
                   : ecf.getProjection().getType().getElementType();
-    bool mma = usesTensorCores(ecf);
+    EcfSchedule sched = chooseEcfSchedule(ecf, schedule);
+    bool mma = sched.tensorCores;
     sh.normChunks = sh.seeded ? seeded->second.chunks : 0;
-    // Tile choice: rows by batch size, slices shrunk until the grid has
-    // about two blocks per multiprocessor.
-    sh.blockRows = mma ? 64
-                       : options.blockRows
-                       ? options.blockRows
-                       : (sh.batch <= 16 ? 16 : sh.batch <= 32 ? 32 : 64);
-    sh.blockSlices = mma ? 128 : options.blockSlices;
-    if (!sh.blockSlices) {
-      sh.blockSlices = 64;
-      while (sh.blockSlices > 16 &&
-             sh.numViews * sh.numBatchTiles() * sh.numSliceTiles() <
-                 kTargetBlocks)
-        sh.blockSlices /= 2;
-    }
+    sh.blockRows = sched.blockRows;
+    sh.blockSlices = sched.blockSlices;
     if (!mma)
       for (int64_t t : {sh.blockRows, sh.blockSlices})
         if (t != 16 && t != 32 && t != 64)

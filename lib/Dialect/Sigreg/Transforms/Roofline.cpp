@@ -37,12 +37,18 @@
 // `--convert-sigreg-to-gpu` builds (each tensor read or written once; tile
 // re-reads by other blocks are assumed to hit L2), and their arithmetic:
 //   sigreg.projection (feeding fused_ecf)   projection_generation
-//       writes g [D, S] f32 (packed hi/lo words, 2 ceil(D/2) S words, for the
-//       tensor-core kernel) and the per-chunk sums of squares [C, S] f32,
-//       C = ceil(D / projection-chunk); FLOPs 2DS (square, add); the
-//       Philox/Box-Muller draw is RNG work, 0 FLOPs as in the seed.
+//       writes g [D, S] f32, or for the tensor-core kernel packed 16-bit
+//       words, ceil(D/2) S of them holding g's hi parts, and as many again
+//       for the lo parts only when the projection is split (per-slice
+//       statistics: a fused_ecf result reaching a fused_epilogue with
+//       reduction none, or any other consumer; a loss reduced over the
+//       slices reads hi words only), and the per-chunk sums of squares
+//       [C, S] f32, C = ceil(D / chunk), chunk = projection-chunk rounded up
+//       to even when packed; FLOPs 2DS (square, add); the Philox/Box-Muller
+//       draw is RNG work, 0 FLOPs as in the seed.
 //   sigreg.fused_ecf   projection_gemm: reads x (BD q(x)) and A (DS q(A)),
-//       or g and the chunk sums when A is a sigreg.projection; FLOPs 2BDS,
+//       or g (as written above) and the chunk sums when A is a
+//       sigreg.projection; FLOPs 2BDS,
 //       plus, seeded, the folded normalization CS + S + BS (chunk sums,
 //       sqrt, divide of y).
 //                      trig_reduction: per (v, n, s) 1 mul for theta,
@@ -54,6 +60,9 @@
 //       it writes 2TVSP f32 partials, the finalize kernel reads them back
 //       and writes the means: (4T + 2)VSP f32. This is an estimate from the
 //       schedule's tile choice.
+// The kernel choice, tiles, split and chunk rounding are those of
+// --convert-sigreg-to-gpu: both take them from
+// sigreg/Dialect/Sigreg/Utils/EcfSchedule.h.
 //   sigreg.fused_epilogue  epilogue: per (v, s, p) 6 FLOPs (sub, 2 mul, add,
 //       mul by w_p, add), per statistic 1 mul by the count, then the final
 //       reduction as sigreg.reduce; reads 2VSP f32 (phi and w are folded
@@ -63,6 +72,7 @@
 
 #include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
 #include "sigreg/Dialect/Sigreg/Transforms/Passes.h"
+#include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -86,11 +96,6 @@ using namespace mlir;
 using namespace mlir::sigreg;
 
 namespace {
-/// Blocks the fused ECF tile choice aims for (2 x 132 H200 multiprocessors)
-/// and the tensor-core kernel's tile, as in lib/Conversion/SigregToGPU.
-constexpr int64_t kTargetBlocks = 2 * 132;
-constexpr int64_t kMmaRows = 64, kMmaSlices = 128;
-
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 struct Cost {
@@ -147,23 +152,22 @@ private:
       n *= dim(type, i);
     return n;
   }
-  /// True when the fused ECF op runs on the tensor-core kernel (the cost
-  /// rule of --convert-sigreg-to-gpu).
-  bool usesTensorCores(FusedEcfOp ecf) const {
-    Type in = ecf.getInput().getType();
-    Type e = getElementTypeOrSelf(in);
-    int64_t blocks = dim(in, 0) * ceilDiv(dim(in, 1), kMmaRows) *
-                     ceilDiv(dim(ecf.getCos().getType(), 1), kMmaSlices);
-    return tensorCores && (e.isBF16() || e.isF16()) &&
-           blocks >= kTargetBlocks / 4;
+  /// The schedule knobs of --convert-sigreg-to-gpu that the options mirror
+  /// (no block-slices: the slice tile does not change the traffic).
+  EcfScheduleOptions scheduleOptions() const {
+    EcfScheduleOptions o;
+    o.blockRows = blockRows;
+    o.projectionChunk = projectionChunk;
+    o.tensorCores = tensorCores;
+    return o;
   }
-  int64_t projectionChunks(ProjectionOp proj) const {
-    int64_t chunk = projectionChunk;
-    for (Operation *user : proj->getUsers())
-      if (auto ecf = dyn_cast<FusedEcfOp>(user);
-          ecf && usesTensorCores(ecf) && chunk % 2)
-        ++chunk; // whole row pairs per chunk for the packed words
-    return ceilDiv(dim(proj.getType(), 0), chunk);
+  /// 32-bit words of g [D, S] as the projection kernel writes them: f32, or
+  /// packed pairs of 16-bit hi (and, split, lo) parts.
+  static int64_t projectionWords(const ProjectionSchedule &layout, int64_t D,
+                                 int64_t S) {
+    if (!layout.packedElement)
+      return D * S;
+    return (layout.splitProjection ? 2 : 1) * ceilDiv(D, 2) * S;
   }
   /// Epilogue's final reduction of `stats` statistics.
   Cost reduction(Reduction kind, int64_t stats) const {
@@ -196,12 +200,10 @@ void SigregRooflinePass::analyze(Operation *op, FunctionReport &r) {
       gen += {S * (1 + 3 * D), 3 * D * S * f32, 0};
       return;
     }
-    bool packed = llvm::any_of(proj->getUsers(), [&](Operation *user) {
-      auto ecf = dyn_cast<FusedEcfOp>(user);
-      return ecf && usesTensorCores(ecf);
-    });
-    int64_t gWords = (packed ? 2 * ceilDiv(D, 2) : D) * S;
-    gen += {2 * D * S, (gWords + projectionChunks(proj) * S) * f32, 0};
+    ProjectionSchedule layout =
+        chooseProjectionSchedule(proj, scheduleOptions(), batch);
+    int64_t gWords = projectionWords(layout, D, S);
+    gen += {2 * D * S, (gWords + layout.numChunks * S) * f32, 0};
     return;
   }
   if (auto project = dyn_cast<ProjectOp>(op)) {
@@ -247,21 +249,18 @@ void SigregRooflinePass::analyze(Operation *op, FunctionReport &r) {
     // projection_gemm: operand reads, GEMM, folded normalization.
     Cost g{2 * B * D * S, B * D * q(x), 0};
     if (auto proj = ecf.getProjection().getDefiningOp<ProjectionOp>()) {
-      bool packed = usesTensorCores(ecf);
-      int64_t chunks = projectionChunks(proj);
-      int64_t gWords = (packed ? 2 * ceilDiv(D, 2) : D) * S;
+      // The kernel reads g as the projection kernel wrote it.
+      ProjectionSchedule layout =
+          chooseProjectionSchedule(proj, scheduleOptions(), batch);
+      int64_t chunks = layout.numChunks;
+      int64_t gWords = projectionWords(layout, D, S);
       g += {chunks * S + S + B * S, (gWords + chunks * S) * f32, 0};
     } else {
       g.bytes += D * S * q(a);
     }
     gemm += g;
     // trig_reduction: theta, rotations, sums, means; output traffic.
-    int64_t rows = usesTensorCores(ecf) ? kMmaRows
-                   : blockRows > 0      ? int64_t(blockRows)
-                   : N <= 16            ? 16
-                   : N <= 32            ? 32
-                                        : 64;
-    int64_t T = ceilDiv(N, rows);
+    int64_t T = chooseEcfSchedule(ecf, scheduleOptions(), batch).numBatchTiles;
     int64_t written = T == 1 ? 2 * C : (4 * T + 2) * C;
     trig +=
         {B * S * (1 + 6 * (P - 1) + 2 * P) + 2 * C, written * f32, 2 * B * S};

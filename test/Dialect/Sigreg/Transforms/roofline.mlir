@@ -165,25 +165,45 @@ func.func @explicit(%x: tensor<2x50x64xbf16>, %a: tensor<64x24xbf16>) -> tensor<
 //===----------------------------------------------------------------------===//
 // Tensor-core schedule: N = 1024, S = 1024 (16 * 8 = 128 >= 66 blocks), bf16,
 // odd D = 63: 64-row tiles (T = 16, ECF writes (4*16 + 2) * 17408 * 4 =
-// 4595712 bytes) and g as packed hi/lo words, 2 * 32 * 1024 of them.
-// Default chunk 64: 1 chunk; g + sums (65536 + 1024) * 4 = 266240 bytes.
+// 4595712 bytes) and g as packed 16-bit words. The loss is a mean over the
+// slices, so the projection is not split (--convert-sigreg-to-gpu writes and
+// the MMA kernel reads the hi words only, ceil(63/2) * 1024 = 32768 of them;
+// a reduction = none loss would add as many lo words).
+// Default chunk 64: 1 chunk; g + sums (32768 + 1024) * 4 = 135168 bytes,
+//   intensity 129024 / 135168 = 0.9545; the GEMM reads 1024*63*2 + 135168 =
+//   264192 bytes, 133171200 / 264192 = 504.0698.
 // projection-chunk=3 is bumped to 4 (whole row pairs): 16 chunks,
-// (65536 + 16384) * 4 = 327680 bytes.
+//   (32768 + 16384) * 4 = 196608 bytes, 129024 / 196608 = 0.65625 (printed
+//   0.6562); the GEMM reads 129024 + 196608 = 325632 bytes,
+//   133186560 / 325632 = 409.0094.
 //===----------------------------------------------------------------------===//
 
 // FUSED-LABEL: remark: roofline: @tensor_cores path=fused
-// FUSED:       remark: projection_generation: flops=129024 bytes=266240 intensity=0.4846
-// FUSED:       remark: projection_gemm: flops=133171200 bytes=395264 intensity=336.9171
+// FUSED:       remark: projection_generation: flops=129024 bytes=135168 intensity=0.9545
+// FUSED:       remark: projection_gemm: flops=133171200 bytes=264192 intensity=504.0698
 // FUSED:       remark: trig_reduction: flops=137398272 bytes=4595712 intensity=29.8971 sfu=2097152
 
 // SCHED-LABEL: remark: roofline: @tensor_cores path=fused
-// SCHED:       remark: projection_generation: flops=129024 bytes=327680 intensity=0.3937
-// SCHED:       remark: projection_gemm: flops=133186560 bytes=456704 intensity=291.6256
+// SCHED:       remark: projection_generation: flops=129024 bytes=196608 intensity=0.6562
+// SCHED:       remark: projection_gemm: flops=133186560 bytes=325632 intensity=409.0094
 // SCHED:       remark: trig_reduction: flops=137398272 bytes=4595712 intensity=29.8971 sfu=2097152
 func.func @tensor_cores(%x: tensor<1024x63xbf16>, %seed: i64) -> tensor<f32> {
   %loss = sigreg.loss %x seed(%seed) slices = 1024 points = 17
       : tensor<1024x63xbf16> -> tensor<f32>
   return %loss : tensor<f32>
+}
+
+// The same shape with reduction = none: per-slice statistics need the split,
+// so g is written and read as hi and lo words, 2 * 32768 of them: g + sums
+// (65536 + 1024) * 4 = 266240 bytes, 129024 / 266240 = 0.4846; the GEMM
+// reads 129024 + 266240 = 395264 bytes, 133171200 / 395264 = 336.9171.
+// FUSED-LABEL: remark: roofline: @tensor_cores_split path=fused
+// FUSED:       remark: projection_generation: flops=129024 bytes=266240 intensity=0.4846
+// FUSED:       remark: projection_gemm: flops=133171200 bytes=395264 intensity=336.9171
+func.func @tensor_cores_split(%x: tensor<1024x63xbf16>, %seed: i64) -> tensor<1024xf32> {
+  %stats = sigreg.loss %x seed(%seed) slices = 1024 points = 17
+      reduction = none : tensor<1024x63xbf16> -> tensor<1024xf32>
+  return %stats : tensor<1024xf32>
 }
 
 //===----------------------------------------------------------------------===//

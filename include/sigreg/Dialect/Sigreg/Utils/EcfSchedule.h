@@ -1,0 +1,96 @@
+//===- EcfSchedule.h - schedule decisions of the fused ECF ------*- C++ -*-===//
+//
+// The one place where the fused ECF schedule is decided: which kernel
+// (tensor cores or SIMT), the tile sizes, the number of batch tiles, whether
+// the seeded projection is split into hi + lo 16-bit parts, and the rounding
+// of the projection chunk. --convert-sigreg-to-gpu builds its kernels from
+// these decisions and --sigreg-roofline estimates the fused path's traffic
+// from the same ones (docs/GPU-SCHEDULES.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SIGREG_DIALECT_SIGREG_UTILS_ECFSCHEDULE_H
+#define SIGREG_DIALECT_SIGREG_UTILS_ECFSCHEDULE_H
+
+#include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
+
+#include <cstdint>
+
+namespace mlir {
+namespace sigreg {
+
+/// Number of blocks the tile choice aims for: about two per streaming
+/// multiprocessor of an H200 (132 of them).
+constexpr int64_t kTargetBlocks = 2 * 132;
+/// Fixed tile of the tensor-core fused ECF kernel: 64 batch rows x 128
+/// slices.
+constexpr int64_t kMmaRows = 64;
+constexpr int64_t kMmaSlices = 128;
+
+/// The user-facing knobs (pass options) that the schedule follows. Zero tile
+/// sizes mean "by shape".
+struct EcfScheduleOptions {
+  int64_t blockRows = 0, blockSlices = 0, projectionChunk = 64;
+  bool tensorCores = true;
+};
+
+/// The schedule of one sigreg.fused_ecf.
+struct EcfSchedule {
+  /// The tensor-core (mma.sync) kernel, else the SIMT kernel.
+  bool tensorCores;
+  /// Tensor cores with a seeded projection: multiply by g's hi and lo 16-bit
+  /// parts (f32 accuracy, two MMAs) instead of hi only. See
+  /// needsSplitProjection.
+  bool splitProjection;
+  int64_t blockRows, blockSlices;
+  /// Grid: ceil(N / blockRows) batch tiles (partials and a finalize kernel
+  /// when more than one) by ceil(S / blockSlices) slice tiles, per view.
+  int64_t numBatchTiles, numSliceTiles;
+};
+
+/// Chooses the schedule of `op`. Dynamic dimensions (the analysis of a
+/// function with a dynamic batch) are replaced by `dynamicSize`; the GPU
+/// lowering has static shapes only. The SIMT tile sizes are not checked
+/// here: with explicit options they may be anything the caller accepts.
+EcfSchedule chooseEcfSchedule(FusedEcfOp op, const EcfScheduleOptions &options,
+                              int64_t dynamicSize = 0);
+
+/// True when `op` runs on the tensor-core kernel: bf16/f16 input, allowed by
+/// the options, and (cost rule) the 64 x 128 tiles still give at least half
+/// a block per multiprocessor, kTargetBlocks / 4; smaller problems keep the
+/// SIMT kernel's finer tiles (more blocks in flight, docs/GPU-SCHEDULES.md).
+bool usesTensorCores(FusedEcfOp op, const EcfScheduleOptions &options,
+                     int64_t dynamicSize = 0);
+
+/// Accuracy rule of the tensor-core kernel with a seeded projection: a loss
+/// reduced over the slices (every result reaches, through
+/// sigreg.all_reduce_mean, a sigreg.fused_epilogue with reduction mean or
+/// sum) meets the bf16 tolerance with g rounded to 16 bits, as eager PyTorch
+/// rounds A for its bf16 GEMM (the per-slice errors average out); per-slice
+/// statistics (reduction none, or any other consumer) need the hi + lo
+/// split.
+bool needsSplitProjection(FusedEcfOp op);
+
+/// Rows of D per projection chunk: `requested`, rounded up to even when the
+/// projection is written as packed pairs of rows (whole pairs per chunk).
+int64_t projectionChunkRows(int64_t requested, bool packedPairs);
+
+/// How a seeded sigreg.projection is written for its fused_ecf consumers.
+struct ProjectionSchedule {
+  /// bf16/f16 when a tensor-core consumer reads g as packed 16-bit words
+  /// (ceil(D/2) x S i32 each), null when g is written as D x S f32.
+  Type packedElement;
+  /// Packed: lo words are written too (some consumer needs the split).
+  bool splitProjection;
+  int64_t chunkRows, numChunks;
+};
+
+/// The layout of `op`'s output as --convert-sigreg-to-gpu writes it.
+ProjectionSchedule chooseProjectionSchedule(ProjectionOp op,
+                                            const EcfScheduleOptions &options,
+                                            int64_t dynamicSize = 0);
+
+} // namespace sigreg
+} // namespace mlir
+
+#endif // SIGREG_DIALECT_SIGREG_UTILS_ECFSCHEDULE_H

@@ -1,0 +1,103 @@
+//===- EcfSchedule.cpp - schedule decisions of the fused ECF --------------===//
+
+#include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
+
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace mlir::sigreg;
+
+namespace {
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Size of dimension `i` of `type`, `dynamicSize` standing for a dynamic one.
+int64_t dimSize(Type type, unsigned i, int64_t dynamicSize) {
+  int64_t d = cast<ShapedType>(type).getDimSize(i);
+  return ShapedType::isDynamic(d) ? dynamicSize : d;
+}
+} // namespace
+
+bool mlir::sigreg::usesTensorCores(FusedEcfOp op,
+                                   const EcfScheduleOptions &options,
+                                   int64_t dynamicSize) {
+  Type in = op.getInput().getType();
+  Type e = getElementTypeOrSelf(in);
+  int64_t slices = dimSize(op.getCos().getType(), 1, dynamicSize);
+  int64_t blocks = dimSize(in, 0, dynamicSize) *
+                   ceilDiv(dimSize(in, 1, dynamicSize), kMmaRows) *
+                   ceilDiv(slices, kMmaSlices);
+  return options.tensorCores && (e.isBF16() || e.isF16()) &&
+         blocks >= kTargetBlocks / 4;
+}
+
+bool mlir::sigreg::needsSplitProjection(FusedEcfOp op) {
+  for (Operation *user : op->getUsers()) {
+    auto ar = dyn_cast<AllReduceMeanOp>(user);
+    if (!ar)
+      return true;
+    for (Operation *next : ar->getUsers()) {
+      auto epi = dyn_cast<FusedEpilogueOp>(next);
+      if (!epi || epi.getReduction() == Reduction::none)
+        return true;
+    }
+  }
+  return false;
+}
+
+EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
+                                            const EcfScheduleOptions &options,
+                                            int64_t dynamicSize) {
+  Type in = op.getInput().getType();
+  int64_t numViews = dimSize(in, 0, dynamicSize);
+  int64_t batch = dimSize(in, 1, dynamicSize);
+  int64_t numSlices = dimSize(op.getCos().getType(), 1, dynamicSize);
+
+  EcfSchedule s;
+  s.tensorCores = usesTensorCores(op, options, dynamicSize);
+  // Only a seeded projection is split; an explicit one has the input's
+  // 16-bit type already.
+  s.splitProjection = s.tensorCores &&
+                      op.getProjection().getDefiningOp<ProjectionOp>() &&
+                      needsSplitProjection(op);
+  // Tile choice: rows by batch size, slices shrunk until the grid has about
+  // two blocks per multiprocessor.
+  if (s.tensorCores) {
+    s.blockRows = kMmaRows;
+    s.blockSlices = kMmaSlices;
+  } else {
+    s.blockRows = options.blockRows ? options.blockRows
+                  : batch <= 16     ? 16
+                  : batch <= 32     ? 32
+                                    : 64;
+    s.blockSlices = options.blockSlices;
+  }
+  s.numBatchTiles = ceilDiv(batch, s.blockRows);
+  if (!s.blockSlices) {
+    s.blockSlices = 64;
+    while (s.blockSlices > 16 &&
+           numViews * s.numBatchTiles * ceilDiv(numSlices, s.blockSlices) <
+               kTargetBlocks)
+      s.blockSlices /= 2;
+  }
+  s.numSliceTiles = ceilDiv(numSlices, s.blockSlices);
+  return s;
+}
+
+int64_t mlir::sigreg::projectionChunkRows(int64_t requested, bool packedPairs) {
+  return packedPairs && requested % 2 ? requested + 1 : requested;
+}
+
+ProjectionSchedule mlir::sigreg::chooseProjectionSchedule(
+    ProjectionOp op, const EcfScheduleOptions &options, int64_t dynamicSize) {
+  ProjectionSchedule s{Type(), false, 0, 0};
+  for (Operation *user : op->getUsers())
+    if (auto ecf = dyn_cast<FusedEcfOp>(user);
+        ecf && usesTensorCores(ecf, options, dynamicSize)) {
+      s.packedElement = getElementTypeOrSelf(ecf.getInput().getType());
+      s.splitProjection |= needsSplitProjection(ecf);
+    }
+  s.chunkRows =
+      projectionChunkRows(options.projectionChunk, bool(s.packedElement));
+  s.numChunks = ceilDiv(dimSize(op.getType(), 0, dynamicSize), s.chunkRows);
+  return s;
+}
