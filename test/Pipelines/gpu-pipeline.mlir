@@ -19,8 +19,8 @@
 // CHECK-NEXT:    return
 // CHECK:       gpu.module @sigreg_kernels [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">] {
 // CHECK:         llvm.func @sigreg_projection(%{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) attributes {gpu.kernel, gpu.known_block_size = array<i32: 256, 1, 1>, nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>, sigreg.region = "projection_generation"}
-// CHECK:         llvm.mlir.global internal @__wg_sigreg_fused_ecf_0() {addr_space = 3 : i32} : !llvm.array<1040 x f32>
-// CHECK-NEXT:    llvm.mlir.global internal @__wg_sigreg_fused_ecf_1() {addr_space = 3 : i32} : !llvm.array<256 x f32>
+// CHECK:         llvm.mlir.global internal @__wg_sigreg_fused_ecf_0() {addr_space = 3 : i32} : !llvm.array<{{[0-9]+}} x f32>
+// CHECK-NEXT:    llvm.mlir.global internal @__wg_sigreg_fused_ecf_1() {addr_space = 3 : i32} : !llvm.array<{{[0-9]+}} x f32>
 // CHECK-NEXT:    llvm.mlir.global internal @__wg_sigreg_fused_ecf_2() {addr_space = 3 : i32} : !llvm.array<256 x f32>
 // CHECK-NEXT:    llvm.mlir.global internal @__wg_sigreg_fused_ecf_3() {addr_space = 3 : i32} : !llvm.array<256 x f32>
 // CHECK-NEXT:    llvm.mlir.global internal @__wg_sigreg_fused_ecf_4() {addr_space = 3 : i32} : !llvm.array<16 x f32>
@@ -49,8 +49,8 @@
 // OPTS-NEXT:     gpu.launch_func @sigreg_kernels::@sigreg_ecf_finalize blocks in (%c3, %c1, %c1) {{.*}} args(%{{.*}} : memref<3x1x77x9xf32>, %{{.*}} : memref<3x1x77x9xf32>, %{{.*}} : memref<1x77x9xf32>, %{{.*}} : memref<1x77x9xf32>)
 // OPTS-NEXT:     gpu.launch_func @sigreg_kernels::@sigreg_epilogue
 // OPTS:        gpu.module @sigreg_kernels [#nvvm.target<O = 3, chip = "sm_80", features = "+ptx75">] {
-// OPTS:          llvm.mlir.global internal @__wg_sigreg_fused_ecf_0() {addr_space = 3 : i32} : !llvm.array<272 x f32>
-// OPTS-NEXT:     llvm.mlir.global internal @__wg_sigreg_fused_ecf_1() {addr_space = 3 : i32} : !llvm.array<1024 x f32>
+// OPTS:          llvm.mlir.global internal @__wg_sigreg_fused_ecf_0() {addr_space = 3 : i32} : !llvm.array<{{[0-9]+}} x f32>
+// OPTS-NEXT:     llvm.mlir.global internal @__wg_sigreg_fused_ecf_1() {addr_space = 3 : i32} : !llvm.array<{{[0-9]+}} x f32>
 // OPTS:          llvm.mlir.global internal @__wg_sigreg_fused_ecf_4() {addr_space = 3 : i32} : !llvm.array<64 x f32>
 // OPTS:          llvm.func @sigreg_ecf_finalize(
 

@@ -194,6 +194,7 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfKernel(OpBuilder &b, Location loc,
       T == 1 ? SmallVector<int64_t>{V, S, P} : SmallVector<int64_t>{T, V, S, P};
   args.push_back(f32Memref(b, outShape));
   args.push_back(f32Memref(b, outShape));
+  int64_t kTileK = sh.tileK;
   auto func = createKernel(b, loc, "sigreg_fused_ecf", "trig_reduction", args,
                            {kTileK * xStride, kTileK * BS, 16 * BS, 16 * BS,
                             BS});

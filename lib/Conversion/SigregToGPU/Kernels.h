@@ -18,8 +18,6 @@ namespace sigreg {
 
 /// Threads per block of every kernel below.
 constexpr int64_t kBlockThreads = 256;
-/// Depth of the k (feature) tile of the fused ECF GEMM.
-constexpr int64_t kTileK = 16;
 
 struct ProjectionKernelShape {
   int64_t featureDim, numSlices, chunk;
@@ -40,6 +38,8 @@ struct EcfKernelShape {
   bool splitProjection = true;
   int64_t normChunks;
   int64_t blockRows, blockSlices;
+  /// SIMT kernel: k (feature) tile depth, a multiple of 16.
+  int64_t tileK = 16;
   int64_t numBatchTiles() const { return (batch + blockRows - 1) / blockRows; }
   int64_t numSliceTiles() const {
     return (numSlices + blockSlices - 1) / blockSlices;

@@ -249,6 +249,7 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
     sh.normChunks = sh.seeded ? seeded->second.chunks : 0;
     sh.blockRows = sched.blockRows;
     sh.blockSlices = sched.blockSlices;
+    sh.tileK = sched.tileK;
     if (!mma)
       for (int64_t t : {sh.blockRows, sh.blockSlices})
         if (t != 16 && t != 32 && t != 64)

@@ -45,7 +45,7 @@
 // CHECK:       gpu.module @sigreg_kernels {
 // CHECK:         gpu.func @sigreg_projection(%{{.*}}: i64, %{{.*}}: memref<129x77xf32>, %{{.*}}: memref<3x77xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, sigreg.region = "projection_generation"}
 // CHECK:         gpu.func @sigreg_fused_ecf(%{{.*}}: memref<1x37x129xf32>, %{{.*}}: memref<129x77xf32>, %{{.*}}: memref<3x77xf32>, %{{.*}}: memref<1x77x9xf32>, %{{.*}}: memref<1x77x9xf32>)
-// CHECK-SAME:      workgroup(%{{.*}} : memref<1040xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME:      workgroup(%{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME:      kernel attributes {known_block_size = array<i32: 256, 1, 1>, sigreg.region = "trig_reduction"}
 // CHECK:           math.sqrt
 // CHECK:           gpu.barrier
@@ -90,7 +90,7 @@ func.func @seeded_sum(%x: tensor<37x129xf32>, %seed: i64) -> tensor<f32> {
 // CHECK-NEXT:    gpu.launch_func @sigreg_kernels::@sigreg_epilogue blocks in (%[[C2]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) args(%[[COS]] : memref<3x100x5xf32>, %[[SIN]] : memref<3x100x5xf32>, %[[OUT]] : memref<3x100xf32>) {sigreg.region = "epilogue"}
 // CHECK-NEXT:    return
 // CHECK:         gpu.func @sigreg_fused_ecf(%{{.*}}: memref<3x150x40xf16>, %{{.*}}: memref<40x100xf16>, %{{.*}}: memref<3x3x100x5xf32>, %{{.*}}: memref<3x3x100x5xf32>)
-// CHECK-SAME:      workgroup(%{{.*}} : memref<1040xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME:      workgroup(%{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16xf32, #gpu.address_space<workgroup>>)
 // CHECK-NOT:       math.sqrt
 // CHECK:           arith.extf %{{.*}} : f16 to f32
 // CHECK:         gpu.func @sigreg_ecf_finalize(%{{.*}}: memref<3x3x100x5xf32>, %{{.*}}: memref<3x3x100x5xf32>, %{{.*}}: memref<3x100x5xf32>, %{{.*}}: memref<3x100x5xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, sigreg.region = "trig_reduction"}
@@ -117,7 +117,7 @@ func.func @multi_tile_none(%x: tensor<3x150x40xf16>, %a: tensor<40x100xf16>) -> 
 // CHECK-NOT:     memref.copy
 // CHECK:         return
 // CHECK:         gpu.func @sigreg_fused_ecf(%{{.*}}: memref<1x10x16xbf16>,
-// CHECK-SAME:      workgroup(%{{.*}} : memref<272xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME:      workgroup(%{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16xf32, #gpu.address_space<workgroup>>)
 // CHECK:           arith.extf %{{.*}} : bf16 to f32
 func.func @rank2_none(%x: tensor<10x16xbf16>, %seed: i64) -> tensor<8xf32> {
   %l = sigreg.loss %x seed(%seed) slices = 8 reduction = none : tensor<10x16xbf16> -> tensor<8xf32>
@@ -140,12 +140,12 @@ func.func @rank2_none(%x: tensor<10x16xbf16>, %seed: i64) -> tensor<8xf32> {
 // CHECK-NOT:     sigreg_ecf_finalize
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_epilogue blocks in (%[[C1]], %[[C1]], %[[C1]])
 // CHECK:         gpu.func @sigreg_fused_ecf(
-// CHECK-SAME:      workgroup(%{{.*}} : memref<528xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME:      workgroup(%{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16xf32, #gpu.address_space<workgroup>>)
 // OPT-LABEL:   func.func @blog(
 // OPT:           gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf blocks in (%[[C16:.*]], %[[C2:.*]], %[[C1:.*]]) threads
 // OPT:           gpu.launch_func @sigreg_kernels::@sigreg_ecf_finalize
 // OPT:           gpu.func @sigreg_fused_ecf(%{{.*}}: memref<1x32x2048xf32>, %{{.*}}: memref<2048x1024xf32>, %{{.*}}: memref<32x1024xf32>, %{{.*}}: memref<2x1x1024x17xf32>, %{{.*}}: memref<2x1x1024x17xf32>)
-// OPT-SAME:        workgroup(%{{.*}} : memref<272xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>)
+// OPT-SAME:        workgroup(%{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>)
 func.func @blog(%x: tensor<32x2048xf32>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 : tensor<32x2048xf32> -> tensor<f32>
   return %l : tensor<f32>
@@ -167,7 +167,7 @@ func.func @blog(%x: tensor<32x2048xf32>, %seed: i64) -> tensor<f32> {
 // CHECK-NEXT:    gpu.launch_func @sigreg_kernels::@sigreg_ecf_finalize blocks in (%[[C68]], %[[C1]], %[[C1]])
 // CHECK-NEXT:    gpu.launch_func @sigreg_kernels::@sigreg_epilogue blocks in (%[[C1]], %[[C1]], %[[C1]])
 // CHECK:         gpu.func @sigreg_fused_ecf(
-// CHECK-SAME:      workgroup(%{{.*}} : memref<1040xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<512xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<512xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<512xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME:      workgroup(%{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<512xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<512xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32xf32, #gpu.address_space<workgroup>>)
 // OPT-LABEL:   func.func @mid(
 // OPT-DAG:       %[[C1:.*]] = arith.constant 1 : index
 // OPT-DAG:       %[[C16:.*]] = arith.constant 16 : index
@@ -177,7 +177,7 @@ func.func @blog(%x: tensor<32x2048xf32>, %seed: i64) -> tensor<f32> {
 // OPT:           gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf blocks in (%[[C16]], %[[C64]], %[[C1]])
 // OPT-NEXT:      gpu.launch_func @sigreg_kernels::@sigreg_ecf_finalize blocks in (%[[C68]], %[[C1]], %[[C1]])
 // OPT:           gpu.func @sigreg_fused_ecf(
-// OPT-SAME:        workgroup(%{{.*}} : memref<272xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>)
+// OPT-SAME:        workgroup(%{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>)
 // ROWS32-LABEL: func.func @mid(
 // ROWS32-DAG:    %[[C1:.*]] = arith.constant 1 : index
 // ROWS32-DAG:    %[[C16:.*]] = arith.constant 16 : index
@@ -185,7 +185,7 @@ func.func @blog(%x: tensor<32x2048xf32>, %seed: i64) -> tensor<f32> {
 // ROWS32:        memref.alloc() : memref<32x1x1024x17xf32>
 // ROWS32:        gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf blocks in (%[[C16]], %[[C32]], %[[C1]])
 // ROWS32:        gpu.func @sigreg_fused_ecf(
-// ROWS32-SAME:     workgroup(%{{.*}} : memref<528xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>)
+// ROWS32-SAME:     workgroup(%{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>)
 func.func @mid(%x: tensor<1024x1024xf32>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 : tensor<1024x1024xf32> -> tensor<f32>
   return %l : tensor<f32>
@@ -206,7 +206,7 @@ func.func @mid(%x: tensor<1024x1024xf32>, %seed: i64) -> tensor<f32> {
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf blocks in (%[[C64]], %[[C128]], %[[C1]])
 // CHECK-NEXT:    gpu.launch_func @sigreg_kernels::@sigreg_ecf_finalize blocks in (%[[C272]], %[[C1]], %[[C1]])
 // CHECK:         gpu.func @sigreg_fused_ecf(
-// CHECK-SAME:      workgroup(%{{.*}} : memref<1040xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME:      workgroup(%{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>)
 func.func @large(%x: tensor<8192x4096xf32>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 4096 : tensor<8192x4096xf32> -> tensor<f32>
   return %l : tensor<f32>

@@ -179,7 +179,7 @@
 // PTX-NOT:  .extern .func
 // PTX:      .visible .entry sigreg_projection(
 // PTX:      .visible .entry sigreg_fused_ecf(
-// PTX:      .shared .align 4 .b8 __wg_sigreg_fused_ecf_0[4160];
+// PTX:      .shared .align 4 .b8 __wg_sigreg_fused_ecf_0[{{[0-9]+}}];
 // PTX:      bar.sync
 // PTX:      fma.rn.f32
 // PTX:      .visible .entry sigreg_ecf_finalize(

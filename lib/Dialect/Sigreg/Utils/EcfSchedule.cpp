@@ -80,6 +80,16 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
       s.blockSlices /= 2;
   }
   s.numSliceTiles = ceilDiv(numSlices, s.blockSlices);
+  s.tileK = 16;
+  if (!s.tensorCores && numViews * s.numBatchTiles * s.numSliceTiles <
+                            kTargetBlocks / 2) {
+    auto smemBytes = [&](int64_t k) {
+      return 4 * (k * (s.blockRows + 1) + k * s.blockSlices +
+                  2 * 16 * s.blockSlices + s.blockSlices);
+    };
+    while (s.tileK < 128 && smemBytes(2 * s.tileK) <= 40 * 1024)
+      s.tileK *= 2;
+  }
   return s;
 }
 

@@ -43,6 +43,11 @@ struct EcfSchedule {
   /// needsSplitProjection.
   bool splitProjection;
   int64_t blockRows, blockSlices;
+  /// SIMT kernel: depth of the k (feature) tile staged per barrier pair. 16
+  /// when the grid fills the GPU; deeper (up to 128, within 40 KB of shared
+  /// memory) when it does not, so that the few blocks keep more loads in
+  /// flight and pass fewer barriers (small batches are latency-bound).
+  int64_t tileK;
   /// Grid: ceil(N / blockRows) batch tiles (partials and a finalize kernel
   /// when more than one) by ceil(S / blockSlices) slice tiles, per view.
   int64_t numBatchTiles, numSliceTiles;
