@@ -5,8 +5,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
@@ -129,7 +129,7 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
   for (BlockArgument arg : func.getArguments()) {
     if (auto t = dyn_cast<MemRefType>(arg.getType())) {
       bool isOutput = arg.getArgNumber() >= 2;
-      std::string name = isOutput ? "out"
+      std::string name = isOutput                 ? "out"
                          : numMemrefInputs++ == 0 ? "x"
                                                   : "proj";
       if (isOutput && arg.getArgNumber() > 2)
@@ -137,7 +137,8 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
       bufferList.push_back(bufferJson(name, isOutput ? "output" : "input", t));
       buffers[arg] = {name, 0};
     } else if (arg.getType().isInteger(64)) {
-      scalarList.push_back(llvm::json::Object{{"name", "seed"}, {"type", "i64"}});
+      scalarList.push_back(
+          llvm::json::Object{{"name", "seed"}, {"type", "i64"}});
       scalarArgs[arg] = "seed";
     } else {
       return func.emitError("unsupported argument type in the AOT manifest: ")
@@ -189,7 +190,8 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
         }
         return a;
       };
-      FailureOr<llvm::json::Array> grid = dims(launch.getGridSizeOperandValues());
+      FailureOr<llvm::json::Array> grid =
+          dims(launch.getGridSizeOperandValues());
       FailureOr<llvm::json::Array> block =
           dims(launch.getBlockSizeOperandValues());
       if (failed(grid) || failed(block))
@@ -205,14 +207,14 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
       }
       kernelModule = launch.getKernelModuleName().str();
       auto region = launch->getAttrOfType<StringAttr>("sigreg.region");
-      steps.push_back(llvm::json::Object{
-          {"op", "launch"},
-          {"kernel", launch.getKernelName().str()},
-          {"region", region ? region.str() : "other"},
-          {"grid", std::move(*grid)},
-          {"block", std::move(*block)},
-          {"shared_bytes", 0},
-          {"args", std::move(args)}});
+      steps.push_back(
+          llvm::json::Object{{"op", "launch"},
+                             {"kernel", launch.getKernelName().str()},
+                             {"region", region ? region.str() : "other"},
+                             {"grid", std::move(*grid)},
+                             {"block", std::move(*block)},
+                             {"shared_bytes", 0},
+                             {"args", std::move(args)}});
       continue;
     }
     return op.emitOpError("cannot be expressed in the AOT manifest");
@@ -230,7 +232,8 @@ mlir::sigreg::extractArtifact(ModuleOp compiled, StringRef entry,
     return compiled.emitError("no host function '") << entry << "'";
   llvm::json::Array buffers, scalars, steps;
   std::string kernelModule;
-  if (failed(ManifestBuilder(func).build(buffers, scalars, steps, kernelModule)))
+  if (failed(
+          ManifestBuilder(func).build(buffers, scalars, steps, kernelModule)))
     return failure();
 
   Artifact artifact;
@@ -264,15 +267,12 @@ mlir::sigreg::extractArtifact(ModuleOp compiled, StringRef entry,
                              {"dtype", p.dtype},
                              {"projection", p.projection},
                              {"views", p.views}};
-  llvm::json::Object manifest{{"format", "sigreg-aot-v1"},
-                              {"function", entry.str()},
-                              {"pipeline", pipeline.str()},
-                              {"chip", chip.str()},
-                              {"ptx", "sigreg.ptx"},
-                              {"problem", std::move(problem)},
-                              {"buffers", std::move(buffers)},
-                              {"scalars", std::move(scalars)},
-                              {"steps", std::move(steps)}};
+  llvm::json::Object manifest{
+      {"format", "sigreg-aot-v1"},     {"function", entry.str()},
+      {"pipeline", pipeline.str()},    {"chip", chip.str()},
+      {"ptx", "sigreg.ptx"},           {"problem", std::move(problem)},
+      {"buffers", std::move(buffers)}, {"scalars", std::move(scalars)},
+      {"steps", std::move(steps)}};
   llvm::raw_string_ostream os(artifact.manifestJson);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)));
   return artifact;

@@ -32,7 +32,8 @@ static LogicalResult checkEntryForm(func::FuncOp func) {
   };
   Value second = loss.getSeed() ? Value(loss.getSeed()) : loss.getProjection();
   if (func.getNumArguments() != 2 || !isArg(loss.getInput()) ||
-      !isArg(second) || cast<BlockArgument>(loss.getInput()).getArgNumber() != 0)
+      !isArg(second) ||
+      cast<BlockArgument>(loss.getInput()).getArgNumber() != 0)
     return loss.emitError("sigreg-run expects the loss operands to be the "
                           "entry function's arguments, in order (x, ")
            << (loss.getSeed() ? "seed" : "projection") << ")";
@@ -60,8 +61,8 @@ FailureOr<func::FuncOp> mlir::sigreg::findEntry(ModuleOp module,
     return module.emitError("no function holds a sigreg.loss");
   if (candidates.size() > 1)
     return module.emitError("several functions hold a sigreg.loss ('")
-           << candidates[0].getSymName() << "', '"
-           << candidates[1].getSymName() << "'...): choose one with --entry";
+           << candidates[0].getSymName() << "', '" << candidates[1].getSymName()
+           << "'...): choose one with --entry";
   if (failed(checkEntryForm(candidates.front())))
     return failure();
   return candidates.front();

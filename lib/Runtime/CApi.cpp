@@ -53,8 +53,8 @@ extern "C" int sigreg_aot_buffer_bytes(sigreg_aot *f, const char *buffer,
                                        uint64_t *bytes) {
   int i = f->exec->manifest().findBuffer(buffer);
   if (i < 0)
-    return report(f, Status::error("unknown buffer '" + std::string(buffer) +
-                                   "'"));
+    return report(
+        f, Status::error("unknown buffer '" + std::string(buffer) + "'"));
   *bytes = f->exec->manifest().buffers[i].bytes;
   return 0;
 }

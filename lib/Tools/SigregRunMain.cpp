@@ -16,8 +16,8 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
@@ -40,7 +40,8 @@ struct Options {
   llvm::cl::opt<Target> target{
       "target", llvm::cl::desc("Where to run"), llvm::cl::init(Target::Auto),
       llvm::cl::values(
-          clEnumValN(Target::Auto, "auto", "CUDA when a GPU is present, else CPU"),
+          clEnumValN(Target::Auto, "auto",
+                     "CUDA when a GPU is present, else CPU"),
           clEnumValN(Target::Cpu, "cpu", "CPU (sigreg-cpu-pipeline + JIT)"),
           clEnumValN(Target::Cuda, "cuda", "NVIDIA GPU (PTX + CUDA driver)"))};
   llvm::cl::opt<std::string> entry{
@@ -50,13 +51,15 @@ struct Options {
       "shape", llvm::cl::desc("Input shape VxNxD or NxD; fills a dynamic "
                               "batch dimension, must match static ones")};
   llvm::cl::opt<std::string> dtype{
-      "dtype", llvm::cl::desc("Override the input element type: bf16, f16, f32")};
+      "dtype",
+      llvm::cl::desc("Override the input element type: bf16, f16, f32")};
   llvm::cl::opt<uint64_t> seed{"seed", llvm::cl::desc("Projection seed"),
                                llvm::cl::init(0)};
-  llvm::cl::opt<uint64_t> inputSeed{
-      "input-seed", llvm::cl::desc("Seed of the random inputs"),
-      llvm::cl::init(1)};
-  llvm::cl::opt<bool> bench{"bench", llvm::cl::desc("Benchmark after validating")};
+  llvm::cl::opt<uint64_t> inputSeed{"input-seed",
+                                    llvm::cl::desc("Seed of the random inputs"),
+                                    llvm::cl::init(1)};
+  llvm::cl::opt<bool> bench{"bench",
+                            llvm::cl::desc("Benchmark after validating")};
   llvm::cl::opt<int> warmup{"warmup", llvm::cl::desc("Warm-up runs"),
                             llvm::cl::init(20)};
   llvm::cl::opt<int> iters{"iters", llvm::cl::desc("Timed runs (median)"),
@@ -146,8 +149,7 @@ int runOnCpu(ModuleOp module, func::FuncOp func, Options &opts,
   std::vector<float> out;
   if (failed((*jit)->run(inputs, out)))
     return 2;
-  rt::ValidationResult result =
-      rt::validateOutput(inputs.problem, out, ref);
+  rt::ValidationResult result = rt::validateOutput(inputs.problem, out, ref);
   rt::printValidation(result, inputs.problem, stdout);
   double cpuMs = -1.0;
   if (opts.bench) {
@@ -232,11 +234,11 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
       std::string dir = opts.emitArtifact + "/" + name.str();
       if (std::error_code ec = llvm::sys::fs::create_directories(dir))
         return fail("cannot create '" + dir + "': " + ec.message());
-      for (auto [file, text] :
-           {std::pair<std::string, const std::string *>{
-                "manifest.json", &artifact->manifestJson},
-            {"sigreg.ptx", &artifact->ptx}})
-        if (rt::Status st = rt::writeTextFile(dir + "/" + file, *text); !st.ok())
+      for (auto [file, text] : {std::pair<std::string, const std::string *>{
+                                    "manifest.json", &artifact->manifestJson},
+                                {"sigreg.ptx", &artifact->ptx}})
+        if (rt::Status st = rt::writeTextFile(dir + "/" + file, *text);
+            !st.ok())
           return fail(st.message());
       llvm::outs() << "sigreg-run: wrote " << dir << "/manifest.json and "
                    << dir << "/sigreg.ptx\n";
@@ -248,8 +250,8 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
     if (rt::Status st = rt::checkProblemBuffers(manifest); !st.ok())
       return fail("internal error: " + st.message());
     if (opts.compileOnly) {
-      llvm::outs() << "sigreg-run: " << name << " pipeline: "
-                   << manifest.steps.size() << " steps, "
+      llvm::outs() << "sigreg-run: " << name
+                   << " pipeline: " << manifest.steps.size() << " steps, "
                    << artifact->ptx.size() << " bytes of PTX\n";
       continue;
     }
@@ -348,8 +350,9 @@ int mlir::sigreg::sigregRunMain(int argc, char **argv) {
       target = Target::Cuda;
     }
   }
-  if (target == Target::Cpu && (opts.compileOnly || !opts.emitArtifact.empty() ||
-                                !opts.pipeline.empty()))
+  if (target == Target::Cpu &&
+      (opts.compileOnly || !opts.emitArtifact.empty() ||
+       !opts.pipeline.empty()))
     return fail("--compile-only, --emit-artifact and --pipeline apply to "
                 "--target=cuda");
 
@@ -359,8 +362,8 @@ int mlir::sigreg::sigregRunMain(int argc, char **argv) {
   inputs.problem = problem;
   std::vector<double> ref;
   if (!opts.compileOnly) {
-    if (rt::Status s = rt::generateInputs(problem, opts.seed, opts.inputSeed,
-                                          inputs);
+    if (rt::Status s =
+            rt::generateInputs(problem, opts.seed, opts.inputSeed, inputs);
         !s.ok())
       return fail(s.message());
     if (rt::Status s = rt::computeReference(inputs, ref); !s.ok())

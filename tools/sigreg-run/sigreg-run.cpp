@@ -2,4 +2,6 @@
 
 #include "sigreg/Tools/SigregRunMain.h"
 
-int main(int argc, char **argv) { return mlir::sigreg::sigregRunMain(argc, argv); }
+int main(int argc, char **argv) {
+  return mlir::sigreg::sigregRunMain(argc, argv);
+}

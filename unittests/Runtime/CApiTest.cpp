@@ -38,8 +38,7 @@ TEST(CApi, LoadsOrSaysThereIsNoGpu) {
   // The fixture's scalar is "k", not "seed": both calls must fail cleanly.
   EXPECT_NE(sigreg_aot_set_seed(f, 1), 0);
   EXPECT_NE(sigreg_aot_run(f, nullptr), 0);
-  EXPECT_NE(std::string(sigreg_aot_last_error(f)).find("k"),
-            std::string::npos)
+  EXPECT_NE(std::string(sigreg_aot_last_error(f)).find("k"), std::string::npos)
       << sigreg_aot_last_error(f);
   sigreg_aot_destroy(f);
 }

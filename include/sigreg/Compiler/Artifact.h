@@ -34,10 +34,10 @@ StringRef stringifyPipeline(GpuPipelineKind kind);
 /// Compiles a clone of `module` with the GPU pipeline of `kind` (the entry
 /// function must have static shapes) and extracts the artifact. Diagnostics
 /// go to the context's handler.
-FailureOr<Artifact> compileForCuda(ModuleOp module, StringRef entry,
-                                   const ::sigreg::runtime::ProblemDesc &problem,
-                                   GpuPipelineKind kind,
-                                   const GpuPipelineOptions &options);
+FailureOr<Artifact>
+compileForCuda(ModuleOp module, StringRef entry,
+               const ::sigreg::runtime::ProblemDesc &problem,
+               GpuPipelineKind kind, const GpuPipelineOptions &options);
 
 /// Extracts the artifact from a module the GPU pipeline has compiled.
 FailureOr<Artifact>

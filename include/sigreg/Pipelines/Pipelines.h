@@ -21,12 +21,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {};
 void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 
 struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
-  PassOptions::Option<std::string> chip{*this, "chip",
-                                        llvm::cl::desc("Target SM"),
-                                        llvm::cl::init("sm_90")};
-  PassOptions::Option<std::string> features{
-      *this, "features", llvm::cl::desc("PTX features"),
-      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("Target SM"), llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{*this, "features",
+                                            llvm::cl::desc("PTX features"),
+                                            llvm::cl::init("+ptx80")};
   PassOptions::Option<std::string> format{
       *this, "format",
       llvm::cl::desc("gpu-module-to-binary format: isa (PTX), bin, fatbin, "

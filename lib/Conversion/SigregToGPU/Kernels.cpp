@@ -28,15 +28,13 @@ gpu::GPUFuncOp createKernel(OpBuilder &b, Location loc, StringRef name,
   auto wgSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   SmallVector<Type> workgroup;
   for (int64_t n : workgroupF32Sizes)
-    workgroup.push_back(
-        MemRefType::get({n}, b.getF32Type(), MemRefLayoutAttrInterface(),
-                        wgSpace));
+    workgroup.push_back(MemRefType::get({n}, b.getF32Type(),
+                                        MemRefLayoutAttrInterface(), wgSpace));
   for (int64_t n : workgroupI32Sizes)
-    workgroup.push_back(
-        MemRefType::get({n}, b.getI32Type(), MemRefLayoutAttrInterface(),
-                        wgSpace));
-  auto func = gpu::GPUFuncOp::create(b, loc, name,
-                                     b.getFunctionType(args, {}), workgroup);
+    workgroup.push_back(MemRefType::get({n}, b.getI32Type(),
+                                        MemRefLayoutAttrInterface(), wgSpace));
+  auto func = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(args, {}),
+                                     workgroup);
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func->setAttr("sigreg.region", b.getStringAttr(region));
   func.setKnownBlockSizeAttr(
@@ -63,7 +61,8 @@ Value packPair(KernelBuilder &k, Value lo, Value hi) {
     return arith::ExtUIOp::create(k.b, i32, bits);
   };
   Value hiBits = arith::ShLIOp::create(
-      k.b, widen(hi), arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(16)));
+      k.b, widen(hi),
+      arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(16)));
   return arith::OrIOp::create(k.b, hiBits, widen(lo));
 }
 } // namespace
@@ -75,8 +74,9 @@ Value packPair(KernelBuilder &k, Value lo, Value hi) {
 // Consecutive threads write consecutive s: stores are coalesced.
 //===----------------------------------------------------------------------===//
 
-gpu::GPUFuncOp mlir::sigreg::buildProjectionKernel(
-    OpBuilder &b, Location loc, const ProjectionKernelShape &shape) {
+gpu::GPUFuncOp
+mlir::sigreg::buildProjectionKernel(OpBuilder &b, Location loc,
+                                    const ProjectionKernelShape &shape) {
   int64_t D = shape.featureDim, S = shape.numSlices;
   auto func = createKernel(b, loc, "sigreg_projection", "projection_generation",
                            {b.getI64Type(), f32Memref(b, {D, S}),
@@ -113,9 +113,10 @@ gpu::GPUFuncOp mlir::sigreg::buildProjectionKernel(
 // g^2 in ascending d, as in the f32 kernel.
 //===----------------------------------------------------------------------===//
 
-gpu::GPUFuncOp mlir::sigreg::buildPackedProjectionKernel(
-    OpBuilder &b, Location loc, const ProjectionKernelShape &shape,
-    Type halfType, bool withLo) {
+gpu::GPUFuncOp
+mlir::sigreg::buildPackedProjectionKernel(OpBuilder &b, Location loc,
+                                          const ProjectionKernelShape &shape,
+                                          Type halfType, bool withLo) {
   int64_t D = shape.featureDim, S = shape.numSlices, pairs = (D + 1) / 2;
   MemRefType words = MemRefType::get({pairs, S}, b.getI32Type());
   SmallVector<Type> args = {b.getI64Type(), words};
@@ -141,10 +142,10 @@ gpu::GPUFuncOp mlir::sigreg::buildPackedProjectionKernel(
         p0, p1, k.idx(1), {k.f32(0.0f)}, [&](Value dp, ValueRange carried) {
           Value d = k.mul(dp, k.idx(2)), d1 = k.add(d, k.idx(1));
           Value g0 = buildProjectionGaussian(k.b, seed, toI32(k, d), sI32);
-          Value g1 = k.select(
-              k.lt(d1, k.idx(D)),
-              buildProjectionGaussian(k.b, seed, toI32(k, d1), sI32),
-              k.f32(0.0f));
+          Value g1 =
+              k.select(k.lt(d1, k.idx(D)),
+                       buildProjectionGaussian(k.b, seed, toI32(k, d1), sI32),
+                       k.f32(0.0f));
           auto split = [&](Value gv) -> std::pair<Value, Value> {
             Value hi = arith::TruncFOp::create(k.b, halfType, gv);
             Value rest =
@@ -185,9 +186,8 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfKernel(OpBuilder &b, Location loc,
           P = sh.numPoints, BM = sh.blockRows, BS = sh.blockSlices;
   int64_t TM = BM / 16, TS = BS / 16, xStride = BM + 1;
   int64_t T = sh.numBatchTiles();
-  SmallVector<Type> args = {
-      MemRefType::get({V, N, D}, sh.inputElement),
-      MemRefType::get({D, S}, sh.projectionElement)};
+  SmallVector<Type> args = {MemRefType::get({V, N, D}, sh.inputElement),
+                            MemRefType::get({D, S}, sh.projectionElement)};
   if (sh.seeded)
     args.push_back(f32Memref(b, {sh.normChunks, S}));
   SmallVector<int64_t> outShape =
@@ -195,9 +195,9 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfKernel(OpBuilder &b, Location loc,
   args.push_back(f32Memref(b, outShape));
   args.push_back(f32Memref(b, outShape));
   int64_t kTileK = sh.tileK;
-  auto func = createKernel(b, loc, "sigreg_fused_ecf", "trig_reduction", args,
-                           {kTileK * xStride, kTileK * BS, 16 * BS, 16 * BS,
-                            BS});
+  auto func =
+      createKernel(b, loc, "sigreg_fused_ecf", "trig_reduction", args,
+                   {kTileK * xStride, kTileK * BS, 16 * BS, 16 * BS, BS});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder k(loc, b);
@@ -213,7 +213,8 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfKernel(OpBuilder &b, Location loc,
 
   Value tid = k.threadId(Dimension::x);
   Value tx = k.rem(tid, k.idx(16)), ty = k.div(tid, k.idx(16));
-  Value sliceTile = k.blockId(Dimension::x), batchTile = k.blockId(Dimension::y);
+  Value sliceTile = k.blockId(Dimension::x),
+        batchTile = k.blockId(Dimension::y);
   Value v = k.blockId(Dimension::z);
   Value s0 = k.mul(sliceTile, k.idx(BS)), n0 = k.mul(batchTile, k.idx(BM));
   Value lastS = k.idx(S - 1), lastN = k.idx(N - 1), lastD = k.idx(D - 1);
@@ -222,12 +223,12 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfKernel(OpBuilder &b, Location loc,
   if (sh.seeded) {
     k.ifThen(k.lt(tid, k.idx(BS)), [&] {
       Value s = k.min(k.add(s0, tid), lastS);
-      SmallVector<Value> sum = k.forEach(
-          k.idx(0), k.idx(sh.normChunks), k.idx(1), {k.f32(0.0f)},
-          [&](Value c, ValueRange carried) {
-            return SmallVector<Value>{
-                k.addf(carried[0], k.load(sumSq, {c, s}))};
-          });
+      SmallVector<Value> sum =
+          k.forEach(k.idx(0), k.idx(sh.normChunks), k.idx(1), {k.f32(0.0f)},
+                    [&](Value c, ValueRange carried) {
+                      return SmallVector<Value>{
+                          k.addf(carried[0], k.load(sumSq, {c, s}))};
+                    });
       k.store(math::SqrtOp::create(k.b, sum[0]), norm, {tid});
     });
     k.barrier();
@@ -245,8 +246,8 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfKernel(OpBuilder &b, Location loc,
           Value r = k.div(lin, k.idx(kTileK)), c = k.rem(lin, k.idx(kTileK));
           Value n = k.add(n0, r), kk = k.add(k0, c);
           Value inBounds = k.land(k.lt(n, k.idx(N)), k.lt(kk, k.idx(D)));
-          Value val = k.toF32(
-              k.load(x, {v, k.min(n, lastN), k.min(kk, lastD)}));
+          Value val =
+              k.toF32(k.load(x, {v, k.min(n, lastN), k.min(kk, lastD)}));
           k.store(k.select(inBounds, val, k.f32(0.0f)), xs,
                   {k.add(k.mul(c, k.idx(xStride)), r)});
         }
@@ -263,8 +264,7 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfKernel(OpBuilder &b, Location loc,
         for (int64_t kk = 0; kk < kTileK; ++kk) {
           SmallVector<Value> xv, av;
           for (int64_t i = 0; i < TM; ++i)
-            xv.push_back(k.load(
-                xs, {k.add(ty, k.idx(kk * xStride + 16 * i))}));
+            xv.push_back(k.load(xs, {k.add(ty, k.idx(kk * xStride + 16 * i))}));
           for (int64_t j = 0; j < TS; ++j)
             av.push_back(k.load(as, {k.add(tx, k.idx(kk * BS + 16 * j))}));
           for (int64_t i = 0; i < TM; ++i)
@@ -387,8 +387,8 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
   // tile (bit-cast), plus the column norms.
   bool split = sh.seeded && sh.splitProjection;
   int64_t aWords = kMmaRows * kMmaStride, bWords = kMmaSlices * kMmaStride;
-  int64_t smemWords = std::max(kMmaRows * kMmaSlices,
-                               aWords + (split ? 2 : 1) * bWords);
+  int64_t smemWords =
+      std::max(kMmaRows * kMmaSlices, aWords + (split ? 2 : 1) * bWords);
   auto func = createKernel(b, loc, "sigreg_fused_ecf_mma", "trig_reduction",
                            args, {kMmaSlices}, {smemWords});
   OpBuilder::InsertionGuard guard(b);
@@ -409,8 +409,7 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
     k.store(arith::BitcastOp::create(k.b, b.getI32Type(), y), smem, {index});
   };
   auto loadY = [&](Value index) -> Value {
-    return arith::BitcastOp::create(k.b, b.getF32Type(),
-                                    k.load(smem, {index}));
+    return arith::BitcastOp::create(k.b, b.getF32Type(), k.load(smem, {index}));
   };
 
   Value tid = k.threadId(gpu::Dimension::x);
@@ -428,12 +427,12 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
   if (sh.seeded) {
     k.ifThen(k.lt(tid, k.idx(kMmaSlices)), [&] {
       Value s = k.min(k.add(s0, tid), lastS);
-      SmallVector<Value> sum = k.forEach(
-          k.idx(0), k.idx(sh.normChunks), k.idx(1), {k.f32(0.0f)},
-          [&](Value c, ValueRange carried) {
-            return SmallVector<Value>{
-                k.addf(carried[0], k.load(sumSq, {c, s}))};
-          });
+      SmallVector<Value> sum =
+          k.forEach(k.idx(0), k.idx(sh.normChunks), k.idx(1), {k.f32(0.0f)},
+                    [&](Value c, ValueRange carried) {
+                      return SmallVector<Value>{
+                          k.addf(carried[0], k.load(sumSq, {c, s}))};
+                    });
       k.store(math::SqrtOp::create(k.b, sum[0]), norm, {tid});
     });
   }
@@ -466,33 +465,34 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
               k.b, vecType, x,
               ValueRange{v, k.min(n, lastN), k.min(kk, k.idx(D - 8))},
               /*nontemporal=*/false, llvm::MaybeAlign(16));
-          vec = k.select(ok, vec,
-                         arith::ConstantOp::create(
-                             k.b, DenseElementsAttr::get(
-                                      vecType, b.getZeroAttr(elem))));
+          vec = k.select(
+              ok, vec,
+              arith::ConstantOp::create(
+                  k.b, DenseElementsAttr::get(vecType, b.getZeroAttr(elem))));
           Value words = vector::BitCastOp::create(
               k.b, VectorType::get({4}, b.getI32Type()), vec);
-          Value base = k.add(aBase, k.add(k.mul(row, k.idx(kMmaStride)),
-                                          k.mul(kv, k.idx(4))));
+          Value base = k.add(
+              aBase, k.add(k.mul(row, k.idx(kMmaStride)), k.mul(kv, k.idx(4))));
           for (int64_t j = 0; j < 4; ++j)
             k.store(vector::ExtractOp::create(k.b, words, ArrayRef<int64_t>{j}),
                     smem, {k.add(base, k.idx(j))});
         } else {
-        for (int64_t e = 0; e < kMmaRows * 16 / kBlockThreads; ++e) {
-          Value wi = k.add(tid, k.idx(e * kBlockThreads));
-          Value row = k.div(wi, k.idx(16)), kw = k.rem(wi, k.idx(16));
-          Value n = k.add(n0, row);
-          Value kk = k.add(k0, k.mul(kw, k.idx(2)));
-          Value kk1 = k.add(kk, k.idx(1));
-          Value rowOk = k.lt(n, k.idx(N));
-          Value nc = k.min(n, lastN);
-          Value lo = k.select(k.land(rowOk, k.lt(kk, k.idx(D))),
-                              k.load(x, {v, nc, k.min(kk, lastD)}), zeroElem);
-          Value hi = k.select(k.land(rowOk, k.lt(kk1, k.idx(D))),
-                              k.load(x, {v, nc, k.min(kk1, lastD)}), zeroElem);
-          k.store(packPair(k, lo, hi), smem,
-                  {k.add(aBase, k.add(k.mul(row, k.idx(kMmaStride)), kw))});
-        }
+          for (int64_t e = 0; e < kMmaRows * 16 / kBlockThreads; ++e) {
+            Value wi = k.add(tid, k.idx(e * kBlockThreads));
+            Value row = k.div(wi, k.idx(16)), kw = k.rem(wi, k.idx(16));
+            Value n = k.add(n0, row);
+            Value kk = k.add(k0, k.mul(kw, k.idx(2)));
+            Value kk1 = k.add(kk, k.idx(1));
+            Value rowOk = k.lt(n, k.idx(N));
+            Value nc = k.min(n, lastN);
+            Value lo = k.select(k.land(rowOk, k.lt(kk, k.idx(D))),
+                                k.load(x, {v, nc, k.min(kk, lastD)}), zeroElem);
+            Value hi =
+                k.select(k.land(rowOk, k.lt(kk1, k.idx(D))),
+                         k.load(x, {v, nc, k.min(kk1, lastD)}), zeroElem);
+            k.store(packPair(k, lo, hi), smem,
+                    {k.add(aBase, k.add(k.mul(row, k.idx(kMmaStride)), kw))});
+          }
         }
         // A tile: 128 slices x 16 words (pairs along k), stored slice-major.
         if (sh.seeded) {
@@ -517,8 +517,10 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
               Value ok = k.land(k.lt(kp, k.idx(pairs)), k.lt(sIdx, k.idx(S)));
               Value row = k.min(kp, k.idx(pairs - 1));
               Value col = k.min(sIdx, k.idx(S - width));
-              Value slot = k.add(dstBase, k.add(k.mul(nn, k.idx(kMmaStride)), kw));
-              Value zeroWord = arith::ConstantOp::create(k.b, b.getI32IntegerAttr(0));
+              Value slot =
+                  k.add(dstBase, k.add(k.mul(nn, k.idx(kMmaStride)), kw));
+              Value zeroWord =
+                  arith::ConstantOp::create(k.b, b.getI32IntegerAttr(0));
               if (width == 1) {
                 k.store(k.select(ok, k.load(src, {row, col}), zeroWord), smem,
                         {slot});
@@ -529,8 +531,8 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
                   k.b, vecType, src, ValueRange{row, col},
                   /*nontemporal=*/false, llvm::MaybeAlign(16));
               for (int64_t j = 0; j < 4; ++j) {
-                Value w = vector::ExtractOp::create(k.b, vec,
-                                                    ArrayRef<int64_t>{j});
+                Value w =
+                    vector::ExtractOp::create(k.b, vec, ArrayRef<int64_t>{j});
                 k.store(k.select(ok, w, zeroWord), smem,
                         {k.add(slot, k.idx(j * kMmaStride))});
               }
@@ -560,10 +562,9 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
           SmallVector<SmallVector<Value>> aFrag(2);
           for (int64_t mf = 0; mf < 2; ++mf) {
             Value r = k.add(k.add(k.mul(wm, k.idx(32)), k.idx(mf * 16)), g);
-            Value base =
-                k.add(aBase, k.add(k.mul(r, k.idx(kMmaStride)), kwb));
-            for (int64_t off : {int64_t(0), 8 * kMmaStride, int64_t(4),
-                                8 * kMmaStride + 4})
+            Value base = k.add(aBase, k.add(k.mul(r, k.idx(kMmaStride)), kwb));
+            for (int64_t off :
+                 {int64_t(0), 8 * kMmaStride, int64_t(4), 8 * kMmaStride + 4})
               aFrag[mf].push_back(
                   asOperand(k.load(smem, {k.add(base, k.idx(off))})));
           }
@@ -604,8 +605,8 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
   for (int64_t mf = 0; mf < 2; ++mf)
     for (int64_t nf = 0; nf < 4; ++nf)
       for (int64_t i = 0; i < 4; ++i) {
-        Value r = k.add(k.add(k.mul(wm, k.idx(32)), k.idx(mf * 16 + (i / 2) * 8)),
-                        g);
+        Value r =
+            k.add(k.add(k.mul(wm, k.idx(32)), k.idx(mf * 16 + (i / 2) * 8)), g);
         Value c = k.add(k.add(k.mul(wn, k.idx(32)), k.idx(nf * 8 + i % 2)),
                         k.mul(t, k.idx(2)));
         Value y = acc[(mf * 4 + nf) * 4 + i];
@@ -651,9 +652,9 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
   Value batchF = k.f32(static_cast<float>(N));
   for (int64_t part = 0; part < 2; ++part) {
     Value out = part == 0 ? cosOut : sinOut;
-    k.ifThen(arith::XOrIOp::create(k.b, isLower,
-                                   arith::ConstantOp::create(
-                                       k.b, k.b.getBoolAttr(true))),
+    k.ifThen(arith::XOrIOp::create(
+                 k.b, isLower,
+                 arith::ConstantOp::create(k.b, k.b.getBoolAttr(true))),
              [&] {
                for (int64_t p = 0; p < P; ++p)
                  storeY(sums[part * P + p], k.add(k.idx(p * kMmaSlices), sl));
@@ -661,8 +662,8 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
     k.barrier();
     k.ifThen(k.land(isLower, k.lt(s, k.idx(S))), [&] {
       for (int64_t p = 0; p < P; ++p) {
-        Value total = k.addf(sums[part * P + p],
-                             loadY(k.add(k.idx(p * kMmaSlices), sl)));
+        Value total =
+            k.addf(sums[part * P + p], loadY(k.add(k.idx(p * kMmaSlices), sl)));
         if (T == 1)
           k.store(k.divf(total, batchF), out, {v, s, k.idx(p)});
         else
@@ -717,16 +718,16 @@ gpu::GPUFuncOp mlir::sigreg::buildEcfFinalizeKernel(OpBuilder &b, Location loc,
 //              shared-memory tree; thread 0 writes the scalar.
 //===----------------------------------------------------------------------===//
 
-gpu::GPUFuncOp mlir::sigreg::buildEpilogueKernel(OpBuilder &b, Location loc,
-                                                 const EpilogueKernelShape &sh) {
+gpu::GPUFuncOp
+mlir::sigreg::buildEpilogueKernel(OpBuilder &b, Location loc,
+                                  const EpilogueKernelShape &sh) {
   int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints;
   bool none = sh.reduction == Reduction::none;
   MemRefType ecf = f32Memref(b, {V, S, P});
   MemRefType out = none ? f32Memref(b, {V, S}) : f32Memref(b, {});
-  auto func = createKernel(b, loc, "sigreg_epilogue", "epilogue",
-                           {ecf, ecf, out},
-                           none ? ArrayRef<int64_t>{} : ArrayRef<int64_t>{
-                                                            kBlockThreads});
+  auto func = createKernel(
+      b, loc, "sigreg_epilogue", "epilogue", {ecf, ecf, out},
+      none ? ArrayRef<int64_t>{} : ArrayRef<int64_t>{kBlockThreads});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder k(loc, b);
@@ -749,9 +750,9 @@ gpu::GPUFuncOp mlir::sigreg::buildEpilogueKernel(OpBuilder &b, Location loc,
     if (sh.clip == ClipMode::clamp_min)
       return Value(arith::MaximumFOp::create(k.b, stat, clipV));
     if (sh.clip == ClipMode::zero_below)
-      return k.select(arith::CmpFOp::create(k.b, arith::CmpFPredicate::OLT,
-                                            stat, clipV),
-                      k.f32(0.0f), stat);
+      return k.select(
+          arith::CmpFOp::create(k.b, arith::CmpFPredicate::OLT, stat, clipV),
+          k.f32(0.0f), stat);
     return stat;
   };
 

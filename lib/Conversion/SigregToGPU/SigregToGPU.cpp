@@ -115,7 +115,8 @@ LogicalResult FunctionLowering::checkSupported() {
       return WalkResult::interrupt();
     }
     for (Type t : op->getOperandTypes())
-      if (auto shaped = dyn_cast<ShapedType>(t); shaped && !shaped.hasStaticShape()) {
+      if (auto shaped = dyn_cast<ShapedType>(t);
+          shaped && !shaped.hasStaticShape()) {
         op->emitOpError("the GPU pipelines need static shapes, got ")
             << t << " (sigreg-run specializes the batch size from --shape)";
         return WalkResult::interrupt();
@@ -125,8 +126,7 @@ LogicalResult FunctionLowering::checkSupported() {
   return failure(result.wasInterrupted());
 }
 
-void FunctionLowering::launch(OpBuilder &b, Location loc,
-                              gpu::GPUFuncOp kernel,
+void FunctionLowering::launch(OpBuilder &b, Location loc, gpu::GPUFuncOp kernel,
                               std::array<int64_t, 3> grid, ValueRange args) {
   auto c = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -150,8 +150,8 @@ Value FunctionLowering::destination(OpBuilder &b, Value result) {
         collapse && collapse->hasOneUse() &&
         isa<func::ReturnOp>(*collapse->getUsers().begin())) {
       Value out = outParams[collapse->getUses().begin()->getOperandNumber()];
-      return memref::ExpandShapeOp::create(
-          b, loc, type, out, collapse.getReassociationIndices());
+      return memref::ExpandShapeOp::create(b, loc, type, out,
+                                           collapse.getReassociationIndices());
     }
   }
   return memref::AllocOp::create(b, loc, type);
@@ -168,22 +168,21 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
     auto type = cast<RankedTensorType>(dim.getSource().getType());
     if (!index)
       return dim.emitOpError("needs a constant dimension index");
-    map.map(dim.getResult(), arith::ConstantIndexOp::create(
-                                 b, loc, type.getDimSize(*index)));
+    map.map(dim.getResult(),
+            arith::ConstantIndexOp::create(b, loc, type.getDimSize(*index)));
     return success();
   }
   if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
     map.map(expand.getResult(),
-            memref::ExpandShapeOp::create(
-                b, loc, toMemref(expand.getType()), map.lookup(expand.getSrc()),
-                expand.getReassociationIndices()));
+            memref::ExpandShapeOp::create(b, loc, toMemref(expand.getType()),
+                                          map.lookup(expand.getSrc()),
+                                          expand.getReassociationIndices()));
     return success();
   }
   if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
-    map.map(collapse.getResult(),
-            memref::CollapseShapeOp::create(
-                b, loc, map.lookup(collapse.getSrc()),
-                collapse.getReassociationIndices()));
+    map.map(collapse.getResult(), memref::CollapseShapeOp::create(
+                                      b, loc, map.lookup(collapse.getSrc()),
+                                      collapse.getReassociationIndices()));
     return success();
   }
   if (auto proj = dyn_cast<ProjectionOp>(op)) {
@@ -208,8 +207,8 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
     info.sumSq = memref::AllocOp::create(
         b, loc, MemRefType::get({shape.numChunks(), S}, f32));
     OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
-    std::array<int64_t, 3> grid = {ceilDiv(S, kBlockThreads),
-                                   shape.numChunks(), 1};
+    std::array<int64_t, 3> grid = {ceilDiv(S, kBlockThreads), shape.numChunks(),
+                                   1};
     Value seed = map.lookup(proj.getSeed());
     if (halfType) {
       SmallVector<Value> args = {seed, info.g};
@@ -217,11 +216,10 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
         args.push_back(info.loWords);
       args.push_back(info.sumSq);
       launch(b, loc,
-             addKernel(buildPackedProjectionKernel(kb, loc, shape, halfType,
-                                                   split)),
+             addKernel(
+                 buildPackedProjectionKernel(kb, loc, shape, halfType, split)),
              grid, args);
-    }
-    else
+    } else
       launch(b, loc, addKernel(buildProjectionKernel(kb, loc, shape)), grid,
              {seed, info.g, info.sumSq});
     seededProjections[proj.getResult()] = info;
@@ -241,9 +239,9 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
     auto seeded = seededProjections.find(ecf.getProjection());
     sh.seeded = seeded != seededProjections.end();
     sh.projectionElement =
-        sh.seeded ? cast<MemRefType>(seeded->second.g.getType())
-                        .getElementType()
-                  : ecf.getProjection().getType().getElementType();
+        sh.seeded
+            ? cast<MemRefType>(seeded->second.g.getType()).getElementType()
+            : ecf.getProjection().getType().getElementType();
     EcfSchedule sched = chooseEcfSchedule(ecf, schedule);
     bool mma = sched.tensorCores;
     sh.normChunks = sh.seeded ? seeded->second.chunks : 0;
@@ -385,9 +383,8 @@ struct ConvertSigregToGPUPass
     SmallVector<func::FuncOp> funcs;
     module.walk([&](func::FuncOp f) {
       bool has = false;
-      f.walk([&](Operation *op) {
-        has |= isa<SigregDialect>(op->getDialect());
-      });
+      f.walk(
+          [&](Operation *op) { has |= isa<SigregDialect>(op->getDialect()); });
       if (has)
         funcs.push_back(f);
     });

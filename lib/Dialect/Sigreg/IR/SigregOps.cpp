@@ -42,7 +42,8 @@ static bool dimsCompatible(int64_t a, int64_t b) {
 
 static LogicalResult verifyPoints(Operation *op, int64_t points) {
   if (points < 3 || points % 2 == 0)
-    return op->emitOpError("number of integration points must be odd and >= 3, got ")
+    return op->emitOpError(
+               "number of integration points must be odd and >= 3, got ")
            << points;
   return success();
 }
@@ -69,9 +70,8 @@ static LogicalResult verifyRankAndStatic(Operation *op, StringRef what,
                                          ArrayRef<int64_t> staticDims,
                                          StringRef layout) {
   if (type.getRank() != rank)
-    return op->emitOpError("expects ")
-           << what << " of rank " << rank << " (" << layout << "), got "
-           << type;
+    return op->emitOpError("expects ") << what << " of rank " << rank << " ("
+                                       << layout << "), got " << type;
   for (int64_t i = 0; i < rank; ++i) {
     int64_t d = type.getDimSize(i);
     if (!ShapedType::isDynamic(d) && d <= 0)
@@ -96,7 +96,8 @@ LogicalResult LossOp::verify() {
   RankedTensorType inType = getInput().getType();
   int64_t rank = inType.getRank();
   if (rank != 2 && rank != 3)
-    return emitOpError("expects input of rank 2 ([N, D]) or 3 ([V, N, D]), got ")
+    return emitOpError(
+               "expects input of rank 2 ([N, D]) or 3 ([V, N, D]), got ")
            << inType;
   SmallVector<int64_t> staticDims = {rank - 1};
   if (rank == 3)
@@ -168,16 +169,17 @@ LogicalResult ProjectOp::verify() {
   RankedTensorType inType = getInput().getType();
   RankedTensorType projType = getProjection().getType();
   RankedTensorType resType = getResult().getType();
-  if (failed(verifyRankAndStatic(op, "input", inType, 3, {0, 2}, "[V, N, D]")) ||
+  if (failed(
+          verifyRankAndStatic(op, "input", inType, 3, {0, 2}, "[V, N, D]")) ||
       failed(verifyRankAndStatic(op, "projection", projType, 2, {0, 1},
                                  "[D, S]")) ||
-      failed(verifyRankAndStatic(op, "result", resType, 3, {0, 2},
-                                 "[V, N, S]")))
+      failed(
+          verifyRankAndStatic(op, "result", resType, 3, {0, 2}, "[V, N, S]")))
     return failure();
   if (inType.getDimSize(2) != projType.getDimSize(0))
     return emitOpError("feature dimension mismatch: input has D = ")
-           << inType.getDimSize(2) << " but projection has D = "
-           << projType.getDimSize(0);
+           << inType.getDimSize(2)
+           << " but projection has D = " << projType.getDimSize(0);
   if (resType.getDimSize(0) != inType.getDimSize(0) ||
       !dimsCompatible(resType.getDimSize(1), inType.getDimSize(1)) ||
       resType.getDimSize(2) != projType.getDimSize(1))
@@ -196,8 +198,8 @@ LogicalResult ProjectOp::verify() {
 static LogicalResult verifyEcfResult(Operation *op, RankedTensorType cType,
                                      int64_t numViews, int64_t numSlices,
                                      double tMax) {
-  if (failed(verifyRankAndStatic(op, "result", cType, 3, {0, 1, 2},
-                                 "[V, S, P]")))
+  if (failed(
+          verifyRankAndStatic(op, "result", cType, 3, {0, 1, 2}, "[V, S, P]")))
     return failure();
   if (cType.getDimSize(0) != numViews || cType.getDimSize(1) != numSlices)
     return op->emitOpError("expects result of shape [V, S, P] with [V, S] = ")
@@ -301,14 +303,15 @@ LogicalResult FusedEcfOp::verify() {
   Operation *op = getOperation();
   RankedTensorType inType = getInput().getType();
   RankedTensorType projType = getProjection().getType();
-  if (failed(verifyRankAndStatic(op, "input", inType, 3, {0, 2}, "[V, N, D]")) ||
-      failed(verifyRankAndStatic(op, "projection", projType, 2, {0, 1},
-                                 "[D, S]")))
+  if (failed(
+          verifyRankAndStatic(op, "input", inType, 3, {0, 2}, "[V, N, D]")) ||
+      failed(
+          verifyRankAndStatic(op, "projection", projType, 2, {0, 1}, "[D, S]")))
     return failure();
   if (inType.getDimSize(2) != projType.getDimSize(0))
     return emitOpError("feature dimension mismatch: input has D = ")
-           << inType.getDimSize(2) << " but projection has D = "
-           << projType.getDimSize(0);
+           << inType.getDimSize(2)
+           << " but projection has D = " << projType.getDimSize(0);
   return verifyEcfResult(op, getCos().getType(), inType.getDimSize(0),
                          projType.getDimSize(1), getTMax().convertToDouble());
 }

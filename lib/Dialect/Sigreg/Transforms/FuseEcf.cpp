@@ -31,10 +31,10 @@ struct SigregFuseEcfPass : sigreg::impl::SigregFuseEcfBase<SigregFuseEcfPass> {
       if (!project || !project->hasOneUse())
         return;
       rewriter.setInsertionPoint(ecf);
-      auto fused = FusedEcfOp::create(
-          rewriter, ecf.getLoc(), ecf.getCos().getType(),
-          ecf.getSin().getType(), project.getInput(), project.getProjection(),
-          ecf.getTMaxAttr());
+      auto fused =
+          FusedEcfOp::create(rewriter, ecf.getLoc(), ecf.getCos().getType(),
+                             ecf.getSin().getType(), project.getInput(),
+                             project.getProjection(), ecf.getTMaxAttr());
       rewriter.replaceOp(ecf, fused.getResults());
       rewriter.eraseOp(project);
     });

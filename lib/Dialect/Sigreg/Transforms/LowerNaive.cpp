@@ -91,8 +91,8 @@ public:
       maps.push_back(AffineMap::get(numLoops, 0, exprs, b.getContext()));
     }
     auto op = linalg::GenericOp::create(
-        b, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
-        iterators, [&](OpBuilder &nb, Location loc, ValueRange args) {
+        b, TypeRange{init.getType()}, inputs, ValueRange{init}, maps, iterators,
+        [&](OpBuilder &nb, Location loc, ValueRange args) {
           linalg::YieldOp::create(nb, loc, body(nb, loc, args));
         });
     op->setAttr("sigreg.region", region);
@@ -129,12 +129,12 @@ Value lowerProjection(NaiveBuilder &nb, ProjectionOp op) {
         return buildProjectionGaussian(ib, seed, idx(0), idx(1));
       });
   // sum_d g^2 in ascending d, f32 (loop order: d outer, s inner).
-  Value sumSq = nb.generic(
-      {g}, nb.zeros({numSlices}), {{0, 1}, {1}}, {kRed, kPar},
-      [](OpBuilder &ob, Location loc, ValueRange a) -> Value {
-        Value sq = arith::MulFOp::create(ob, loc, a[0], a[0]);
-        return arith::AddFOp::create(ob, loc, a[1], sq);
-      });
+  Value sumSq =
+      nb.generic({g}, nb.zeros({numSlices}), {{0, 1}, {1}}, {kRed, kPar},
+                 [](OpBuilder &ob, Location loc, ValueRange a) -> Value {
+                   Value sq = arith::MulFOp::create(ob, loc, a[0], a[0]);
+                   return arith::AddFOp::create(ob, loc, a[1], sq);
+                 });
   Value norm = nb.generic({sumSq}, nb.empty({numSlices}), {{0}, {0}}, {kPar},
                           [](OpBuilder &ob, Location loc, ValueRange a) {
                             return math::SqrtOp::create(ob, loc, a[0]);
@@ -178,12 +178,11 @@ std::pair<Value, Value> lowerEcf(NaiveBuilder &nb, EcfOp op) {
     dyn.push_back(n);
   SmallVector<int64_t> bigShape = {numViews, batch, numSlices, numPoints};
   // args = y.unsqueeze(-1) * t: [V, N, S, P], materialized.
-  Value args = nb.generic({y, t}, nb.empty(bigShape, dyn),
-                          {{0, 1, 2}, {3}, {0, 1, 2, 3}},
-                          {kPar, kPar, kPar, kPar},
-                          [](OpBuilder &ob, Location loc, ValueRange a) {
-                            return arith::MulFOp::create(ob, loc, a[0], a[1]);
-                          });
+  Value args = nb.generic(
+      {y, t}, nb.empty(bigShape, dyn), {{0, 1, 2}, {3}, {0, 1, 2, 3}},
+      {kPar, kPar, kPar, kPar}, [](OpBuilder &ob, Location loc, ValueRange a) {
+        return arith::MulFOp::create(ob, loc, a[0], a[1]);
+      });
   auto elementwise = [&](auto opTag) {
     using OpT = decltype(opTag);
     return nb.generic({args}, nb.empty(bigShape, dyn),
@@ -196,12 +195,11 @@ std::pair<Value, Value> lowerEcf(NaiveBuilder &nb, EcfOp op) {
   Value sinv = elementwise(math::SinOp());
   Value nf = nb.indexToF32(n);
   auto batchMean = [&](Value v) {
-    Value sum = nb.generic(
-        {v}, nb.zeros({numViews, numSlices, numPoints}),
-        {{0, 1, 2, 3}, {0, 2, 3}}, {kPar, kRed, kPar, kPar},
-        [](OpBuilder &ob, Location loc, ValueRange a) {
-          return arith::AddFOp::create(ob, loc, a[1], a[0]);
-        });
+    Value sum = nb.generic({v}, nb.zeros({numViews, numSlices, numPoints}),
+                           {{0, 1, 2, 3}, {0, 2, 3}}, {kPar, kRed, kPar, kPar},
+                           [](OpBuilder &ob, Location loc, ValueRange a) {
+                             return arith::AddFOp::create(ob, loc, a[1], a[0]);
+                           });
     return nb.generic({sum}, nb.empty({numViews, numSlices, numPoints}),
                       {{0, 1, 2}, {0, 1, 2}}, {kPar, kPar, kPar},
                       [&](OpBuilder &ob, Location loc, ValueRange a) {
@@ -219,15 +217,15 @@ Value lowerEppsPulley(NaiveBuilder &nb, EppsPulleyOp op) {
       computeIntegrationGrid(numPoints, op.getTMax().convertToDouble());
   Value phi = nb.constant(grid.phi), w = nb.constant(grid.w);
   // squared_error = (cos - phi)^2 + sin^2: [V, S, P].
-  Value err = nb.generic(
-      {op.getCos(), op.getSin(), phi}, nb.empty(cType.getShape()),
-      {{0, 1, 2}, {0, 1, 2}, {2}, {0, 1, 2}}, {kPar, kPar, kPar},
-      [](OpBuilder &ob, Location loc, ValueRange a) -> Value {
-        Value d = arith::SubFOp::create(ob, loc, a[0], a[2]);
-        Value d2 = arith::MulFOp::create(ob, loc, d, d);
-        Value s2 = arith::MulFOp::create(ob, loc, a[1], a[1]);
-        return arith::AddFOp::create(ob, loc, d2, s2);
-      });
+  Value err =
+      nb.generic({op.getCos(), op.getSin(), phi}, nb.empty(cType.getShape()),
+                 {{0, 1, 2}, {0, 1, 2}, {2}, {0, 1, 2}}, {kPar, kPar, kPar},
+                 [](OpBuilder &ob, Location loc, ValueRange a) -> Value {
+                   Value d = arith::SubFOp::create(ob, loc, a[0], a[2]);
+                   Value d2 = arith::MulFOp::create(ob, loc, d, d);
+                   Value s2 = arith::MulFOp::create(ob, loc, a[1], a[1]);
+                   return arith::AddFOp::create(ob, loc, d2, s2);
+                 });
   // stats = squared_error @ w: [V, S].
   Value dot = nb.generic(
       {err, w}, nb.zeros({numViews, numSlices}), {{0, 1, 2}, {2}, {0, 1}},
@@ -244,12 +242,14 @@ Value lowerEppsPulley(NaiveBuilder &nb, EppsPulleyOp op) {
         Value stat = arith::MulFOp::create(ob, loc, a[0], count);
         if (clip == ClipMode::none)
           return stat;
-        Value c = arith::ConstantOp::create(ob, loc, ob.getF32FloatAttr(clipValue));
+        Value c =
+            arith::ConstantOp::create(ob, loc, ob.getF32FloatAttr(clipValue));
         if (clip == ClipMode::clamp_min)
           return arith::MaximumFOp::create(ob, loc, stat, c);
-        Value zero = arith::ConstantOp::create(ob, loc, ob.getF32FloatAttr(0.0f));
-        Value below = arith::CmpFOp::create(ob, loc, arith::CmpFPredicate::OLT,
-                                            stat, c);
+        Value zero =
+            arith::ConstantOp::create(ob, loc, ob.getF32FloatAttr(0.0f));
+        Value below =
+            arith::CmpFOp::create(ob, loc, arith::CmpFPredicate::OLT, stat, c);
         return arith::SelectOp::create(ob, loc, below, zero, stat);
       });
 }
@@ -258,11 +258,11 @@ Value lowerReduce(NaiveBuilder &nb, ReduceOp op) {
   if (op.getReduction() == Reduction::none)
     return op.getStatistics();
   auto type = op.getStatistics().getType();
-  Value sum = nb.generic({op.getStatistics()}, nb.zeros({}), {{0, 1}, {}},
-                         {kRed, kRed},
-                         [](OpBuilder &ob, Location loc, ValueRange a) {
-                           return arith::AddFOp::create(ob, loc, a[1], a[0]);
-                         });
+  Value sum =
+      nb.generic({op.getStatistics()}, nb.zeros({}), {{0, 1}, {}}, {kRed, kRed},
+                 [](OpBuilder &ob, Location loc, ValueRange a) {
+                   return arith::AddFOp::create(ob, loc, a[1], a[0]);
+                 });
   if (op.getReduction() == Reduction::sum)
     return sum;
   float count = static_cast<float>(type.getNumElements());
@@ -289,7 +289,8 @@ struct SigregLowerNaivePass
                         "--sigreg-lower-naive)");
         return WalkResult::interrupt();
       }
-      if (auto ar = dyn_cast<AllReduceMeanOp>(op); ar && ar.getWorldSize() != 1) {
+      if (auto ar = dyn_cast<AllReduceMeanOp>(op);
+          ar && ar.getWorldSize() != 1) {
         ar.emitOpError("world_size = ")
             << ar.getWorldSize()
             << " needs a communicator; the single-process pipelines support "
@@ -304,10 +305,10 @@ struct SigregLowerNaivePass
     IRRewriter rewriter(&getContext());
     getOperation()->walk([&](Operation *op) {
       rewriter.setInsertionPoint(op);
-      StringRef region = isa<ProjectionOp>(op)          ? "projection_generation"
-                         : isa<ProjectOp>(op)           ? "projection_gemm"
+      StringRef region = isa<ProjectionOp>(op) ? "projection_generation"
+                         : isa<ProjectOp>(op)  ? "projection_gemm"
                          : isa<EcfOp, AllReduceMeanOp>(op) ? "trig_reduction"
-                                                         : "epilogue";
+                                                           : "epilogue";
       NaiveBuilder nb(rewriter, op->getLoc(), region);
       if (auto p = dyn_cast<ProjectionOp>(op))
         rewriter.replaceOp(op, lowerProjection(nb, p));
@@ -317,8 +318,8 @@ struct SigregLowerNaivePass
         auto [c, s] = lowerEcf(nb, e);
         rewriter.replaceOp(op, ValueRange{c, s});
       } else if (auto ar = dyn_cast<AllReduceMeanOp>(op))
-        rewriter.replaceOp(op, ValueRange{ar.getCos(), ar.getSin(),
-                                          ar.getLocalCount()});
+        rewriter.replaceOp(
+            op, ValueRange{ar.getCos(), ar.getSin(), ar.getLocalCount()});
       else if (auto ep = dyn_cast<EppsPulleyOp>(op))
         rewriter.replaceOp(op, lowerEppsPulley(nb, ep));
       else if (auto r = dyn_cast<ReduceOp>(op))

@@ -81,8 +81,8 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
   }
   s.numSliceTiles = ceilDiv(numSlices, s.blockSlices);
   s.tileK = 16;
-  if (!s.tensorCores && numViews * s.numBatchTiles * s.numSliceTiles <
-                            kTargetBlocks / 2) {
+  if (!s.tensorCores &&
+      numViews * s.numBatchTiles * s.numSliceTiles < kTargetBlocks / 2) {
     auto smemBytes = [&](int64_t k) {
       return 4 * (k * (s.blockRows + 1) + k * s.blockSlices +
                   2 * 16 * s.blockSlices + s.blockSlices);

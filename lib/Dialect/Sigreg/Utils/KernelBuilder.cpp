@@ -19,21 +19,43 @@ Value KernelBuilder::i64(int64_t v) {
   return arith::ConstantOp::create(b, b.getI64IntegerAttr(v));
 }
 
-Value KernelBuilder::add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
-Value KernelBuilder::sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
-Value KernelBuilder::mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
-Value KernelBuilder::div(Value x, Value y) { return arith::DivUIOp::create(b, x, y); }
-Value KernelBuilder::rem(Value x, Value y) { return arith::RemUIOp::create(b, x, y); }
-Value KernelBuilder::min(Value x, Value y) { return arith::MinUIOp::create(b, x, y); }
+Value KernelBuilder::add(Value x, Value y) {
+  return arith::AddIOp::create(b, x, y);
+}
+Value KernelBuilder::sub(Value x, Value y) {
+  return arith::SubIOp::create(b, x, y);
+}
+Value KernelBuilder::mul(Value x, Value y) {
+  return arith::MulIOp::create(b, x, y);
+}
+Value KernelBuilder::div(Value x, Value y) {
+  return arith::DivUIOp::create(b, x, y);
+}
+Value KernelBuilder::rem(Value x, Value y) {
+  return arith::RemUIOp::create(b, x, y);
+}
+Value KernelBuilder::min(Value x, Value y) {
+  return arith::MinUIOp::create(b, x, y);
+}
 Value KernelBuilder::lt(Value x, Value y) {
   return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, x, y);
 }
-Value KernelBuilder::land(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
+Value KernelBuilder::land(Value x, Value y) {
+  return arith::AndIOp::create(b, x, y);
+}
 
-Value KernelBuilder::addf(Value x, Value y) { return arith::AddFOp::create(b, x, y); }
-Value KernelBuilder::subf(Value x, Value y) { return arith::SubFOp::create(b, x, y); }
-Value KernelBuilder::mulf(Value x, Value y) { return arith::MulFOp::create(b, x, y); }
-Value KernelBuilder::divf(Value x, Value y) { return arith::DivFOp::create(b, x, y); }
+Value KernelBuilder::addf(Value x, Value y) {
+  return arith::AddFOp::create(b, x, y);
+}
+Value KernelBuilder::subf(Value x, Value y) {
+  return arith::SubFOp::create(b, x, y);
+}
+Value KernelBuilder::mulf(Value x, Value y) {
+  return arith::MulFOp::create(b, x, y);
+}
+Value KernelBuilder::divf(Value x, Value y) {
+  return arith::DivFOp::create(b, x, y);
+}
 Value KernelBuilder::fma(Value x, Value y, Value z) {
   return math::FmaOp::create(b, x, y, z);
 }

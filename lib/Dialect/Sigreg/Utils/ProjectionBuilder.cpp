@@ -22,12 +22,18 @@ struct Emitter {
   Value u32(uint32_t v) {
     return arith::ConstantOp::create(b, b.getIntegerAttr(i32, v));
   }
-  Value f(float v) { return arith::ConstantOp::create(b, b.getF32FloatAttr(v)); }
+  Value f(float v) {
+    return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
+  }
   Value xori(Value x, Value y) { return arith::XOrIOp::create(b, x, y); }
   Value addi(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
-  Value andi(Value x, uint32_t m) { return arith::AndIOp::create(b, x, u32(m)); }
+  Value andi(Value x, uint32_t m) {
+    return arith::AndIOp::create(b, x, u32(m));
+  }
   Value ori(Value x, uint32_t m) { return arith::OrIOp::create(b, x, u32(m)); }
-  Value shr(Value x, uint32_t n) { return arith::ShRUIOp::create(b, x, u32(n)); }
+  Value shr(Value x, uint32_t n) {
+    return arith::ShRUIOp::create(b, x, u32(n));
+  }
   Value toF(Value x) { return arith::UIToFPOp::create(b, f32, x); }
   Value sToF(Value x) { return arith::SIToFPOp::create(b, f32, x); }
   Value addf(Value x, Value y) { return arith::AddFOp::create(b, x, y); }
@@ -35,7 +41,9 @@ struct Emitter {
   Value mulf(Value x, Value y) { return arith::MulFOp::create(b, x, y); }
   Value divf(Value x, Value y) { return arith::DivFOp::create(b, x, y); }
   Value negf(Value x) { return arith::NegFOp::create(b, x); }
-  Value fma(Value x, Value y, Value z) { return math::FmaOp::create(b, x, y, z); }
+  Value fma(Value x, Value y, Value z) {
+    return math::FmaOp::create(b, x, y, z);
+  }
   Value bitsToF(Value x) { return arith::BitcastOp::create(b, f32, x); }
   Value fToBits(Value x) { return arith::BitcastOp::create(b, i32, x); }
   /// Horner evaluation with explicit fma: coeffs[n-1] * z^(n-1) + ... + c[0].
@@ -76,8 +84,8 @@ Value mlir::sigreg::buildProjectionGaussian(ImplicitLocOpBuilder &b, Value seed,
       b, seed, arith::ConstantOp::create(b, b.getIntegerAttr(i64, 32)));
   Value keyHi = arith::TruncIOp::create(b, e.i32, hi);
   Value zero = e.u32(0);
-  std::array<Value, 4> x = buildPhilox4x32_10(b, {d, s, zero, zero},
-                                              {keyLo, keyHi});
+  std::array<Value, 4> x =
+      buildPhilox4x32_10(b, {d, s, zero, zero}, {keyLo, keyHi});
 
   // log(u1), u1 = n * 2^-24, n in [1, 2^24].
   Value n = e.addi(e.shr(x[0], 8), e.u32(1));
@@ -92,8 +100,8 @@ Value mlir::sigreg::buildProjectionGaussian(ImplicitLocOpBuilder &b, Value seed,
   for (int k = 0; k <= 8; ++k)
     logCoeffs.push_back(static_cast<float>(1.0 / (2 * k + 1)));
   Value lnm = e.mulf(e.addf(sv, sv), e.horner(logCoeffs, z));
-  Value lnu = e.fma(e.sToF(expo), e.f(static_cast<float>(0.6931471805599453)),
-                    lnm);
+  Value lnu =
+      e.fma(e.sToF(expo), e.f(static_cast<float>(0.6931471805599453)), lnm);
   Value r = math::SqrtOp::create(b, e.mulf(e.f(-2.0f), lnu));
 
   // cos(2 pi u2) by quadrant.
@@ -113,11 +121,11 @@ Value mlir::sigreg::buildProjectionGaussian(ImplicitLocOpBuilder &b, Value seed,
   Value cosv = e.horner(cosCoeffs, t2);
   Value sinv = e.mulf(theta, e.horner(sinCoeffs, t2));
   // Quadrant select: [cos, -sin, -cos, sin][q].
-  Value qIsOdd = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
-                                       e.andi(q, 1), zero);
-  Value negate = arith::CmpIOp::create(
-      b, arith::CmpIPredicate::ne,
-      e.andi(e.xori(q, e.shr(q, 1)), 1), zero); // q == 1 or q == 2
+  Value qIsOdd =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ne, e.andi(q, 1), zero);
+  Value negate = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
+                                       e.andi(e.xori(q, e.shr(q, 1)), 1),
+                                       zero); // q == 1 or q == 2
   Value mag = arith::SelectOp::create(b, qIsOdd, sinv, cosv);
   Value c = arith::SelectOp::create(b, negate, e.negf(mag), mag);
   return e.mulf(r, c);
