@@ -13,6 +13,22 @@
 using namespace mlir;
 using namespace mlir::sigreg;
 
+llvm::json::Object
+mlir::sigreg::problemToJson(const ::sigreg::runtime::ProblemDesc &p) {
+  return llvm::json::Object{{"V", p.V},
+                            {"N", p.N},
+                            {"D", p.D},
+                            {"S", p.S},
+                            {"P", p.P},
+                            {"t_max", p.tMax},
+                            {"clip", p.clip},
+                            {"clip_value", p.clipValue},
+                            {"reduction", p.reduction},
+                            {"dtype", p.dtype},
+                            {"projection", p.projection},
+                            {"views", p.views}};
+}
+
 StringRef mlir::sigreg::stringifyPipeline(GpuPipelineKind kind) {
   return kind == GpuPipelineKind::Fused ? "fused" : "naive";
 }
@@ -255,18 +271,7 @@ mlir::sigreg::extractArtifact(ModuleOp compiled, StringRef entry,
              << StringRef(artifact.ptx).substr(unresolved).split('\n').first;
   }
 
-  llvm::json::Object problem{{"V", p.V},
-                             {"N", p.N},
-                             {"D", p.D},
-                             {"S", p.S},
-                             {"P", p.P},
-                             {"t_max", p.tMax},
-                             {"clip", p.clip},
-                             {"clip_value", p.clipValue},
-                             {"reduction", p.reduction},
-                             {"dtype", p.dtype},
-                             {"projection", p.projection},
-                             {"views", p.views}};
+  llvm::json::Object problem = problemToJson(p);
   llvm::json::Object manifest{
       {"format", "sigreg-aot-v1"},     {"function", entry.str()},
       {"pipeline", pipeline.str()},    {"chip", chip.str()},

@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/JSON.h"
 
 #include <string>
 
@@ -27,6 +28,9 @@ struct Artifact {
   std::string manifestJson;
   std::string ptx;
 };
+
+/// The manifest's "problem" object (also used by sigreg-run's JSON reports).
+llvm::json::Object problemToJson(const ::sigreg::runtime::ProblemDesc &problem);
 
 enum class GpuPipelineKind { Fused, Naive };
 StringRef stringifyPipeline(GpuPipelineKind kind);

@@ -214,13 +214,9 @@ LogicalResult GenericLowering::lower(linalg::GenericOp op) {
 
   // Host side.
   OpBuilder hb(op);
-  auto c = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(hb, loc, v);
-  };
-  auto launch = gpu::LaunchFuncOp::create(
-      hb, loc, func,
-      gpu::KernelDim3{c((total + kThreads - 1) / kThreads), c(1), c(1)},
-      gpu::KernelDim3{c(kThreads), c(1), c(1)}, Value(), kernelArgs);
+  gpu::LaunchFuncOp launch =
+      createLaunch(hb, loc, func, {(total + kThreads - 1) / kThreads, 1, 1},
+                   kThreads, kernelArgs);
   if (region)
     launch->setAttr("sigreg.region", region);
   op.erase();
@@ -238,13 +234,7 @@ struct SigregLinalgToGPUPass
     });
     if (generics.empty())
       return;
-    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-    auto kernels = module.lookupSymbol<gpu::GPUModuleOp>("sigreg_kernels");
-    if (!kernels)
-      kernels = gpu::GPUModuleOp::create(b, module.getLoc(), "sigreg_kernels");
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                    b.getUnitAttr());
-    GenericLowering lowering(module, kernels);
+    GenericLowering lowering(module, getOrCreateKernelModule(module));
     for (linalg::GenericOp op : generics)
       if (failed(lowering.lower(op)))
         return signalPassFailure();

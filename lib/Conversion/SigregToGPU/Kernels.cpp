@@ -65,6 +65,22 @@ Value packPair(KernelBuilder &k, Value lo, Value hi) {
       arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(16)));
   return arith::OrIOp::create(k.b, hiBits, widen(lo));
 }
+/// Column norms of a seeded projection for the slices of a tile: thread
+/// `tid < tileSlices` sums the per-chunk g^2 of slice s0 + tid in chunk order
+/// and stores the square root in `norm[tid]`.
+void emitColumnNorms(KernelBuilder &k, Value sumSq, Value norm, Value tid,
+                     Value s0, int64_t tileSlices, int64_t normChunks,
+                     Value lastS) {
+  k.ifThen(k.lt(tid, k.idx(tileSlices)), [&] {
+    Value s = k.min(k.add(s0, tid), lastS);
+    SmallVector<Value> sum = k.forEach(
+        k.idx(0), k.idx(normChunks), k.idx(1), {k.f32(0.0f)},
+        [&](Value c, ValueRange carried) {
+          return SmallVector<Value>{k.addf(carried[0], k.load(sumSq, {c, s}))};
+        });
+    k.store(math::SqrtOp::create(k.b, sum[0]), norm, {tid});
+  });
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -219,18 +235,8 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfKernel(OpBuilder &b, Location loc,
   Value s0 = k.mul(sliceTile, k.idx(BS)), n0 = k.mul(batchTile, k.idx(BM));
   Value lastS = k.idx(S - 1), lastN = k.idx(N - 1), lastD = k.idx(D - 1);
 
-  // Column norms of the seeded projection, one thread per slice of the tile.
   if (sh.seeded) {
-    k.ifThen(k.lt(tid, k.idx(BS)), [&] {
-      Value s = k.min(k.add(s0, tid), lastS);
-      SmallVector<Value> sum =
-          k.forEach(k.idx(0), k.idx(sh.normChunks), k.idx(1), {k.f32(0.0f)},
-                    [&](Value c, ValueRange carried) {
-                      return SmallVector<Value>{
-                          k.addf(carried[0], k.load(sumSq, {c, s}))};
-                    });
-      k.store(math::SqrtOp::create(k.b, sum[0]), norm, {tid});
-    });
+    emitColumnNorms(k, sumSq, norm, tid, s0, BS, sh.normChunks, lastS);
     k.barrier();
   }
 
@@ -424,18 +430,8 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
   Value zeroElem = arith::ConstantOp::create(k.b, b.getZeroAttr(elem));
   Type f32 = b.getF32Type();
 
-  if (sh.seeded) {
-    k.ifThen(k.lt(tid, k.idx(kMmaSlices)), [&] {
-      Value s = k.min(k.add(s0, tid), lastS);
-      SmallVector<Value> sum =
-          k.forEach(k.idx(0), k.idx(sh.normChunks), k.idx(1), {k.f32(0.0f)},
-                    [&](Value c, ValueRange carried) {
-                      return SmallVector<Value>{
-                          k.addf(carried[0], k.load(sumSq, {c, s}))};
-                    });
-      k.store(math::SqrtOp::create(k.b, sum[0]), norm, {tid});
-    });
-  }
+  if (sh.seeded)
+    emitColumnNorms(k, sumSq, norm, tid, s0, kMmaSlices, sh.normChunks, lastS);
 
   // 1. GEMM (the k-loop's barriers also order the norm stores above).
   auto accType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});

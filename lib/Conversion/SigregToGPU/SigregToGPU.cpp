@@ -14,11 +14,13 @@
 #include "sigreg/Conversion/Passes.h"
 #include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
 #include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
+#include "sigreg/Dialect/Sigreg/Utils/KernelBuilder.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir {
 namespace sigreg {
@@ -31,7 +33,6 @@ using namespace mlir;
 using namespace mlir::sigreg;
 
 namespace {
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 EcfScheduleOptions scheduleOptions(const ConvertSigregToGPUOptions &options) {
   EcfScheduleOptions o;
@@ -66,8 +67,6 @@ private:
     kernelTable.insert(kernel); // renames on a clash
     return kernel;
   }
-  void launch(OpBuilder &b, Location loc, gpu::GPUFuncOp kernel,
-              std::array<int64_t, 3> grid, ValueRange args);
 
   func::FuncOp oldFunc, newFunc;
   gpu::GPUModuleOp kernels;
@@ -124,17 +123,6 @@ LogicalResult FunctionLowering::checkSupported() {
     return WalkResult::advance();
   });
   return failure(result.wasInterrupted());
-}
-
-void FunctionLowering::launch(OpBuilder &b, Location loc, gpu::GPUFuncOp kernel,
-                              std::array<int64_t, 3> grid, ValueRange args) {
-  auto c = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  auto op = gpu::LaunchFuncOp::create(
-      b, loc, kernel, gpu::KernelDim3{c(grid[0]), c(grid[1]), c(grid[2])},
-      gpu::KernelDim3{c(kBlockThreads), c(1), c(1)}, Value(), args);
-  op->setAttr("sigreg.region", kernel->getAttr("sigreg.region"));
 }
 
 /// Where the op producing `result` writes: the out-parameter when the value
@@ -207,21 +195,22 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
     info.sumSq = memref::AllocOp::create(
         b, loc, MemRefType::get({shape.numChunks(), S}, f32));
     OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
-    std::array<int64_t, 3> grid = {ceilDiv(S, kBlockThreads), shape.numChunks(),
-                                   1};
+    std::array<int64_t, 3> grid = {
+        llvm::divideCeilSigned<int64_t>(S, kBlockThreads), shape.numChunks(),
+        1};
     Value seed = map.lookup(proj.getSeed());
     if (halfType) {
       SmallVector<Value> args = {seed, info.g};
       if (split)
         args.push_back(info.loWords);
       args.push_back(info.sumSq);
-      launch(b, loc,
-             addKernel(
-                 buildPackedProjectionKernel(kb, loc, shape, halfType, split)),
-             grid, args);
+      createLaunch(b, loc,
+                   addKernel(buildPackedProjectionKernel(kb, loc, shape,
+                                                         halfType, split)),
+                   grid, kBlockThreads, args);
     } else
-      launch(b, loc, addKernel(buildProjectionKernel(kb, loc, shape)), grid,
-             {seed, info.g, info.sumSq});
+      createLaunch(b, loc, addKernel(buildProjectionKernel(kb, loc, shape)),
+                   grid, kBlockThreads, {seed, info.g, info.sumSq});
     seededProjections[proj.getResult()] = info;
     return success();
   }
@@ -274,19 +263,21 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
     std::array<int64_t, 3> grid = {sh.numSliceTiles(), T, sh.numViews};
     if (T == 1) {
       args.append({cosOut, sinOut});
-      launch(b, loc, kernel, grid, args);
+      createLaunch(b, loc, kernel, grid, kBlockThreads, args);
     } else {
       auto partType = MemRefType::get(
           {T, sh.numViews, sh.numSlices, sh.numPoints}, b.getF32Type());
       Value cosPart = memref::AllocOp::create(b, loc, partType);
       Value sinPart = memref::AllocOp::create(b, loc, partType);
       args.append({cosPart, sinPart});
-      launch(b, loc, kernel, grid, args);
+      createLaunch(b, loc, kernel, grid, kBlockThreads, args);
       gpu::GPUFuncOp finalize = addKernel(buildEcfFinalizeKernel(
           kb, loc, T, sh.numViews, sh.numSlices, sh.numPoints, sh.batch));
       int64_t total = sh.numViews * sh.numSlices * sh.numPoints;
-      launch(b, loc, finalize, {ceilDiv(total, kBlockThreads), 1, 1},
-             {cosPart, sinPart, cosOut, sinOut});
+      createLaunch(
+          b, loc, finalize,
+          {llvm::divideCeilSigned<int64_t>(total, kBlockThreads), 1, 1},
+          kBlockThreads, {cosPart, sinPart, cosOut, sinOut});
     }
     map.map(ecf.getCos(), cosOut);
     map.map(ecf.getSin(), sinOut);
@@ -317,10 +308,11 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
     OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
     gpu::GPUFuncOp kernel = addKernel(buildEpilogueKernel(kb, loc, sh));
     int64_t blocks = sh.reduction == Reduction::none
-                         ? ceilDiv(sh.numViews * sh.numSlices, kBlockThreads)
+                         ? llvm::divideCeilSigned<int64_t>(
+                               sh.numViews * sh.numSlices, kBlockThreads)
                          : 1;
-    launch(b, loc, kernel, {blocks, 1, 1},
-           {map.lookup(epi.getCos()), map.lookup(epi.getSin()), out});
+    createLaunch(b, loc, kernel, {blocks, 1, 1}, kBlockThreads,
+                 {map.lookup(epi.getCos()), map.lookup(epi.getSin()), out});
     map.map(epi.getResult(), out);
     return success();
   }
@@ -401,12 +393,7 @@ struct ConvertSigregToGPUPass
       module.emitError("projection-chunk must be positive");
       return signalPassFailure();
     }
-    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-    auto kernels = module.lookupSymbol<gpu::GPUModuleOp>("sigreg_kernels");
-    if (!kernels)
-      kernels = gpu::GPUModuleOp::create(b, module.getLoc(), "sigreg_kernels");
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                    b.getUnitAttr());
+    gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
     ConvertSigregToGPUOptions opts{blockRows, blockSlices, projectionChunk,
                                    tensorCores};
     for (func::FuncOp f : funcs)

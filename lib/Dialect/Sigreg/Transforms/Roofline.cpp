@@ -79,6 +79,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <array>
@@ -96,7 +97,6 @@ using namespace mlir;
 using namespace mlir::sigreg;
 
 namespace {
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 struct Cost {
   int64_t flops = 0, bytes = 0, sfu = 0;
@@ -137,7 +137,7 @@ private:
       return elementBytes;
     if (auto shaped = dyn_cast<ShapedType>(type))
       type = shaped.getElementType();
-    return ceilDiv(type.getIntOrFloatBitWidth(), 8);
+    return (static_cast<int64_t>(type.getIntOrFloatBitWidth()) + 7) / 8;
   }
   int64_t qF32() const { return elementBytes > 0 ? int64_t(elementBytes) : 4; }
   /// Size of dimension `i`, the `batch` option standing for a dynamic one.
@@ -167,7 +167,8 @@ private:
                                  int64_t S) {
     if (!layout.packedElement)
       return D * S;
-    return (layout.splitProjection ? 2 : 1) * ceilDiv(D, 2) * S;
+    return (layout.splitProjection ? 2 : 1) *
+           llvm::divideCeilSigned<int64_t>(D, 2) * S;
   }
   /// Epilogue's final reduction of `stats` statistics.
   Cost reduction(Reduction kind, int64_t stats) const {

@@ -3,12 +3,12 @@
 #include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
 
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::sigreg;
 
 namespace {
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// Size of dimension `i` of `type`, `dynamicSize` standing for a dynamic one.
 int64_t dimSize(Type type, unsigned i, int64_t dynamicSize) {
@@ -23,9 +23,10 @@ bool mlir::sigreg::usesTensorCores(FusedEcfOp op,
   Type in = op.getInput().getType();
   Type e = getElementTypeOrSelf(in);
   int64_t slices = dimSize(op.getCos().getType(), 1, dynamicSize);
-  int64_t blocks = dimSize(in, 0, dynamicSize) *
-                   ceilDiv(dimSize(in, 1, dynamicSize), kMmaRows) *
-                   ceilDiv(slices, kMmaSlices);
+  int64_t blocks =
+      dimSize(in, 0, dynamicSize) *
+      llvm::divideCeilSigned<int64_t>(dimSize(in, 1, dynamicSize), kMmaRows) *
+      llvm::divideCeilSigned<int64_t>(slices, kMmaSlices);
   return options.tensorCores && (e.isBF16() || e.isF16()) &&
          blocks >= kTargetBlocks / 4;
 }
@@ -71,15 +72,16 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
                                     : 64;
     s.blockSlices = options.blockSlices;
   }
-  s.numBatchTiles = ceilDiv(batch, s.blockRows);
+  s.numBatchTiles = llvm::divideCeilSigned<int64_t>(batch, s.blockRows);
   if (!s.blockSlices) {
     s.blockSlices = 64;
     while (s.blockSlices > 16 &&
-           numViews * s.numBatchTiles * ceilDiv(numSlices, s.blockSlices) <
+           numViews * s.numBatchTiles *
+                   llvm::divideCeilSigned<int64_t>(numSlices, s.blockSlices) <
                kTargetBlocks)
       s.blockSlices /= 2;
   }
-  s.numSliceTiles = ceilDiv(numSlices, s.blockSlices);
+  s.numSliceTiles = llvm::divideCeilSigned<int64_t>(numSlices, s.blockSlices);
   s.tileK = 16;
   if (!s.tensorCores &&
       numViews * s.numBatchTiles * s.numSliceTiles < kTargetBlocks / 2) {
@@ -108,6 +110,7 @@ ProjectionSchedule mlir::sigreg::chooseProjectionSchedule(
     }
   s.chunkRows =
       projectionChunkRows(options.projectionChunk, bool(s.packedElement));
-  s.numChunks = ceilDiv(dimSize(op.getType(), 0, dynamicSize), s.chunkRows);
+  s.numChunks = llvm::divideCeilSigned<int64_t>(
+      dimSize(op.getType(), 0, dynamicSize), s.chunkRows);
   return s;
 }

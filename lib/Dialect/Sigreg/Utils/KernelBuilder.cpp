@@ -111,3 +111,28 @@ void KernelBuilder::ifThen(Value cond, const std::function<void()> &body) {
   b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   body();
 }
+
+gpu::GPUModuleOp mlir::sigreg::getOrCreateKernelModule(ModuleOp module) {
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  b.getUnitAttr());
+  if (auto kernels = module.lookupSymbol<gpu::GPUModuleOp>("sigreg_kernels"))
+    return kernels;
+  return gpu::GPUModuleOp::create(b, module.getLoc(), "sigreg_kernels");
+}
+
+gpu::LaunchFuncOp mlir::sigreg::createLaunch(OpBuilder &b, Location loc,
+                                             gpu::GPUFuncOp kernel,
+                                             std::array<int64_t, 3> grid,
+                                             int64_t blockThreads,
+                                             ValueRange args) {
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto launch = gpu::LaunchFuncOp::create(
+      b, loc, kernel, gpu::KernelDim3{c(grid[0]), c(grid[1]), c(grid[2])},
+      gpu::KernelDim3{c(blockThreads), c(1), c(1)}, Value(), args);
+  if (Attribute region = kernel->getAttr("sigreg.region"))
+    launch->setAttr("sigreg.region", region);
+  return launch;
+}

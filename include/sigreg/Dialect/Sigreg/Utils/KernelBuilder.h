@@ -11,7 +11,10 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include <array>
 
 #include <functional>
 
@@ -66,6 +69,17 @@ public:
           const std::function<SmallVector<Value>(Value, ValueRange)> &body);
   void ifThen(Value cond, const std::function<void()> &body);
 };
+
+/// The module's `gpu.module @sigreg_kernels`, created at its end when missing;
+/// marks `module` as a GPU container module.
+gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module);
+
+/// Launches `kernel` with constant `grid` and 1-D blocks of `blockThreads`
+/// at `b`'s insertion point, tagged with the kernel's `sigreg.region`.
+gpu::LaunchFuncOp createLaunch(OpBuilder &b, Location loc,
+                               gpu::GPUFuncOp kernel,
+                               std::array<int64_t, 3> grid,
+                               int64_t blockThreads, ValueRange args);
 
 } // namespace sigreg
 } // namespace mlir
