@@ -81,8 +81,10 @@ def SigregRoofline : Pass<"sigreg-roofline"> {
     traffic of the fused ops as `--convert-sigreg-to-gpu` schedules them,
     counted as compulsory DRAM traffic (each tensor read or written once;
     re-reads of x and A tiles by other blocks are assumed to hit L2):
-    `sigreg.projection` writes g [D, S] f32 and the per-chunk sums of
-    squares; `sigreg.fused_ecf` reads x and A (or g and the sums) and writes
+    `sigreg.projection` writes g as [D, S] f32 (SIMT consumer) or as packed
+    16-bit hi (and lo, when split) words [D/2, S] (tensor-core consumer,
+    rules in EcfSchedule.h), and the per-chunk sums of squares;
+    `sigreg.fused_ecf` reads x and A (or g and the sums) and writes
     the [V, S, P] cos/sin means, plus, when the batch spans T > 1 row tiles,
     the [T, V, S, P] per-tile partials that the finalize kernel reads back
     (an estimate from the tile sizes the lowering would choose, see
