@@ -2,25 +2,7 @@
 
 #include "sigreg/Reference/Numeric.h"
 
-#include <cstring>
-
 using namespace sigreg;
-
-namespace {
-
-uint32_t floatBits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  return u;
-}
-
-float bitsFloat(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof(f));
-  return f;
-}
-
-} // namespace
 
 uint16_t sigreg::floatToBF16(float f) {
   uint32_t u = floatBits(f);

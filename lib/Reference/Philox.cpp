@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sigreg/Reference/Philox.h"
+#include "sigreg/Reference/Numeric.h"
 
 #include <cmath>
 #include <cstring>
@@ -20,18 +21,6 @@ constexpr uint32_t kM0 = 0xD2511F53u;
 constexpr uint32_t kM1 = 0xCD9E8D57u;
 constexpr uint32_t kW0 = 0x9E3779B9u;
 constexpr uint32_t kW1 = 0xBB67AE85u;
-
-uint32_t floatBits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  return u;
-}
-
-float bitsFloat(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof(f));
-  return f;
-}
 
 double factorial(int n) {
   double r = 1.0;

@@ -10,8 +10,21 @@
 #define SIGREG_REFERENCE_NUMERIC_H
 
 #include <cstdint>
+#include <cstring>
 
 namespace sigreg {
+
+/// The bit pattern of an f32, and the f32 of a bit pattern.
+inline uint32_t floatBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof(u));
+  return u;
+}
+inline float bitsFloat(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof(f));
+  return f;
+}
 
 uint16_t floatToBF16(float f);
 float bf16ToFloat(uint16_t h);
