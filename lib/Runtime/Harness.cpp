@@ -11,6 +11,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 using namespace sigreg::runtime;
 
@@ -488,26 +489,36 @@ Status sigreg::runtime::runBenchmark(Executor &exec, const BenchOptions &opt,
         perRegion[r].push_back(times[r].ms);
     }
 
+    // Warm-up then timed runs of `launch(i)` between an event pair each,
+    // after `prepare(i)` and the L2 flush (both outside the events).
+    auto timeRuns = [&](const std::function<Status(int)> &prepare,
+                        const std::function<Status(int)> &launch,
+                        std::vector<double> &ms) -> Status {
+      for (int pass = 0; pass < 2; ++pass) {
+        int n = pass == 0 ? opt.warmup : opt.iters;
+        for (int i = 0; i < n; ++i) {
+          SIGREG_RETURN_IF_ERROR(prepare(i));
+          SIGREG_RETURN_IF_ERROR(preRun());
+          SIGREG_RETURN_IF_ERROR(drv.eventRecord(ev[2 * i], stream));
+          SIGREG_RETURN_IF_ERROR(launch(i));
+          SIGREG_RETURN_IF_ERROR(drv.eventRecord(ev[2 * i + 1], stream));
+        }
+        SIGREG_RETURN_IF_ERROR(exec.synchronize());
+        if (pass == 1)
+          for (int i = 0; i < n; ++i) {
+            float t = 0;
+            SIGREG_RETURN_IF_ERROR(
+                drv.eventElapsedMs(ev[2 * i], ev[2 * i + 1], t));
+            ms.push_back(t);
+          }
+      }
+      return Status::success();
+    };
+
     // 2. full_forward: one event pair around the whole step list.
     std::vector<double> full;
-    for (int pass = 0; pass < 2; ++pass) {
-      int n = pass == 0 ? opt.warmup : opt.iters;
-      for (int i = 0; i < n; ++i) {
-        SIGREG_RETURN_IF_ERROR(bindCopy(i % copies));
-        SIGREG_RETURN_IF_ERROR(preRun());
-        SIGREG_RETURN_IF_ERROR(drv.eventRecord(ev[2 * i], stream));
-        SIGREG_RETURN_IF_ERROR(exec.run());
-        SIGREG_RETURN_IF_ERROR(drv.eventRecord(ev[2 * i + 1], stream));
-      }
-      SIGREG_RETURN_IF_ERROR(exec.synchronize());
-      if (pass == 1)
-        for (int i = 0; i < n; ++i) {
-          float ms = 0;
-          SIGREG_RETURN_IF_ERROR(
-              drv.eventElapsedMs(ev[2 * i], ev[2 * i + 1], ms));
-          full.push_back(ms);
-        }
-    }
+    SIGREG_RETURN_IF_ERROR(timeRuns([&](int i) { return bindCopy(i % copies); },
+                                    [&](int) { return exec.run(); }, full));
     res.fullForwardMs = median(full);
 
     // 3. full_forward_graph: replays of one captured graph per input copy.
@@ -519,23 +530,9 @@ Status sigreg::runtime::runBenchmark(Executor &exec, const BenchOptions &opt,
         SIGREG_RETURN_IF_ERROR(exec.captureGraph(graphs[c]));
       }
       std::vector<double> replay;
-      for (int pass = 0; pass < 2; ++pass) {
-        int n = pass == 0 ? opt.warmup : opt.iters;
-        for (int i = 0; i < n; ++i) {
-          SIGREG_RETURN_IF_ERROR(preRun());
-          SIGREG_RETURN_IF_ERROR(drv.eventRecord(ev[2 * i], stream));
-          SIGREG_RETURN_IF_ERROR(graphs[i % copies].launch(stream));
-          SIGREG_RETURN_IF_ERROR(drv.eventRecord(ev[2 * i + 1], stream));
-        }
-        SIGREG_RETURN_IF_ERROR(exec.synchronize());
-        if (pass == 1)
-          for (int i = 0; i < n; ++i) {
-            float ms = 0;
-            SIGREG_RETURN_IF_ERROR(
-                drv.eventElapsedMs(ev[2 * i], ev[2 * i + 1], ms));
-            replay.push_back(ms);
-          }
-      }
+      SIGREG_RETURN_IF_ERROR(timeRuns(
+          [](int) { return Status::success(); },
+          [&](int i) { return graphs[i % copies].launch(stream); }, replay));
       res.fullForwardGraphMs = median(replay);
     }
 
