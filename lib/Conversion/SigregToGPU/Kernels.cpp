@@ -443,116 +443,154 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
     return LLVM::BitcastOp::create(k.b, VectorType::get({2}, b.getF16Type()),
                                    word);
   };
-  int64_t numK = (D + kMmaK - 1) / kMmaK;
-  SmallVector<Value> zeros(32, k.f32(0.0f));
-  SmallVector<Value> acc = k.forEach(
-      k.idx(0), k.idx(numK), k.idx(1), zeros,
-      [&](Value kt, ValueRange carried) {
-        Value k0 = k.mul(kt, k.idx(kMmaK));
-        // x tile: 64 rows x 16 words. With D % 8 == 0 each thread moves
-        // one aligned 16-byte vector (8 values of a row); else 4 words of
-        // two scalar loads each.
-        if (D % 8 == 0) {
-          Value row = k.div(tid, k.idx(4)), kv = k.rem(tid, k.idx(4));
-          Value n = k.add(n0, row), kk = k.add(k0, k.mul(kv, k.idx(8)));
-          Value ok = k.land(k.lt(n, k.idx(N)), k.lt(kk, k.idx(D)));
-          auto vecType = VectorType::get({8}, elem);
+  // Operand staging, split in a load half (global -> registers, for k-tile
+  // kt) and a store half (registers -> shared memory). The k-loop is software
+  // pipelined: the loads of tile kt + 1 are issued before the MMAs of tile
+  // kt, so their latency hides behind the tensor-core work.
+  auto zeroVector = [&](VectorType type) -> Value {
+    return arith::ConstantOp::create(
+        k.b,
+        DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType())));
+  };
+  auto i32x4 = VectorType::get({4}, b.getI32Type());
+  bool xVector = D % 8 == 0;
+  int64_t bWidth = sh.seeded && S % 4 == 0 ? 4 : 1;
+  SmallVector<std::pair<Value, Value>> bParts = {{A, bHiBase}};
+  if (split)
+    bParts.push_back({loWords, bLoBase});
+  // x tile: 64 rows x 16 words. With D % 8 == 0 each thread moves one
+  // aligned 16-byte vector (8 values of a row); else 4 words of two scalar
+  // loads each.
+  auto xSlot = [&](int64_t e) -> Value {
+    if (xVector)
+      return k.add(aBase, k.add(k.mul(k.div(tid, k.idx(4)), k.idx(kMmaStride)),
+                                k.mul(k.rem(tid, k.idx(4)), k.idx(4))));
+    Value wi = k.add(tid, k.idx(e * kBlockThreads));
+    return k.add(aBase, k.add(k.mul(k.div(wi, k.idx(16)), k.idx(kMmaStride)),
+                              k.rem(wi, k.idx(16))));
+  };
+  int64_t xCount = xVector ? 1 : kMmaRows * 16 / kBlockThreads;
+  // A tile: 128 slices x 16 words (pairs along k), stored slice-major.
+  // Seeded: packed hi/lo words [D/2, S] from the projection kernel, 16-byte
+  // loads of 4 slices when S % 4 == 0. Consecutive threads take consecutive
+  // k words of the same slices: each warp reads 16 rows x 32 contiguous
+  // bytes and its shared-memory stores (stride 20 words per slice) hit 32
+  // distinct banks. Explicit: pairs of scalar loads.
+  int64_t bCount = sh.seeded ? kMmaSlices * 16 / bWidth / kBlockThreads
+                             : kMmaSlices * 16 / kBlockThreads;
+  auto bSlot = [&](Value dstBase, int64_t e) -> Value {
+    Value vi = k.add(tid, k.idx(e * kBlockThreads));
+    if (!sh.seeded)
+      return k.add(dstBase,
+                   k.add(k.mul(k.rem(vi, k.idx(kMmaSlices)), k.idx(kMmaStride)),
+                         k.div(vi, k.idx(kMmaSlices))));
+    Value nn = k.mul(k.div(vi, k.idx(16)), k.idx(bWidth));
+    return k.add(dstBase,
+                 k.add(k.mul(nn, k.idx(kMmaStride)), k.rem(vi, k.idx(16))));
+  };
+
+  auto loadTile = [&](Value kt) -> SmallVector<Value> {
+    SmallVector<Value> staged;
+    Value k0 = k.mul(kt, k.idx(kMmaK));
+    for (int64_t e = 0; e < xCount; ++e) {
+      if (xVector) {
+        Value row = k.div(tid, k.idx(4)), kv = k.rem(tid, k.idx(4));
+        Value n = k.add(n0, row), kk = k.add(k0, k.mul(kv, k.idx(8)));
+        Value ok = k.land(k.lt(n, k.idx(N)), k.lt(kk, k.idx(D)));
+        auto vecType = VectorType::get({8}, elem);
+        Value vec = vector::LoadOp::create(
+            k.b, vecType, x,
+            ValueRange{v, k.min(n, lastN), k.min(kk, k.idx(D - 8))},
+            /*nontemporal=*/false, llvm::MaybeAlign(16));
+        vec = k.select(ok, vec, zeroVector(vecType));
+        staged.push_back(vector::BitCastOp::create(k.b, i32x4, vec));
+        continue;
+      }
+      Value wi = k.add(tid, k.idx(e * kBlockThreads));
+      Value row = k.div(wi, k.idx(16)), kw = k.rem(wi, k.idx(16));
+      Value n = k.add(n0, row);
+      Value kk = k.add(k0, k.mul(kw, k.idx(2))), kk1 = k.add(kk, k.idx(1));
+      Value rowOk = k.lt(n, k.idx(N)), nc = k.min(n, lastN);
+      Value lo = k.select(k.land(rowOk, k.lt(kk, k.idx(D))),
+                          k.load(x, {v, nc, k.min(kk, lastD)}), zeroElem);
+      Value hi = k.select(k.land(rowOk, k.lt(kk1, k.idx(D))),
+                          k.load(x, {v, nc, k.min(kk1, lastD)}), zeroElem);
+      staged.push_back(packPair(k, lo, hi));
+    }
+    if (sh.seeded) {
+      Value kp0 = k.mul(kt, k.idx(kMmaK / 2));
+      for (auto [src, dstBase] : bParts)
+        for (int64_t e = 0; e < bCount; ++e) {
+          Value vi = k.add(tid, k.idx(e * kBlockThreads));
+          Value kp = k.add(kp0, k.rem(vi, k.idx(16)));
+          Value sIdx = k.add(s0, k.mul(k.div(vi, k.idx(16)), k.idx(bWidth)));
+          Value ok = k.land(k.lt(kp, k.idx(pairs)), k.lt(sIdx, k.idx(S)));
+          Value row = k.min(kp, k.idx(pairs - 1));
+          Value col = k.min(sIdx, k.idx(S - bWidth));
+          if (bWidth == 1) {
+            staged.push_back(k.select(
+                ok, k.load(src, {row, col}),
+                arith::ConstantOp::create(k.b, b.getI32IntegerAttr(0))));
+            continue;
+          }
           Value vec = vector::LoadOp::create(
-              k.b, vecType, x,
-              ValueRange{v, k.min(n, lastN), k.min(kk, k.idx(D - 8))},
+              k.b, i32x4, src, ValueRange{row, col},
               /*nontemporal=*/false, llvm::MaybeAlign(16));
-          vec = k.select(
-              ok, vec,
-              arith::ConstantOp::create(
-                  k.b, DenseElementsAttr::get(vecType, b.getZeroAttr(elem))));
-          Value words = vector::BitCastOp::create(
-              k.b, VectorType::get({4}, b.getI32Type()), vec);
-          Value base = k.add(
-              aBase, k.add(k.mul(row, k.idx(kMmaStride)), k.mul(kv, k.idx(4))));
-          for (int64_t j = 0; j < 4; ++j)
-            k.store(vector::ExtractOp::create(k.b, words, ArrayRef<int64_t>{j}),
-                    smem, {k.add(base, k.idx(j))});
-        } else {
-          for (int64_t e = 0; e < kMmaRows * 16 / kBlockThreads; ++e) {
-            Value wi = k.add(tid, k.idx(e * kBlockThreads));
-            Value row = k.div(wi, k.idx(16)), kw = k.rem(wi, k.idx(16));
-            Value n = k.add(n0, row);
-            Value kk = k.add(k0, k.mul(kw, k.idx(2)));
-            Value kk1 = k.add(kk, k.idx(1));
-            Value rowOk = k.lt(n, k.idx(N));
-            Value nc = k.min(n, lastN);
-            Value lo = k.select(k.land(rowOk, k.lt(kk, k.idx(D))),
-                                k.load(x, {v, nc, k.min(kk, lastD)}), zeroElem);
-            Value hi =
-                k.select(k.land(rowOk, k.lt(kk1, k.idx(D))),
-                         k.load(x, {v, nc, k.min(kk1, lastD)}), zeroElem);
-            k.store(packPair(k, lo, hi), smem,
-                    {k.add(aBase, k.add(k.mul(row, k.idx(kMmaStride)), kw))});
-          }
+          staged.push_back(k.select(ok, vec, zeroVector(i32x4)));
         }
-        // A tile: 128 slices x 16 words (pairs along k), stored slice-major.
-        if (sh.seeded) {
-          // Packed hi/lo words [D/2, S] from the projection kernel: 16-byte
-          // loads of 4 slices when S % 4 == 0, else single words.
-          Value kp0 = k.mul(kt, k.idx(kMmaK / 2));
-          int64_t width = S % 4 == 0 ? 4 : 1;
-          int64_t perThread = kMmaSlices * 16 / width / kBlockThreads;
-          SmallVector<std::pair<Value, Value>> parts = {{A, bHiBase}};
-          if (split)
-            parts.push_back({loWords, bLoBase});
-          for (auto [src, dstBase] : parts)
-            for (int64_t e = 0; e < perThread; ++e) {
-              // Consecutive threads take consecutive k words of the same
-              // slices: each warp reads 16 rows x 32 contiguous bytes and its
-              // shared-memory stores (stride 20 words per slice) hit 32
-              // distinct banks.
-              Value vi = k.add(tid, k.idx(e * kBlockThreads));
-              Value kw = k.rem(vi, k.idx(16));
-              Value nn = k.mul(k.div(vi, k.idx(16)), k.idx(width));
-              Value kp = k.add(kp0, kw), sIdx = k.add(s0, nn);
-              Value ok = k.land(k.lt(kp, k.idx(pairs)), k.lt(sIdx, k.idx(S)));
-              Value row = k.min(kp, k.idx(pairs - 1));
-              Value col = k.min(sIdx, k.idx(S - width));
-              Value slot =
-                  k.add(dstBase, k.add(k.mul(nn, k.idx(kMmaStride)), kw));
-              Value zeroWord =
-                  arith::ConstantOp::create(k.b, b.getI32IntegerAttr(0));
-              if (width == 1) {
-                k.store(k.select(ok, k.load(src, {row, col}), zeroWord), smem,
-                        {slot});
-                continue;
-              }
-              auto vecType = VectorType::get({4}, b.getI32Type());
-              Value vec = vector::LoadOp::create(
-                  k.b, vecType, src, ValueRange{row, col},
-                  /*nontemporal=*/false, llvm::MaybeAlign(16));
-              for (int64_t j = 0; j < 4; ++j) {
-                Value w =
-                    vector::ExtractOp::create(k.b, vec, ArrayRef<int64_t>{j});
-                k.store(k.select(ok, w, zeroWord), smem,
-                        {k.add(slot, k.idx(j * kMmaStride))});
-              }
-            }
-        } else {
-          for (int64_t e = 0; e < kMmaSlices * 16 / kBlockThreads; ++e) {
-            Value wi = k.add(tid, k.idx(e * kBlockThreads));
-            Value nn = k.rem(wi, k.idx(kMmaSlices)),
-                  kw = k.div(wi, k.idx(kMmaSlices));
-            Value s = k.add(s0, nn);
-            Value kk = k.add(k0, k.mul(kw, k.idx(2)));
-            Value kk1 = k.add(kk, k.idx(1));
-            Value colOk = k.lt(s, k.idx(S));
-            Value sc = k.min(s, lastS);
-            Value lo = k.select(k.land(colOk, k.lt(kk, k.idx(D))),
-                                k.load(A, {k.min(kk, lastD), sc}), zeroElem);
-            Value hi = k.select(k.land(colOk, k.lt(kk1, k.idx(D))),
-                                k.load(A, {k.min(kk1, lastD), sc}), zeroElem);
-            k.store(packPair(k, lo, hi), smem,
-                    {k.add(bHiBase, k.add(k.mul(nn, k.idx(kMmaStride)), kw))});
-          }
-        }
+      return staged;
+    }
+    for (int64_t e = 0; e < bCount; ++e) {
+      Value wi = k.add(tid, k.idx(e * kBlockThreads));
+      Value nn = k.rem(wi, k.idx(kMmaSlices)),
+            kw = k.div(wi, k.idx(kMmaSlices));
+      Value sIdx = k.add(s0, nn);
+      Value kk = k.add(k0, k.mul(kw, k.idx(2))), kk1 = k.add(kk, k.idx(1));
+      Value colOk = k.lt(sIdx, k.idx(S)), sc = k.min(sIdx, lastS);
+      Value lo = k.select(k.land(colOk, k.lt(kk, k.idx(D))),
+                          k.load(A, {k.min(kk, lastD), sc}), zeroElem);
+      Value hi = k.select(k.land(colOk, k.lt(kk1, k.idx(D))),
+                          k.load(A, {k.min(kk1, lastD), sc}), zeroElem);
+      staged.push_back(packPair(k, lo, hi));
+    }
+    return staged;
+  };
+
+  auto storeTile = [&](ValueRange staged) {
+    size_t next = 0;
+    auto storeWords = [&](Value value, Value slot, int64_t step) {
+      if (!isa<VectorType>(value.getType())) {
+        k.store(value, smem, {slot});
+        return;
+      }
+      for (int64_t j = 0; j < 4; ++j)
+        k.store(vector::ExtractOp::create(k.b, value, ArrayRef<int64_t>{j}),
+                smem, {k.add(slot, k.idx(j * step))});
+    };
+    for (int64_t e = 0; e < xCount; ++e)
+      storeWords(staged[next++], xSlot(e), 1);
+    for (auto [src, dstBase] :
+         sh.seeded ? bParts
+                   : SmallVector<std::pair<Value, Value>>{{A, bHiBase}}) {
+      (void)src;
+      for (int64_t e = 0; e < bCount; ++e)
+        storeWords(staged[next++], bSlot(dstBase, e), kMmaStride);
+    }
+  };
+
+  int64_t numK = (D + kMmaK - 1) / kMmaK;
+  SmallVector<Value> loopInit(32, k.f32(0.0f));
+  SmallVector<Value> first = loadTile(k.idx(0));
+  loopInit.append(first.begin(), first.end());
+  SmallVector<Value> loopResults = k.forEach(
+      k.idx(0), k.idx(numK), k.idx(1), loopInit,
+      [&](Value kt, ValueRange carried) {
+        storeTile(carried.drop_front(32));
         k.barrier();
-        SmallVector<Value> next(carried.begin(), carried.end());
+        // The last iteration reloads its own tile (clamped): unused.
+        SmallVector<Value> staged =
+            loadTile(k.min(k.add(kt, k.idx(1)), k.idx(numK - 1)));
+        SmallVector<Value> next(carried.begin(), carried.begin() + 32);
         for (int64_t ks = 0; ks < kMmaK / 16; ++ks) {
           Value kwb = k.add(t, k.idx(ks * 8));
           SmallVector<SmallVector<Value>> aFrag(2);
@@ -594,8 +632,10 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
           }
         }
         k.barrier();
+        next.append(staged.begin(), staged.end());
         return next;
       });
+  SmallVector<Value> acc(loopResults.begin(), loopResults.begin() + 32);
 
   // 2. Accumulators -> shared y tile (normalized).
   for (int64_t mf = 0; mf < 2; ++mf)
