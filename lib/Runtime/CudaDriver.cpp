@@ -32,6 +32,19 @@ constexpr int kFuncAttrMaxDynamicSharedSizeBytes = 8;
 constexpr unsigned kStreamNonBlocking = 1;
 constexpr int kCaptureModeThreadLocal = 1;
 constexpr size_t kLogBytes = 64 * 1024;
+// CUtensorMapDataType (cuda.h, CUDA 12/13).
+constexpr int kTensorMapInt32 = 3;
+constexpr int kTensorMapFloat16 = 6;
+constexpr int kTensorMapFloat32 = 7;
+constexpr int kTensorMapBFloat16 = 9;
+// CUtensorMapInterleave: NONE=0, 16B=1, 32B=2; CUtensorMapSwizzle: NONE=0,
+// 32B=1, 64B=2, 128B=3; CUtensorMapL2promotion: NONE=0, 64B=1, 128B=2,
+// 256B=3; CUtensorMapFloatOOBfill: NONE (zeros)=0, NAN_REQUEST_ZERO_FMA=1.
+// The Manifest.h enums list the same enumerators in the same order.
+constexpr int kTensorMapInterleave[] = {0, 1, 2};
+constexpr int kTensorMapSwizzle[] = {0, 1, 2, 3};
+constexpr int kTensorMapL2Promotion[] = {0, 1, 2, 3};
+constexpr int kTensorMapOobFill[] = {0, 1};
 } // namespace
 
 struct CudaDriver::Api {
@@ -80,6 +93,11 @@ struct CudaDriver::Api {
   CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
   CUresult (*cuGraphExecDestroy)(CUgraphExec);
   CUresult (*cuGraphDestroy)(CUgraph);
+  // Optional (CUDA 12+): null when the driver does not export it.
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *,
+                                     const uint64_t *, const uint64_t *,
+                                     const uint32_t *, const uint32_t *, int,
+                                     int, int, int) = nullptr;
 };
 
 namespace {
@@ -189,6 +207,10 @@ CudaDriver *CudaDriver::get(std::string &err) {
       delete api;
       return s;
     }
+    std::string optional;
+    if (!resolve(handle, api->cuTensorMapEncodeTiled,
+                 {"cuTensorMapEncodeTiled"}, optional))
+      api->cuTensorMapEncodeTiled = nullptr;
     auto *driver = new CudaDriver();
     driver->api = api;
     CUresult r = api->cuInit(0);
@@ -342,6 +364,50 @@ Status CudaDriver::setMaxDynamicShared(CUfunction function, int bytes) {
   return check("cuFuncSetAttribute",
                api->cuFuncSetAttribute(
                    function, kFuncAttrMaxDynamicSharedSizeBytes, bytes));
+}
+
+bool CudaDriver::hasTensorMapEncode() const {
+  return api && api->cuTensorMapEncodeTiled;
+}
+
+Status CudaDriver::encodeTensorMap(void *tensorMap, const TensorMapDesc &desc,
+                                   CUdeviceptr address) {
+  if (!hasTensorMapEncode())
+    return Status::error("the artifact passes TMA tensor maps but this CUDA "
+                         "driver does not export cuTensorMapEncodeTiled "
+                         "(CUDA 12 or later needed)");
+  if (reinterpret_cast<uintptr_t>(tensorMap) % kTensorMapAlign)
+    return Status::error("tensor map storage is not 64-byte aligned");
+  int dataType = desc.dtype == "bf16"  ? kTensorMapBFloat16
+                 : desc.dtype == "f16" ? kTensorMapFloat16
+                 : desc.dtype == "f32" ? kTensorMapFloat32
+                 : desc.dtype == "i32" ? kTensorMapInt32
+                                       : -1;
+  size_t rank = desc.dims.size();
+  if (dataType < 0 || rank < 1 || rank > kTensorMapMaxRank ||
+      desc.strides.size() != rank - 1 || desc.box.size() != rank)
+    return Status::error("invalid tensor map description (dtype '" +
+                         desc.dtype + "', rank " + std::to_string(rank) + ")");
+  // Fixed-size copies: the driver reads rank (rank-1 for strides) entries,
+  // and a rank-1 map must not pass a null stride array.
+  uint64_t dims[kTensorMapMaxRank] = {0}, strides[kTensorMapMaxRank] = {0};
+  uint32_t box[kTensorMapMaxRank] = {0};
+  uint32_t elementStrides[kTensorMapMaxRank] = {1, 1, 1, 1, 1};
+  for (size_t i = 0; i < rank; ++i) {
+    dims[i] = desc.dims[i];
+    box[i] = desc.box[i];
+    if (i + 1 < rank)
+      strides[i] = desc.strides[i];
+  }
+  return check("cuTensorMapEncodeTiled",
+               api->cuTensorMapEncodeTiled(
+                   tensorMap, dataType, static_cast<unsigned>(rank),
+                   reinterpret_cast<void *>(static_cast<uintptr_t>(address)),
+                   dims, strides, box, elementStrides,
+                   kTensorMapInterleave[static_cast<int>(desc.interleave)],
+                   kTensorMapSwizzle[static_cast<int>(desc.swizzle)],
+                   kTensorMapL2Promotion[static_cast<int>(desc.l2Promotion)],
+                   kTensorMapOobFill[static_cast<int>(desc.oobFill)]));
 }
 
 Status CudaDriver::memAlloc(CUdeviceptr &ptr, size_t bytes) {

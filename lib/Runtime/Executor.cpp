@@ -79,6 +79,7 @@ Status Executor::init(const Manifest &manifest, const std::string &ptx,
   stepFunction.assign(m.steps.size(), nullptr);
   stepArgValues.resize(m.steps.size());
   stepArgPtrs.resize(m.steps.size());
+  stepArgTensorMap.resize(m.steps.size());
   std::vector<int> maxShared;
   for (size_t i = 0; i < m.steps.size(); ++i) {
     const Step &s = m.steps[i];
@@ -107,8 +108,21 @@ Status Executor::init(const Manifest &manifest, const std::string &ptx,
       maxShared[k] = shared;
     stepArgValues[i].assign(s.args.size(), 0);
     stepArgPtrs[i].resize(s.args.size());
-    for (size_t a = 0; a < s.args.size(); ++a)
+    stepArgTensorMap[i].assign(s.args.size(), -1);
+    for (size_t a = 0; a < s.args.size(); ++a) {
       stepArgPtrs[i][a] = &stepArgValues[i][a];
+      if (s.args[a].kind != KernelArg::Kind::TensorMap)
+        continue;
+      if (!drv->hasTensorMapEncode())
+        return Status::error(
+            "step " + std::to_string(i) + " (launch " + s.kernel +
+            ") argument " + std::to_string(a) +
+            ": the artifact passes a TMA tensor map but this CUDA driver does "
+            "not export cuTensorMapEncodeTiled (CUDA 12 or later needed)");
+      stepArgTensorMap[i][a] = static_cast<int>(tensorMaps.size());
+      tensorMaps.push_back(std::make_unique<TensorMapSlot>());
+      stepArgPtrs[i][a] = tensorMaps.back()->bytes;
+    }
   }
   for (size_t k = 0; k < kernelReports.size(); ++k) {
     if (maxShared[k] <= kDefaultSharedLimit)
@@ -344,10 +358,27 @@ Status Executor::enqueueStep(size_t index) {
     case KernelArg::Kind::F64:
       vals[a] = toBits(arg.floatValue);
       break;
+    case KernelArg::Kind::TensorMap: {
+      // Encoded on the host (allowed during capture); only when the address
+      // differs from the one the stored map describes.
+      TensorMapSlot &slot = *tensorMaps[stepArgTensorMap[index][a]];
+      CUdeviceptr address = ptr(arg.name, arg.offset);
+      if (slot.encoded && slot.encodedFor == address)
+        break;
+      slot.encoded = false;
+      SIGREG_RETURN_IF_ERROR(
+          drv->encodeTensorMap(slot.bytes, arg.tensorMap, address)
+              .withContext(where + " argument " + std::to_string(a) +
+                           " (tensor map of buffer '" + arg.name + "')"));
+      slot.encoded = true;
+      slot.encodedFor = address;
+      break;
+    }
     }
   }
-  // cuLaunchKernel copies the parameter values at the call, so the storage
-  // can be reused by the next run (also under graph capture).
+  // cuLaunchKernel copies the parameter values at the call (all 128 bytes of
+  // a tensor map too), so the storage can be reused by the next run, also
+  // under graph capture: a captured graph keeps the values of its capture.
   return drv
       ->launchKernel(stepFunction[index], s.grid.data(), s.block.data(),
                      s.sharedBytes, strm, stepArgPtrs[index].data())

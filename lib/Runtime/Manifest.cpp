@@ -23,7 +23,25 @@
 //      "shared_bytes","args":[...]} with each arg one of
 //      {"buffer":name,"offset":bytes?} (CUdeviceptr base+offset),
 //      {"scalar":name} (the scalar's declared type), {"i32":v}, {"i64":v},
-//      {"f32":v}, {"f64":v}.
+//      {"f32":v}, {"f64":v}, or a CUtensorMap passed by value (128 bytes,
+//      the kernel's `.param .align 64 .b8 [128]`), encoded by the runtime
+//      with cuTensorMapEncodeTiled from the bound address of the buffer plus
+//      offset, re-encoded whenever that address changes:
+//      {"tensor_map":{"buffer":name,"offset":bytes?,"dtype":"bf16"|"f16"|
+//        "f32"|"i32","dims":[...],"strides":[...],"box":[...],
+//        "swizzle":"none"|"32b"|"64b"|"128b"?,
+//        "l2_promotion":"none"|"64b"|"128b"|"256b"?,
+//        "oob_fill":"zero"|"nan"?,"interleave":"none"|"16b"|"32b"?}}
+//      Innermost dimension first, as the driver takes them: dims (elements,
+//      rank 1..5, each 1..2^32), strides (bytes of dims 1..rank-1, multiples
+//      of 16 below 2^40, each covering the previous dimension), box
+//      (elements, 1..256 each). Defaults: offset 0, swizzle none,
+//      l2_promotion none, oob_fill zero, interleave none. Checked as the
+//      driver requires: offset % 16 == 0 (the bound base is 256-aligned),
+//      box[0] bytes a multiple of 16 (no interleave) and at most the swizzle
+//      span (32/64/128 bytes), rank >= 3 when interleaved, 32b interleave
+//      with 32b swizzle and 32-byte multiples, nan fill only for floats, and
+//      the whole tensor inside the buffer.
 //
 // Unknown keys are rejected inside problem, buffers, scalars, steps and args
 // (a typo there would silently change what runs) and ignored at the top level
@@ -682,6 +700,127 @@ bool parseDim3(Extractor &ex, const JValue &obj, const char *key,
   return true;
 }
 
+bool parseU64Array(Extractor &ex, const JValue &obj, const char *key,
+                   const std::string &path, std::vector<uint64_t> &out,
+                   int64_t lo, int64_t hi) {
+  const JValue *v = ex.member(obj, key, path, true);
+  if (!v)
+    return false;
+  std::string p = Extractor::join(path, key);
+  if (!ex.expectKind(*v, JValue::Kind::Array, p))
+    return false;
+  out.clear();
+  for (size_t i = 0; i < v->items.size(); ++i) {
+    int64_t x = 0;
+    if (!ex.toInt(v->items[i], Extractor::index(p, i), x, lo, hi))
+      return false;
+    out.push_back(static_cast<uint64_t>(x));
+  }
+  return true;
+}
+
+/// Reads an optional enum-valued string key into its position in `choices`.
+template <typename Enum>
+bool getEnum(Extractor &ex, const JValue &obj, const char *key,
+             const std::string &path, Enum &out,
+             std::initializer_list<const char *> choices) {
+  std::string value;
+  if (!obj.get(key))
+    return true;
+  if (!ex.getString(obj, key, path, value, true) ||
+      !ex.oneOf(value, Extractor::join(path, key), choices))
+    return false;
+  int i = 0;
+  for (const char *c : choices) {
+    if (value == c)
+      out = static_cast<Enum>(i);
+    ++i;
+  }
+  return true;
+}
+
+/// {"tensor_map": {...}}: the fields, their ranges and the driver's rules
+/// that need no buffer (validate() checks the buffer, offset and extent).
+bool parseTensorMap(Extractor &ex, const JValue &v, const std::string &path,
+                    KernelArg &a) {
+  if (!ex.expectKind(v, JValue::Kind::Object, path) ||
+      !ex.checkKeys(v, path,
+                    {"buffer", "offset", "dtype", "dims", "strides", "box",
+                     "swizzle", "l2_promotion", "oob_fill", "interleave"}))
+    return false;
+  TensorMapDesc &t = a.tensorMap;
+  std::vector<uint64_t> box;
+  if (!ex.getString(v, "buffer", path, a.name, true) ||
+      !ex.getU64(v, "offset", path, a.offset, false) ||
+      !ex.getString(v, "dtype", path, t.dtype, true) ||
+      !ex.oneOf(t.dtype, path + ".dtype", {"bf16", "f16", "f32", "i32"}) ||
+      !parseU64Array(ex, v, "dims", path, t.dims, 1, int64_t(1) << 32) ||
+      !parseU64Array(ex, v, "strides", path, t.strides, 1,
+                     (int64_t(1) << 40) - 1) ||
+      !parseU64Array(ex, v, "box", path, box, 1, 256) ||
+      !getEnum(ex, v, "swizzle", path, t.swizzle,
+               {"none", "32b", "64b", "128b"}) ||
+      !getEnum(ex, v, "l2_promotion", path, t.l2Promotion,
+               {"none", "64b", "128b", "256b"}) ||
+      !getEnum(ex, v, "oob_fill", path, t.oobFill, {"zero", "nan"}) ||
+      !getEnum(ex, v, "interleave", path, t.interleave, {"none", "16b", "32b"}))
+    return false;
+  a.kind = KernelArg::Kind::TensorMap;
+  t.box.assign(box.begin(), box.end());
+  size_t rank = t.dims.size();
+  if (rank < 1 || rank > kTensorMapMaxRank)
+    return ex.fail(path + ".dims", "rank " + std::to_string(rank) +
+                                       " out of range [1, " +
+                                       std::to_string(kTensorMapMaxRank) + "]");
+  if (t.strides.size() != rank - 1)
+    return ex.fail(path + ".strides", "expected " + std::to_string(rank - 1) +
+                                          " strides (dims 1.." +
+                                          std::to_string(rank - 1) + "), got " +
+                                          std::to_string(t.strides.size()));
+  if (t.box.size() != rank)
+    return ex.fail(path + ".box", "expected " + std::to_string(rank) +
+                                      " box sizes (one per dim), got " +
+                                      std::to_string(t.box.size()));
+  uint64_t elem = static_cast<uint64_t>(dtypeBytes(t.dtype));
+  bool interleaved = t.interleave != TensorMapInterleave::None;
+  uint64_t align = t.interleave == TensorMapInterleave::B32 ? 32 : 16;
+  // Each stride must cover the previous dimension (no overlapping rows).
+  uint64_t covered = t.dims[0] * elem;
+  for (size_t i = 0; i < t.strides.size(); ++i) {
+    std::string p = Extractor::index(path + ".strides", i);
+    if (t.strides[i] % align)
+      return ex.fail(p, "stride " + std::to_string(t.strides[i]) +
+                            " is not a multiple of " + std::to_string(align) +
+                            " bytes");
+    if (t.strides[i] < covered)
+      return ex.fail(p, "stride " + std::to_string(t.strides[i]) +
+                            " is smaller than the " + std::to_string(covered) +
+                            " bytes of the dimensions inside it");
+    covered = t.strides[i] * t.dims[i + 1];
+  }
+  uint64_t innerBytes = t.box[0] * elem;
+  if (!interleaved && innerBytes % 16)
+    return ex.fail(path + ".box[0]", "inner box of " +
+                                         std::to_string(innerBytes) +
+                                         " bytes is not a multiple of 16");
+  if (!interleaved && t.swizzle != TensorMapSwizzle::None) {
+    uint64_t span = uint64_t(16) << static_cast<int>(t.swizzle);
+    if (innerBytes > span)
+      return ex.fail(path + ".box[0]",
+                     "inner box of " + std::to_string(innerBytes) +
+                         " bytes exceeds the " + std::to_string(span) +
+                         "-byte swizzle span");
+  }
+  if (interleaved && rank < 3)
+    return ex.fail(path + ".interleave", "interleaved layouts need rank >= 3");
+  if (t.interleave == TensorMapInterleave::B32 &&
+      t.swizzle != TensorMapSwizzle::B32)
+    return ex.fail(path + ".swizzle", "32b interleave requires 32b swizzle");
+  if (t.oobFill == TensorMapOobFill::Nan && t.dtype == "i32")
+    return ex.fail(path + ".oob_fill", "nan fill needs a floating-point dtype");
+  return true;
+}
+
 bool parseArg(Extractor &ex, const JValue &v, const std::string &path,
               KernelArg &a) {
   if (!ex.expectKind(v, JValue::Kind::Object, path))
@@ -697,7 +836,8 @@ bool parseArg(Extractor &ex, const JValue &v, const std::string &path,
   }
   if (v.members.size() != 1)
     return ex.fail(path, "expected exactly one of \"buffer\", \"scalar\", "
-                         "\"i32\", \"i64\", \"f32\", \"f64\"");
+                         "\"i32\", \"i64\", \"f32\", \"f64\", "
+                         "\"tensor_map\"");
   const std::string &key = v.members[0].first;
   const JValue &val = v.members[0].second;
   std::string p = path + "." + key;
@@ -708,6 +848,8 @@ bool parseArg(Extractor &ex, const JValue &v, const std::string &path,
     a.name = val.text;
     return true;
   }
+  if (key == "tensor_map")
+    return parseTensorMap(ex, val, p, a);
   if (key == "i32") {
     a.kind = KernelArg::Kind::I32;
     return ex.toInt(val, p, a.intValue, std::numeric_limits<int32_t>::min(),
@@ -722,7 +864,8 @@ bool parseArg(Extractor &ex, const JValue &v, const std::string &path,
     return ex.toDouble(val, p, a.floatValue);
   }
   return ex.fail(p, "unknown argument kind (expected \"buffer\", \"scalar\", "
-                    "\"i32\", \"i64\", \"f32\" or \"f64\")");
+                    "\"i32\", \"i64\", \"f32\", \"f64\" or "
+                    "\"tensor_map\")");
 }
 
 bool parseStep(Extractor &ex, const JValue &v, const std::string &path,
@@ -852,6 +995,36 @@ bool validate(Extractor &ex, const Manifest &m) {
                            "offset " + std::to_string(a.offset) +
                                " is outside buffer '" + a.name + "' of " +
                                std::to_string(m.buffers[b].bytes) + " bytes");
+        } else if (a.kind == KernelArg::Kind::TensorMap) {
+          std::string tp = ap + ".tensor_map";
+          int b = m.findBuffer(a.name);
+          if (b < 0)
+            return ex.fail(tp + ".buffer", "unknown buffer '" + a.name + "'");
+          const TensorMapDesc &t = a.tensorMap;
+          uint64_t align = t.interleave == TensorMapInterleave::B32 ? 32 : 16;
+          if (a.offset % align)
+            return ex.fail(tp + ".offset",
+                           "offset " + std::to_string(a.offset) +
+                               " is not a multiple of " +
+                               std::to_string(align) +
+                               " (the tensor's base address must be)");
+          // Last byte addressed + 1: the innermost row plus every stride
+          // times (dim - 1). In 128 bits: dims < 2^33, strides < 2^40.
+          unsigned __int128 end = static_cast<unsigned __int128>(t.dims[0]) *
+                                  static_cast<uint64_t>(dtypeBytes(t.dtype));
+          for (size_t d = 0; d < t.strides.size(); ++d)
+            end += static_cast<unsigned __int128>(t.strides[d]) *
+                   (t.dims[d + 1] - 1);
+          uint64_t size = m.buffers[b].bytes;
+          if (a.offset > size || end > size - a.offset)
+            return ex.fail(tp + ".dims",
+                           "the tensor (" +
+                               (end >> 64 ? std::string("> 2^64")
+                                          : std::to_string(uint64_t(end))) +
+                               " bytes from offset " +
+                               std::to_string(a.offset) + ") exceeds buffer '" +
+                               a.name + "' of " + std::to_string(size) +
+                               " bytes");
         } else if (a.kind == KernelArg::Kind::Scalar &&
                    m.findScalar(a.name) < 0) {
           return ex.fail(ap, "unknown scalar '" + a.name + "'");

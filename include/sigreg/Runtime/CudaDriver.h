@@ -11,6 +11,7 @@
 #ifndef SIGREG_RUNTIME_CUDADRIVER_H
 #define SIGREG_RUNTIME_CUDADRIVER_H
 
+#include "sigreg/Runtime/Manifest.h"
 #include "sigreg/Runtime/Status.h"
 
 #include <cstddef>
@@ -82,6 +83,15 @@ public:
   Status functionInfo(CUfunction function, FunctionInfo &info);
   /// Allows `bytes` of dynamic shared memory (needed above 48 KiB).
   Status setMaxDynamicShared(CUfunction function, int bytes);
+
+  /// Whether the driver exports cuTensorMapEncodeTiled (CUDA 12 and later;
+  /// resolved optionally so older drivers still run other artifacts).
+  bool hasTensorMapEncode() const;
+  /// Encodes `desc` for the tensor starting at `address` with
+  /// cuTensorMapEncodeTiled into `tensorMap` (kTensorMapBytes bytes, aligned
+  /// to kTensorMapAlign). Host-only: allowed during stream capture.
+  Status encodeTensorMap(void *tensorMap, const TensorMapDesc &desc,
+                         CUdeviceptr address);
 
   // Memory. Async variants are stream-ordered and graph-capturable.
   Status memAlloc(CUdeviceptr &ptr, size_t bytes);

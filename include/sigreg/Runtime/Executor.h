@@ -113,7 +113,17 @@ private:
   std::vector<CUfunction> stepFunction;             // per step (launch only)
   std::vector<std::vector<uint64_t>> stepArgValues; // per step, 8 B per arg
   std::vector<std::vector<void *>> stepArgPtrs;
-  std::vector<int> stepRegion; // index into regionNames
+  /// A tensor_map argument's CUtensorMap, passed by value: kernelParams
+  /// points at `bytes`. Encoded for `encodedFor` (the bound buffer address
+  /// plus offset) and re-encoded before a launch whose address differs.
+  struct TensorMapSlot {
+    alignas(kTensorMapAlign) unsigned char bytes[kTensorMapBytes] = {};
+    CUdeviceptr encodedFor = 0;
+    bool encoded = false;
+  };
+  std::vector<std::unique_ptr<TensorMapSlot>> tensorMaps;
+  std::vector<std::vector<int>> stepArgTensorMap; // per step/arg, -1 if none
+  std::vector<int> stepRegion;                    // index into regionNames
   std::vector<std::string> regionNames;
   std::vector<KernelReport> kernelReports;
   std::vector<CUevent> events; // 2 per step, created on first runTimed

@@ -54,14 +54,42 @@ struct ScalarDesc {
   ScalarType type = ScalarType::I64;
 };
 
+/// Tensor-map (TMA descriptor) enums, in the order of cuda.h's
+/// CUtensorMapSwizzle / L2promotion / FloatOOBfill / Interleave (the runtime
+/// passes the enumerator's position to cuTensorMapEncodeTiled).
+enum class TensorMapSwizzle { None, B32, B64, B128 };
+enum class TensorMapL2Promotion { None, B64, B128, B256 };
+enum class TensorMapOobFill { Zero, Nan };
+enum class TensorMapInterleave { None, B16, B32 };
+
+/// Largest tensor rank cuTensorMapEncodeTiled accepts.
+inline constexpr int kTensorMapMaxRank = 5;
+/// Size and alignment of a CUtensorMap.
+inline constexpr int kTensorMapBytes = 128;
+inline constexpr int kTensorMapAlign = 64;
+
+/// A CUtensorMap passed by value (128 bytes): a tiled view of a buffer,
+/// innermost dimension first as cuTensorMapEncodeTiled takes it.
+struct TensorMapDesc {
+  std::string dtype;             // bf16 | f16 | f32 | i32
+  std::vector<uint64_t> dims;    // elements, innermost first (rank entries)
+  std::vector<uint64_t> strides; // bytes of dims 1..rank-1 (rank-1 entries)
+  std::vector<uint32_t> box;     // elements, innermost first (rank entries)
+  TensorMapSwizzle swizzle = TensorMapSwizzle::None;
+  TensorMapL2Promotion l2Promotion = TensorMapL2Promotion::None;
+  TensorMapOobFill oobFill = TensorMapOobFill::Zero;
+  TensorMapInterleave interleave = TensorMapInterleave::None;
+};
+
 /// One kernel argument.
 struct KernelArg {
-  enum class Kind { Buffer, Scalar, I32, I64, F32, F64 };
+  enum class Kind { Buffer, Scalar, I32, I64, F32, F64, TensorMap };
   Kind kind = Kind::I32;
-  std::string name;        // Buffer / Scalar: the referenced name
-  uint64_t offset = 0;     // Buffer: byte offset added to the base pointer
+  std::string name;        // Buffer / Scalar / TensorMap: the referenced name
+  uint64_t offset = 0;     // Buffer / TensorMap: byte offset into the buffer
   int64_t intValue = 0;    // I32 / I64 literal
   double floatValue = 0.0; // F32 / F64 literal
+  TensorMapDesc tensorMap; // TensorMap
 };
 
 enum class StepOp { Memset32, Memset8, Copy, Launch };
@@ -118,7 +146,8 @@ bool loadArtifact(const std::string &dir, Manifest &manifest, std::string &ptx,
 /// Reads a whole file into `out`.
 bool readFile(const std::string &path, std::string &out, std::string &err);
 
-/// Element size in bytes of "bf16"/"f16"/"f32" (0 for anything else).
+/// Element size in bytes of a buffer dtype ("bf16", "f16", "f32", "i32", ...;
+/// 0 for anything else).
 int dtypeBytes(std::string_view dtype);
 
 const char *toString(BufferRole role);
