@@ -10,7 +10,9 @@ buffer and scalar conventions in ``include/sigreg/Runtime/Harness.h``:
 - ``steps`` run in order on one stream: ``launch`` (cuLaunchKernel), ``copy``
   (cuMemcpyDtoDAsync), ``memset32`` (cuMemsetD32Async), ``memset8``.
 - kernel arguments: ``{"buffer": name, "offset": bytes}`` (a CUdeviceptr),
-  ``{"scalar": name}`` (the scalar's declared type), literals ``i32 i64 f32 f64``.
+  ``{"scalar": name}`` (the scalar's declared type), literals ``i32 i64 f32 f64``,
+  ``{"tensor_map": {...}}`` (a 128-byte CUtensorMap passed by value, encoded with
+  cuTensorMapEncodeTiled from the bound buffer's address and re-encoded when it changes).
 
 :class:`AotFunction` loads the PTX into torch's CUDA context (the device's primary
 context, the one the CUDA runtime and therefore torch use) through cuda-python's driver
@@ -34,6 +36,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import struct
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -56,6 +59,8 @@ __all__ = [
     "AotFunction",
     "scalar_values_for",
     "DTYPE_BYTES",
+    "TensorMapDesc",
+    "TENSOR_MAP_BYTES",
 ]
 
 FORMAT = "sigreg-aot-v1"
@@ -63,6 +68,17 @@ DTYPE_BYTES = {"bf16": 2, "f16": 2, "f32": 4}
 SCALAR_TYPES = ("i32", "i64", "f32", "f64")
 LITERAL_KINDS = ("i32", "i64", "f32", "f64")
 ALLOC_ALIGN = 256
+TENSOR_MAP_BYTES = 128  # sizeof(CUtensorMap)
+TENSOR_MAP_ALIGN = 64
+TENSOR_MAP_MAX_RANK = 5
+TENSOR_MAP_DTYPE_BYTES = {"bf16": 2, "f16": 2, "f32": 4, "i32": 4}
+# Manifest spellings -> cuda.h enum values (CUtensorMapDataType, ...Swizzle,
+# ...L2promotion, ...FloatOOBfill, ...Interleave; CUDA 12/13).
+TENSOR_MAP_DTYPE = {"i32": 3, "f16": 6, "f32": 7, "bf16": 9}
+TENSOR_MAP_SWIZZLE = {"none": 0, "32b": 1, "64b": 2, "128b": 3}
+TENSOR_MAP_L2_PROMOTION = {"none": 0, "64b": 1, "128b": 2, "256b": 3}
+TENSOR_MAP_OOB_FILL = {"zero": 0, "nan": 1}
+TENSOR_MAP_INTERLEAVE = {"none": 0, "16b": 1, "32b": 2}
 
 
 class ManifestError(ValueError):
@@ -118,11 +134,36 @@ class ScalarDesc:
 
 
 @dataclass
+class TensorMapDesc:
+    """A tensor_map argument: innermost dimension first, as cuTensorMapEncodeTiled takes it."""
+    dtype: str
+    dims: Tuple[int, ...]  # elements
+    strides: Tuple[int, ...]  # bytes, dims 1..rank-1
+    box: Tuple[int, ...]  # elements
+    swizzle: str = "none"
+    l2_promotion: str = "none"
+    oob_fill: str = "zero"
+    interleave: str = "none"
+
+    @property
+    def rank(self) -> int:
+        return len(self.dims)
+
+    def extent_bytes(self) -> int:
+        """Bytes from the base to one past the last element addressed."""
+        end = self.dims[0] * TENSOR_MAP_DTYPE_BYTES[self.dtype]
+        for d, st in enumerate(self.strides):
+            end += st * (self.dims[d + 1] - 1)
+        return end
+
+
+@dataclass
 class KernelArg:
-    kind: str  # buffer | scalar | i32 | i64 | f32 | f64
-    name: Optional[str] = None  # buffer or scalar name
-    offset: int = 0  # buffer args
+    kind: str  # buffer | scalar | i32 | i64 | f32 | f64 | tensor_map
+    name: Optional[str] = None  # buffer or scalar name (tensor_map: its buffer)
+    offset: int = 0  # buffer and tensor_map args
     value: Any = None  # literals
+    tensor_map: Optional[TensorMapDesc] = None
 
 
 @dataclass
@@ -307,8 +348,98 @@ def _parse_problem(o, where) -> Problem:
     return p
 
 
+def _int_list(o: dict, key: str, where: str, lo: int, hi: int) -> Tuple[int, ...]:
+    v = _req(o, key, where)
+    w = f"{where}.{key}"
+    if not isinstance(v, list):
+        _fail(w, "expected an array")
+    out = []
+    for i, e in enumerate(v):
+        x = _int(e, f"{w}[{i}]")
+        if not lo <= x <= hi:
+            _fail(f"{w}[{i}]", f"value {x} out of range [{lo}, {hi}]")
+        out.append(x)
+    return tuple(out)
+
+
+def _choice(o: dict, key: str, where: str, choices: Mapping[str, int], default: str) -> str:
+    if key not in o:
+        return default
+    v = _str(o[key], f"{where}.{key}")
+    if v not in choices:
+        _fail(f"{where}.{key}", f"invalid value '{v}' (expected one of {', '.join(choices)})")
+    return v
+
+
+def _parse_tensor_map(o, where, buffers: Dict[str, BufferDesc]) -> KernelArg:
+    """Mirrors parseTensorMap + validate() of lib/Runtime/Manifest.cpp (same key paths)."""
+    o = _obj(o, where)
+    _check_keys(o, ("buffer", "offset", "dtype", "dims", "strides", "box", "swizzle", "l2_promotion",
+                    "oob_fill", "interleave"), where)
+    name = _str(_req(o, "buffer", where), f"{where}.buffer")
+    offset = _int(o.get("offset", 0), f"{where}.offset", 0)
+    dtype = _str(_req(o, "dtype", where), f"{where}.dtype")
+    if dtype not in TENSOR_MAP_DTYPE:
+        _fail(f"{where}.dtype", f"invalid value '{dtype}' (expected one of {', '.join(TENSOR_MAP_DTYPE)})")
+    t = TensorMapDesc(
+        dtype=dtype,
+        dims=_int_list(o, "dims", where, 1, 2 ** 32),
+        strides=_int_list(o, "strides", where, 1, 2 ** 40 - 1),
+        box=_int_list(o, "box", where, 1, 256),
+        swizzle=_choice(o, "swizzle", where, TENSOR_MAP_SWIZZLE, "none"),
+        l2_promotion=_choice(o, "l2_promotion", where, TENSOR_MAP_L2_PROMOTION, "none"),
+        oob_fill=_choice(o, "oob_fill", where, TENSOR_MAP_OOB_FILL, "zero"),
+        interleave=_choice(o, "interleave", where, TENSOR_MAP_INTERLEAVE, "none"),
+    )
+    rank = t.rank
+    if not 1 <= rank <= TENSOR_MAP_MAX_RANK:
+        _fail(f"{where}.dims", f"rank {rank} out of range [1, {TENSOR_MAP_MAX_RANK}]")
+    if len(t.strides) != rank - 1:
+        _fail(f"{where}.strides", f"expected {rank - 1} strides (dims 1..{rank - 1}), got {len(t.strides)}")
+    if len(t.box) != rank:
+        _fail(f"{where}.box", f"expected {rank} box sizes (one per dim), got {len(t.box)}")
+    elem = TENSOR_MAP_DTYPE_BYTES[dtype]
+    interleaved = t.interleave != "none"
+    align = 32 if t.interleave == "32b" else 16
+    covered = t.dims[0] * elem
+    for i, st in enumerate(t.strides):
+        if st % align:
+            _fail(f"{where}.strides[{i}]", f"stride {st} is not a multiple of {align} bytes")
+        if st < covered:
+            _fail(f"{where}.strides[{i}]", f"stride {st} is smaller than the {covered} bytes of the dimensions "
+                                           "inside it")
+        covered = st * t.dims[i + 1]
+    inner = t.box[0] * elem
+    if not interleaved and inner % 16:
+        _fail(f"{where}.box[0]", f"inner box of {inner} bytes is not a multiple of 16")
+    if not interleaved and t.swizzle != "none":
+        span = {"32b": 32, "64b": 64, "128b": 128}[t.swizzle]
+        if inner > span:
+            _fail(f"{where}.box[0]", f"inner box of {inner} bytes exceeds the {span}-byte swizzle span")
+    if interleaved and rank < 3:
+        _fail(f"{where}.interleave", "interleaved layouts need rank >= 3")
+    if t.interleave == "32b" and t.swizzle != "32b":
+        _fail(f"{where}.swizzle", "32b interleave requires 32b swizzle")
+    if t.oob_fill == "nan" and dtype == "i32":
+        _fail(f"{where}.oob_fill", "nan fill needs a floating-point dtype")
+    if name not in buffers:
+        _fail(f"{where}.buffer", f"unknown buffer '{name}'")
+    if offset % align:
+        _fail(f"{where}.offset", f"offset {offset} is not a multiple of {align} (the tensor's base address must be)")
+    end = t.extent_bytes()
+    size = buffers[name].bytes
+    if offset > size or end > size - offset:
+        _fail(f"{where}.dims", f"the tensor ({end} bytes from offset {offset}) exceeds buffer '{name}' of {size} "
+                               "bytes")
+    return KernelArg("tensor_map", name=name, offset=offset, tensor_map=t)
+
+
 def _parse_arg(o, where, buffers: Dict[str, BufferDesc], scalars: Dict[str, ScalarDesc]) -> KernelArg:
     o = _obj(o, where)
+    if "tensor_map" in o:
+        if len(o) != 1:
+            _fail(where, "expected exactly one of buffer, scalar, i32, i64, f32, f64, tensor_map")
+        return _parse_tensor_map(o["tensor_map"], f"{where}.tensor_map", buffers)
     if "buffer" in o:
         _check_keys(o, ("buffer", "offset"), where)
         name = _str(o["buffer"], f"{where}.buffer")
@@ -326,7 +457,7 @@ def _parse_arg(o, where, buffers: Dict[str, BufferDesc], scalars: Dict[str, Scal
         return KernelArg("scalar", name=name)
     kinds = [k for k in LITERAL_KINDS if k in o]
     if len(kinds) != 1 or len(o) != 1:
-        _fail(where, "expected exactly one of buffer, scalar, i32, i64, f32, f64")
+        _fail(where, "expected exactly one of buffer, scalar, i32, i64, f32, f64, tensor_map")
     kind = kinds[0]
     v = o[kind]
     if kind in ("i32", "i64"):
@@ -540,19 +671,42 @@ def _wrap_signed(v: int, bits: int) -> int:
     return v - (1 << bits) if v >= 1 << (bits - 1) else v
 
 
+class TensorMapSlot:
+    """128 bytes aligned to 64 holding one encoded CUtensorMap, and the address it describes."""
+
+    def __init__(self):
+        self._raw = ctypes.create_string_buffer(TENSOR_MAP_BYTES + TENSOR_MAP_ALIGN)
+        base = ctypes.addressof(self._raw)
+        self.address = (base + TENSOR_MAP_ALIGN - 1) // TENSOR_MAP_ALIGN * TENSOR_MAP_ALIGN
+        self.encoded_for: Optional[int] = None
+        self.encodes = 0  # how many times it was (re-)encoded
+
+    def store(self, data: bytes) -> None:
+        if len(data) != TENSOR_MAP_BYTES:
+            raise CudaError(f"a CUtensorMap has {TENSOR_MAP_BYTES} bytes, the encoder returned {len(data)}")
+        ctypes.memmove(self.address, data, TENSOR_MAP_BYTES)
+
+    def raw(self) -> bytes:
+        return ctypes.string_at(self.address, TENSOR_MAP_BYTES)
+
+
 class LaunchArgs:
     """The kernelParams of one launch step: one ctypes slot per argument, and the
     ``void*[]`` array of their addresses that cuLaunchKernel reads (it copies the
     values at the call, so the slots are reused run after run, also under graph capture).
 
     Slot types: pointers (buffer + offset) c_uint64; i32 c_int32; i64 c_int64; f32
-    c_float; f64 c_double; a scalar argument takes its declared type.
+    c_float; f64 c_double; a scalar argument takes its declared type; a tensor_map a
+    :class:`TensorMapSlot` (128 bytes aligned to 64, copied by value by the launch),
+    encoded through ``encoder(desc, address) -> bytes`` only when the address differs
+    from the one it was last encoded for.
     """
 
     def __init__(self, step: Step, scalar_types: Mapping[str, str]):
         self.step = step
         self.kinds: List[str] = []
         self.slots: List[Any] = []
+        addresses = []
         for a in step.args:
             if a.kind == "buffer":
                 kind = "ptr"
@@ -561,12 +715,17 @@ class LaunchArgs:
             else:
                 kind = a.kind
             self.kinds.append(kind)
-            slot = _CTYPE[kind]()
+            if kind == "tensor_map":
+                slot = TensorMapSlot()
+                addresses.append(slot.address)
+            else:
+                slot = _CTYPE[kind]()
+                addresses.append(ctypes.addressof(slot))
             if a.kind in LITERAL_KINDS:
                 self._store(slot, kind, a.value)
             self.slots.append(slot)
         n = len(self.slots)
-        self.params = (ctypes.c_void_p * max(n, 1))(*[ctypes.addressof(s) for s in self.slots])
+        self.params = (ctypes.c_void_p * max(n, 1))(*addresses)
 
     @staticmethod
     def _store(slot, kind: str, value):
@@ -579,13 +738,28 @@ class LaunchArgs:
         else:
             slot.value = float(value)
 
-    def update(self, buffer_ptrs: Mapping[str, int], scalar_values: Mapping[str, Any]) -> None:
-        """Writes the current buffer addresses (+ offsets) and scalar values into the slots."""
-        for a, kind, slot in zip(self.step.args, self.kinds, self.slots):
+    def update(self, buffer_ptrs: Mapping[str, int], scalar_values: Mapping[str, Any], encoder=None) -> None:
+        """Writes the current buffer addresses (+ offsets) and scalar values into the slots,
+        and re-encodes each tensor map whose address changed (``encoder(desc, address)``)."""
+        for i, (a, kind, slot) in enumerate(zip(self.step.args, self.kinds, self.slots)):
             if a.kind == "buffer":
                 self._store(slot, "ptr", int(buffer_ptrs[a.name]) + a.offset)
             elif a.kind == "scalar":
                 self._store(slot, kind, scalar_values[a.name])
+            elif a.kind == "tensor_map":
+                address = int(buffer_ptrs[a.name]) + a.offset
+                if slot.encoded_for == address:
+                    continue
+                where = f"argument {i} (tensor map of buffer '{a.name}')"
+                if encoder is None:
+                    raise CudaError(f"{where}: the driver cannot encode tensor maps (no encode_tensor_map)")
+                slot.encoded_for = None
+                try:
+                    slot.store(encoder(a.tensor_map, address))
+                except CudaError as e:
+                    raise CudaError(f"{where}: {e}") from None
+                slot.encoded_for = address
+                slot.encodes += 1
 
     @property
     def address(self) -> int:
@@ -594,7 +768,8 @@ class LaunchArgs:
 
     def raw_bytes(self) -> List[bytes]:
         """The bytes of each slot (what the kernel receives), for tests and debugging."""
-        return [ctypes.string_at(ctypes.addressof(s), ctypes.sizeof(s)) for s in self.slots]
+        return [s.raw() if isinstance(s, TensorMapSlot) else ctypes.string_at(ctypes.addressof(s), ctypes.sizeof(s))
+                for s in self.slots]
 
 
 class Program:
@@ -602,7 +777,10 @@ class Program:
 
     ``driver`` needs: ``launch(func, grid, block, shared_bytes, stream, params_address)``,
     ``memcpy_dtod(dst, src, nbytes, stream)``, ``memset_d32(ptr, value, count, stream)``
-    and ``memset_d8(ptr, value, count, stream)`` (all asynchronous on ``stream``).
+    and ``memset_d8(ptr, value, count, stream)`` (all asynchronous on ``stream``), and
+    for manifests with tensor_map arguments ``encode_tensor_map(desc, address) -> bytes``
+    (host only, so also fine while torch captures a CUDA graph; a captured graph keeps
+    the tensor maps of its capture, like it keeps the pointers).
     """
 
     def __init__(self, manifest: Manifest, functions: Mapping[str, Any]):
@@ -622,7 +800,7 @@ class Program:
         for i, (s, la) in enumerate(zip(self.manifest.steps, self.launch_args)):
             try:
                 if s.op == "launch":
-                    la.update(buffer_ptrs, scalar_values)
+                    la.update(buffer_ptrs, scalar_values, getattr(driver, "encode_tensor_map", None))
                     driver.launch(self.functions[s.kernel], s.grid, s.block, s.shared_bytes, stream, la.address)
                 elif s.op == "copy":
                     driver.memcpy_dtod(int(buffer_ptrs[s.dst]) + s.dst_offset, int(buffer_ptrs[s.src]) + s.src_offset,
@@ -751,6 +929,30 @@ class CudaDriver:
                                            int(params_address) if params_address else 0, 0),
                     "cuLaunchKernel")
 
+    def encode_tensor_map(self, desc: TensorMapDesc, address: int) -> bytes:
+        """cuTensorMapEncodeTiled of ``desc`` at ``address``: the 128 bytes of the CUtensorMap."""
+        cu = self.cu
+        fn = getattr(cu, "cuTensorMapEncodeTiled", None)
+        if fn is None:
+            raise CudaError("this cuda-python has no cuTensorMapEncodeTiled (CUDA 12 or later needed)")
+
+        def enum(type_name, value):
+            t = getattr(cu, type_name, None)
+            return t(value) if t is not None else value
+
+        u64 = getattr(cu, "cuuint64_t", int)
+        u32 = getattr(cu, "cuuint32_t", int)
+        tmap = self._check(fn(enum("CUtensorMapDataType", TENSOR_MAP_DTYPE[desc.dtype]), desc.rank,
+                              int(address), [u64(int(d)) for d in desc.dims],
+                              [u64(int(st)) for st in desc.strides], [u32(int(b)) for b in desc.box],
+                              [u32(1)] * desc.rank,
+                              enum("CUtensorMapInterleave", TENSOR_MAP_INTERLEAVE[desc.interleave]),
+                              enum("CUtensorMapSwizzle", TENSOR_MAP_SWIZZLE[desc.swizzle]),
+                              enum("CUtensorMapL2promotion", TENSOR_MAP_L2_PROMOTION[desc.l2_promotion]),
+                              enum("CUtensorMapFloatOOBfill", TENSOR_MAP_OOB_FILL[desc.oob_fill])),
+                           "cuTensorMapEncodeTiled")
+        return _tensor_map_bytes(tmap)
+
     def memcpy_dtod(self, dst: int, src: int, nbytes: int, stream):
         self._check(self.cu.cuMemcpyDtoDAsync(self.cu.CUdeviceptr(int(dst)), self.cu.CUdeviceptr(int(src)),
                                               int(nbytes), self._stream(stream)), "cuMemcpyDtoDAsync")
@@ -762,6 +964,22 @@ class CudaDriver:
     def memset_d8(self, ptr: int, value: int, count: int, stream):
         self._check(self.cu.cuMemsetD8Async(self.cu.CUdeviceptr(int(ptr)), int(value) & 0xFF, int(count),
                                             self._stream(stream)), "cuMemsetD8Async")
+
+
+def _tensor_map_bytes(tmap) -> bytes:
+    """The 128 bytes of a cuda-python CUtensorMap (its ``opaque`` words, else its struct)."""
+    if isinstance(tmap, (bytes, bytearray)):
+        data = bytes(tmap)
+    else:
+        opaque = getattr(tmap, "opaque", None)
+        if opaque is not None:
+            words = [int(w) for w in opaque]
+            data = struct.pack(f"<{len(words)}Q", *words)
+        else:
+            data = ctypes.string_at(int(tmap.getPtr()), TENSOR_MAP_BYTES)
+    if len(data) != TENSOR_MAP_BYTES:
+        raise CudaError(f"CUtensorMap of {len(data)} bytes (expected {TENSOR_MAP_BYTES})")
+    return data
 
 
 def _jit_error_log(ptx: bytes) -> str:

@@ -567,3 +567,228 @@ def test_aot_function_reports_jit_failure(monkeypatch):
     cu = _FakeCuModule(fail_load=True)
     with pytest.raises(aot.CudaError, match="CUDA_ERROR_INVALID_PTX.*\n.*JIT log:\nptxas fatal"):
         aot.AotFunction(str(RAGGED / "fused"), driver=aot.CudaDriver(cu))
+
+
+# ---------------------------------------------------------------------------
+# tensor_map arguments (CUtensorMap by value)
+# ---------------------------------------------------------------------------
+
+def _tma_manifest():
+    # x is [1, 8192, 4096] bf16; the map tiles it by [1, 128, 64] (innermost first below).
+    return {
+        "format": "sigreg-aot-v1",
+        "ptx": "k.ptx",
+        "buffers": [
+            {"name": "x", "role": "input", "bytes": 8192 * 4096 * 2, "dtype": "bf16", "shape": [1, 8192, 4096]},
+            {"name": "out", "role": "output", "bytes": 4},
+        ],
+        "steps": [
+            {"op": "launch", "kernel": "tma", "grid": [64, 1, 1], "block": [128, 1, 1], "shared_bytes": 98304,
+             "args": [{"tensor_map": {"buffer": "x", "offset": 0, "dtype": "bf16", "dims": [4096, 8192, 1],
+                                      "strides": [8192, 67108864], "box": [64, 128, 1], "swizzle": "128b",
+                                      "l2_promotion": "256b", "oob_fill": "zero", "interleave": "none"}},
+                      {"buffer": "out"}, {"i32": 7}]},
+        ],
+    }
+
+
+def _tm(o):
+    return o["steps"][0]["args"][0]["tensor_map"]
+
+
+def test_parse_tensor_map():
+    m = aot.parse_manifest(_tma_manifest())
+    s = m.steps[0]
+    assert s.shared_bytes == 98304
+    a = s.args[0]
+    assert a.kind == "tensor_map" and a.name == "x" and a.offset == 0
+    t = a.tensor_map
+    assert (t.dtype, t.dims, t.strides, t.box) == ("bf16", (4096, 8192, 1), (8192, 67108864), (64, 128, 1))
+    assert (t.swizzle, t.l2_promotion, t.oob_fill, t.interleave) == ("128b", "256b", "zero", "none")
+    # defaults
+    o = _tma_manifest()
+    for k in ("offset", "swizzle", "l2_promotion", "oob_fill", "interleave"):
+        del _tm(o)[k]
+    _tm(o)["box"] = [8, 128, 1]
+    t = aot.parse_manifest(o).steps[0].args[0].tensor_map
+    assert (t.swizzle, t.l2_promotion, t.oob_fill, t.interleave) == ("none", "none", "zero", "none")
+
+
+TM = "steps[0].args[0].tensor_map"
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda t: t.update(mode=1), f"{TM}: unknown key 'mode'"),
+    (lambda t: t.pop("buffer"), f"{TM}: missing key 'buffer'"),
+    (lambda t: t.update(buffer="y"), f"{TM}.buffer: unknown buffer 'y'"),
+    (lambda t: t.update(dtype="f64"), f"{TM}.dtype: invalid value 'f64'"),
+    (lambda t: t.update(dims=[], strides=[], box=[]), f"{TM}.dims: rank 0 out of range [1, 5]"),
+    (lambda t: t.update(dims=[8, 1, 1, 1, 1, 1], strides=[16] * 5, box=[8, 1, 1, 1, 1, 1]),
+     f"{TM}.dims: rank 6 out of range [1, 5]"),
+    (lambda t: t.update(dims=[4096, 0, 1]), f"{TM}.dims[1]: value 0 out of range"),
+    (lambda t: t.update(dims=[4096, 8192, 2 ** 32 + 1]), f"{TM}.dims[2]: value 4294967297 out of range"),
+    (lambda t: t.update(strides=[8192]), f"{TM}.strides: expected 2 strides"),
+    (lambda t: t.update(strides=[8200, 67108864]), f"{TM}.strides[0]: stride 8200 is not a multiple of 16"),
+    (lambda t: t.update(strides=[4096, 67108864]), f"{TM}.strides[0]: stride 4096 is smaller than the 8192 bytes"),
+    (lambda t: t.update(strides=[8192, 2 ** 40]), f"{TM}.strides[1]: value 1099511627776 out of range"),
+    (lambda t: t.update(box=[64, 128]), f"{TM}.box: expected 3 box sizes"),
+    (lambda t: t.update(box=[64, 0, 1]), f"{TM}.box[1]: value 0 out of range [1, 256]"),
+    (lambda t: t.update(box=[64, 257, 1]), f"{TM}.box[1]: value 257 out of range [1, 256]"),
+    (lambda t: t.update(box=[4, 128, 1]), f"{TM}.box[0]: inner box of 8 bytes is not a multiple of 16"),
+    (lambda t: t.update(box=[128, 128, 1]), f"{TM}.box[0]: inner box of 256 bytes exceeds the 128-byte swizzle span"),
+    (lambda t: t.update(swizzle="64b"), f"{TM}.box[0]: inner box of 128 bytes exceeds the 64-byte swizzle span"),
+    (lambda t: t.update(swizzle="256b"), f"{TM}.swizzle: invalid value '256b'"),
+    (lambda t: t.update(l2_promotion="512b"), f"{TM}.l2_promotion: invalid value '512b'"),
+    (lambda t: t.update(oob_fill="one"), f"{TM}.oob_fill: invalid value 'one'"),
+    (lambda t: t.update(oob_fill=0), f"{TM}.oob_fill: expected a string"),
+    (lambda t: t.update(interleave="8b"), f"{TM}.interleave: invalid value '8b'"),
+    (lambda t: t.update(interleave="32b"), f"{TM}.swizzle: 32b interleave requires 32b swizzle"),
+    (lambda t: t.update(dtype="i32", dims=[2048, 8192, 1], box=[32, 128, 1], oob_fill="nan"),
+     f"{TM}.oob_fill: nan fill needs a floating-point dtype"),
+    (lambda t: t.update(offset=8), f"{TM}.offset: offset 8 is not a multiple of 16"),
+    (lambda t: t.update(dims=[4096, 8192, 2]),
+     f"{TM}.dims: the tensor (134217728 bytes from offset 0) exceeds buffer 'x' of 67108864 bytes"),
+    (lambda t: t.update(offset=16), f"{TM}.dims: the tensor (67108864 bytes from offset 16) exceeds buffer 'x'"),
+])
+def test_tensor_map_parse_errors_name_the_key(mutate, message):
+    o = _tma_manifest()
+    mutate(_tm(o))
+    with pytest.raises(aot.ManifestError) as info:
+        aot.parse_manifest(o)
+    assert message in str(info.value)
+
+
+def test_tensor_map_interleave_needs_rank_3_and_two_kinds_rejected():
+    o = _tma_manifest()
+    _tm(o).update(dims=[4096, 8192], strides=[8192], box=[8, 128], interleave="16b")
+    with pytest.raises(aot.ManifestError, match=r"tensor_map.interleave: interleaved layouts need rank >= 3"):
+        aot.parse_manifest(o)
+    o = _tma_manifest()
+    o["steps"][0]["args"][0]["i32"] = 1
+    with pytest.raises(aot.ManifestError, match=r"steps\[0\].args\[0\]: expected exactly one of"):
+        aot.parse_manifest(o)
+
+
+class _EncodingDriver(FakeDriver):
+    """FakeDriver plus encode_tensor_map: 128 bytes that name the address and the call."""
+
+    def __init__(self, launch_sizes):
+        super().__init__(launch_sizes)
+        self.encodes = []
+
+    def encode_tensor_map(self, desc, address):
+        self.encodes.append((desc, address))
+        return struct.pack("<QQ", address, len(self.encodes)) + bytes(range(112))
+
+
+def test_program_encodes_tensor_maps_once_per_address():
+    m = aot.parse_manifest(_tma_manifest())
+    prog = aot.Program(m, {"tma": "T"})
+    la = prog.launch_args[0]
+    assert la.kinds == ["tensor_map", "ptr", "i32"]
+    slot = la.slots[0]
+    assert slot.address % 64 == 0 and la.params[0] == slot.address  # kernelParams[0] -> the 128 bytes
+    drv = _EncodingDriver([[128, 8, 4]] * 4)
+    ptrs = {"x": 0x7F00_0000_0000, "out": 0x7F10_0000_0000}
+    prog.enqueue(drv, 5, ptrs, {})
+    assert len(drv.encodes) == 1
+    desc, addr = drv.encodes[0]
+    assert addr == ptrs["x"] and desc.box == (64, 128, 1) and desc.dims == (4096, 8192, 1)
+    launch = drv.calls[-1]
+    assert launch[:6] == ("launch", "T", (64, 1, 1), (128, 1, 1), 98304, 5)
+    tmap, out, lit = launch[6]
+    assert tmap == struct.pack("<QQ", ptrs["x"], 1) + bytes(range(112))  # all 128 bytes, by value
+    assert out == struct.pack("<Q", ptrs["out"]) and lit == struct.pack("<i", 7)
+    # same address: no new encode; another output address alone: still none
+    prog.enqueue(drv, 5, dict(ptrs, out=0x1000), {})
+    assert len(drv.encodes) == 1 and slot.encodes == 1
+    # x rebound: re-encoded for the new address, and the launch passes the new map
+    prog.enqueue(drv, 5, dict(ptrs, x=0x7F20_0000_0000), {})
+    assert [a for _, a in drv.encodes] == [ptrs["x"], 0x7F20_0000_0000]
+    assert drv.calls[-1][6][0][:16] == struct.pack("<QQ", 0x7F20_0000_0000, 2)
+    # and back again: re-encoded once more
+    prog.enqueue(drv, 5, ptrs, {})
+    assert len(drv.encodes) == 3 and drv.calls[-1][6][0][:8] == struct.pack("<Q", ptrs["x"])
+
+
+def test_program_tensor_map_errors_name_step_and_argument():
+    m = aot.parse_manifest(_tma_manifest())
+    prog = aot.Program(m, {"tma": "T"})
+    with pytest.raises(aot.CudaError, match=r"step 0 \(launch tma.*argument 0 \(tensor map of buffer 'x'\).*"
+                                           r"no encode_tensor_map"):
+        prog.enqueue(FakeDriver([[128, 8, 4]]), 0, {"x": 0x1000, "out": 0x2000}, {})
+
+    class Failing(_EncodingDriver):
+        def encode_tensor_map(self, desc, address):
+            raise aot.CudaError("cuTensorMapEncodeTiled failed: CUDA_ERROR_INVALID_VALUE (1)")
+
+    prog = aot.Program(m, {"tma": "T"})
+    with pytest.raises(aot.CudaError, match=r"step 0 .*argument 0 \(tensor map of buffer 'x'\): "
+                                           r"cuTensorMapEncodeTiled failed"):
+        prog.enqueue(Failing([[128, 8, 4]]), 0, {"x": 0x1000, "out": 0x2000}, {})
+    # a failed encode is retried on the next run, not taken as done
+    drv = _EncodingDriver([[128, 8, 4]])
+    prog.enqueue(drv, 0, {"x": 0x1000, "out": 0x2000}, {})
+    assert len(drv.encodes) == 1
+
+
+def test_cuda_driver_encode_tensor_map_call():
+    """CudaDriver.encode_tensor_map against a fake cuda.bindings.driver: argument order,
+    enum values (cuda.h), element strides of 1, and the 128 bytes of the CUtensorMap."""
+    import enum
+
+    class FakeCu:
+        class CUtensorMapDataType(enum.IntEnum):
+            CU_TENSOR_MAP_DATA_TYPE_INT32 = 3
+            CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6
+            CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7
+            CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9
+
+        CUtensorMapInterleave = enum.IntEnum("CUtensorMapInterleave", {"NONE": 0, "B16": 1, "B32": 2})
+        CUtensorMapSwizzle = enum.IntEnum("CUtensorMapSwizzle", {"NONE": 0, "B32": 1, "B64": 2, "B128": 3})
+        CUtensorMapL2promotion = enum.IntEnum("CUtensorMapL2promotion", {"NONE": 0, "B64": 1, "B128": 2, "B256": 3})
+        CUtensorMapFloatOOBfill = enum.IntEnum("CUtensorMapFloatOOBfill", {"NONE": 0, "NAN": 1})
+
+        class cuuint64_t(int):
+            pass
+
+        class cuuint32_t(int):
+            pass
+
+        class CUtensorMap:
+            def __init__(self, words):
+                self.opaque = [FakeCu.cuuint64_t(w) for w in words]
+
+        def __init__(self):
+            self.calls = []
+
+        def cuInit(self, flags):
+            return (0,)
+
+        def cuTensorMapEncodeTiled(self, *a):
+            self.calls.append(a)
+            return (0, FakeCu.CUtensorMap(range(100, 116)))
+
+    cu = FakeCu()
+    drv = aot.CudaDriver(cu)
+    t = aot.parse_manifest(_tma_manifest()).steps[0].args[0].tensor_map
+    data = drv.encode_tensor_map(t, 0x7F00_0000_0040)
+    assert data == struct.pack("<16Q", *range(100, 116))
+    (dtype, rank, addr, dims, strides, box, estr, inter, swz, l2, oob), = cu.calls
+    assert isinstance(dtype, FakeCu.CUtensorMapDataType) and int(dtype) == 9  # BFLOAT16
+    assert rank == 3 and addr == 0x7F00_0000_0040
+    assert dims == [4096, 8192, 1] and all(isinstance(d, FakeCu.cuuint64_t) for d in dims)
+    assert strides == [8192, 67108864] and box == [64, 128, 1] and estr == [1, 1, 1]
+    assert all(isinstance(b, FakeCu.cuuint32_t) for b in box + estr)
+    assert (int(inter), int(swz), int(l2), int(oob)) == (0, 3, 3, 0)
+    assert isinstance(swz, FakeCu.CUtensorMapSwizzle)
+    t.dtype, t.swizzle, t.l2_promotion, t.oob_fill = "f16", "32b", "64b", "nan"
+    drv.encode_tensor_map(t, 0x10)
+    a = cu.calls[-1]
+    assert (int(a[0]), int(a[8]), int(a[9]), int(a[10])) == (6, 1, 1, 1)
+    t.dtype = "f32"
+    drv.encode_tensor_map(t, 0x10)
+    assert int(cu.calls[-1][0]) == 7
+    t.dtype, t.oob_fill = "i32", "zero"
+    drv.encode_tensor_map(t, 0x10)
+    assert int(cu.calls[-1][0]) == 3
