@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Pass/PassManager.h"
@@ -80,11 +81,59 @@ private:
   };
   FailureOr<BufferRef> bufferOf(Value v, Operation *user);
   FailureOr<llvm::json::Value> argOf(Value v, Operation *user);
+  LogicalResult tensorMapOf(nvgpu::TmaCreateDescriptorOp op);
 
   func::FuncOp func;
   DenseMap<Value, BufferRef> buffers;
   DenseMap<Value, std::string> scalarArgs;
+  /// Ranked type of each memref.cast to an unranked memref (the TMA source).
+  DenseMap<Value, MemRefType> rankedSource;
+  /// The manifest's "tensor_map" object of each descriptor value (the
+  /// nvgpu.tma.create.descriptor result and its casts to !llvm.ptr).
+  DenseMap<Value, llvm::json::Object> tensorMaps;
 };
+
+/// Swizzle span in bytes (0: no swizzle) and the manifest spelling.
+std::pair<int64_t, StringRef> swizzleOf(nvgpu::TensorMapSwizzleKind k) {
+  switch (k) {
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE:
+    return {0, "none"};
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_32B:
+    return {32, "32b"};
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_64B:
+    return {64, "64b"};
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_128B:
+    return {128, "128b"};
+  }
+  return {-1, ""};
+}
+
+StringRef l2PromotionOf(nvgpu::TensorMapL2PromoKind k) {
+  switch (k) {
+  case nvgpu::TensorMapL2PromoKind::L2PROMO_NONE:
+    return "none";
+  case nvgpu::TensorMapL2PromoKind::L2PROMO_64B:
+    return "64b";
+  case nvgpu::TensorMapL2PromoKind::L2PROMO_128B:
+    return "128b";
+  case nvgpu::TensorMapL2PromoKind::L2PROMO_256B:
+    return "256b";
+  }
+  return "";
+}
+
+/// Interleave granule in bytes (0: none) and the manifest spelling.
+std::pair<int64_t, StringRef> interleaveOf(nvgpu::TensorMapInterleaveKind k) {
+  switch (k) {
+  case nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE:
+    return {0, "none"};
+  case nvgpu::TensorMapInterleaveKind::INTERLEAVE_16B:
+    return {16, "16b"};
+  case nvgpu::TensorMapInterleaveKind::INTERLEAVE_32B:
+    return {32, "32b"};
+  }
+  return {-1, ""};
+}
 
 llvm::json::Object bufferJson(StringRef name, StringRef role, MemRefType t) {
   llvm::json::Array shape;
@@ -107,7 +156,114 @@ ManifestBuilder::bufferOf(Value v, Operation *user) {
                            "(only arguments, allocations and their reshapes)");
 }
 
+/// The tensor map of `nvgpu.tma.create.descriptor %u box[...]` where %u is
+/// a memref.cast of a named buffer to an unranked memref. The manifest wants
+/// the driver's order, innermost dimension first (as upstream's
+/// mgpuTensorMapEncodeTiledMemref reverses sizes, strides and box), and the
+/// driver's rules are checked here so that a bad descriptor fails at compile
+/// time at the op.
+LogicalResult ManifestBuilder::tensorMapOf(nvgpu::TmaCreateDescriptorOp op) {
+  Value src = op.getTensor();
+  auto ranked = rankedSource.find(src);
+  if (ranked == rankedSource.end())
+    return op.emitOpError("needs its tensor to be a memref.cast of a buffer "
+                          "the AOT manifest names");
+  FailureOr<BufferRef> ref = bufferOf(src, op);
+  if (failed(ref))
+    return failure();
+  MemRefType t = ranked->second;
+  if (!t.hasStaticShape() || !t.getLayout().isIdentity())
+    return op.emitOpError("needs a static shape and identity layout, got ")
+           << t;
+  Type elem = t.getElementType();
+  std::string dtype = elem.isInteger(32) ? "i32" : dtypeOf(elem);
+  if (dtype != "bf16" && dtype != "f16" && dtype != "f32" && dtype != "i32")
+    return op.emitOpError("tensor maps support bf16, f16, f32 and i32, not ")
+           << elem;
+  int64_t rank = t.getRank();
+  if (rank < 1 || rank > 5)
+    return op.emitOpError("tensor map rank ") << rank << " is not in [1, 5]";
+  if (static_cast<int64_t>(op.getBoxDimensions().size()) != rank)
+    return op.emitOpError("has ")
+           << op.getBoxDimensions().size() << " box sizes for a rank-" << rank
+           << " tensor";
+  auto desc = op.getTensorMap().getType();
+  MemRefType tile = desc.getTensor();
+  if (tile.getElementType() != elem)
+    return op.emitOpError("descriptor element type ")
+           << tile.getElementType() << " differs from the tensor's " << elem;
+  int64_t ebytes = elementBytes(elem);
+  SmallVector<int64_t> box; // outermost first, as the op writes it
+  for (auto [i, v] : llvm::enumerate(op.getBoxDimensions())) {
+    std::optional<int64_t> c = getConstantIntValue(v);
+    if (!c)
+      return op.emitOpError("needs constant box sizes (box[") << i << "])";
+    if (*c < 1 || *c > 256)
+      return op.emitOpError("box[")
+             << i << "] = " << *c << " is not in [1, 256]";
+    box.push_back(*c);
+  }
+  if (tile.getRank() != rank || tile.getShape() != ArrayRef<int64_t>(box))
+    return op.emitOpError("box does not match the descriptor's tile ") << tile;
+  auto [span, swizzle] = swizzleOf(desc.getSwizzle());
+  auto [granule, interleave] = interleaveOf(desc.getInterleave());
+  int64_t innerBytes = box.back() * ebytes;
+  if (granule == 0 && innerBytes % 16)
+    return op.emitOpError("inner box of ")
+           << innerBytes << " bytes is not a multiple of 16";
+  if (granule == 0 && span && innerBytes > span)
+    return op.emitOpError("inner box of ")
+           << innerBytes << " bytes exceeds the " << span
+           << "-byte swizzle span";
+  if (granule && rank < 3)
+    return op.emitOpError("interleaved tensor maps need rank >= 3");
+  if (granule == 32 && span != 32)
+    return op.emitOpError("32b interleave requires 32b swizzle");
+  int64_t align = granule == 32 ? 32 : 16;
+  if (ref->offset % align)
+    return op.emitOpError("tensor base offset ")
+           << ref->offset << " is not a multiple of " << align << " bytes";
+  bool nan = desc.getOob() == nvgpu::TensorMapOOBKind::OOB_NAN;
+  if (nan && dtype == "i32")
+    return op.emitOpError("nan out-of-bounds fill needs a float type");
+
+  llvm::json::Array dims, strides, boxJson;
+  ArrayRef<int64_t> shape = t.getShape();
+  int64_t stride = ebytes; // bytes between consecutive elements of dim r
+  for (int64_t r = rank - 1; r >= 0; --r) {
+    if (shape[r] < 1 || shape[r] > (int64_t(1) << 32))
+      return op.emitOpError("dimension ")
+             << r << " of size " << shape[r] << " is not in [1, 2^32]";
+    if (r != rank - 1) {
+      if (stride % align || stride >= (int64_t(1) << 40))
+        return op.emitOpError("stride of dimension ")
+               << r << " (" << stride << " bytes) must be a multiple of "
+               << align << " below 2^40";
+      strides.push_back(stride);
+    }
+    dims.push_back(shape[r]);
+    boxJson.push_back(box[r]);
+    stride *= shape[r];
+  }
+  llvm::json::Object o{{"buffer", ref->name},
+                       {"offset", ref->offset},
+                       {"dtype", dtype},
+                       {"dims", std::move(dims)},
+                       {"strides", std::move(strides)},
+                       {"box", std::move(boxJson)},
+                       {"swizzle", swizzle},
+                       {"l2_promotion", l2PromotionOf(desc.getL2promo())},
+                       {"oob_fill", nan ? "nan" : "zero"},
+                       {"interleave", interleave}};
+  tensorMaps[op.getResult()] = std::move(o);
+  return success();
+}
+
 FailureOr<llvm::json::Value> ManifestBuilder::argOf(Value v, Operation *user) {
+  auto map = tensorMaps.find(v);
+  if (map != tensorMaps.end())
+    return llvm::json::Value(
+        llvm::json::Object{{"tensor_map", llvm::json::Object(map->second)}});
   if (isa<MemRefType>(v.getType())) {
     FailureOr<BufferRef> ref = bufferOf(v, user);
     if (failed(ref))
@@ -180,6 +336,37 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
       buffers[op.getResult(0)] = *ref;
       continue;
     }
+    if (auto cast = dyn_cast<memref::CastOp>(op)) {
+      // Only the ranked -> unranked cast feeding a TMA descriptor.
+      auto from = dyn_cast<MemRefType>(cast.getSource().getType());
+      if (!from || !isa<UnrankedMemRefType>(cast.getType()))
+        return cast.emitOpError("cannot be expressed in the AOT manifest "
+                                "(only ranked -> unranked casts of buffers "
+                                "that feed nvgpu.tma.create.descriptor)");
+      FailureOr<BufferRef> ref = bufferOf(cast.getSource(), &op);
+      if (failed(ref))
+        return failure();
+      buffers[cast.getResult()] = *ref;
+      rankedSource[cast.getResult()] = from;
+      continue;
+    }
+    if (auto tma = dyn_cast<nvgpu::TmaCreateDescriptorOp>(op)) {
+      if (failed(tensorMapOf(tma)))
+        return failure();
+      continue;
+    }
+    if (auto cast = dyn_cast<UnrealizedConversionCastOp>(op)) {
+      // The descriptor as the !llvm.ptr the kernel operand has after
+      // lowering: the same tensor map.
+      auto map = cast.getNumOperands() == 1 && cast.getNumResults() == 1
+                     ? tensorMaps.find(cast.getOperand(0))
+                     : tensorMaps.end();
+      if (map == tensorMaps.end())
+        return cast.emitOpError("cannot be expressed in the AOT manifest "
+                                "(only casts of TMA descriptors)");
+      tensorMaps[cast.getResult(0)] = llvm::json::Object(map->second);
+      continue;
+    }
     if (auto copy = dyn_cast<memref::CopyOp>(op)) {
       FailureOr<BufferRef> src = bufferOf(copy.getSource(), &op);
       FailureOr<BufferRef> dst = bufferOf(copy.getTarget(), &op);
@@ -212,8 +399,17 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
           dims(launch.getBlockSizeOperandValues());
       if (failed(grid) || failed(block))
         return failure();
-      if (launch.getDynamicSharedMemorySize())
-        return launch.emitOpError("dynamic shared memory is not supported");
+      int64_t sharedBytes = 0;
+      if (Value size = launch.getDynamicSharedMemorySize()) {
+        std::optional<int64_t> c = getConstantIntValue(size);
+        if (!c)
+          return launch.emitOpError(
+              "needs a constant dynamic_shared_memory_size");
+        if (*c < 0 || *c > 0x7FFFFFFF)
+          return launch.emitOpError("dynamic_shared_memory_size ")
+                 << *c << " is out of range";
+        sharedBytes = *c;
+      }
       llvm::json::Array args;
       for (Value v : launch.getKernelOperands()) {
         FailureOr<llvm::json::Value> arg = argOf(v, &op);
@@ -229,7 +425,7 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
                              {"region", region ? region.str() : "other"},
                              {"grid", std::move(*grid)},
                              {"block", std::move(*block)},
-                             {"shared_bytes", 0},
+                             {"shared_bytes", sharedBytes},
                              {"args", std::move(args)}});
       continue;
     }
