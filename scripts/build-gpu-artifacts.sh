@@ -3,7 +3,7 @@
 # (manifest.json + sigreg.ptx per pipeline) with sigreg-run --compile-only,
 # so that the GPU machine, which has no MLIR, runs them with sigreg-aot-run
 # (scripts/gpu-check.sh). Usage: scripts/build-gpu-artifacts.sh BUILD_DIR OUT_DIR [SET]
-#   SET: all (default) | anchors | quick
+#   SET: all (default) | anchors | quick | hopper
 set -euo pipefail
 build=${1:?build dir}; out=${2:?output dir}; set_=${3:-all}
 run="$build/bin/sigreg-run"
@@ -62,11 +62,24 @@ variants() {
   emit mid-bf16-simt 0 1024 1024 1024 17 bf16 none 0 mean seed fused --tensor-cores=false
   emit large-bf16-simt 0 8192 4096 4096 17 bf16 none 0 mean seed fused --tensor-cores=false
 }
+# The Hopper kernel (TMA + wgmma, sm_90a): the large anchor against the
+# mma.sync kernel (--chip=sm_90), an explicit projection, ragged shapes (N not
+# a multiple of 128, D of 64, S of 256), views, f16, every clip mode, P = 33.
+hopper() {
+  emit large-bf16 0 8192 4096 4096 17 bf16 none 0 mean seed fused
+  emit large-bf16-mma 0 8192 4096 4096 17 bf16 none 0 mean seed fused --chip=sm_90
+  emit large-bf16-explicit 0 8192 4096 4096 17 bf16 none 0 mean explicit fused
+  emit wg-ragged-views 3 1000 1000 2000 17 bf16 none 0 mean seed fused
+  emit wg-f16-clamp-sum 0 4100 520 1032 17 f16 clamp_min 1.0 sum seed fused
+  emit wg-p33-zero-explicit 0 4096 256 2048 33 bf16 zero_below 1.0 mean explicit fused
+  emit wg-views-none-explicit 2 3000 1024 2048 9 bf16 none 0 none explicit fused
+}
 case "$set_" in
   quick) emit ragged-bf16-clamp 3 37 129 77 9 bf16 clamp_min 1.0 mean seed
          emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed ;;
   anchors) anchors ;;
-  all) anchors; variants ;;
+  all) anchors; variants; hopper ;;
+  hopper) hopper ;;
   *) echo "unknown set $set_"; exit 2 ;;
 esac
 echo "artifacts in $out: $(ls -d "$out"/*/ | wc -l) configurations"

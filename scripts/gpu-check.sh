@@ -48,9 +48,10 @@ for dir in "$art"/*/; do
   done
 done
 if [ $sanitize = 1 ] && command -v compute-sanitizer > /dev/null; then
-  for name in ragged-bf16-clamp ragged-f32-zero-none blog-bf16 n1000-bf16-zero ragged-bf16-mma ragged-f16-mma-explicit; do
+  for name in ragged-bf16-clamp ragged-f32-zero-none blog-bf16 n1000-bf16-zero ragged-bf16-mma ragged-f16-mma-explicit \
+              wg-ragged-views wg-f16-clamp-sum wg-views-none-explicit; do
     [ -d "$art/$name/fused" ] || continue
-    for tool in memcheck racecheck; do
+    for tool in memcheck racecheck synccheck; do
       compute-sanitizer --tool $tool --error-exitcode 99 "$aot" "$art/$name/fused" \
         > "$out/sanitize-$tool-$name.log" 2>&1; rc=$?
       echo "compute-sanitizer $tool $name: $([ $rc = 0 ] && echo clean || echo "FAIL($rc)")" | tee -a "$out/summary.txt"

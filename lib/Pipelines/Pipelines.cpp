@@ -3,6 +3,7 @@
 #include "sigreg/Pipelines/Pipelines.h"
 #include "sigreg/Conversion/Passes.h"
 #include "sigreg/Dialect/Sigreg/Transforms/Passes.h"
+#include "sigreg/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -70,12 +71,20 @@ static std::string findCudaToolkit() {
 static void addDeviceLowering(OpPassManager &pm,
                               const GpuPipelineOptions &options) {
   OpPassManager &dev = pm.nest<gpu::GPUModuleOp>();
+  // nvgpu (TMA, mbarriers, wgmma) first: it produces scf, memref and NVVM.
+  dev.addPass(createConvertNVGPUToNVVMPass());
   dev.addPass(createSCFToControlFlowPass());
   dev.addPass(memref::createExpandStridedMetadataPass());
   dev.addPass(createLowerAffinePass());
   ConvertGpuOpsToNVVMOpsOptions nvvmOpts;
   nvvmOpts.useBarePtrCallConv = true;
   dev.addPass(createConvertGpuOpsToNVVMOps(nvvmOpts));
+  dev.addPass(createConvertNVVMToLLVMPass());
+  // What the NVPTX backend and the driver need beyond the upstream lowering:
+  // the dynamic shared buffer as `.extern .shared .align 1024`, tensor maps
+  // as 128-byte by-value grid constants.
+  dev.addPass(createSigregExternDynamicSharedMemory());
+  dev.addPass(createSigregGridConstantParams());
   dev.addPass(createCanonicalizerPass());
   dev.addPass(createCSEPass());
   dev.addPass(createReconcileUnrealizedCastsPass());
@@ -102,6 +111,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   gpuOpts.blockRows = options.blockRows;
   gpuOpts.blockSlices = options.blockSlices;
   gpuOpts.tensorCores = options.tensorCores;
+  gpuOpts.hopper = options.chip == "sm_90a";
   pm.addPass(createConvertSigregToGPU(gpuOpts));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -80,7 +80,7 @@ struct Options {
       llvm::cl::desc("CUDA: compile (and emit artifacts), do not run; needs "
                      "no GPU")};
   llvm::cl::opt<std::string> chip{"chip", llvm::cl::desc("CUDA target SM"),
-                                  llvm::cl::init("sm_90")};
+                                  llvm::cl::init("sm_90a")};
   llvm::cl::opt<int64_t> blockRows{
       "block-rows", llvm::cl::desc("Fused ECF batch tile (0: by shape)"),
       llvm::cl::init(0)};

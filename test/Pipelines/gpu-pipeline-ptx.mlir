@@ -6,7 +6,7 @@
 // default environment.
 
 // --sigreg-gpu-pipeline with the default format (isa): the gpu.module is
-// serialized into a gpu.binary holding PTX for sm_90 (libdevice linked for
+// serialized into a gpu.binary holding PTX for sm_90a (libdevice linked for
 // cos/sin/sqrt). The PTX is printed escaped on one line (\0A newline, \09
 // tab), so the checks below follow it left to right. The only local-memory
 // array is libdevice's Payne-Hanek frame (__local_depot, 28 bytes) in the
@@ -17,8 +17,8 @@
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_epilogue
 // CHECK-NOT:     gpu.module
-// CHECK:       gpu.binary @sigreg_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, {{.*}}assembly = "
-// CHECK-SAME:    .version 8.0\0A.target sm_90\0A.address_size 64\0A
+// CHECK:       gpu.binary @sigreg_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">, {{.*}}assembly = "
+// CHECK-SAME:    .version 8.0\0A.target sm_90a\0A.address_size 64\0A
 // CHECK-NOT:   .local
 // CHECK:       .visible .entry sigreg_projection(\0A\09.param .u64 sigreg_projection_param_0
 // CHECK-NOT:   .local

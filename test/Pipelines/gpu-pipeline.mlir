@@ -17,7 +17,7 @@
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf blocks in (%c5, %c1, %c1) threads in (%c256, %c1, %c1) {{.*}} {sigreg.region = "trig_reduction"}
 // CHECK-NEXT:    gpu.launch_func @sigreg_kernels::@sigreg_epilogue blocks in (%c1, %c1, %c1) threads in (%c256, %c1, %c1) {{.*}} {sigreg.region = "epilogue"}
 // CHECK-NEXT:    return
-// CHECK:       gpu.module @sigreg_kernels [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">] {
+// CHECK:       gpu.module @sigreg_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">] {
 // CHECK:         llvm.func @sigreg_projection(%{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) attributes {gpu.kernel, gpu.known_block_size = array<i32: 256, 1, 1>, nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>, sigreg.region = "projection_generation"}
 // CHECK:         llvm.mlir.global internal @__wg_sigreg_fused_ecf_0() {addr_space = 3 : i32} : !llvm.array<{{[0-9]+}} x f32>
 // CHECK-NEXT:    llvm.mlir.global internal @__wg_sigreg_fused_ecf_1() {addr_space = 3 : i32} : !llvm.array<{{[0-9]+}} x f32>

@@ -1,7 +1,7 @@
 // REQUIRES: cuda-toolkit
 // RUN: env CUDA_HOME=/usr/local/cuda sigreg-opt %s --sigreg-naive-gpu-pipeline | FileCheck %s
 
-// --sigreg-naive-gpu-pipeline with the default isa format: PTX for sm_90 in a
+// --sigreg-naive-gpu-pipeline with the default isa format: PTX for sm_90a in a
 // gpu.binary; the constant tables (t_p, phi_p, w_p) are global arrays, the
 // naive kernels use neither shared memory nor barriers. CUDA_HOME is set: see
 // serialize-libdevice.mlir.
@@ -9,8 +9,8 @@
 // CHECK-LABEL: func.func @loss(
 // CHECK:         memref.alloc() {{.*}}: memref<1x37x77x9xf32>
 // CHECK:         gpu.launch_func @sigreg_kernels::@naive_trig_reduction_
-// CHECK:       gpu.binary @sigreg_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, {{.*}}assembly = "
-// CHECK-SAME:    .version 8.0\0A.target sm_90\0A.address_size 64\0A
+// CHECK:       gpu.binary @sigreg_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">, {{.*}}assembly = "
+// CHECK-SAME:    .version 8.0\0A.target sm_90a\0A.address_size 64\0A
 // CHECK-SAME:    .global .align 64 .b8 __constant_9xf32
 // CHECK-NOT:     .shared
 // CHECK-NOT:     bar.sync

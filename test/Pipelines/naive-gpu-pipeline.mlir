@@ -20,7 +20,7 @@
 // CHECK:         memref.alloc() {{.*}}: memref<1x37x77x9xf32>
 // CHECK:         gpu.launch_func @sigreg_kernels::@naive_epilogue_{{[0-9]+}} {{.*}} {sigreg.region = "epilogue"}
 // CHECK:         return
-// CHECK:       gpu.module @sigreg_kernels [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">] {
+// CHECK:       gpu.module @sigreg_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">] {
 // CHECK:         llvm.mlir.global private constant @__constant_9xf32
 // CHECK:         llvm.func @naive_projection_generation_0(
 // CHECK-SAME:      attributes {gpu.kernel, gpu.known_block_size = array<i32: 256, 1, 1>, nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>}

@@ -10,6 +10,7 @@
 #include "sigreg/Dialect/Sigreg/IR/SigregDialect.h"
 #include "sigreg/Dialect/Sigreg/Transforms/Passes.h"
 #include "sigreg/Pipelines/Pipelines.h"
+#include "sigreg/Transforms/Passes.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -21,6 +22,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::sigreg::registerSigregPasses();
   mlir::sigreg::registerSigregConversionPasses();
+  mlir::sigreg::registerSigregTransformsPasses();
   mlir::sigreg::registerSigregPipelines();
 
   mlir::DialectRegistry registry;

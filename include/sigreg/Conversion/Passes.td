@@ -22,7 +22,10 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
       registers, cos/sin by one sincos and an angle-addition recurrence over
       the points, batch sums reduced through shared memory. bf16/f16 inputs
       use `sigreg_fused_ecf_mma` instead (mma.sync m16n8k16 tiles of 64 rows x
-      128 slices, y staged in shared memory). With more than
+      128 slices, y staged in shared memory), and with `hopper` large ones
+      `sigreg_fused_ecf_wgmma` (TMA + wgmma, warp-specialized, tiles of 128
+      rows x 256 slices; tensor maps built on the host with
+      `nvgpu.tma.create.descriptor`). With more than
       one batch tile, `sigreg_ecf_finalize` sums the tiles in a fixed order.
     - `sigreg.fused_epilogue` -> `sigreg_epilogue`: one block, thread-strided
       statistic and a fixed-order tree reduction (mean/sum), or one thread
@@ -36,13 +39,16 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
     Option<"projectionChunk", "projection-chunk", "int64_t", "64",
            "Rows of D per thread of the projection kernel">,
     Option<"tensorCores", "tensor-cores", "bool", "true",
-           "bf16/f16 inputs: run the fused ECF GEMM on tensor cores (mma.sync)">
+           "bf16/f16 inputs: run the fused ECF GEMM on tensor cores (mma.sync)">,
+    Option<"hopper", "hopper", "bool", "false",
+           "The target is sm_90a: large bf16/f16 problems use the TMA + wgmma kernel">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect", "::mlir::math::MathDialect",
                            "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect",
                            "::mlir::vector::VectorDialect",
-                           "::mlir::NVVM::NVVMDialect"];
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::nvgpu::NVGPUDialect"];
 }
 
 def SigregLinalgToGPU : Pass<"sigreg-linalg-to-gpu", "::mlir::ModuleOp"> {

@@ -22,7 +22,9 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 
 struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   PassOptions::Option<std::string> chip{
-      *this, "chip", llvm::cl::desc("Target SM"), llvm::cl::init("sm_90")};
+      *this, "chip",
+      llvm::cl::desc("Target SM (sm_90a enables the TMA + wgmma kernel)"),
+      llvm::cl::init("sm_90a")};
   PassOptions::Option<std::string> features{*this, "features",
                                             llvm::cl::desc("PTX features"),
                                             llvm::cl::init("+ptx80")};

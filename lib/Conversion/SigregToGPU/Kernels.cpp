@@ -182,6 +182,45 @@ mlir::sigreg::buildPackedProjectionKernel(OpBuilder &b, Location loc,
 }
 
 //===----------------------------------------------------------------------===//
+// Projection for the Hopper GEMM: same threads as buildProjectionKernel; g is
+// rounded to 16 bits and stored row-major [D, S] (what its TMA loads), the
+// sums of squares stay f32 of the unrounded g.
+//===----------------------------------------------------------------------===//
+
+gpu::GPUFuncOp
+mlir::sigreg::buildRowMajorProjectionKernel(OpBuilder &b, Location loc,
+                                            const ProjectionKernelShape &shape,
+                                            Type halfType) {
+  int64_t D = shape.featureDim, S = shape.numSlices;
+  auto func =
+      createKernel(b, loc, "sigreg_projection_rows", "projection_generation",
+                   {b.getI64Type(), MemRefType::get({D, S}, halfType),
+                    f32Memref(b, {shape.numChunks(), S})},
+                   {});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder k(loc, b);
+  Value seed = func.getArgument(0), g = func.getArgument(1),
+        sumSq = func.getArgument(2);
+  Value s = k.add(k.mul(k.blockId(Dimension::x), k.idx(kBlockThreads)),
+                  k.threadId(Dimension::x));
+  Value chunk = k.blockId(Dimension::y);
+  k.ifThen(k.lt(s, k.idx(S)), [&] {
+    Value d0 = k.mul(chunk, k.idx(shape.chunk));
+    Value d1 = k.min(k.add(d0, k.idx(shape.chunk)), k.idx(D));
+    Value sI32 = toI32(k, s);
+    SmallVector<Value> acc = k.forEach(
+        d0, d1, k.idx(1), {k.f32(0.0f)}, [&](Value d, ValueRange carried) {
+          Value gv = buildProjectionGaussian(k.b, seed, toI32(k, d), sI32);
+          k.store(arith::TruncFOp::create(k.b, halfType, gv), g, {d, s});
+          return SmallVector<Value>{k.addf(carried[0], k.mulf(gv, gv))};
+        });
+    k.store(acc[0], sumSq, {chunk, s});
+  });
+  return func;
+}
+
+//===----------------------------------------------------------------------===//
 // Fused ECF: block = (slice tile of BS, batch tile of BM, view), 256 threads
 // as 16 x 16 (tx over slices, ty over rows); thread (tx, ty) owns rows
 // ty + 16 i (i < BM/16) and slices tx + 16 j (j < BS/16).

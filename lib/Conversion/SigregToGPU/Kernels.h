@@ -10,6 +10,9 @@
 #define SIGREG_LIB_CONVERSION_SIGREGTOGPU_KERNELS_H
 
 #include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
+#include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
+
+#include "sigreg/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
@@ -65,6 +68,45 @@ gpu::GPUFuncOp buildPackedProjectionKernel(OpBuilder &b, Location loc,
 /// when splitProjection is set, one (g rounded to 16 bits) otherwise.
 gpu::GPUFuncOp buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
                                       const EcfKernelShape &shape);
+
+/// (seed, g16 : memref<D x S x halfType>, sumSq): g rounded to `halfType`,
+/// row-major as the Hopper kernel's TMA loads it, and the f32 sums of g^2 per
+/// chunk. Same threads as buildProjectionKernel.
+gpu::GPUFuncOp buildRowMajorProjectionKernel(OpBuilder &b, Location loc,
+                                             const ProjectionKernelShape &shape,
+                                             Type halfType);
+
+/// The Hopper fused ECF kernel (WgmmaEcfKernel.cpp): CTA tile of
+/// kWgmmaRows batch rows x kWgmmaSlices slices, k-tiles of kWgmmaTileK
+/// features through a kWgmmaStages-deep TMA ring; 2 consumer warpgroups
+/// (wgmma) and 1 producer warpgroup.
+constexpr int64_t kWgmmaRows = kWgmmaTileRows, kWgmmaSlices = kWgmmaTileSlices,
+                  kWgmmaTileK = 64, kWgmmaStages = 4, kWgmmaThreads = 384;
+constexpr int32_t kWgmmaProducerRegisters = 40, kWgmmaConsumerRegisters = 232;
+
+struct WgmmaEcfShape {
+  int64_t numViews, batch, featureDim, numSlices, numPoints;
+  double tMax;
+  /// bf16 or f16: the type of x and of the (rounded) projection.
+  Type inputElement;
+  /// Seeded: the kernel divides by the column norms from sumSq.
+  bool seeded;
+  int64_t normChunks;
+  int64_t numBatchTiles() const {
+    return (batch + kWgmmaRows - 1) / kWgmmaRows;
+  }
+  int64_t numSliceTiles() const {
+    return (numSlices + kWgmmaSlices - 1) / kWgmmaSlices;
+  }
+};
+/// (xMap, gMap : !llvm.ptr to 128-byte tensor maps passed by value, [sumSq],
+/// cos, sin). xMap tiles x viewed as [V * N, D] in boxes of 128 x 64, gMap
+/// the projection [D, S] in boxes of 64 x 64, both with 128-byte swizzle.
+/// Outputs as buildFusedEcfKernel's. Grid (slice tiles, batch tiles, V),
+/// kWgmmaThreads threads, wgmmaDynamicSharedBytes() of dynamic shared memory.
+gpu::GPUFuncOp buildFusedEcfWgmmaKernel(OpBuilder &b, Location loc,
+                                        const WgmmaEcfShape &shape);
+int64_t wgmmaDynamicSharedBytes();
 
 /// (cosPart, sinPart : [T, V, S, P], cos, sin : [V, S, P]): fixed-order sum
 /// over the tiles, divided by the batch size.

@@ -17,6 +17,7 @@
 #include "sigreg/Dialect/Sigreg/Utils/KernelBuilder.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -40,6 +41,7 @@ EcfScheduleOptions scheduleOptions(const ConvertSigregToGPUOptions &options) {
   o.blockSlices = options.blockSlices;
   o.projectionChunk = options.projectionChunk;
   o.tensorCores = options.tensorCores;
+  o.hopper = options.hopper;
   return o;
 }
 
@@ -62,6 +64,14 @@ public:
 private:
   LogicalResult checkSupported();
   LogicalResult lowerOp(OpBuilder &b, Operation *op);
+  struct SeededProjection;
+  LogicalResult lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
+                              const EcfKernelShape &sh,
+                              const SeededProjection *seeded);
+  void finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
+                 gpu::GPUFuncOp kernel, std::array<int64_t, 3> grid,
+                 int64_t blockThreads, SmallVector<Value> args,
+                 int64_t numBatchTiles, int64_t dynamicSharedBytes);
   Value destination(OpBuilder &b, Value result);
   gpu::GPUFuncOp addKernel(gpu::GPUFuncOp kernel) {
     kernelTable.insert(kernel); // renames on a clash
@@ -184,7 +194,10 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
     Type f32 = b.getF32Type(), i32 = b.getI32Type();
     int64_t D = shape.featureDim, S = shape.numSlices;
     SeededProjection info{Value(), Value(), Value(), shape.numChunks()};
-    if (halfType) {
+    if (halfType && layout.rowMajor) {
+      info.g =
+          memref::AllocOp::create(b, loc, MemRefType::get({D, S}, halfType));
+    } else if (halfType) {
       auto words = MemRefType::get({(D + 1) / 2, S}, i32);
       info.g = memref::AllocOp::create(b, loc, words);
       if (split)
@@ -199,7 +212,12 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
         llvm::divideCeilSigned<int64_t>(S, kBlockThreads), shape.numChunks(),
         1};
     Value seed = map.lookup(proj.getSeed());
-    if (halfType) {
+    if (halfType && layout.rowMajor) {
+      createLaunch(
+          b, loc,
+          addKernel(buildRowMajorProjectionKernel(kb, loc, shape, halfType)),
+          grid, kBlockThreads, {seed, info.g, info.sumSq});
+    } else if (halfType) {
       SmallVector<Value> args = {seed, info.g};
       if (split)
         args.push_back(info.loWords);
@@ -232,6 +250,10 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
             ? cast<MemRefType>(seeded->second.g.getType()).getElementType()
             : ecf.getProjection().getType().getElementType();
     EcfSchedule sched = chooseEcfSchedule(ecf, schedule);
+    if (sched.wgmma)
+      return lowerWgmmaEcf(b, ecf, sh,
+                           seeded != seededProjections.end() ? &seeded->second
+                                                             : nullptr);
     bool mma = sched.tensorCores;
     sh.normChunks = sh.seeded ? seeded->second.chunks : 0;
     sh.blockRows = sched.blockRows;
@@ -253,34 +275,12 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
       args.append({seeded->second.g, seeded->second.sumSq});
     else
       args.push_back(map.lookup(ecf.getProjection()));
-    MemRefType full = toMemref(cType);
-    Value cosOut = memref::AllocOp::create(b, loc, full);
-    Value sinOut = memref::AllocOp::create(b, loc, full);
-    int64_t T = sh.numBatchTiles();
     OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
     gpu::GPUFuncOp kernel = addKernel(mma ? buildFusedEcfMmaKernel(kb, loc, sh)
                                           : buildFusedEcfKernel(kb, loc, sh));
-    std::array<int64_t, 3> grid = {sh.numSliceTiles(), T, sh.numViews};
-    if (T == 1) {
-      args.append({cosOut, sinOut});
-      createLaunch(b, loc, kernel, grid, kBlockThreads, args);
-    } else {
-      auto partType = MemRefType::get(
-          {T, sh.numViews, sh.numSlices, sh.numPoints}, b.getF32Type());
-      Value cosPart = memref::AllocOp::create(b, loc, partType);
-      Value sinPart = memref::AllocOp::create(b, loc, partType);
-      args.append({cosPart, sinPart});
-      createLaunch(b, loc, kernel, grid, kBlockThreads, args);
-      gpu::GPUFuncOp finalize = addKernel(buildEcfFinalizeKernel(
-          kb, loc, T, sh.numViews, sh.numSlices, sh.numPoints, sh.batch));
-      int64_t total = sh.numViews * sh.numSlices * sh.numPoints;
-      createLaunch(
-          b, loc, finalize,
-          {llvm::divideCeilSigned<int64_t>(total, kBlockThreads), 1, 1},
-          kBlockThreads, {cosPart, sinPart, cosOut, sinOut});
-    }
-    map.map(ecf.getCos(), cosOut);
-    map.map(ecf.getSin(), sinOut);
+    finishEcf(b, loc, ecf, kernel,
+              {sh.numSliceTiles(), sh.numBatchTiles(), sh.numViews},
+              kBlockThreads, args, sh.numBatchTiles(), 0);
     return success();
   }
   if (auto ar = dyn_cast<AllReduceMeanOp>(op)) {
@@ -332,6 +332,94 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
     return success();
   }
   return op->emitOpError("cannot be lowered by --convert-sigreg-to-gpu");
+}
+
+/// Launches a fused ECF kernel whose trailing arguments are the cos/sin
+/// outputs: the means when the batch is one tile, else per-tile sums that
+/// sigreg_ecf_finalize adds in a fixed order.
+void FunctionLowering::finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
+                                 gpu::GPUFuncOp kernel,
+                                 std::array<int64_t, 3> grid,
+                                 int64_t blockThreads, SmallVector<Value> args,
+                                 int64_t T, int64_t dynamicSharedBytes) {
+  auto cType = ecf.getCos().getType();
+  int64_t V = cType.getDimSize(0), S = cType.getDimSize(1),
+          P = cType.getDimSize(2);
+  int64_t batch = ecf.getInput().getType().getDimSize(1);
+  MemRefType full = toMemref(cType);
+  Value cosOut = memref::AllocOp::create(b, loc, full);
+  Value sinOut = memref::AllocOp::create(b, loc, full);
+  if (T == 1) {
+    args.append({cosOut, sinOut});
+    createLaunch(b, loc, kernel, grid, blockThreads, args, dynamicSharedBytes);
+  } else {
+    auto partType = MemRefType::get({T, V, S, P}, b.getF32Type());
+    Value cosPart = memref::AllocOp::create(b, loc, partType);
+    Value sinPart = memref::AllocOp::create(b, loc, partType);
+    args.append({cosPart, sinPart});
+    createLaunch(b, loc, kernel, grid, blockThreads, args, dynamicSharedBytes);
+    OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+    gpu::GPUFuncOp finalize =
+        addKernel(buildEcfFinalizeKernel(kb, loc, T, V, S, P, batch));
+    createLaunch(
+        b, loc, finalize,
+        {llvm::divideCeilSigned<int64_t>(V * S * P, kBlockThreads), 1, 1},
+        kBlockThreads, {cosPart, sinPart, cosOut, sinOut});
+  }
+  map.map(ecf.getCos(), cosOut);
+  map.map(ecf.getSin(), sinOut);
+}
+
+/// Host side of the Hopper kernel: x viewed as [V * N, D] and the 16-bit
+/// projection [D, S] get tensor maps (nvgpu.tma.create.descriptor, encoded
+/// by the runtime from the bound buffers), passed to the kernel as pointers
+/// to by-value parameters.
+LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
+                                              const EcfKernelShape &sh,
+                                              const SeededProjection *seeded) {
+  Location loc = ecf.getLoc();
+  WgmmaEcfShape w{sh.numViews,     sh.batch,     sh.featureDim,
+                  sh.numSlices,    sh.numPoints, sh.tMax,
+                  sh.inputElement, bool(seeded), seeded ? seeded->chunks : 0};
+  OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+  gpu::GPUFuncOp kernel = addKernel(buildFusedEcfWgmmaKernel(kb, loc, w));
+
+  Value x = map.lookup(ecf.getInput());
+  Value rows = memref::CollapseShapeOp::create(
+      b, loc, x, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+  Value projection = seeded ? seeded->g : map.lookup(ecf.getProjection());
+  // The kernel casts each tensor-map argument to its descriptor type.
+  auto descriptorType = [&](unsigned index) {
+    for (Operation *user : kernel.getArgument(index).getUsers())
+      if (auto c = dyn_cast<UnrealizedConversionCastOp>(user))
+        return cast<nvgpu::TensorMapDescriptorType>(c.getResultTypes()[0]);
+    llvm_unreachable("tensor-map argument without its descriptor cast");
+  };
+  SmallVector<Value> args;
+  SmallVector<Value, 2> mapped = {rows, projection};
+  for (auto [index, buffer] : llvm::enumerate(mapped)) {
+    auto type = descriptorType(index);
+    auto memref = cast<MemRefType>(buffer.getType());
+    Value unranked =
+        memref::CastOp::create(b, loc,
+                               UnrankedMemRefType::get(memref.getElementType(),
+                                                       memref.getMemorySpace()),
+                               buffer);
+    SmallVector<Value> box;
+    for (int64_t d : type.getTensor().getShape())
+      box.push_back(arith::ConstantIndexOp::create(b, loc, d));
+    Value desc =
+        nvgpu::TmaCreateDescriptorOp::create(b, loc, type, unranked, box);
+    args.push_back(UnrealizedConversionCastOp::create(
+                       b, loc, kernel.getArgumentTypes()[index], desc)
+                       .getResult(0));
+  }
+  if (seeded)
+    args.push_back(seeded->sumSq);
+  finishEcf(b, loc, ecf, kernel,
+            {w.numSliceTiles(), w.numBatchTiles(), w.numViews}, kWgmmaThreads,
+            args, w.numBatchTiles(), wgmmaDynamicSharedBytes());
+  return success();
 }
 
 LogicalResult FunctionLowering::run() {
@@ -395,7 +483,7 @@ struct ConvertSigregToGPUPass
     }
     gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
     ConvertSigregToGPUOptions opts{blockRows, blockSlices, projectionChunk,
-                                   tensorCores};
+                                   tensorCores, hopper};
     for (func::FuncOp f : funcs)
       if (failed(FunctionLowering(f, kernels, opts).run()))
         return signalPassFailure();

@@ -5,9 +5,9 @@
 // RUN: env -u CUDA_ROOT -u CUDA_HOME -u CUDA_PATH sigreg-run %s --target=cuda --compile-only --pipeline=both --emit-artifact=%t
 // RUN: FileCheck %s --input-file %t/fused/sigreg.ptx
 // RUN: FileCheck %s --input-file %t/naive/sigreg.ptx
-// RUN: %ptxas -arch=sm_90 %t/fused/sigreg.ptx -o %t/f.cubin
-// RUN: %ptxas -arch=sm_90 %t/naive/sigreg.ptx -o %t/n.cubin
-// CHECK:     .target sm_90
+// RUN: %ptxas -arch=sm_90a %t/fused/sigreg.ptx -o %t/f.cubin
+// RUN: %ptxas -arch=sm_90a %t/naive/sigreg.ptx -o %t/n.cubin
+// CHECK:     .target sm_90a
 // CHECK-NOT: .extern .func
 // CHECK:     .visible .entry
 

@@ -57,7 +57,7 @@
 // FUSED:          "bytes": 8316,
 // FUSED:          "name": "ws5",
 // FUSED-NOT:      "name": "ws6"
-// FUSED:        "chip": "sm_90",
+// FUSED:        "chip": "sm_90a",
 // FUSED-NEXT:   "format": "sigreg-aot-v1",
 // FUSED-NEXT:   "function": "loss",
 // FUSED-NEXT:   "pipeline": "fused",
@@ -167,15 +167,15 @@
 // NAIVE-NEXT:   "region": "epilogue",
 // NAIVE-NOT:    sigreg_fused_ecf
 // RUN: FileCheck %s --check-prefix=NAIVEPTX --input-file %t/naive/sigreg.ptx
-// NAIVEPTX:     .target sm_90
+// NAIVEPTX:     .target sm_90a
 // NAIVEPTX:     .visible .entry naive_projection_generation_0(
 // NAIVEPTX:     .visible .entry naive_trig_reduction_{{[0-9]+}}(
 // NAIVEPTX-NOT: .extern .func
 
-// The fused PTX as written to disk: sm_90, the four kernels, no extern calls.
+// The fused PTX as written to disk: sm_90a, the four kernels, no extern calls.
 // RUN: FileCheck %s --check-prefix=PTX --input-file %t/fused/sigreg.ptx
 // PTX:      .version 8.0
-// PTX-NEXT: .target sm_90
+// PTX-NEXT: .target sm_90a
 // PTX-NOT:  .extern .func
 // PTX:      .visible .entry sigreg_projection(
 // PTX:      .visible .entry sigreg_fused_ecf(
@@ -185,16 +185,16 @@
 // PTX:      .visible .entry sigreg_ecf_finalize(
 // PTX:      .visible .entry sigreg_epilogue(
 
-// ptxas assembles both PTX files for sm_90; no kernel spills.
-// RUN: %ptxas -arch=sm_90 -v %t/fused/sigreg.ptx -o %t/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
-// PTXAS-DAG: Compiling entry function 'sigreg_projection' for 'sm_90'
-// PTXAS-DAG: Compiling entry function 'sigreg_fused_ecf' for 'sm_90'
-// PTXAS-DAG: Compiling entry function 'sigreg_ecf_finalize' for 'sm_90'
-// PTXAS-DAG: Compiling entry function 'sigreg_epilogue' for 'sm_90'
-// RUN: %ptxas -arch=sm_90 -v %t/fused/sigreg.ptx -o %t/f.cubin 2>&1 | FileCheck %s --check-prefix=SPILL --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
+// ptxas assembles both PTX files for sm_90a; no kernel spills.
+// RUN: %ptxas -arch=sm_90a -v %t/fused/sigreg.ptx -o %t/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
+// PTXAS-DAG: Compiling entry function 'sigreg_projection' for 'sm_90a'
+// PTXAS-DAG: Compiling entry function 'sigreg_fused_ecf' for 'sm_90a'
+// PTXAS-DAG: Compiling entry function 'sigreg_ecf_finalize' for 'sm_90a'
+// PTXAS-DAG: Compiling entry function 'sigreg_epilogue' for 'sm_90a'
+// RUN: %ptxas -arch=sm_90a -v %t/fused/sigreg.ptx -o %t/f.cubin 2>&1 | FileCheck %s --check-prefix=SPILL --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
 // SPILL-COUNT-4: 0 bytes spill stores, 0 bytes spill loads
-// RUN: %ptxas -arch=sm_90 -v %t/naive/sigreg.ptx -o %t/n.cubin 2>&1 | FileCheck %s --check-prefix=NSPILL --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
-// NSPILL: Compiling entry function 'naive_trig_reduction_{{[0-9]+}}' for 'sm_90'
+// RUN: %ptxas -arch=sm_90a -v %t/naive/sigreg.ptx -o %t/n.cubin 2>&1 | FileCheck %s --check-prefix=NSPILL --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
+// NSPILL: Compiling entry function 'naive_trig_reduction_{{[0-9]+}}' for 'sm_90a'
 // NSPILL: 0 bytes spill stores, 0 bytes spill loads
 
 // --compile-only, --emit-artifact and --pipeline are CUDA-only: exit 2.

@@ -31,6 +31,30 @@ bool mlir::sigreg::usesTensorCores(FusedEcfOp op,
          blocks >= kTargetBlocks / 4;
 }
 
+bool mlir::sigreg::usesWgmma(FusedEcfOp op, const EcfScheduleOptions &options,
+                             int64_t dynamicSize) {
+  Type in = op.getInput().getType();
+  Type e = getElementTypeOrSelf(in);
+  if (!options.tensorCores || !options.hopper || !(e.isBF16() || e.isF16()))
+    return false;
+  int64_t features = dimSize(in, 2, dynamicSize);
+  int64_t slices = dimSize(op.getCos().getType(), 1, dynamicSize);
+  if (features % 8 != 0 || slices % 8 != 0)
+    return false;
+  Value projection = op.getProjection();
+  if (projection.getDefiningOp<ProjectionOp>()) {
+    if (!projection.hasOneUse() || needsSplitProjection(op))
+      return false;
+  } else if (getElementTypeOrSelf(projection.getType()) != e) {
+    return false;
+  }
+  int64_t tiles = dimSize(in, 0, dynamicSize) *
+                  llvm::divideCeilSigned<int64_t>(dimSize(in, 1, dynamicSize),
+                                                  kWgmmaTileRows) *
+                  llvm::divideCeilSigned<int64_t>(slices, kWgmmaTileSlices);
+  return tiles >= kTargetBlocks / 2;
+}
+
 bool mlir::sigreg::needsSplitProjection(FusedEcfOp op) {
   for (Operation *user : op->getUsers()) {
     auto ar = dyn_cast<AllReduceMeanOp>(user);
@@ -54,15 +78,19 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
   int64_t numSlices = dimSize(op.getCos().getType(), 1, dynamicSize);
 
   EcfSchedule s;
-  s.tensorCores = usesTensorCores(op, options, dynamicSize);
+  s.wgmma = usesWgmma(op, options, dynamicSize);
+  s.tensorCores = s.wgmma || usesTensorCores(op, options, dynamicSize);
   // Only a seeded projection is split; an explicit one has the input's
   // 16-bit type already.
-  s.splitProjection = s.tensorCores &&
+  s.splitProjection = s.tensorCores && !s.wgmma &&
                       op.getProjection().getDefiningOp<ProjectionOp>() &&
                       needsSplitProjection(op);
   // Tile choice: rows by batch size, slices shrunk until the grid has about
   // two blocks per multiprocessor.
-  if (s.tensorCores) {
+  if (s.wgmma) {
+    s.blockRows = kWgmmaTileRows;
+    s.blockSlices = kWgmmaTileSlices;
+  } else if (s.tensorCores) {
     s.blockRows = kMmaRows;
     s.blockSlices = kMmaSlices;
   } else {
@@ -101,15 +129,22 @@ int64_t mlir::sigreg::projectionChunkRows(int64_t requested, bool packedPairs) {
 
 ProjectionSchedule mlir::sigreg::chooseProjectionSchedule(
     ProjectionOp op, const EcfScheduleOptions &options, int64_t dynamicSize) {
-  ProjectionSchedule s{Type(), false, 0, 0};
-  for (Operation *user : op->getUsers())
-    if (auto ecf = dyn_cast<FusedEcfOp>(user);
-        ecf && usesTensorCores(ecf, options, dynamicSize)) {
+  ProjectionSchedule s{Type(), false, false, 0, 0};
+  for (Operation *user : op->getUsers()) {
+    auto ecf = dyn_cast<FusedEcfOp>(user);
+    if (!ecf)
+      continue;
+    if (usesWgmma(ecf, options, dynamicSize)) {
+      // The only consumer (usesWgmma checks it).
+      s.packedElement = getElementTypeOrSelf(ecf.getInput().getType());
+      s.rowMajor = true;
+    } else if (usesTensorCores(ecf, options, dynamicSize)) {
       s.packedElement = getElementTypeOrSelf(ecf.getInput().getType());
       s.splitProjection |= needsSplitProjection(ecf);
     }
-  s.chunkRows =
-      projectionChunkRows(options.projectionChunk, bool(s.packedElement));
+  }
+  s.chunkRows = projectionChunkRows(options.projectionChunk,
+                                    s.packedElement && !s.rowMajor);
   s.numChunks = llvm::divideCeilSigned<int64_t>(
       dimSize(op.getType(), 0, dynamicSize), s.chunkRows);
   return s;

@@ -121,17 +121,21 @@ gpu::GPUModuleOp mlir::sigreg::getOrCreateKernelModule(ModuleOp module) {
   return gpu::GPUModuleOp::create(b, module.getLoc(), "sigreg_kernels");
 }
 
-gpu::LaunchFuncOp mlir::sigreg::createLaunch(OpBuilder &b, Location loc,
-                                             gpu::GPUFuncOp kernel,
-                                             std::array<int64_t, 3> grid,
-                                             int64_t blockThreads,
-                                             ValueRange args) {
+gpu::LaunchFuncOp
+mlir::sigreg::createLaunch(OpBuilder &b, Location loc, gpu::GPUFuncOp kernel,
+                           std::array<int64_t, 3> grid, int64_t blockThreads,
+                           ValueRange args, int64_t dynamicSharedBytes) {
   auto c = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   auto launch = gpu::LaunchFuncOp::create(
       b, loc, kernel, gpu::KernelDim3{c(grid[0]), c(grid[1]), c(grid[2])},
-      gpu::KernelDim3{c(blockThreads), c(1), c(1)}, Value(), args);
+      gpu::KernelDim3{c(blockThreads), c(1), c(1)},
+      dynamicSharedBytes ? arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                        dynamicSharedBytes)
+                               .getResult()
+                         : Value(),
+      args);
   if (Attribute region = kernel->getAttr("sigreg.region"))
     launch->setAttr("sigreg.region", region);
   return launch;

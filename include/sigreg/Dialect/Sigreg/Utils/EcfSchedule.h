@@ -26,18 +26,27 @@ constexpr int64_t kTargetBlocks = 2 * 132;
 /// slices.
 constexpr int64_t kMmaRows = 64;
 constexpr int64_t kMmaSlices = 128;
+/// CTA tile of the Hopper (TMA + wgmma) fused ECF kernel: 128 batch rows x
+/// 256 slices.
+constexpr int64_t kWgmmaTileRows = 128;
+constexpr int64_t kWgmmaTileSlices = 256;
 
 /// The user-facing knobs (pass options) that the schedule follows. Zero tile
 /// sizes mean "by shape".
 struct EcfScheduleOptions {
   int64_t blockRows = 0, blockSlices = 0, projectionChunk = 64;
   bool tensorCores = true;
+  /// The target has sm_90a's wgmma and TMA (chip sm_90a): large bf16/f16
+  /// problems may take the Hopper kernel.
+  bool hopper = false;
 };
 
 /// The schedule of one sigreg.fused_ecf.
 struct EcfSchedule {
   /// The tensor-core (mma.sync) kernel, else the SIMT kernel.
   bool tensorCores;
+  /// The Hopper kernel (TMA + wgmma, 128 x 256 tiles; implies tensorCores).
+  bool wgmma;
   /// Tensor cores with a seeded projection: multiply by g's hi and lo 16-bit
   /// parts (f32 accuracy, two MMAs) instead of hi only. See
   /// needsSplitProjection.
@@ -67,6 +76,15 @@ EcfSchedule chooseEcfSchedule(FusedEcfOp op, const EcfScheduleOptions &options,
 bool usesTensorCores(FusedEcfOp op, const EcfScheduleOptions &options,
                      int64_t dynamicSize = 0);
 
+/// True when `op` runs on the Hopper kernel (TMA + wgmma): allowed by the
+/// options (tensor cores, sm_90a), bf16/f16 input, D and S multiples of 8
+/// (TMA needs 16-byte row strides), a seeded projection that may be rounded
+/// to 16 bits (no hi/lo split) and read by this op alone, or an explicit one
+/// of the input's type, and (cost rule) at least one 128 x 256 tile per
+/// multiprocessor; smaller problems keep the mma.sync kernel's finer tiles.
+bool usesWgmma(FusedEcfOp op, const EcfScheduleOptions &options,
+               int64_t dynamicSize = 0);
+
 /// Accuracy rule of the tensor-core kernel with a seeded projection: a loss
 /// reduced over the slices (every result reaches, through
 /// sigreg.all_reduce_mean, a sigreg.fused_epilogue with reduction mean or
@@ -87,6 +105,9 @@ struct ProjectionSchedule {
   Type packedElement;
   /// Packed: lo words are written too (some consumer needs the split).
   bool splitProjection;
+  /// With packedElement: g rounded to it and stored row-major [D, S] for the
+  /// Hopper kernel's TMA, instead of packed words.
+  bool rowMajor;
   int64_t chunkRows, numChunks;
 };
 

@@ -75,11 +75,13 @@ public:
 gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module);
 
 /// Launches `kernel` with constant `grid` and 1-D blocks of `blockThreads`
-/// at `b`'s insertion point, tagged with the kernel's `sigreg.region`.
+/// at `b`'s insertion point, tagged with the kernel's `sigreg.region`, with
+/// `dynamicSharedBytes` of dynamic shared memory when nonzero.
 gpu::LaunchFuncOp createLaunch(OpBuilder &b, Location loc,
                                gpu::GPUFuncOp kernel,
                                std::array<int64_t, 3> grid,
-                               int64_t blockThreads, ValueRange args);
+                               int64_t blockThreads, ValueRange args,
+                               int64_t dynamicSharedBytes = 0);
 
 } // namespace sigreg
 } // namespace mlir

@@ -1,0 +1,32 @@
+//===- Passes.h - passes on lowered GPU kernels -----------------*- C++ -*-===//
+
+#ifndef SIGREG_TRANSFORMS_PASSES_H
+#define SIGREG_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace sigreg {
+
+/// Kernel attribute (a DenseI64ArrayAttr of argument indices) naming the
+/// !llvm.ptr arguments that stand for 128-byte by-value grid constants (CUDA
+/// tensor maps); see --sigreg-grid-constant-params. A function attribute, not
+/// an argument attribute, because convert-gpu-to-nvvm keeps the former and
+/// drops the latter.
+constexpr llvm::StringLiteral kGridConstantAttrName = "sigreg.grid_constants";
+/// Size and alignment of such a parameter.
+constexpr int64_t kGridConstantBytes = 128, kGridConstantAlign = 64;
+
+#define GEN_PASS_DECL
+#include "sigreg/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "sigreg/Transforms/Passes.h.inc"
+
+} // namespace sigreg
+} // namespace mlir
+
+#endif // SIGREG_TRANSFORMS_PASSES_H

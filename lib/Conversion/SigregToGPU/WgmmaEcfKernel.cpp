@@ -1,0 +1,415 @@
+//===- WgmmaEcfKernel.cpp - the Hopper fused ECF kernel (TMA + wgmma) -----===//
+//
+// `sigreg_fused_ecf_wgmma`: the fused ECF of one CTA tile of 128 batch rows x
+// 256 slices on sm_90a, built from nvgpu ops in named stages:
+//
+//   1. emitBarrierSetup   mbarrier rings `full` (TMA -> MMA, one arrival plus
+//                         the transaction bytes) and `empty` (MMA -> TMA, one
+//                         arrival per consumer warpgroup), descriptor
+//                         prefetch.
+//   2. emitTmaProducer    warpgroup 2, one thread: for each k-tile of 64
+//                         features waits for a free stage, then loads the x
+//                         tile [128 rows][64 k] and the g tile [64 k][256
+//                         slices] (four 64 x 64 boxes) with TMA, 128-byte
+//                         swizzle, completing on full[stage].
+//   3. emitWgmmaMainloop  warpgroups 0 and 1 (64 rows each): wait full[stage],
+//                         wgmma m64n256k16 x4 from shared memory descriptors
+//                         into 128 f32 accumulators per thread, release the
+//                         previous stage once its MMAs are done.
+//   4. emitAccumulatorTile the accumulators -> a shared f32 y tile [128][256]
+//                         that aliases the operand ring.
+//   5. emitEcfColumns     thread t owns slice s0 + t: column norm (seeded),
+//                         then per row one range-reduced sincos of dt*y and
+//                         the Chebyshev recurrence c_{p+1} = 2 c_1 c_p -
+//                         c_{p-1} (same for sin) over the points, summed in
+//                         registers; writes the tile's partial sums (or the
+//                         means when the batch is one tile).
+//
+// The tensor maps arrive as 128-byte by-value kernel parameters (the kernel
+// sees an !llvm.ptr to them; --sigreg-grid-constant-params marks them), the
+// operand ring lives in dynamic shared memory aligned to 1024 bytes
+// (--sigreg-extern-dynamic-shared-memory). docs/GPU-SCHEDULES.md has the
+// schedule and the measured figures.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+
+#include "sigreg/Dialect/Sigreg/Utils/KernelBuilder.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::sigreg;
+
+namespace {
+using gpu::Dimension;
+
+constexpr int64_t kRows = kWgmmaRows, kSlices = kWgmmaSlices,
+                  kTileK = kWgmmaTileK, kStages = kWgmmaStages;
+/// Bytes of one stage's x tile and g tile (16-bit elements).
+constexpr int64_t kXTileBytes = kRows * kTileK * 2;
+constexpr int64_t kGTileBytes = kTileK * kSlices * 2;
+/// g tiles are loaded as boxes of 64 k x 64 slices (128 bytes, the swizzle
+/// span).
+constexpr int64_t kGBoxSlices = 64;
+constexpr int64_t kConsumerThreads = 256;
+
+/// Types shared by the stages of one kernel.
+struct WgmmaTypes {
+  Type elem;
+  Attribute workgroup;
+  MemRefType smemBytes;
+  nvgpu::MBarrierGroupType barriers;
+  nvgpu::TensorMapDescriptorType xMap, gMap;
+  nvgpu::WarpgroupAccumulatorType acc;
+
+  WgmmaTypes(MLIRContext *ctx, Type elem) : elem(elem) {
+    workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    smemBytes = MemRefType::get({ShapedType::kDynamic},
+                                IntegerType::get(ctx, 8), nullptr, workgroup);
+    barriers = nvgpu::MBarrierGroupType::get(ctx, workgroup, kStages);
+    auto tmap = [&](ArrayRef<int64_t> box) {
+      auto tile = MemRefType::get(
+          box, elem, nullptr, IntegerAttr::get(IntegerType::get(ctx, 64), 3));
+      return nvgpu::TensorMapDescriptorType::get(
+          ctx, tile, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+          nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+          nvgpu::TensorMapOOBKind::OOB_ZERO,
+          nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+    };
+    xMap = tmap({kRows, kTileK});
+    gMap = tmap({kTileK, kGBoxSlices});
+    acc = nvgpu::WarpgroupAccumulatorType::get(
+        ctx, VectorType::get({64, kSlices}, Float32Type::get(ctx)));
+  }
+
+  MemRefType tile(ArrayRef<int64_t> shape, Type e) const {
+    return MemRefType::get(shape, e, nullptr, workgroup);
+  }
+};
+
+/// A typed view of the dynamic shared memory at byte `offset`.
+Value smemView(KernelBuilder &k, Value smem, Value offset, MemRefType type) {
+  return memref::ViewOp::create(k.b, type, smem, offset, ValueRange());
+}
+
+Value i32Const(KernelBuilder &k, int64_t v) {
+  return arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(v));
+}
+
+/// Named barrier 1 over the two consumer warpgroups (the producer never
+/// joins it).
+void consumerBarrier(KernelBuilder &k) {
+  NVVM::BarrierOp::create(k.b, /*res=*/Type(), i32Const(k, 1),
+                          i32Const(k, kConsumerThreads),
+                          /*reductionOp=*/nullptr,
+                          /*reductionPredicate=*/Value());
+}
+
+/// Stage 1: barrier initialization by thread 0, then a CTA barrier.
+void emitBarrierSetup(KernelBuilder &k, const WgmmaTypes &t, Value full,
+                      Value empty, Value xMap, Value gMap, Value tid) {
+  k.ifThen(k.lt(tid, k.idx(1)), [&] {
+    for (int64_t s = 0; s < kStages; ++s) {
+      nvgpu::MBarrierInitOp::create(k.b, full, k.idx(1), k.idx(s), Value());
+      nvgpu::MBarrierInitOp::create(k.b, empty, k.idx(2), k.idx(s), Value());
+    }
+    nvgpu::TmaPrefetchOp::create(k.b, xMap, Value());
+    nvgpu::TmaPrefetchOp::create(k.b, gMap, Value());
+  });
+  k.barrier();
+}
+
+/// Byte offsets of stage `s`'s tiles in the operand ring.
+Value xTileOffset(KernelBuilder &k, Value s) {
+  return k.mul(s, k.idx(kXTileBytes));
+}
+Value gTileOffset(KernelBuilder &k, Value s) {
+  return k.add(k.idx(kStages * kXTileBytes), k.mul(s, k.idx(kGTileBytes)));
+}
+
+/// Stage 2: one producer thread streams the k-tiles through the ring.
+void emitTmaProducer(KernelBuilder &k, const WgmmaTypes &t, Value smem,
+                     Value full, Value empty, Value xMap, Value gMap,
+                     Value xRow0, Value s0, int64_t kTiles) {
+  Value ticks = k.idx(10000000);
+  Value one = arith::ConstantOp::create(k.b, k.b.getBoolAttr(true));
+  k.forEach(k.idx(0), k.idx(kTiles), k.idx(1), [&](Value it) {
+    Value s = k.rem(it, k.idx(kStages));
+    Value round = k.div(it, k.idx(kStages));
+    // A stage is free once the consumers released it in the previous round;
+    // in round 0 the wait on the "previous" phase (parity 1) passes at once.
+    Value parity =
+        arith::XOrIOp::create(k.b,
+                              arith::IndexCastOp::create(
+                                  k.b, k.b.getI1Type(), k.rem(round, k.idx(2))),
+                              one);
+    nvgpu::MBarrierTryWaitParityOp::create(k.b, empty, parity, ticks, s);
+    nvgpu::MBarrierArriveExpectTxOp::create(
+        k.b, full, k.idx(kXTileBytes + kGTileBytes), s, Value());
+    Value k0 = k.mul(it, k.idx(kTileK));
+    Value xTile =
+        smemView(k, smem, xTileOffset(k, s), t.tile({kRows, kTileK}, t.elem));
+    nvgpu::TmaAsyncLoadOp::create(k.b, xTile, full, xMap, ValueRange{k0, xRow0},
+                                  s, Value(), Value());
+    for (int64_t j = 0; j < kSlices / kGBoxSlices; ++j) {
+      Value off = k.add(gTileOffset(k, s), k.idx(j * kTileK * kGBoxSlices * 2));
+      Value gBox =
+          smemView(k, smem, off, t.tile({kTileK, kGBoxSlices}, t.elem));
+      nvgpu::TmaAsyncLoadOp::create(
+          k.b, gBox, full, gMap,
+          ValueRange{k.add(s0, k.idx(j * kGBoxSlices)), k0}, s, Value(),
+          Value());
+    }
+  });
+}
+
+/// Stage 3: warpgroup `wg` (0 or 1) multiplies its 64 rows of every x tile
+/// with the whole g tile. Returns the accumulator after all MMAs completed.
+Value emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t, Value smem,
+                        Value full, Value empty, Value xMap, Value gMap,
+                        Value wg, Value primary, int64_t kTiles) {
+  MLIRContext *ctx = k.b.getContext();
+  Value ticks = k.idx(10000000);
+  Value one = arith::ConstantOp::create(k.b, k.b.getBoolAttr(true));
+  Value zero = arith::ConstantOp::create(k.b, k.b.getBoolAttr(false));
+  auto xDescType = nvgpu::WarpgroupMatrixDescriptorType::get(
+      ctx, t.tile({64, kTileK}, t.elem));
+  auto gDescType = nvgpu::WarpgroupMatrixDescriptorType::get(
+      ctx, t.tile({kTileK, kSlices}, t.elem));
+  Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(k.b, t.acc);
+  SmallVector<Value> results = k.forEach(
+      k.idx(0), k.idx(kTiles), k.idx(1), {init, zero},
+      [&](Value it, ValueRange carried) {
+        Value acc = carried[0], parity = carried[1];
+        Value s = k.rem(it, k.idx(kStages));
+        nvgpu::MBarrierTryWaitParityOp::create(k.b, full, parity, ticks, s);
+        Value xOff =
+            k.add(xTileOffset(k, s), k.mul(wg, k.idx(64 * kTileK * 2)));
+        Value xTile = smemView(k, smem, xOff, t.tile({64, kTileK}, t.elem));
+        Value gTile = smemView(k, smem, gTileOffset(k, s),
+                               t.tile({kTileK, kSlices}, t.elem));
+        Value xDesc = nvgpu::WarpgroupGenerateDescriptorOp::create(
+            k.b, xDescType, xTile, xMap);
+        Value gDesc = nvgpu::WarpgroupGenerateDescriptorOp::create(
+            k.b, gDescType, gTile, gMap);
+        Value next = nvgpu::WarpgroupMmaOp::create(
+            k.b, t.acc, xDesc, gDesc, /*waitGroup=*/uint64_t(1),
+            /*transposeA=*/UnitAttr(), /*transposeB=*/k.b.getUnitAttr(), acc);
+        // The MMAs of the previous k-tile are complete (wait_group 1): hand
+        // its stage back to the producer.
+        k.ifThen(k.land(primary, k.lt(k.idx(0), it)), [&] {
+          Value prev = k.rem(k.add(it, k.idx(kStages - 1)), k.idx(kStages));
+          nvgpu::MBarrierArriveOp::create(
+              k.b, nvgpu::MBarrierTokenType::get(ctx), empty, prev);
+        });
+        Value wraps = arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, s,
+                                            k.idx(kStages - 1));
+        Value flipped = arith::XOrIOp::create(k.b, parity, one);
+        return SmallVector<Value>{next, k.select(wraps, flipped, parity)};
+      });
+  NVVM::WgmmaWaitGroupSyncOp::create(k.b, 0);
+  return results[0];
+}
+
+/// Stage 4: both warpgroups store their accumulators into the shared y tile
+/// [128][256] f32 at offset 0, once every consumer is done reading the ring.
+/// nvgpu.warpgroup.mma.store places a thread's rows by its warp index in the
+/// CTA (tid / 32): warps 4-7 of warpgroup 1 land on rows 64-127 of the view,
+/// so both warpgroups pass the same view of the tile's first 64 rows.
+Value emitAccumulatorTile(KernelBuilder &k, const WgmmaTypes &t, Value smem,
+                          Value acc) {
+  consumerBarrier(k);
+  Value firstRows =
+      smemView(k, smem, k.idx(0), t.tile({64, kSlices}, k.b.getF32Type()));
+  nvgpu::WarpgroupMmaStoreOp::create(k.b, acc, firstRows);
+  consumerBarrier(k);
+  return smemView(k, smem, k.idx(0),
+                  t.tile({kRows, kSlices}, k.b.getF32Type()));
+}
+
+/// sin and cos of `theta` on the special-function unit after a Cody-Waite
+/// reduction to [-pi, pi] (2 pi = 6.28125 + 1.9353071795864769e-3, the first
+/// part exact in 8 bits).
+std::pair<Value, Value> reducedSinCos(KernelBuilder &k, Value theta) {
+  Value q = math::RoundEvenOp::create(
+      k.b, k.mulf(theta, k.f32(0.15915494309189535f)));
+  Value r = k.fma(q, k.f32(-6.28125f), theta);
+  r = k.fma(q, k.f32(-1.9353071795864769e-3f), r);
+  Type f32 = k.b.getF32Type();
+  auto call = [&](StringRef name) -> Value {
+    return LLVM::CallIntrinsicOp::create(k.b, f32, k.b.getStringAttr(name),
+                                         ValueRange{r})
+        .getResult(0);
+  };
+  return {call("llvm.nvvm.sin.approx.f"), call("llvm.nvvm.cos.approx.f")};
+}
+
+/// Stage 5: thread `tid` < 256 computes the ECF sums of slice s0 + tid over
+/// the tile's valid rows and writes them.
+void emitEcfColumns(KernelBuilder &k, const WgmmaEcfShape &sh, Value yTile,
+                    Value sumSq, Value cosOut, Value sinOut, Value tid,
+                    Value s0, Value m0, Value v, Value batchTile) {
+  int64_t P = sh.numPoints, N = sh.batch, S = sh.numSlices;
+  Value s = k.add(s0, tid);
+  Value lastS = k.idx(S - 1);
+  Value scale = k.f32(static_cast<float>(sh.tMax / double(P - 1)));
+  if (sh.seeded) {
+    Value sc = k.min(s, lastS);
+    SmallVector<Value> sum = k.forEach(
+        k.idx(0), k.idx(sh.normChunks), k.idx(1), {k.f32(0.0f)},
+        [&](Value c, ValueRange carried) {
+          return SmallVector<Value>{k.addf(carried[0], k.load(sumSq, {c, sc}))};
+        });
+    // y = acc / ||g_s||, folded into the angle: dt * (acc / norm).
+    scale = k.divf(scale, math::SqrtOp::create(k.b, sum[0]));
+  }
+  // Rows of the tile inside the batch: min(128, N - m0) (> 0).
+  Value count = k.min(k.idx(kRows), arith::SubIOp::create(k.b, k.idx(N), m0));
+  Value count4 = arith::AndIOp::create(k.b, count, k.idx(~int64_t(3)));
+
+  // Sums over rows for p = 1..P-1 (p = 0 is cos = 1, sin = 0: the count).
+  auto accumulate = [&](ArrayRef<Value> rows, ValueRange carried) {
+    SmallVector<Value> next(carried.begin(), carried.end());
+    for (Value row : rows) {
+      Value theta = k.mulf(k.load(yTile, {row, tid}), scale);
+      auto [s1, c1] = reducedSinCos(k, theta);
+      Value twoC1 = k.addf(c1, c1);
+      Value cPrev = k.f32(1.0f), sPrev = k.f32(0.0f), c = c1, sn = s1;
+      for (int64_t p = 1; p < P; ++p) {
+        next[p - 1] = k.addf(next[p - 1], c);
+        next[P - 1 + p - 1] = k.addf(next[P - 1 + p - 1], sn);
+        if (p + 1 < P) {
+          Value cNext = k.fma(twoC1, c, arith::NegFOp::create(k.b, cPrev));
+          Value sNext = k.fma(twoC1, sn, arith::NegFOp::create(k.b, sPrev));
+          cPrev = c;
+          sPrev = sn;
+          c = cNext;
+          sn = sNext;
+        }
+      }
+    }
+    return next;
+  };
+  SmallVector<Value> init(2 * (P - 1), k.f32(0.0f));
+  SmallVector<Value> sums = k.forEach(
+      k.idx(0), count4, k.idx(4), init, [&](Value r, ValueRange carried) {
+        return accumulate(
+            {r, k.add(r, k.idx(1)), k.add(r, k.idx(2)), k.add(r, k.idx(3))},
+            carried);
+      });
+  sums = k.forEach(
+      count4, count, k.idx(1), sums,
+      [&](Value r, ValueRange carried) { return accumulate({r}, carried); });
+
+  Value countF = arith::UIToFPOp::create(
+      k.b, k.b.getF32Type(),
+      arith::IndexCastUIOp::create(k.b, k.b.getI32Type(), count));
+  Value batchF = k.f32(static_cast<float>(N));
+  bool oneTile = sh.numBatchTiles() == 1;
+  k.ifThen(k.lt(s, k.idx(S)), [&] {
+    for (int64_t p = 0; p < P; ++p) {
+      Value c = p == 0 ? countF : sums[p - 1];
+      Value sn = p == 0 ? k.f32(0.0f) : sums[P - 1 + p - 1];
+      if (oneTile) {
+        k.store(k.divf(c, batchF), cosOut, {v, s, k.idx(p)});
+        k.store(k.divf(sn, batchF), sinOut, {v, s, k.idx(p)});
+      } else {
+        k.store(c, cosOut, {batchTile, v, s, k.idx(p)});
+        k.store(sn, sinOut, {batchTile, v, s, k.idx(p)});
+      }
+    }
+  });
+}
+} // namespace
+
+int64_t mlir::sigreg::wgmmaDynamicSharedBytes() {
+  // The operand ring; the f32 y tile [128][256] aliases it after the
+  // mainloop.
+  int64_t ring = kStages * (kXTileBytes + kGTileBytes);
+  int64_t yTile = kRows * kSlices * 4;
+  return std::max(ring, yTile);
+}
+
+gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
+                                                      Location loc,
+                                                      const WgmmaEcfShape &sh) {
+  MLIRContext *ctx = b.getContext();
+  WgmmaTypes t(ctx, sh.inputElement);
+  int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints,
+          T = sh.numBatchTiles();
+  Type ptr = LLVM::LLVMPointerType::get(ctx);
+  SmallVector<Type> args = {ptr, ptr};
+  if (sh.seeded)
+    args.push_back(MemRefType::get({sh.normChunks, S}, b.getF32Type()));
+  MemRefType out = T == 1 ? MemRefType::get({V, S, P}, b.getF32Type())
+                          : MemRefType::get({T, V, S, P}, b.getF32Type());
+  args.append({out, out});
+
+  auto func = gpu::GPUFuncOp::create(b, loc, "sigreg_fused_ecf_wgmma",
+                                     b.getFunctionType(args, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func->setAttr("sigreg.region", b.getStringAttr("trig_reduction"));
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(kWgmmaThreads), 1, 1}));
+  func->setAttr(kGridConstantAttrName, b.getDenseI64ArrayAttr({0, 1}));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder k(loc, b);
+
+  Value xMap =
+      UnrealizedConversionCastOp::create(k.b, t.xMap, func.getArgument(0))
+          .getResult(0);
+  Value gMap =
+      UnrealizedConversionCastOp::create(k.b, t.gMap, func.getArgument(1))
+          .getResult(0);
+  unsigned next = 2;
+  Value sumSq = sh.seeded ? func.getArgument(next++) : Value();
+  Value cosOut = func.getArgument(next++), sinOut = func.getArgument(next++);
+
+  Value tid = k.threadId(Dimension::x);
+  Value sliceTile = k.blockId(Dimension::x);
+  Value batchTile = k.blockId(Dimension::y);
+  Value v = k.blockId(Dimension::z);
+  Value s0 = k.mul(sliceTile, k.idx(kSlices));
+  Value m0 = k.mul(batchTile, k.idx(kRows));
+  // x is [V * N, D]: the tile's first row. Rows past N of the last tile of a
+  // view are loaded (the next view's or zeros) but never summed.
+  Value xRow0 = k.add(k.mul(v, k.idx(sh.batch)), m0);
+  Value wg = k.div(tid, k.idx(128));
+  Value primary = k.lt(k.rem(tid, k.idx(128)), k.idx(1));
+  Value smem = gpu::DynamicSharedMemoryOp::create(k.b, t.smemBytes);
+  Value full = nvgpu::MBarrierCreateOp::create(k.b, t.barriers);
+  Value empty = nvgpu::MBarrierCreateOp::create(k.b, t.barriers);
+  int64_t kTiles = (sh.featureDim + kTileK - 1) / kTileK;
+
+  emitBarrierSetup(k, t, full, empty, xMap, gMap, tid);
+  Value isProducer =
+      arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, wg, k.idx(2));
+  auto ifOp = scf::IfOp::create(k.b, isProducer, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard g(k.b);
+    k.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    NVVM::SetMaxRegisterOp::create(k.b, kWgmmaProducerRegisters,
+                                   NVVM::SetMaxRegisterAction::decrease);
+    k.ifThen(primary, [&] {
+      emitTmaProducer(k, t, smem, full, empty, xMap, gMap, xRow0, s0, kTiles);
+    });
+    k.b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    NVVM::SetMaxRegisterOp::create(k.b, kWgmmaConsumerRegisters,
+                                   NVVM::SetMaxRegisterAction::increase);
+    Value acc = emitWgmmaMainloop(k, t, smem, full, empty, xMap, gMap, wg,
+                                  primary, kTiles);
+    Value yTile = emitAccumulatorTile(k, t, smem, acc);
+    emitEcfColumns(k, sh, yTile, sumSq, cosOut, sinOut, tid, s0, m0, v,
+                   batchTile);
+  }
+  gpu::ReturnOp::create(k.b);
+  return func;
+}

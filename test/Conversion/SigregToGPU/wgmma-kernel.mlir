@@ -1,0 +1,121 @@
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=hopper=1 --canonicalize --cse | FileCheck %s
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=hopper=0 --canonicalize --cse | FileCheck %s --check-prefix=NOHOPPER
+
+// The Hopper fused ECF kernel (WgmmaEcfKernel.cpp), stage by stage, for
+// V = 3 views of N = 1000 rows, D = 200, S = 1928, P = 5, bf16, seeded, mean.
+// Tiles of 128 rows x 256 slices: grid (ceil(1928/256), ceil(1000/128), 3)
+// = (8, 8, 3) = 192 CTAs >= 132 (the cost rule); D and S are multiples of 8
+// (16-byte TMA strides) but not of the tiles: TMA fills the ragged edges
+// with zeros and the ECF stage sums only the batch's rows.
+
+// Host: g rounded to bf16, row-major [D, S]; x viewed as [V * N, D]; one
+// tensor map each (boxes 128 x 64 and 64 x 64, 128-byte swizzle) passed as
+// pointers to by-value parameters; 384 threads and 192 KB of dynamic shared
+// memory (4 stages x (16 KB x tile + 32 KB g tile)); per-tile partial sums
+// added by sigreg_ecf_finalize.
+// CHECK-LABEL: func.func @views(
+// CHECK-SAME:      %[[X:.*]]: memref<3x1000x200xbf16>, %[[SEED:.*]]: i64, %[[OUT:.*]]: memref<f32>)
+// CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG:     %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG:     %[[C384:.*]] = arith.constant 384 : index
+// CHECK-DAG:     %[[SMEM:.*]] = arith.constant 196608 : i32
+// CHECK-DAG:     %[[C128:.*]] = arith.constant 128 : index
+// CHECK-DAG:     %[[C64:.*]] = arith.constant 64 : index
+// CHECK:         %[[G:.*]] = memref.alloc() : memref<200x1928xbf16>
+// CHECK:         %[[SS:.*]] = memref.alloc() : memref<4x1928xf32>
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_projection_rows {{.*}} args(%[[SEED]] : i64, %[[G]] : memref<200x1928xbf16>, %[[SS]] : memref<4x1928xf32>)
+// CHECK:         %[[ROWS:.*]] = memref.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : memref<3x1000x200xbf16> into memref<3000x200xbf16>
+// CHECK:         %[[XU:.*]] = memref.cast %[[ROWS]] : memref<3000x200xbf16> to memref<*xbf16>
+// CHECK:         %[[XD:.*]] = nvgpu.tma.create.descriptor %[[XU]] box[%[[C128]], %[[C64]]] : memref<*xbf16> -> <tensor = memref<128x64xbf16, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+// CHECK:         %[[XP:.*]] = builtin.unrealized_conversion_cast %[[XD]] : {{.*}} to !llvm.ptr
+// CHECK:         %[[GU:.*]] = memref.cast %[[G]] : memref<200x1928xbf16> to memref<*xbf16>
+// CHECK:         %[[GD:.*]] = nvgpu.tma.create.descriptor %[[GU]] box[%[[C64]], %[[C64]]] : memref<*xbf16> -> <tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b
+// CHECK:         %[[GP:.*]] = builtin.unrealized_conversion_cast %[[GD]] : {{.*}} to !llvm.ptr
+// CHECK:         %[[CP:.*]] = memref.alloc() : memref<8x3x1928x5xf32>
+// CHECK:         %[[SP:.*]] = memref.alloc() : memref<8x3x1928x5xf32>
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%[[C8]], %[[C8]], %[[C3]]) threads in (%[[C384]], %{{.*}}, %{{.*}})  dynamic_shared_memory_size %[[SMEM]] args(%[[XP]] : !llvm.ptr, %[[GP]] : !llvm.ptr, %[[SS]] : memref<4x1928xf32>, %[[CP]] : memref<8x3x1928x5xf32>, %[[SP]] : memref<8x3x1928x5xf32>) {sigreg.region = "trig_reduction"}
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_ecf_finalize
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_epilogue
+
+// The projection: g rounded to bf16, f32 sums of squares.
+// CHECK:       gpu.func @sigreg_projection_rows(%{{.*}}: i64, %{{.*}}: memref<200x1928xbf16>, %{{.*}}: memref<4x1928xf32>)
+// CHECK:         arith.truncf %{{.*}} : f32 to bf16
+
+// The kernel: tensor-map parameters listed for --sigreg-grid-constant-params.
+// CHECK:       gpu.func @sigreg_fused_ecf_wgmma(%[[XM:.*]]: !llvm.ptr, %[[GM:.*]]: !llvm.ptr, %[[SUMSQ:.*]]: memref<4x1928xf32>, %[[COS:.*]]: memref<8x3x1928x5xf32>, %[[SIN:.*]]: memref<8x3x1928x5xf32>) kernel
+// CHECK-SAME:      known_block_size = array<i32: 384, 1, 1>, sigreg.grid_constants = array<i64: 0, 1>
+// CHECK:         %[[XMAP:.*]] = builtin.unrealized_conversion_cast %[[XM]] : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<128x64xbf16, 3>
+// CHECK:         %[[GMAP:.*]] = builtin.unrealized_conversion_cast %[[GM]] : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>
+// CHECK:         %[[DYN:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK:         %[[FULL:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
+// CHECK:         %[[EMPTY:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
+
+// Stage 1, emitBarrierSetup: full[s] expects 1 arrival (+ bytes), empty[s]
+// one arrival per consumer warpgroup.
+// CHECK-COUNT-4: nvgpu.mbarrier.init %[[FULL]][%{{.*}}], %c1 :
+// CHECK-NEXT:    nvgpu.mbarrier.init %[[EMPTY]]
+// CHECK:         nvgpu.tma.prefetch.descriptor %[[XMAP]]
+// CHECK:         nvgpu.tma.prefetch.descriptor %[[GMAP]]
+// CHECK:         gpu.barrier
+
+// Stage 2, emitTmaProducer: warpgroup 2 gives registers back, one thread
+// streams ceil(200/64) = 4 k-tiles: wait for a free stage, announce 16 KB +
+// 32 KB, one x box and four g boxes.
+// CHECK:         scf.if
+// CHECK-NEXT:      nvvm.setmaxregister  decrease 40
+// CHECK:           scf.for %[[IT:.*]] = %c0 to %c4 step %c1 {
+// CHECK:             nvgpu.mbarrier.try_wait.parity %[[EMPTY]]
+// CHECK:             nvgpu.mbarrier.arrive.expect_tx %[[FULL]][%{{.*}}], %c49152
+// CHECK:             nvgpu.tma.async.load %[[XMAP]][%{{.*}}, %{{.*}}], %[[FULL]][%{{.*}}] to %{{.*}} : {{.*}} -> memref<128x64xbf16, #gpu.address_space<workgroup>>
+// CHECK-COUNT-4:     nvgpu.tma.async.load %[[GMAP]][%{{.*}}, %{{.*}}], %[[FULL]][%{{.*}}] to %{{.*}} : {{.*}} -> memref<64x64xbf16, #gpu.address_space<workgroup>>
+
+// Stage 3, emitWgmmaMainloop: the two consumer warpgroups take registers,
+// wait for a full stage, m64n256 wgmma from shared-memory descriptors (B
+// transposed: g is N-major), hand the previous stage back.
+// CHECK:         } else {
+// CHECK-NEXT:      nvvm.setmaxregister  increase 232
+// CHECK-NEXT:      %[[ACC0:.*]] = nvgpu.warpgroup.mma.init.accumulator -> <fragmented = vector<64x256xf32>>
+// CHECK-NEXT:      %[[LOOP:.*]]:2 = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[ACC0]], %[[PH:.*]] = %false)
+// CHECK:             nvgpu.mbarrier.try_wait.parity %[[FULL]][%{{.*}}], %[[PH]]
+// CHECK:             %[[DA:.*]] = nvgpu.warpgroup.generate.descriptor %{{.*}}, %[[XMAP]] : memref<64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK:             %[[DB:.*]] = nvgpu.warpgroup.generate.descriptor %{{.*}}, %[[GMAP]] : memref<64x256xbf16, #gpu.address_space<workgroup>>
+// CHECK:             nvgpu.warpgroup.mma %[[DA]], %[[DB]], %[[ACC]] {transposeB}
+// CHECK:             nvgpu.mbarrier.arrive %[[EMPTY]]
+// CHECK:             scf.yield
+// CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
+
+// Stage 4, emitAccumulatorTile: after a consumer-only named barrier, the
+// accumulators go to a [128][256] f32 tile over the drained ring.
+// CHECK-NEXT:      nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// CHECK-NEXT:      %[[V64:.*]] = memref.view %[[DYN]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x256xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT:      nvgpu.warpgroup.mma.store %[[LOOP]]#0, %[[V64]]
+// CHECK-NEXT:      nvvm.barrier id
+// CHECK-NEXT:      %[[Y:.*]] = memref.view %[[DYN]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<128x256xf32, #gpu.address_space<workgroup>>
+
+// Stage 5, emitEcfColumns: the column norm from the per-chunk sums, rows of
+// the tile inside the batch (min(128, 1000 - m0)) in groups of 4 then one by
+// one; per row a Cody-Waite reduced sin/cos on the SFU and the Chebyshev
+// recurrence for p = 2..4; p = 0 is the row count.
+// CHECK:           memref.load %[[SUMSQ]]
+// CHECK:           math.sqrt
+// CHECK:           arith.minui %{{.*}}, %c128 : index
+// CHECK:           scf.for {{.*}} step %c4 iter_args
+// CHECK-COUNT-4:     memref.load %[[Y]]
+// CHECK:           scf.for {{.*}} step %c1 iter_args
+// CHECK:             math.roundeven
+// CHECK:             llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+// CHECK:             llvm.call_intrinsic "llvm.nvvm.cos.approx.f"
+// CHECK:             math.fma
+// CHECK:           arith.uitofp
+// CHECK:           memref.store %{{.*}}, %[[COS]]
+// CHECK:           memref.store %{{.*}}, %[[SIN]]
+// CHECK:         gpu.return
+
+// Without sm_90a the same problem runs the mma.sync kernel.
+// NOHOPPER-NOT:  sigreg_fused_ecf_wgmma
+// NOHOPPER:      gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_mma
+// NOHOPPER-NOT:  sigreg_fused_ecf_wgmma
+func.func @views(%x: tensor<3x1000x200xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 1928 points = 5 : tensor<3x1000x200xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}

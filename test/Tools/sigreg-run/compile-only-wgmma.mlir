@@ -1,0 +1,56 @@
+// REQUIRES: cuda-toolkit, ptxas
+// RUN: rm -rf %t && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=3x1000x200 --emit-artifact=%t | FileCheck %s --check-prefix=OUT
+// RUN: FileCheck %s --check-prefix=PTX < %t/fused/sigreg.ptx
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/fused/manifest.json
+// RUN: %ptxas -arch=sm_90a -v %t/fused/sigreg.ptx -o %t/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
+
+// The Hopper kernel through the whole pipeline (chip sm_90a, the default):
+// nvgpu -> NVVM -> PTX that ptxas assembles for sm_90a without spills.
+
+// OUT: fused pipeline: 4 steps
+
+// --sigreg-extern-dynamic-shared-memory: the operand ring is declared after
+// the static mbarriers, 1024-byte aligned (the 128-byte swizzle needs it).
+// PTX:       .target sm_90a
+// PTX:       .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
+// --sigreg-grid-constant-params: the tensor maps are 128-byte parameters.
+// PTX:       .visible .entry sigreg_fused_ecf_wgmma(
+// PTX-NEXT:    .param .align 64 .b8 sigreg_fused_ecf_wgmma_param_0[128],
+// PTX-NEXT:    .param .align 64 .b8 sigreg_fused_ecf_wgmma_param_1[128],
+// PTX:       .maxntid 384, 1, 1
+// PTX:       mbarrier.init.shared.b64
+// PTX:       prefetch.tensormap
+// PTX:       setmaxnreg.dec.sync.aligned.u32 40;
+// PTX:       cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX:       setmaxnreg.inc.sync.aligned.u32 232;
+// PTX:       wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// PTX:       wgmma.wait_group.sync.aligned 0;
+// PTX:       bar.sync 1, 256;
+// PTX:       sin.approx.f32
+// PTX:       cos.approx.f32
+// PTX-NOT:   .extern .func
+
+// The wgmma step (keys sorted): x's tensor map innermost dimension first,
+// then the kernel and its dynamic shared memory.
+// MANIFEST:      "tensor_map": {
+// MANIFEST-NEXT:   "box": [
+// MANIFEST-NEXT:     64,
+// MANIFEST-NEXT:     128
+// MANIFEST-NEXT:   ],
+// MANIFEST-NEXT:   "buffer": "x",
+// MANIFEST-NEXT:   "dims": [
+// MANIFEST-NEXT:     200,
+// MANIFEST-NEXT:     3000
+// MANIFEST-NEXT:   ],
+// MANIFEST:      "kernel": "sigreg_fused_ecf_wgmma",
+// MANIFEST:      "shared_bytes": 196608
+
+// Register count recorded: 168 per thread at entry (ptxas's cap for 384
+// threads), raised to 232 for the consumers by setmaxnreg.
+// PTXAS: Compiling entry function 'sigreg_fused_ecf_wgmma' for 'sm_90a'
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: Used 168 registers
+func.func @sigreg(%x: tensor<3x?x200xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 1928 points = 5 : tensor<3x?x200xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
