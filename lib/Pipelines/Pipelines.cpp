@@ -112,6 +112,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   gpuOpts.blockSlices = options.blockSlices;
   gpuOpts.tensorCores = options.tensorCores;
   gpuOpts.hopper = options.chip == "sm_90a";
+  gpuOpts.wgmmaSlices = options.wgmmaSlices;
   pm.addPass(createConvertSigregToGPU(gpuOpts));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -88,6 +88,11 @@ struct Options {
       "tensor-cores",
       llvm::cl::desc("bf16/f16: allow the tensor-core fused ECF kernel"),
       llvm::cl::init(true)};
+  llvm::cl::opt<int64_t> wgmmaSlices{
+      "wgmma-slices",
+      llvm::cl::desc("sm_90a: slices per tile of the TMA + wgmma kernel, "
+                     "128 or 256 (0: by rule)"),
+      llvm::cl::init(0)};
   llvm::cl::opt<int64_t> blockSlices{
       "block-slices", llvm::cl::desc("Fused ECF slice tile (0: by shape)"),
       llvm::cl::init(0)};
@@ -212,6 +217,7 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.blockRows = opts.blockRows;
   gpuOpts.blockSlices = opts.blockSlices;
   gpuOpts.tensorCores = opts.tensorCores;
+  gpuOpts.wgmmaSlices = opts.wgmmaSlices;
   std::string jsonReports;
   int exitCode = 0;
   for (GpuPipelineKind kind : kinds) {

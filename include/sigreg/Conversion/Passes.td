@@ -41,7 +41,9 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
     Option<"tensorCores", "tensor-cores", "bool", "true",
            "bf16/f16 inputs: run the fused ECF GEMM on tensor cores (mma.sync)">,
     Option<"hopper", "hopper", "bool", "false",
-           "The target is sm_90a: large bf16/f16 problems use the TMA + wgmma kernel">
+           "The target is sm_90a: large bf16/f16 problems use the TMA + wgmma kernel">,
+    Option<"wgmmaSlices", "wgmma-slices", "int64_t", "0",
+           "Slices per CTA tile of the TMA + wgmma kernel (128 or 256; 0: by rule)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect", "::mlir::math::MathDialect",

@@ -43,6 +43,10 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   PassOptions::Option<int64_t> blockSlices{
       *this, "block-slices", llvm::cl::desc("Fused ECF slice tile (0: auto)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> wgmmaSlices{
+      *this, "wgmma-slices",
+      llvm::cl::desc("TMA + wgmma kernel slice tile, 128 or 256 (0: auto)"),
+      llvm::cl::init(0)};
 };
 
 /// The product: decompose, fuse, lower the fused ops to GPU kernels with

@@ -77,12 +77,10 @@ gpu::GPUFuncOp buildRowMajorProjectionKernel(OpBuilder &b, Location loc,
                                              Type halfType);
 
 /// The Hopper fused ECF kernel (WgmmaEcfKernel.cpp): CTA tile of
-/// kWgmmaRows batch rows x kWgmmaSlices slices, k-tiles of kWgmmaTileK
-/// features through a kWgmmaStages-deep TMA ring; 2 consumer warpgroups
+/// kWgmmaRows batch rows x tiling.slices slices, k-tiles of kWgmmaTileK
+/// features through a tiling.stages-deep TMA ring; 2 consumer warpgroups
 /// (wgmma) and 1 producer warpgroup.
-constexpr int64_t kWgmmaRows = kWgmmaTileRows, kWgmmaSlices = kWgmmaTileSlices,
-                  kWgmmaTileK = 64, kWgmmaStages = 4, kWgmmaThreads = 384;
-constexpr int32_t kWgmmaProducerRegisters = 40, kWgmmaConsumerRegisters = 232;
+constexpr int64_t kWgmmaRows = kWgmmaTileRows, kWgmmaTileK = 64;
 
 struct WgmmaEcfShape {
   int64_t numViews, batch, featureDim, numSlices, numPoints;
@@ -92,21 +90,22 @@ struct WgmmaEcfShape {
   /// Seeded: the kernel divides by the column norms from sumSq.
   bool seeded;
   int64_t normChunks;
+  WgmmaTiling tiling;
   int64_t numBatchTiles() const {
     return (batch + kWgmmaRows - 1) / kWgmmaRows;
   }
   int64_t numSliceTiles() const {
-    return (numSlices + kWgmmaSlices - 1) / kWgmmaSlices;
+    return (numSlices + tiling.slices - 1) / tiling.slices;
   }
 };
 /// (xMap, gMap : !llvm.ptr to 128-byte tensor maps passed by value, [sumSq],
 /// cos, sin). xMap tiles x viewed as [V * N, D] in boxes of 128 x 64, gMap
 /// the projection [D, S] in boxes of 64 x 64, both with 128-byte swizzle.
 /// Outputs as buildFusedEcfKernel's. Grid (slice tiles, batch tiles, V),
-/// kWgmmaThreads threads, wgmmaDynamicSharedBytes() of dynamic shared memory.
+/// tiling.threads threads, wgmmaDynamicSharedBytes() of dynamic shared memory.
 gpu::GPUFuncOp buildFusedEcfWgmmaKernel(OpBuilder &b, Location loc,
                                         const WgmmaEcfShape &shape);
-int64_t wgmmaDynamicSharedBytes();
+int64_t wgmmaDynamicSharedBytes(const WgmmaTiling &tiling);
 
 /// (cosPart, sinPart : [T, V, S, P], cos, sin : [V, S, P]): fixed-order sum
 /// over the tiles, divided by the batch size.

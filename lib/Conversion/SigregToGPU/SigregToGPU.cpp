@@ -42,6 +42,7 @@ EcfScheduleOptions scheduleOptions(const ConvertSigregToGPUOptions &options) {
   o.projectionChunk = options.projectionChunk;
   o.tensorCores = options.tensorCores;
   o.hopper = options.hopper;
+  o.wgmmaSlices = options.wgmmaSlices;
   return o;
 }
 
@@ -250,6 +251,7 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
             ? cast<MemRefType>(seeded->second.g.getType()).getElementType()
             : ecf.getProjection().getType().getElementType();
     EcfSchedule sched = chooseEcfSchedule(ecf, schedule);
+    sh.blockSlices = sched.blockSlices;
     if (sched.wgmma)
       return lowerWgmmaEcf(b, ecf, sh,
                            seeded != seededProjections.end() ? &seeded->second
@@ -378,9 +380,16 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
                                               const EcfKernelShape &sh,
                                               const SeededProjection *seeded) {
   Location loc = ecf.getLoc();
-  WgmmaEcfShape w{sh.numViews,     sh.batch,     sh.featureDim,
-                  sh.numSlices,    sh.numPoints, sh.tMax,
-                  sh.inputElement, bool(seeded), seeded ? seeded->chunks : 0};
+  WgmmaEcfShape w{sh.numViews,
+                  sh.batch,
+                  sh.featureDim,
+                  sh.numSlices,
+                  sh.numPoints,
+                  sh.tMax,
+                  sh.inputElement,
+                  bool(seeded),
+                  seeded ? seeded->chunks : 0,
+                  getWgmmaTiling(sh.blockSlices)};
   OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
   gpu::GPUFuncOp kernel = addKernel(buildFusedEcfWgmmaKernel(kb, loc, w));
 
@@ -417,8 +426,9 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
   if (seeded)
     args.push_back(seeded->sumSq);
   finishEcf(b, loc, ecf, kernel,
-            {w.numSliceTiles(), w.numBatchTiles(), w.numViews}, kWgmmaThreads,
-            args, w.numBatchTiles(), wgmmaDynamicSharedBytes());
+            {w.numSliceTiles(), w.numBatchTiles(), w.numViews},
+            w.tiling.threads, args, w.numBatchTiles(),
+            wgmmaDynamicSharedBytes(w.tiling));
   return success();
 }
 
@@ -482,8 +492,13 @@ struct ConvertSigregToGPUPass
       return signalPassFailure();
     }
     gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
-    ConvertSigregToGPUOptions opts{blockRows, blockSlices, projectionChunk,
-                                   tensorCores, hopper};
+    if (wgmmaSlices != 0 && wgmmaSlices != 128 && wgmmaSlices != 256) {
+      module.emitError("wgmma-slices must be 0, 128 or 256, got ")
+          << static_cast<int64_t>(wgmmaSlices);
+      return signalPassFailure();
+    }
+    ConvertSigregToGPUOptions opts{blockRows,   blockSlices, projectionChunk,
+                                   tensorCores, hopper,      wgmmaSlices};
     for (func::FuncOp f : funcs)
       if (failed(FunctionLowering(f, kernels, opts).run()))
         return signalPassFailure();

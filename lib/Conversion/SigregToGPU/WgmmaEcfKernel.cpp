@@ -50,11 +50,9 @@ using namespace mlir::sigreg;
 namespace {
 using gpu::Dimension;
 
-constexpr int64_t kRows = kWgmmaRows, kSlices = kWgmmaSlices,
-                  kTileK = kWgmmaTileK, kStages = kWgmmaStages;
-/// Bytes of one stage's x tile and g tile (16-bit elements).
+constexpr int64_t kRows = kWgmmaRows, kTileK = kWgmmaTileK;
+/// Bytes of one stage's x tile (16-bit elements).
 constexpr int64_t kXTileBytes = kRows * kTileK * 2;
-constexpr int64_t kGTileBytes = kTileK * kSlices * 2;
 /// g tiles are loaded as boxes of 64 k x 64 slices (128 bytes, the swizzle
 /// span).
 constexpr int64_t kGBoxSlices = 64;
@@ -62,6 +60,8 @@ constexpr int64_t kConsumerThreads = 256;
 
 /// Types shared by the stages of one kernel.
 struct WgmmaTypes {
+  WgmmaTiling tiling;
+  int64_t slices, stages, gTileBytes;
   Type elem;
   Attribute workgroup;
   MemRefType smemBytes;
@@ -69,11 +69,13 @@ struct WgmmaTypes {
   nvgpu::TensorMapDescriptorType xMap, gMap;
   nvgpu::WarpgroupAccumulatorType acc;
 
-  WgmmaTypes(MLIRContext *ctx, Type elem) : elem(elem) {
+  WgmmaTypes(MLIRContext *ctx, Type elem, WgmmaTiling tiling)
+      : tiling(tiling), slices(tiling.slices), stages(tiling.stages),
+        gTileBytes(kTileK * tiling.slices * 2), elem(elem) {
     workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     smemBytes = MemRefType::get({ShapedType::kDynamic},
                                 IntegerType::get(ctx, 8), nullptr, workgroup);
-    barriers = nvgpu::MBarrierGroupType::get(ctx, workgroup, kStages);
+    barriers = nvgpu::MBarrierGroupType::get(ctx, workgroup, stages);
     auto tmap = [&](ArrayRef<int64_t> box) {
       auto tile = MemRefType::get(
           box, elem, nullptr, IntegerAttr::get(IntegerType::get(ctx, 64), 3));
@@ -86,7 +88,7 @@ struct WgmmaTypes {
     xMap = tmap({kRows, kTileK});
     gMap = tmap({kTileK, kGBoxSlices});
     acc = nvgpu::WarpgroupAccumulatorType::get(
-        ctx, VectorType::get({64, kSlices}, Float32Type::get(ctx)));
+        ctx, VectorType::get({64, slices}, Float32Type::get(ctx)));
   }
 
   MemRefType tile(ArrayRef<int64_t> shape, Type e) const {
@@ -116,7 +118,7 @@ void consumerBarrier(KernelBuilder &k) {
 void emitBarrierSetup(KernelBuilder &k, const WgmmaTypes &t, Value full,
                       Value empty, Value xMap, Value gMap, Value tid) {
   k.ifThen(k.lt(tid, k.idx(1)), [&] {
-    for (int64_t s = 0; s < kStages; ++s) {
+    for (int64_t s = 0; s < t.stages; ++s) {
       nvgpu::MBarrierInitOp::create(k.b, full, k.idx(1), k.idx(s), Value());
       nvgpu::MBarrierInitOp::create(k.b, empty, k.idx(2), k.idx(s), Value());
     }
@@ -130,8 +132,8 @@ void emitBarrierSetup(KernelBuilder &k, const WgmmaTypes &t, Value full,
 Value xTileOffset(KernelBuilder &k, Value s) {
   return k.mul(s, k.idx(kXTileBytes));
 }
-Value gTileOffset(KernelBuilder &k, Value s) {
-  return k.add(k.idx(kStages * kXTileBytes), k.mul(s, k.idx(kGTileBytes)));
+Value gTileOffset(KernelBuilder &k, const WgmmaTypes &t, Value s) {
+  return k.add(k.idx(t.stages * kXTileBytes), k.mul(s, k.idx(t.gTileBytes)));
 }
 
 /// Stage 2: one producer thread streams the k-tiles through the ring.
@@ -141,8 +143,8 @@ void emitTmaProducer(KernelBuilder &k, const WgmmaTypes &t, Value smem,
   Value ticks = k.idx(10000000);
   Value one = arith::ConstantOp::create(k.b, k.b.getBoolAttr(true));
   k.forEach(k.idx(0), k.idx(kTiles), k.idx(1), [&](Value it) {
-    Value s = k.rem(it, k.idx(kStages));
-    Value round = k.div(it, k.idx(kStages));
+    Value s = k.rem(it, k.idx(t.stages));
+    Value round = k.div(it, k.idx(t.stages));
     // A stage is free once the consumers released it in the previous round;
     // in round 0 the wait on the "previous" phase (parity 1) passes at once.
     Value parity =
@@ -152,14 +154,15 @@ void emitTmaProducer(KernelBuilder &k, const WgmmaTypes &t, Value smem,
                               one);
     nvgpu::MBarrierTryWaitParityOp::create(k.b, empty, parity, ticks, s);
     nvgpu::MBarrierArriveExpectTxOp::create(
-        k.b, full, k.idx(kXTileBytes + kGTileBytes), s, Value());
+        k.b, full, k.idx(kXTileBytes + t.gTileBytes), s, Value());
     Value k0 = k.mul(it, k.idx(kTileK));
     Value xTile =
         smemView(k, smem, xTileOffset(k, s), t.tile({kRows, kTileK}, t.elem));
     nvgpu::TmaAsyncLoadOp::create(k.b, xTile, full, xMap, ValueRange{k0, xRow0},
                                   s, Value(), Value());
-    for (int64_t j = 0; j < kSlices / kGBoxSlices; ++j) {
-      Value off = k.add(gTileOffset(k, s), k.idx(j * kTileK * kGBoxSlices * 2));
+    for (int64_t j = 0; j < t.slices / kGBoxSlices; ++j) {
+      Value off =
+          k.add(gTileOffset(k, t, s), k.idx(j * kTileK * kGBoxSlices * 2));
       Value gBox =
           smemView(k, smem, off, t.tile({kTileK, kGBoxSlices}, t.elem));
       nvgpu::TmaAsyncLoadOp::create(
@@ -182,19 +185,19 @@ Value emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t, Value smem,
   auto xDescType = nvgpu::WarpgroupMatrixDescriptorType::get(
       ctx, t.tile({64, kTileK}, t.elem));
   auto gDescType = nvgpu::WarpgroupMatrixDescriptorType::get(
-      ctx, t.tile({kTileK, kSlices}, t.elem));
+      ctx, t.tile({kTileK, t.slices}, t.elem));
   Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(k.b, t.acc);
   SmallVector<Value> results = k.forEach(
       k.idx(0), k.idx(kTiles), k.idx(1), {init, zero},
       [&](Value it, ValueRange carried) {
         Value acc = carried[0], parity = carried[1];
-        Value s = k.rem(it, k.idx(kStages));
+        Value s = k.rem(it, k.idx(t.stages));
         nvgpu::MBarrierTryWaitParityOp::create(k.b, full, parity, ticks, s);
         Value xOff =
             k.add(xTileOffset(k, s), k.mul(wg, k.idx(64 * kTileK * 2)));
         Value xTile = smemView(k, smem, xOff, t.tile({64, kTileK}, t.elem));
-        Value gTile = smemView(k, smem, gTileOffset(k, s),
-                               t.tile({kTileK, kSlices}, t.elem));
+        Value gTile = smemView(k, smem, gTileOffset(k, t, s),
+                               t.tile({kTileK, t.slices}, t.elem));
         Value xDesc = nvgpu::WarpgroupGenerateDescriptorOp::create(
             k.b, xDescType, xTile, xMap);
         Value gDesc = nvgpu::WarpgroupGenerateDescriptorOp::create(
@@ -205,12 +208,12 @@ Value emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t, Value smem,
         // The MMAs of the previous k-tile are complete (wait_group 1): hand
         // its stage back to the producer.
         k.ifThen(k.land(primary, k.lt(k.idx(0), it)), [&] {
-          Value prev = k.rem(k.add(it, k.idx(kStages - 1)), k.idx(kStages));
+          Value prev = k.rem(k.add(it, k.idx(t.stages - 1)), k.idx(t.stages));
           nvgpu::MBarrierArriveOp::create(
               k.b, nvgpu::MBarrierTokenType::get(ctx), empty, prev);
         });
         Value wraps = arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, s,
-                                            k.idx(kStages - 1));
+                                            k.idx(t.stages - 1));
         Value flipped = arith::XOrIOp::create(k.b, parity, one);
         return SmallVector<Value>{next, k.select(wraps, flipped, parity)};
       });
@@ -227,11 +230,11 @@ Value emitAccumulatorTile(KernelBuilder &k, const WgmmaTypes &t, Value smem,
                           Value acc) {
   consumerBarrier(k);
   Value firstRows =
-      smemView(k, smem, k.idx(0), t.tile({64, kSlices}, k.b.getF32Type()));
+      smemView(k, smem, k.idx(0), t.tile({64, t.slices}, k.b.getF32Type()));
   nvgpu::WarpgroupMmaStoreOp::create(k.b, acc, firstRows);
   consumerBarrier(k);
   return smemView(k, smem, k.idx(0),
-                  t.tile({kRows, kSlices}, k.b.getF32Type()));
+                  t.tile({kRows, t.slices}, k.b.getF32Type()));
 }
 
 /// sin and cos of `theta` on the special-function unit after a Cody-Waite
@@ -251,13 +254,21 @@ std::pair<Value, Value> reducedSinCos(KernelBuilder &k, Value theta) {
   return {call("llvm.nvvm.sin.approx.f"), call("llvm.nvvm.cos.approx.f")};
 }
 
-/// Stage 5: thread `tid` < 256 computes the ECF sums of slice s0 + tid over
-/// the tile's valid rows and writes them.
-void emitEcfColumns(KernelBuilder &k, const WgmmaEcfShape &sh, Value yTile,
+/// Stage 5: the 256 consumer threads as `parts` groups of t.slices threads;
+/// thread `tid` sums slice s0 + tid % t.slices over its part of the tile's
+/// rows (rows [part * 128 / parts, ...) inside the batch); with two parts,
+/// the second part's sums are added to the first's through shared memory in
+/// a fixed order. The first part writes the tile's sums (the means when the
+/// batch is one tile).
+void emitEcfColumns(KernelBuilder &k, const WgmmaTypes &t,
+                    const WgmmaEcfShape &sh, Value smem, Value yTile,
                     Value sumSq, Value cosOut, Value sinOut, Value tid,
                     Value s0, Value m0, Value v, Value batchTile) {
   int64_t P = sh.numPoints, N = sh.batch, S = sh.numSlices;
-  Value s = k.add(s0, tid);
+  int64_t parts = kConsumerThreads / t.slices, partRows = kRows / parts;
+  Value col = k.rem(tid, k.idx(t.slices));
+  Value part = k.div(tid, k.idx(t.slices));
+  Value s = k.add(s0, col);
   Value lastS = k.idx(S - 1);
   Value scale = k.f32(static_cast<float>(sh.tMax / double(P - 1)));
   if (sh.seeded) {
@@ -270,15 +281,22 @@ void emitEcfColumns(KernelBuilder &k, const WgmmaEcfShape &sh, Value yTile,
     // y = acc / ||g_s||, folded into the angle: dt * (acc / norm).
     scale = k.divf(scale, math::SqrtOp::create(k.b, sum[0]));
   }
-  // Rows of the tile inside the batch: min(128, N - m0) (> 0).
+  // Rows of the tile inside the batch: min(128, N - m0) (> 0); this part's
+  // are [row0, row0 + partCount).
   Value count = k.min(k.idx(kRows), arith::SubIOp::create(k.b, k.idx(N), m0));
-  Value count4 = arith::AndIOp::create(k.b, count, k.idx(~int64_t(3)));
+  Value row0 = k.mul(part, k.idx(partRows));
+  Value partCount = arith::MinSIOp::create(
+      k.b,
+      arith::MaxSIOp::create(k.b, arith::SubIOp::create(k.b, count, row0),
+                             k.idx(0)),
+      k.idx(partRows));
+  Value count4 = arith::AndIOp::create(k.b, partCount, k.idx(~int64_t(3)));
 
   // Sums over rows for p = 1..P-1 (p = 0 is cos = 1, sin = 0: the count).
   auto accumulate = [&](ArrayRef<Value> rows, ValueRange carried) {
     SmallVector<Value> next(carried.begin(), carried.end());
     for (Value row : rows) {
-      Value theta = k.mulf(k.load(yTile, {row, tid}), scale);
+      Value theta = k.mulf(k.load(yTile, {k.add(row0, row), col}), scale);
       auto [s1, c1] = reducedSinCos(k, theta);
       Value twoC1 = k.addf(c1, c1);
       Value cPrev = k.f32(1.0f), sPrev = k.f32(0.0f), c = c1, sn = s1;
@@ -305,15 +323,46 @@ void emitEcfColumns(KernelBuilder &k, const WgmmaEcfShape &sh, Value yTile,
             carried);
       });
   sums = k.forEach(
-      count4, count, k.idx(1), sums,
+      count4, partCount, k.idx(1), sums,
       [&](Value r, ValueRange carried) { return accumulate({r}, carried); });
+
+  Value first = k.lt(part, k.idx(1));
+  if (parts == 2) {
+    // The y tile is read: reuse its start for the second part's sums
+    // [2 (P - 1)][t.slices].
+    auto sumsType = MemRefType::get({2 * (P - 1), t.slices}, k.b.getF32Type(),
+                                    nullptr, t.workgroup);
+    Value partSums = smemView(k, smem, k.idx(0), sumsType);
+    consumerBarrier(k);
+    Value second = arith::XOrIOp::create(
+        k.b, first, arith::ConstantOp::create(k.b, k.b.getBoolAttr(true)));
+    k.ifThen(second, [&] {
+      for (auto [i, sum] : llvm::enumerate(sums))
+        k.store(sum, partSums, {k.idx(i), col});
+    });
+    consumerBarrier(k);
+    auto ifOp = scf::IfOp::create(
+        k.b, TypeRange(SmallVector<Type>(sums.size(), k.b.getF32Type())), first,
+        /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g(k.b);
+      k.b.setInsertionPointToStart(ifOp.thenBlock());
+      SmallVector<Value> total;
+      for (auto [i, sum] : llvm::enumerate(sums))
+        total.push_back(k.addf(sum, k.load(partSums, {k.idx(i), col})));
+      scf::YieldOp::create(k.b, total);
+      k.b.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(k.b, sums);
+    }
+    sums = SmallVector<Value>(ifOp.getResults());
+  }
 
   Value countF = arith::UIToFPOp::create(
       k.b, k.b.getF32Type(),
       arith::IndexCastUIOp::create(k.b, k.b.getI32Type(), count));
   Value batchF = k.f32(static_cast<float>(N));
   bool oneTile = sh.numBatchTiles() == 1;
-  k.ifThen(k.lt(s, k.idx(S)), [&] {
+  k.ifThen(k.land(first, k.lt(s, k.idx(S))), [&] {
     for (int64_t p = 0; p < P; ++p) {
       Value c = p == 0 ? countF : sums[p - 1];
       Value sn = p == 0 ? k.f32(0.0f) : sums[P - 1 + p - 1];
@@ -329,11 +378,11 @@ void emitEcfColumns(KernelBuilder &k, const WgmmaEcfShape &sh, Value yTile,
 }
 } // namespace
 
-int64_t mlir::sigreg::wgmmaDynamicSharedBytes() {
-  // The operand ring; the f32 y tile [128][256] aliases it after the
+int64_t mlir::sigreg::wgmmaDynamicSharedBytes(const WgmmaTiling &tiling) {
+  // The operand ring; the f32 y tile [128][slices] aliases it after the
   // mainloop.
-  int64_t ring = kStages * (kXTileBytes + kGTileBytes);
-  int64_t yTile = kRows * kSlices * 4;
+  int64_t ring = tiling.stages * (kXTileBytes + kTileK * tiling.slices * 2);
+  int64_t yTile = kRows * tiling.slices * 4;
   return std::max(ring, yTile);
 }
 
@@ -341,7 +390,7 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
                                                       Location loc,
                                                       const WgmmaEcfShape &sh) {
   MLIRContext *ctx = b.getContext();
-  WgmmaTypes t(ctx, sh.inputElement);
+  WgmmaTypes t(ctx, sh.inputElement, sh.tiling);
   int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints,
           T = sh.numBatchTiles();
   Type ptr = LLVM::LLVMPointerType::get(ctx);
@@ -357,8 +406,13 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func->setAttr("sigreg.region", b.getStringAttr("trig_reduction"));
   func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({static_cast<int32_t>(kWgmmaThreads), 1, 1}));
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(sh.tiling.threads), 1, 1}));
   func->setAttr(kGridConstantAttrName, b.getDenseI64ArrayAttr({0, 1}));
+  // Several CTAs per multiprocessor: ptxas caps the registers at entry so
+  // that they fit (setmaxnreg then moves them between the warpgroups).
+  if (sh.tiling.ctasPerSM > 1)
+    func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  b.getI32IntegerAttr(sh.tiling.ctasPerSM));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder k(loc, b);
@@ -377,7 +431,7 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
   Value sliceTile = k.blockId(Dimension::x);
   Value batchTile = k.blockId(Dimension::y);
   Value v = k.blockId(Dimension::z);
-  Value s0 = k.mul(sliceTile, k.idx(kSlices));
+  Value s0 = k.mul(sliceTile, k.idx(t.slices));
   Value m0 = k.mul(batchTile, k.idx(kRows));
   // x is [V * N, D]: the tile's first row. Rows past N of the last tile of a
   // view are loaded (the next view's or zeros) but never summed.
@@ -396,18 +450,20 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
   {
     OpBuilder::InsertionGuard g(k.b);
     k.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    NVVM::SetMaxRegisterOp::create(k.b, kWgmmaProducerRegisters,
-                                   NVVM::SetMaxRegisterAction::decrease);
+    if (t.tiling.producerRegisters)
+      NVVM::SetMaxRegisterOp::create(k.b, t.tiling.producerRegisters,
+                                     NVVM::SetMaxRegisterAction::decrease);
     k.ifThen(primary, [&] {
       emitTmaProducer(k, t, smem, full, empty, xMap, gMap, xRow0, s0, kTiles);
     });
     k.b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-    NVVM::SetMaxRegisterOp::create(k.b, kWgmmaConsumerRegisters,
-                                   NVVM::SetMaxRegisterAction::increase);
+    if (t.tiling.consumerRegisters)
+      NVVM::SetMaxRegisterOp::create(k.b, t.tiling.consumerRegisters,
+                                     NVVM::SetMaxRegisterAction::increase);
     Value acc = emitWgmmaMainloop(k, t, smem, full, empty, xMap, gMap, wg,
                                   primary, kTiles);
     Value yTile = emitAccumulatorTile(k, t, smem, acc);
-    emitEcfColumns(k, sh, yTile, sumSq, cosOut, sinOut, tid, s0, m0, v,
+    emitEcfColumns(k, t, sh, smem, yTile, sumSq, cosOut, sinOut, tid, s0, m0, v,
                    batchTile);
   }
   gpu::ReturnOp::create(k.b);

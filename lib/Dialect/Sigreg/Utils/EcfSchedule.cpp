@@ -31,6 +31,12 @@ bool mlir::sigreg::usesTensorCores(FusedEcfOp op,
          blocks >= kTargetBlocks / 4;
 }
 
+WgmmaTiling mlir::sigreg::getWgmmaTiling(int64_t tileSlices) {
+  if (tileSlices == 128)
+    return {128, 3, 2, 288, 0, 0};
+  return {256, 4, 1, 384, 40, 232};
+}
+
 bool mlir::sigreg::usesWgmma(FusedEcfOp op, const EcfScheduleOptions &options,
                              int64_t dynamicSize) {
   Type in = op.getInput().getType();
@@ -41,6 +47,11 @@ bool mlir::sigreg::usesWgmma(FusedEcfOp op, const EcfScheduleOptions &options,
   int64_t slices = dimSize(op.getCos().getType(), 1, dynamicSize);
   if (features % 8 != 0 || slices % 8 != 0)
     return false;
+  // The 128-slice tile adds its two row halves through a [2 (P - 1)][128]
+  // f32 buffer over its 64 KB y tile.
+  int64_t points = dimSize(op.getCos().getType(), 2, dynamicSize);
+  if (options.wgmmaSlices == 128 && points > 65)
+    return false;
   Value projection = op.getProjection();
   if (projection.getDefiningOp<ProjectionOp>()) {
     if (!projection.hasOneUse() || needsSplitProjection(op))
@@ -48,10 +59,12 @@ bool mlir::sigreg::usesWgmma(FusedEcfOp op, const EcfScheduleOptions &options,
   } else if (getElementTypeOrSelf(projection.getType()) != e) {
     return false;
   }
-  int64_t tiles = dimSize(in, 0, dynamicSize) *
-                  llvm::divideCeilSigned<int64_t>(dimSize(in, 1, dynamicSize),
-                                                  kWgmmaTileRows) *
-                  llvm::divideCeilSigned<int64_t>(slices, kWgmmaTileSlices);
+  int64_t tiles =
+      dimSize(in, 0, dynamicSize) *
+      llvm::divideCeilSigned<int64_t>(dimSize(in, 1, dynamicSize),
+                                      kWgmmaTileRows) *
+      llvm::divideCeilSigned<int64_t>(
+          slices, options.wgmmaSlices ? options.wgmmaSlices : kWgmmaTileSlices);
   return tiles >= kTargetBlocks / 2;
 }
 
@@ -89,7 +102,8 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
   // two blocks per multiprocessor.
   if (s.wgmma) {
     s.blockRows = kWgmmaTileRows;
-    s.blockSlices = kWgmmaTileSlices;
+    s.blockSlices =
+        options.wgmmaSlices ? options.wgmmaSlices : kWgmmaTileSlices;
   } else if (s.tensorCores) {
     s.blockRows = kMmaRows;
     s.blockSlices = kMmaSlices;

@@ -27,9 +27,23 @@ constexpr int64_t kTargetBlocks = 2 * 132;
 constexpr int64_t kMmaRows = 64;
 constexpr int64_t kMmaSlices = 128;
 /// CTA tile of the Hopper (TMA + wgmma) fused ECF kernel: 128 batch rows x
-/// 256 slices.
+/// 256 (or 128) slices.
 constexpr int64_t kWgmmaTileRows = 128;
 constexpr int64_t kWgmmaTileSlices = 256;
+
+/// The Hopper kernel's tile variants. 256 slices: 128 f32 accumulators per
+/// consumer thread, a 4-stage ring of 48 KB stages, one CTA of 384 threads
+/// per multiprocessor (a producer warpgroup; setmaxnreg moves registers to
+/// the consumers). 128 slices: 64 accumulators, a 3-stage ring of 32 KB
+/// stages, two CTAs of 288 threads (the producer is one warp) per
+/// multiprocessor, so that one CTA's ECF runs while the other's tensor cores
+/// work; no setmaxnreg (registers 0): ptxas would have to fit the wgmma into
+/// the 80 registers of a 384-thread CTA at entry.
+struct WgmmaTiling {
+  int64_t slices, stages, ctasPerSM, threads;
+  int32_t producerRegisters, consumerRegisters;
+};
+WgmmaTiling getWgmmaTiling(int64_t tileSlices);
 
 /// The user-facing knobs (pass options) that the schedule follows. Zero tile
 /// sizes mean "by shape".
@@ -39,6 +53,8 @@ struct EcfScheduleOptions {
   /// The target has sm_90a's wgmma and TMA (chip sm_90a): large bf16/f16
   /// problems may take the Hopper kernel.
   bool hopper = false;
+  /// Hopper kernel slices per CTA tile: 128 or 256 (0: by rule).
+  int64_t wgmmaSlices = 0;
 };
 
 /// The schedule of one sigreg.fused_ecf.
