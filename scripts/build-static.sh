@@ -5,16 +5,14 @@
 # what travels to the GPU machine into ${DIST_DIR:-dist} (ignored by git):
 #   dist/sigreg-mlir-<version>-linux-x86_64.tar.xz  the release (CPack, stripped)
 #   dist/test-tools.tar.xz  FileCheck, not, count for the lit suite
-#   dist/wheels/lit-*.whl   lit (pure Python), when pip can download it
+#   dist/lit.tar.xz         lit's Python sources (LLVM 22's, as in CI)
 #   dist/SIZES.txt          raw / stripped / xz size of each binary, ldd output
 # Then on the GPU machine: scripts/gpu-e2e.sh (docs/RELEASE.md).
-# Usage: scripts/build-static.sh [--no-lit]
+# Usage: scripts/build-static.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${STATIC_BUILD_DIR:-$root/build-static}
 dist=${DIST_DIR:-$root/dist}
-want_lit=1
-[ "${1:-}" = --no-lit ] && want_lit=0
 
 # Static zlib/zstd come from the -dev packages; patchelf edits the test tools.
 need=()
@@ -66,6 +64,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 } > "$dist/SIZES.txt"
 
 # The release tarball (stripped by CPack), also what the GPU machine installs.
+rm -rf "$build/package"
 (cd "$build" && cpack -G TXZ > "$build/cpack.log" 2>&1) || { cat "$build/cpack.log"; exit 1; }
 cp "$build"/package/sigreg-mlir-*.tar.xz "$dist/"
 
@@ -87,13 +86,12 @@ tar -C "$tmp/test-tools" -cJf "$dist/test-tools.tar.xz" bin
     echo "  $t: $(readelf -d "$tmp/test-tools/bin/$t" | awk '/NEEDED/ {printf "%s ", $NF}')"
   done; } >> "$dist/SIZES.txt"
 
-if [ $want_lit = 1 ]; then
-  python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
-    --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
-    --platform manylinux2014_x86_64 -d "$dist/wheels" lit \
-    || echo "build-static: WARNING: could not download the lit wheel (no lit on the GPU machine)"
-fi
+# lit: the LLVM 22 copy CI uses (pure Python), not the PyPI wheel: lit 23's
+# ShTest refuses the external shell that test/lit.cfg.py selects.
+tar -C /usr/lib/llvm-22/utils/lit --exclude=__pycache__ --exclude=ExampleTests.ObjDir \
+  -cJf "$dist/lit.tar.xz" lit
+echo "lit: $(/usr/lib/llvm-22/bin/lit --version 2>&1) (dist/lit.tar.xz)" >> "$dist/SIZES.txt"
 echo "dist/ (carry it to the GPU machine):"
-(cd "$dist" && ls -l --block-size=K . wheels 2> /dev/null | grep -v '^total')
+(cd "$dist" && ls -l --block-size=K | grep -v '^total')
 du -sh "$dist"
 cat "$dist/SIZES.txt"
