@@ -20,7 +20,7 @@ for a in "$@"; do
   case "$a" in
     --quick) quick=1 ;;
     -*) echo "unknown option $a"; exit 2 ;;
-    *) dist=$(cd "$a" && pwd) ;;
+    *) dist=$(cd "$a" && pwd) || { echo "no folder $a"; exit 2; } ;;
   esac
 done
 out=${OUT:-/tmp/sigreg-gpu-e2e}
@@ -44,9 +44,10 @@ if [ -z "$pkg" ]; then
   echo "no release tarball in $dist (run scripts/build-static.sh here first)"
   note install FAIL "no $dist/sigreg-mlir-*.tar.xz"
 else
+  # As README.md says: unpack into a prefix, run the installed example.
   mkdir -p "$work/install"
-  if tar -C "$work/install" -xJf "$pkg"; then
-    bin=$(ls -d "$work"/install/*/bin | head -1)
+  if tar -xJf "$pkg" -C "$work/install" --strip-components=1; then
+    bin=$work/install/bin
     ldd_log="$out/ldd.txt"; : > "$ldd_log"
     bad=0
     for t in sigreg-run sigreg-opt sigreg-aot-run; do
@@ -115,7 +116,8 @@ func.func @large(%x: tensor<8192x4096xbf16>, %seed: i64) -> tensor<f32> {
 }
 MLIR
 cp "$src" "$out/e2e.mlir"
-blog="$root/examples/sigreg-blog.mlir"
+blog="$work/install/share/sigreg/examples/sigreg-blog.mlir"
+[ -f "$blog" ] || blog="$root/examples/sigreg-blog.mlir"
 
 # case NAME TIMEOUT_S FILE ARGS...: one sigreg-run --target=cuda run.
 case_() {
