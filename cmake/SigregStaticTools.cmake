@@ -82,9 +82,9 @@ if(SIGREG_ENABLE_MLIR)
     endforeach()
   endforeach()
 
-  # Fewer registered dialects and extensions in sigreg-run: only those its
-  # pipelines use (lib/Tools/Registration.cpp); the same behaviour, smaller
-  # binary.
+  # sigreg-run and sigreg-opt register only the dialects, extensions and
+  # passes of the sigreg pipelines (lib/Tools/Registration.cpp), so the linker
+  # leaves the rest of MLIR out.
   set_property(SOURCE ${SIGREG_SOURCE_DIR}/lib/Tools/Registration.cpp
     DIRECTORY ${SIGREG_SOURCE_DIR}/lib/Tools
     APPEND PROPERTY COMPILE_DEFINITIONS SIGREG_MINIMAL_REGISTRATION=1)
@@ -98,8 +98,9 @@ if(SIGREG_ENABLE_MLIR)
   endforeach()
 endif()
 
-# The release: `cmake --install BUILD --strip` or `cpack` (TGZ) with the
-# stripped tools, the example and the docs.
+# The release: `cmake --install BUILD --strip` or `cpack` (TGZ by default;
+# scripts/build-static.sh makes a TXZ) with the stripped tools, the example
+# and the docs.
 set(sigreg_release_tools sigreg-aot-run)
 if(SIGREG_ENABLE_MLIR)
   list(APPEND sigreg_release_tools sigreg-run sigreg-opt)
