@@ -173,6 +173,15 @@ if [ $quick = 0 ]; then
   case_ mid-f32-bench 120 "$src" --entry=mid --bench --dtype=f32
   case_ large-bench 240 "$src" --entry=large --bench --iters=50
 fi
+# The installed AOT runner on an artifact the installed compiler emits.
+aot_log="$out/aot-run.log"
+if "$run" "$blog" --target=cuda --compile-only --pipeline=both --emit-artifact="$work/art" > "$aot_log" 2>&1 \
+   && timeout 60 "$bin/sigreg-aot-run" "$work/art/fused" >> "$aot_log" 2>&1 \
+   && timeout 60 "$bin/sigreg-aot-run" "$work/art/naive" >> "$aot_log" 2>&1; then
+  note sigreg-aot-run PASS "fused and naive artifacts of the blog example"
+else
+  note sigreg-aot-run FAIL "$aot_log"; tail -5 "$aot_log"
+fi
 sigreg_opt_ok=0
 if [ -x "$bin/sigreg-opt" ] && "$bin/sigreg-opt" "$blog" --sigreg-gpu-pipeline > "$out/sigreg-opt-gpu.log" 2>&1 \
    && grep -q "gpu.binary" "$out/sigreg-opt-gpu.log"; then sigreg_opt_ok=1; fi
