@@ -3,14 +3,18 @@
 # machine): builds the MLIR-free runtime with CMake, runs the runtime unit
 # tests, then validates (and with --bench times) every AOT artifact under
 # ARTDIR with sigreg-aot-run, and runs compute-sanitizer on the fused kernels.
-# Usage: scripts/gpu-check.sh ARTDIR [--bench] [--sanitize] [--out DIR]
+# With --e2e it then runs scripts/gpu-e2e.sh: the static compiler of
+# scripts/build-static.sh (dist/) compiling and running in one process, and
+# the lit suite with the GPU tests.
+# Usage: scripts/gpu-check.sh ARTDIR [--bench] [--sanitize] [--e2e] [--out DIR]
 set -uo pipefail
 art=${1:?artifact dir}; shift
-bench=0; sanitize=0; out=${OUT:-/tmp/sigreg-gpu-check}
+bench=0; sanitize=0; e2e=0; out=${OUT:-/tmp/sigreg-gpu-check}
 while [ $# -gt 0 ]; do
   case "$1" in
     --bench) bench=1 ;;
     --sanitize) sanitize=1 ;;
+    --e2e) e2e=1 ;;
     --out) out=$2; shift ;;
     *) echo "unknown option $1"; exit 2 ;;
   esac; shift
@@ -58,5 +62,8 @@ if [ $sanitize = 1 ] && command -v compute-sanitizer > /dev/null; then
       [ $rc = 0 ] || fail=1
     done
   done
+fi
+if [ $e2e = 1 ]; then
+  OUT="$out/e2e" bash "$root/scripts/gpu-e2e.sh" "$root/dist" || fail=1
 fi
 exit $fail

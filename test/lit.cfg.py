@@ -6,6 +6,33 @@ import shutil
 import subprocess
 
 import lit.formats
+import lit.llvm
+
+# Without a build tree, lit runs on the source directory with the tools named
+# by parameters: the GPU machine, which has no LLVM, runs the suite with the
+# static tools and Debian's FileCheck/not/count (scripts/gpu-e2e.sh):
+#   lit test --param sigreg_tools_dir=DIR [--param llvm_tools_dir=DIR]
+#            [--param sigreg_obj_root=DIR]
+# The build tree's lit.site.cfg.py sets these attributes instead.
+if not hasattr(config, "sigreg_tools_dir"):
+    params = lit_config.params
+    if "sigreg_tools_dir" not in params:
+        lit_config.fatal(
+            "run lit on the build directory (build/test), or give "
+            "--param sigreg_tools_dir=DIR (sigreg-opt, sigreg-run, sigreg-aot-run)"
+        )
+    config.sigreg_tools_dir = os.path.abspath(params["sigreg_tools_dir"])
+    config.llvm_tools_dir = os.path.abspath(
+        params.get("llvm_tools_dir", config.sigreg_tools_dir)
+    )
+    config.sigreg_src_root = os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__))
+    )
+    config.sigreg_obj_root = os.path.abspath(
+        params.get("sigreg_obj_root", os.path.join(config.sigreg_src_root, "build-lit"))
+    )
+    lit.llvm.initialize(lit_config, config)
+
 from lit.llvm import llvm_config
 from lit.llvm.subst import ToolSubst
 

@@ -4,17 +4,14 @@
 #include "sigreg/Compiler/Artifact.h"
 #include "sigreg/Compiler/CpuJit.h"
 #include "sigreg/Compiler/Entry.h"
-#include "sigreg/Dialect/Sigreg/IR/SigregDialect.h"
 #include "sigreg/Runtime/CudaDriver.h"
 #include "sigreg/Runtime/Executor.h"
 #include "sigreg/Runtime/Harness.h"
+#include "sigreg/Tools/Registration.h"
 
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -307,10 +304,7 @@ int mlir::sigreg::sigregRunMain(int argc, char **argv) {
     return fail("--iters must be >= 1 and --warmup >= 0");
 
   DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registerAllToLLVMIRTranslations(registry);
-  registry.insert<SigregDialect>();
+  registerSigregRunDialects(registry);
   MLIRContext context(registry);
   context.printOpOnDiagnostic(false);
 
