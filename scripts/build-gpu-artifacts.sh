@@ -73,6 +73,10 @@ hopper() {
   emit wg-f16-clamp-sum 0 4100 520 1032 17 f16 clamp_min 1.0 sum seed fused
   emit wg-p33-zero-explicit 0 4096 256 2048 33 bf16 zero_below 1.0 mean explicit fused
   emit wg-views-none-explicit 2 3000 1024 2048 9 bf16 none 0 none explicit fused
+  # The 128-slice tile (two CTAs per multiprocessor).
+  emit large-bf16-w128 0 8192 4096 4096 17 bf16 none 0 mean seed fused --wgmma-slices=128
+  emit wg128-ragged-views 3 1000 1000 2000 17 bf16 none 0 mean seed fused --wgmma-slices=128
+  emit wg128-f16-clamp-sum 0 4100 520 1032 33 f16 clamp_min 1.0 sum seed fused --wgmma-slices=128
 }
 case "$set_" in
   quick) emit ragged-bf16-clamp 3 37 129 77 9 bf16 clamp_min 1.0 mean seed
