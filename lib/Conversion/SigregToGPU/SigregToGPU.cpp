@@ -113,6 +113,32 @@ LogicalResult FunctionLowering::checkSupported() {
       op->emitOpError("cannot be lowered by --convert-sigreg-to-gpu");
       return WalkResult::interrupt();
     }
+    // Values the host code never holds as a memref: tensor constants, and a
+    // seeded projection's A (the projection kernel writes the raw g and the
+    // per-chunk sums of squares that only the fused ECF kernels read).
+    if (auto cst = dyn_cast<arith::ConstantOp>(op);
+        cst && isa<ShapedType>(cst.getType())) {
+      op->emitOpError("of type ")
+          << cst.getType()
+          << " is not supported by --convert-sigreg-to-gpu (only scalar "
+             "constants; pass tensors as function arguments)";
+      return WalkResult::interrupt();
+    }
+    if (auto proj = dyn_cast<ProjectionOp>(op))
+      for (OpOperand &use : proj->getUses()) {
+        auto ecf = dyn_cast<FusedEcfOp>(use.getOwner());
+        if (ecf && ecf.getProjection() == use.get())
+          continue;
+        InFlightDiagnostic diag =
+            proj.emitOpError("result is used by '")
+            << use.getOwner()->getName()
+            << "': --convert-sigreg-to-gpu supports a seeded projection only "
+               "as the projection operand of sigreg.fused_ecf (A itself is "
+               "never materialized on the GPU; pass it with "
+               "projection(...) or lower through the naive pipeline)";
+        diag.attachNote(use.getOwner()->getLoc()) << "used here";
+        return WalkResult::interrupt();
+      }
     for (Type t : op->getOperandTypes())
       if (auto shaped = dyn_cast<ShapedType>(t);
           shaped && !shaped.hasStaticShape()) {
@@ -318,7 +344,11 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
   }
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
-      Value m = map.lookup(v);
+      Value m = map.lookupOrNull(v);
+      if (!m || !isa<MemRefType>(m.getType()))
+        return ret.emitOpError("operand ")
+               << i << " has no buffer in the GPU host code (only inputs and "
+               << "results of the lowered ops can be returned)";
       Value base = m;
       while (Operation *def = base.getDefiningOp()) {
         if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
