@@ -3,6 +3,7 @@
 #include "sigreg/Runtime/Harness.h"
 
 #include "sigreg/Reference/Inputs.h"
+#include "sigreg/Reference/Limits.h"
 #include "sigreg/Reference/Numeric.h"
 #include "sigreg/Reference/Philox.h"
 #include "sigreg/Reference/Reference.h"
@@ -144,6 +145,17 @@ Status sigreg::runtime::generateInputs(const ProblemDesc &p,
     return Status::error("invalid problem sizes");
   if (dtypeBytes(p.dtype) == 0 || p.dtype == "f64")
     return Status::error("unsupported input dtype '" + p.dtype + "'");
+  // Every array below is sized from these products: check them first.
+  sigreg::ProblemSizes sizes;
+  sizes.V = p.V;
+  sizes.N = p.N;
+  sizes.D = p.D;
+  sizes.S = p.S;
+  sizes.P = std::max<int64_t>(p.P, 1);
+  sizes.inputBytes = dtypeBytes(p.dtype);
+  sigreg::Footprint footprint;
+  if (std::string e = sigreg::computeFootprint(sizes, footprint); !e.empty())
+    return Status::error("problem too large: " + e);
   out = ProblemInputs();
   out.problem = p;
   out.projectionSeed = projectionSeed;
@@ -161,6 +173,29 @@ Status sigreg::runtime::generateInputs(const ProblemDesc &p,
       return Status::error("referenceProjection returned " +
                            std::to_string(out.A64.size()) + " values for D=" +
                            std::to_string(p.D) + ", S=" + std::to_string(p.S));
+  }
+  // The kernels compute cos/sin(t_p y) in f32: t_max * max|y| must be
+  // finite there. |y[n, s]| <= ||x_n|| ||a_s|| (Cauchy-Schwarz).
+  double maxRow = 0, maxCol = 0;
+  for (int64_t r = 0; r < p.V * p.N; ++r) {
+    double sq = 0;
+    for (int64_t d = 0; d < p.D; ++d)
+      sq += out.x64[r * p.D + d] * out.x64[r * p.D + d];
+    maxRow = std::max(maxRow, std::sqrt(sq));
+  }
+  for (int64_t s = 0; s < p.S; ++s) {
+    double sq = 0;
+    for (int64_t d = 0; d < p.D; ++d)
+      sq += out.A64[d * p.S + s] * out.A64[d * p.S + s];
+    maxCol = std::max(maxCol, std::sqrt(sq));
+  }
+  if (!sigreg::sliceArgumentRepresentable(p.tMax, maxRow * maxCol)) {
+    char buf[160];
+    std::snprintf(buf, sizeof(buf),
+                  "t_max * max|y| = %g * %g is not finite in f32 (the "
+                  "kernels' cos/sin argument)",
+                  p.tMax, maxRow * maxCol);
+    return Status::error(buf);
   }
   return Status::success();
 }

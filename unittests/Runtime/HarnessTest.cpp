@@ -152,6 +152,30 @@ std::string with(const std::string &from, const std::string &to) {
   return pos == std::string::npos ? s : s.replace(pos, from.size(), to);
 }
 
+// Issue 11: V*N*D wrapped in the host vectors (a malloc assertion), and
+// t_max = 1e308 made t * y infinite (a NaN loss). Both are errors now,
+// before anything is allocated.
+TEST(Harness, RejectsOverflowingSizesAndHugeTMax) {
+  ProblemDesc p = smallProblem("f32");
+  p.V = 4;
+  p.N = int64_t(1) << 62;
+  p.D = 1;
+  ProblemInputs in;
+  Status st = generateInputs(p, 0, 1, in);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message(),
+            "problem too large: V*N*D = 4*4611686018427387904*1 overflows 64 "
+            "bits");
+  p = smallProblem("bf16");
+  p.tMax = 1e308;
+  st = generateInputs(p, 0, 1, in);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("is not finite in f32"), std::string::npos)
+      << st.message();
+  p.tMax = 3.0;
+  EXPECT_TRUE(generateInputs(p, 0, 1, in).ok());
+}
+
 TEST(Harness, ChecksProblemBuffers) {
   Status s = check(kArtifact);
   EXPECT_TRUE(s.ok()) << s.message();
