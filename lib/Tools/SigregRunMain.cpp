@@ -5,6 +5,7 @@
 #include "sigreg/Compiler/CpuJit.h"
 #include "sigreg/Compiler/Entry.h"
 #include "sigreg/Dialect/Sigreg/IR/SigregDialect.h"
+#include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
 #include "sigreg/Reference/Limits.h"
 #include "sigreg/Runtime/CudaDriver.h"
 #include "sigreg/Runtime/Executor.h"
@@ -230,8 +231,48 @@ void printHeader(const rt::ProblemDesc &p, StringRef target, StringRef entry) {
   llvm::outs().flush();
 }
 
+/// Compiles a copy of the entry with clip none and reduction none, runs it on
+/// the CPU on the same inputs and validates each unclipped statistic.
+FailureOr<rt::ValidationResult>
+checkUnclipped(ModuleOp module, func::FuncOp func,
+               const rt::ProblemInputs &inputs,
+               const std::vector<double> &unclipped) {
+  OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());
+  auto entry = copy->lookupSymbol<func::FuncOp>(func.getSymName());
+  LossOp loss;
+  entry.walk([&](LossOp op) { loss = op; });
+  if (!loss)
+    return failure();
+  Builder b(copy->getContext());
+  loss.setClip(ClipMode::none);
+  loss.setClipValue(APFloat(0.0));
+  loss.setReduction(Reduction::none);
+  RankedTensorType in = loss.getInput().getType();
+  SmallVector<int64_t> shape;
+  if (loss.hasViews())
+    shape.push_back(in.getDimSize(0));
+  shape.push_back(loss.getNumSlices());
+  auto statsType = RankedTensorType::get(shape, b.getF32Type());
+  loss.getResult().setType(statsType);
+  entry.setFunctionType(
+      b.getFunctionType(entry.getArgumentTypes(), TypeRange{statsType}));
+  FailureOr<std::unique_ptr<CpuJit>> jit =
+      CpuJit::compile(*copy, entry.getSymName());
+  if (failed(jit))
+    return failure();
+  rt::ProblemInputs rawInputs = inputs;
+  rawInputs.problem.clip = "none";
+  rawInputs.problem.clipValue = 0.0;
+  rawInputs.problem.reduction = "none";
+  std::vector<float> out;
+  if (failed((*jit)->run(rawInputs, out)))
+    return failure();
+  return rt::validateOutput(rawInputs.problem, out, unclipped, &unclipped);
+}
+
 int runOnCpu(ModuleOp module, func::FuncOp func, Options &opts,
-             const rt::ProblemInputs &inputs, const std::vector<double> &ref) {
+             const rt::ProblemInputs &inputs, const std::vector<double> &ref,
+             const std::vector<double> &unclipped) {
   // The CPU path keeps the batch dimension as the IR has it (dynamic or not).
   FailureOr<std::unique_ptr<CpuJit>> jit =
       CpuJit::compile(module, func.getSymName());
@@ -240,8 +281,24 @@ int runOnCpu(ModuleOp module, func::FuncOp func, Options &opts,
   std::vector<float> out;
   if (failed((*jit)->run(inputs, out)))
     return 2;
-  rt::ValidationResult result = rt::validateOutput(inputs.problem, out, ref);
+  rt::ValidationResult result =
+      rt::validateOutput(inputs.problem, out, ref, &unclipped);
   rt::printValidation(result, inputs.problem, stdout);
+  // Clipping can hide a wrong statistic: also run the entry with clip none
+  // and reduction none and compare every unclipped statistic.
+  if (inputs.problem.clip != "none") {
+    FailureOr<rt::ValidationResult> raw =
+        checkUnclipped(module, func, inputs, unclipped);
+    if (failed(raw))
+      return 2;
+    std::printf("%-22s %s\n", "unclipped statistics", raw->message.c_str());
+    if (!raw->passed && result.passed) {
+      result.passed = false;
+      result.message =
+          "FAIL: the unclipped statistics do not match (" + raw->message + ")";
+      std::printf("%s\n", result.message.c_str());
+    }
+  }
   double cpuMs = -1.0;
   if (opts.bench) {
     std::vector<double> ms;
@@ -353,7 +410,8 @@ private:
 /// Compiles the requested CUDA pipelines, writes artifacts, and (unless
 /// --compile-only) runs, validates and benchmarks each on the GPU.
 int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
-              const rt::ProblemInputs &inputs, const std::vector<double> &ref) {
+              const rt::ProblemInputs &inputs, const std::vector<double> &ref,
+              const std::vector<double> &unclipped) {
   SmallVector<GpuPipelineKind> kinds;
   StringRef which = opts.pipeline;
   if (which.empty())
@@ -403,7 +461,9 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
     if (rt::Status st = rt::bindProblem(*exec, inputs); !st.ok())
       return fail(st.message());
     rt::ValidationResult result;
-    if (rt::Status st = rt::runAndValidate(*exec, ref, result); !st.ok())
+    if (rt::Status st = rt::runAndValidate(*exec, ref, result, nullptr, nullptr,
+                                           &unclipped);
+        !st.ok())
       return fail(st.message(), 1);
     rt::printValidation(result, inputs.problem, stdout);
     if (!result.passed)
@@ -533,19 +593,19 @@ int mlir::sigreg::sigregRunMain(int argc, char **argv) {
               func->getSymName());
   rt::ProblemInputs inputs;
   inputs.problem = problem;
-  std::vector<double> ref;
+  std::vector<double> ref, unclipped;
   if (!opts.compileOnly) {
     if (rt::Status s =
             rt::generateInputs(problem, opts.seed, opts.inputSeed, inputs);
         !s.ok())
       return fail(s.message());
-    if (rt::Status s = rt::computeReference(inputs, ref); !s.ok())
+    if (rt::Status s = rt::computeReference(inputs, ref, &unclipped); !s.ok())
       return fail(s.message());
   }
   // Compile the entry alone: other functions of the file are not ours.
   OwningOpRef<ModuleOp> entryModule = extractEntryModule(*func);
   auto entry = cast<func::FuncOp>(entryModule->getBody()->front());
   if (target == Target::Cuda)
-    return runOnCuda(*entryModule, entry, opts, inputs, ref);
-  return runOnCpu(*entryModule, entry, opts, inputs, ref);
+    return runOnCuda(*entryModule, entry, opts, inputs, ref, unclipped);
+  return runOnCpu(*entryModule, entry, opts, inputs, ref, unclipped);
 }
