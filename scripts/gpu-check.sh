@@ -3,6 +3,9 @@
 # machine): builds the MLIR-free runtime with CMake, runs the runtime unit
 # tests, then validates (and with --bench times) every AOT artifact under
 # ARTDIR with sigreg-aot-run, and runs compute-sanitizer on the fused kernels.
+# The random problems (random-NNN, from the seeded generator of build-gpu-artifacts.sh: ragged
+# shapes, every dtype, clip mode, reduction and projection kind; at least 50 per run) are
+# validated like the others and summarized at the end; ARTDIR/random-problems.txt lists them.
 # Usage: scripts/gpu-check.sh ARTDIR [--bench] [--sanitize] [--out DIR]
 set -uo pipefail
 art=${1:?artifact dir}; shift
@@ -47,6 +50,13 @@ for dir in "$art"/*/; do
     printf '%-28s %-6s %-6s %-11s %-11s %-11s\n' "$name" "$pipe" "$res" "${err:--}" "${full:--}" "${graph:--}" | tee -a "$out/summary.txt"
   done
 done
+nrand=$(ls -d "$art"/random-*/ 2>/dev/null | wc -l)
+if [ "$nrand" -gt 0 ]; then
+  rpass=$(grep -cE '^random-[0-9]+ +(fused|naive) +PASS' "$out/summary.txt")
+  rruns=$(grep -cE '^random-[0-9]+ ' "$out/summary.txt")
+  echo "random problems: $nrand, runs passed $rpass of $rruns (problems: $art/random-problems.txt)" | tee -a "$out/summary.txt"
+  [ "$nrand" -ge 50 ] || { echo "FAIL: fewer than 50 random problems" | tee -a "$out/summary.txt"; fail=1; }
+fi
 if [ $sanitize = 1 ] && command -v compute-sanitizer > /dev/null; then
   for name in ragged-bf16-clamp ragged-f32-zero-none blog-bf16 n1000-bf16-zero ragged-bf16-mma ragged-f16-mma-explicit; do
     [ -d "$art/$name/fused" ] || continue
