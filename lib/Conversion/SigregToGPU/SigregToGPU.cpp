@@ -22,6 +22,8 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <limits>
+
 namespace mlir {
 namespace sigreg {
 #define GEN_PASS_DEF_CONVERTSIGREGTOGPU
@@ -61,6 +63,7 @@ public:
 
 private:
   LogicalResult checkSupported();
+  LogicalResult checkGridLimits(Operation *op);
   LogicalResult lowerOp(OpBuilder &b, Operation *op);
   Value destination(OpBuilder &b, Value result);
   gpu::GPUFuncOp addKernel(gpu::GPUFuncOp kernel) {
@@ -85,6 +88,50 @@ private:
   DenseMap<Value, SeededProjection> seededProjections;
   SmallVector<Value> outParams;
 };
+
+/// Fails with an error at `op` when a kernel it lowers to would need a grid
+/// beyond CUDA's limits (x < 2^31, y and z <= 65535 blocks).
+LogicalResult FunctionLowering::checkGridLimits(Operation *op) {
+  auto check = [&](StringRef kernel, int64_t x, int64_t y,
+                   int64_t z) -> LogicalResult {
+    if (x <= std::numeric_limits<int32_t>::max() && y <= 65535 && z <= 65535)
+      return success();
+    return op->emitOpError("needs a ")
+           << kernel << " grid of (" << x << ", " << y << ", " << z
+           << ") blocks, beyond CUDA's limits (x < 2^31, y and z <= 65535)";
+  };
+  auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  if (auto proj = dyn_cast<ProjectionOp>(op)) {
+    if (!proj.getType().hasStaticShape())
+      return success();
+    ProjectionSchedule layout = chooseProjectionSchedule(proj, schedule);
+    return check("projection",
+                 ceilDiv(proj.getType().getDimSize(1), kBlockThreads),
+                 layout.numChunks, 1);
+  }
+  if (auto ecf = dyn_cast<FusedEcfOp>(op)) {
+    auto c = ecf.getCos().getType();
+    if (!ecf.getInput().getType().hasStaticShape() || !c.hasStaticShape())
+      return success();
+    EcfSchedule sched = chooseEcfSchedule(ecf, schedule);
+    int64_t V = c.getDimSize(0);
+    return failure(failed(check("fused ECF", sched.numSliceTiles,
+                                sched.numBatchTiles, V)) ||
+                   failed(check("ECF finalize",
+                                ceilDiv(V * c.getDimSize(1) * c.getDimSize(2),
+                                        kBlockThreads),
+                                1, 1)));
+  }
+  if (auto epi = dyn_cast<FusedEpilogueOp>(op)) {
+    auto c = epi.getCos().getType();
+    if (!c.hasStaticShape())
+      return success();
+    return check("epilogue",
+                 ceilDiv(c.getDimSize(0) * c.getDimSize(1), kBlockThreads), 1,
+                 1);
+  }
+  return success();
+}
 
 LogicalResult FunctionLowering::checkSupported() {
   WalkResult result = oldFunc.walk([&](Operation *op) {
@@ -146,6 +193,8 @@ LogicalResult FunctionLowering::checkSupported() {
             << t << " (sigreg-run specializes the batch size from --shape)";
         return WalkResult::interrupt();
       }
+    if (failed(checkGridLimits(op)))
+      return WalkResult::interrupt();
     return WalkResult::advance();
   });
   return failure(result.wasInterrupted());

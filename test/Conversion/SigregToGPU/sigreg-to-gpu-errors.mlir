@@ -131,3 +131,23 @@ func.func @returned_constant(%x: tensor<1x37x16xf32>, %a: tensor<16x8xf32>) -> (
   %k = arith.constant dense<1.0> : tensor<2xf32>
   return %c, %k : tensor<1x8x17xf32>, tensor<2xf32>
 }
+
+// -----
+
+// Issue 11: shapes the verifier accepts but whose kernels would need a grid
+// beyond CUDA's limits (the lowering emitted them silently).
+func.func @projection_grid(%seed: i64, %x: tensor<1x64x16xf32>) -> tensor<1x1099511627776x3xf32> {
+  // expected-error @+1 {{'sigreg.projection' op needs a projection grid of (4294967296, 1, 1) blocks, beyond CUDA's limits (x < 2^31, y and z <= 65535)}}
+  %a = sigreg.projection seed(%seed) : tensor<16x1099511627776xf32>
+  %c, %s = sigreg.fused_ecf %x, %a : tensor<1x64x16xf32>, tensor<16x1099511627776xf32> -> tensor<1x1099511627776x3xf32>
+  return %c : tensor<1x1099511627776x3xf32>
+}
+
+// -----
+
+// 65537 batch tiles of 64 rows: grid y.
+func.func @batch_grid(%x: tensor<1x4194305x16xf32>, %a: tensor<16x8xf32>) -> tensor<1x8x3xf32> {
+  // expected-error @+1 {{'sigreg.fused_ecf' op needs a fused ECF grid of (1, 65537, 1) blocks, beyond CUDA's limits}}
+  %c, %s = sigreg.fused_ecf %x, %a : tensor<1x4194305x16xf32>, tensor<16x8xf32> -> tensor<1x8x3xf32>
+  return %c : tensor<1x8x3xf32>
+}
