@@ -37,6 +37,12 @@ MLIR
     --emit-artifact="$out/$name" $extra > "$out/$name.compile.log" 2>&1 || {
     cat "$out/$name.compile.log"; echo "FAILED to compile $name"; exit 1; }
   cp "$src/$name.mlir" "$out/$name/source.mlir"
+  # Clipping can hide a wrong statistic (issue 11): every clipped configuration also gets a
+  # NAME-unclipped twin, clip none and reduction none, so that gpu-check.sh compares each
+  # unclipped per-slice statistic with the reference.
+  if [ "$clip" != none ]; then
+    emit "$name-unclipped" "$V" "$N" "$D" "$S" "$P" "$dt" none 0 none "$proj" "$pipes" "$extra"
+  fi
 }
 
 # The anchor configurations of DESIGN.md section 1 (mean, no clip), bf16 and f32.

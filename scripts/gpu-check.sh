@@ -6,6 +6,8 @@
 # The random problems (random-NNN, from the seeded generator of build-gpu-artifacts.sh: ragged
 # shapes, every dtype, clip mode, reduction and projection kind; at least 50 per run) are
 # validated like the others and summarized at the end; ARTDIR/random-problems.txt lists them.
+# Every clipped configuration has a NAME-unclipped twin (clip none, reduction none) that checks
+# each unclipped per-slice statistic.
 # Usage: scripts/gpu-check.sh ARTDIR [--bench] [--sanitize] [--out DIR]
 set -uo pipefail
 art=${1:?artifact dir}; shift
@@ -50,10 +52,11 @@ for dir in "$art"/*/; do
     printf '%-28s %-6s %-6s %-11s %-11s %-11s\n' "$name" "$pipe" "$res" "${err:--}" "${full:--}" "${graph:--}" | tee -a "$out/summary.txt"
   done
 done
-nrand=$(ls -d "$art"/random-*/ 2>/dev/null | wc -l)
+nrand=$(ls -d "$art"/random-[0-9][0-9][0-9]/ 2>/dev/null | wc -l)
 if [ "$nrand" -gt 0 ]; then
-  rpass=$(grep -cE '^random-[0-9]+ +(fused|naive) +PASS' "$out/summary.txt")
-  rruns=$(grep -cE '^random-[0-9]+ ' "$out/summary.txt")
+  # Runs of the problems and of their -unclipped twins.
+  rpass=$(grep -cE '^random-[0-9]+(-unclipped)? +(fused|naive) +PASS' "$out/summary.txt")
+  rruns=$(grep -cE '^random-[0-9]+(-unclipped)? ' "$out/summary.txt")
   echo "random problems: $nrand, runs passed $rpass of $rruns (problems: $art/random-problems.txt)" | tee -a "$out/summary.txt"
   [ "$nrand" -ge 50 ] || { echo "FAIL: fewer than 50 random problems" | tee -a "$out/summary.txt"; fail=1; }
 fi
