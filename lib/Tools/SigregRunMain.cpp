@@ -171,6 +171,7 @@ SmallVector<std::string> cudaOnlyFlags(Options &opts) {
   note(opts.blockRows);
   note(opts.blockSlices);
   note(opts.tensorCores);
+  note(opts.warmup); // the CPU benchmark has no warm-up runs
   return given;
 }
 
@@ -522,6 +523,9 @@ int mlir::sigreg::sigregRunMain(int argc, char **argv) {
     return fail("--max-memory='" + opts.maxMemory +
                 "' must be a positive byte count, optionally with a K, M, G "
                 "or T suffix");
+  if (!opts.bench &&
+      (opts.iters.getNumOccurrences() || opts.warmup.getNumOccurrences()))
+    return fail("--iters and --warmup apply to --bench only");
   if (opts.compileOnly && (opts.bench || !opts.json.empty()))
     return fail("--bench and --json need a run; --compile-only runs nothing");
 

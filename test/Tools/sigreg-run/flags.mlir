@@ -8,6 +8,14 @@
 // CHIP: sigreg-run: error: --chip, --block-slices, --tensor-cores apply to --target=cuda only, not to the CPU target
 // RUN: (sigreg-run --target=cpu --chip=sm_80 %s > /dev/null 2>&1; echo "exit=$?") | FileCheck %s --check-prefix=EXIT2
 
+// Benchmark knobs without --bench; --warmup on the CPU (no warm-up runs).
+// RUN: not sigreg-run --target=cpu --iters=5 %s 2>&1 | FileCheck %s --check-prefix=ITERS
+// ITERS: sigreg-run: error: --iters and --warmup apply to --bench only
+// RUN: not sigreg-run --target=cpu --bench --warmup=3 %s 2>&1 | FileCheck %s --check-prefix=WARMUP
+// WARMUP: sigreg-run: error: --warmup applies to --target=cuda only, not to the CPU target
+// RUN: sigreg-run --target=cpu --bench --iters=2 %s | FileCheck %s --check-prefix=BENCH
+// BENCH: time_ms {{.*}} (median of 2, CPU wall clock)
+
 // Empty values.
 // RUN: not sigreg-run --target=cpu --dtype= %s 2>&1 | FileCheck %s --check-prefix=DTYPE
 // DTYPE: sigreg-run: error: --dtype= needs a value
