@@ -3,7 +3,10 @@
 # (manifest.json + sigreg.ptx per pipeline) with sigreg-run --compile-only,
 # so that the GPU machine, which has no MLIR, runs them with sigreg-aot-run
 # (scripts/gpu-check.sh). Usage: scripts/build-gpu-artifacts.sh BUILD_DIR OUT_DIR [SET]
-#   SET: all (default) | anchors | quick | hopper
+#   SET: all (default: anchors, variants, hopper and random) | anchors | quick | hopper | random
+# random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
+# default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
+# reduction and both projection kinds, each compiled for both pipelines as random-NNN.
 set -euo pipefail
 build=${1:?build dir}; out=${2:?output dir}; set_=${3:-all}
 run="$build/bin/sigreg-run"
@@ -34,6 +37,12 @@ MLIR
     --emit-artifact="$out/$name" $extra > "$out/$name.compile.log" 2>&1 || {
     cat "$out/$name.compile.log"; echo "FAILED to compile $name"; exit 1; }
   cp "$src/$name.mlir" "$out/$name/source.mlir"
+  # Clipping can hide a wrong statistic (issue 11): every clipped configuration also gets a
+  # NAME-unclipped twin, clip none and reduction none, so that gpu-check.sh compares each
+  # unclipped per-slice statistic with the reference.
+  if [ "$clip" != none ]; then
+    emit "$name-unclipped" "$V" "$N" "$D" "$S" "$P" "$dt" none 0 none "$proj" "$pipes" "$extra"
+  fi
 }
 
 # The anchor configurations of DESIGN.md section 1 (mean, no clip), bf16 and f32.
@@ -78,12 +87,44 @@ hopper() {
   emit wg128-ragged-views 3 1000 1000 2000 17 bf16 none 0 mean seed fused --wgmma-slices=128
   emit wg128-f16-clamp-sum 0 4100 520 1032 33 f16 clamp_min 1.0 sum seed fused --wgmma-slices=128
 }
+# The seeded generator of random problems (issue 11, item 7): prints one line per problem,
+# "name V N D S P dtype clip clipval reduction projection" (V = 0: no view dimension).
+random_problems() {
+  python3 - "${RANDOM_SEED:-11}" "${RANDOM_COUNT:-60}" <<'PY'
+import math, random, sys
+rng = random.Random(int(sys.argv[1]))
+def logu(lo, hi):  # log-uniform integer in [lo, hi]
+    return int(round(math.exp(rng.uniform(math.log(lo), math.log(hi)))))
+for i in range(int(sys.argv[2])):
+    V = rng.choice([0, 0, 1, 2, 3, 4])
+    N = logu(1, 3000)
+    D = logu(1, 1100)
+    S = logu(1, 1100)
+    P = rng.choice([3, 5, 9, 17, 17, 33, 65])
+    dt = rng.choice(["bf16", "f16", "f32"])
+    clip = rng.choice(["none", "zero_below", "clamp_min"])
+    # Low thresholds: some slices stay unclipped, so the check is not vacuous.
+    cv = 0 if clip == "none" else rng.choice([0.01, 0.05, 0.1, 0.2])
+    red = rng.choice(["mean", "sum", "none"])
+    proj = rng.choice(["seed", "explicit"])
+    print(f"random-{i:03d} {V} {N} {D} {S} {P} {dt} {clip} {cv} {red} {proj}")
+PY
+}
+random_set() {
+  local line
+  random_problems > "$out/random-problems.txt"
+  while read -r line; do
+    # shellcheck disable=SC2086
+    emit $line
+  done < "$out/random-problems.txt"
+}
 case "$set_" in
   quick) emit ragged-bf16-clamp 3 37 129 77 9 bf16 clamp_min 1.0 mean seed
          emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed ;;
   anchors) anchors ;;
-  all) anchors; variants; hopper ;;
+  all) anchors; variants; hopper; random_set ;;
   hopper) hopper ;;
+  random) random_set ;;
   *) echo "unknown set $set_"; exit 2 ;;
 esac
 echo "artifacts in $out: $(ls -d "$out"/*/ | wc -l) configurations"

@@ -6,6 +6,11 @@
 # With --e2e it then runs scripts/gpu-e2e.sh: the static compiler of
 # scripts/build-static.sh (dist/) compiling and running in one process, and
 # the lit suite with the GPU tests.
+# The random problems (random-NNN, from the seeded generator of build-gpu-artifacts.sh: ragged
+# shapes, every dtype, clip mode, reduction and projection kind; at least 50 per run) are
+# validated like the others and summarized at the end; ARTDIR/random-problems.txt lists them.
+# Every clipped configuration has a NAME-unclipped twin (clip none, reduction none) that checks
+# each unclipped per-slice statistic.
 # Usage: scripts/gpu-check.sh ARTDIR [--bench] [--sanitize] [--e2e] [--out DIR]
 set -uo pipefail
 art=${1:?artifact dir}; shift
@@ -51,6 +56,14 @@ for dir in "$art"/*/; do
     printf '%-28s %-6s %-6s %-11s %-11s %-11s\n' "$name" "$pipe" "$res" "${err:--}" "${full:--}" "${graph:--}" | tee -a "$out/summary.txt"
   done
 done
+nrand=$(ls -d "$art"/random-[0-9][0-9][0-9]/ 2>/dev/null | wc -l)
+if [ "$nrand" -gt 0 ]; then
+  # Runs of the problems and of their -unclipped twins.
+  rpass=$(grep -cE '^random-[0-9]+(-unclipped)? +(fused|naive) +PASS' "$out/summary.txt")
+  rruns=$(grep -cE '^random-[0-9]+(-unclipped)? ' "$out/summary.txt")
+  echo "random problems: $nrand, runs passed $rpass of $rruns (problems: $art/random-problems.txt)" | tee -a "$out/summary.txt"
+  [ "$nrand" -ge 50 ] || { echo "FAIL: fewer than 50 random problems" | tee -a "$out/summary.txt"; fail=1; }
+fi
 if [ $sanitize = 1 ] && command -v compute-sanitizer > /dev/null; then
   for name in ragged-bf16-clamp ragged-f32-zero-none blog-bf16 n1000-bf16-zero ragged-bf16-mma ragged-f16-mma-explicit \
               wg-ragged-views wg-f16-clamp-sum wg-views-none-explicit wg128-ragged-views wg128-f16-clamp-sum; do

@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sigreg/Reference/Reference.h"
+#include "sigreg/Reference/Limits.h"
 #include "sigreg/Reference/Philox.h"
 
 #include <algorithm>
@@ -41,8 +42,18 @@ namespace {
 
 bool validArgs(const double *x, int64_t V, int64_t N, int64_t D,
                const double *A, const LossParams &p) {
-  return x && A && V > 0 && N > 0 && D > 0 && p.numSlices > 0 &&
-         p.numPoints >= 2 && p.worldSize > 0;
+  if (!(x && A && V > 0 && N > 0 && D > 0 && p.numSlices > 0 &&
+        p.numPoints >= 2 && p.worldSize > 0 && checkedMul(N, p.worldSize)))
+    return false;
+  // Every array is sized from these products (Limits.h): none may wrap.
+  ProblemSizes sizes;
+  sizes.V = V;
+  sizes.N = N;
+  sizes.D = D;
+  sizes.S = p.numSlices;
+  sizes.P = p.numPoints;
+  Footprint footprint;
+  return computeFootprint(sizes, footprint).empty();
 }
 
 //===----------------------------------------------------------------------===//
@@ -367,7 +378,7 @@ std::vector<double> sigreg::referenceGradient(const double *x, int64_t V,
 
 std::vector<double> sigreg::referenceProjection(uint64_t seed, int64_t D,
                                                 int64_t S) {
-  if (D <= 0 || S <= 0)
+  if (D <= 0 || S <= 0 || !checkedMul(D, S) || !checkedMul(D * S, 8))
     return {};
   std::vector<double> A(static_cast<size_t>(D * S));
   parallelFor(D, [&](int64_t d) {

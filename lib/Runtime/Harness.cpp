@@ -3,6 +3,7 @@
 #include "sigreg/Runtime/Harness.h"
 
 #include "sigreg/Reference/Inputs.h"
+#include "sigreg/Reference/Limits.h"
 #include "sigreg/Reference/Numeric.h"
 #include "sigreg/Reference/Philox.h"
 #include "sigreg/Reference/Reference.h"
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 
 using namespace sigreg::runtime;
 
@@ -144,6 +146,17 @@ Status sigreg::runtime::generateInputs(const ProblemDesc &p,
     return Status::error("invalid problem sizes");
   if (dtypeBytes(p.dtype) == 0 || p.dtype == "f64")
     return Status::error("unsupported input dtype '" + p.dtype + "'");
+  // Every array below is sized from these products: check them first.
+  sigreg::ProblemSizes sizes;
+  sizes.V = p.V;
+  sizes.N = p.N;
+  sizes.D = p.D;
+  sizes.S = p.S;
+  sizes.P = std::max<int64_t>(p.P, 1);
+  sizes.inputBytes = dtypeBytes(p.dtype);
+  sigreg::Footprint footprint;
+  if (std::string e = sigreg::computeFootprint(sizes, footprint); !e.empty())
+    return Status::error("problem too large: " + e);
   out = ProblemInputs();
   out.problem = p;
   out.projectionSeed = projectionSeed;
@@ -162,11 +175,35 @@ Status sigreg::runtime::generateInputs(const ProblemDesc &p,
                            std::to_string(out.A64.size()) + " values for D=" +
                            std::to_string(p.D) + ", S=" + std::to_string(p.S));
   }
+  // The kernels compute cos/sin(t_p y) in f32: t_max * max|y| must be
+  // finite there. |y[n, s]| <= ||x_n|| ||a_s|| (Cauchy-Schwarz).
+  double maxRow = 0, maxCol = 0;
+  for (int64_t r = 0; r < p.V * p.N; ++r) {
+    double sq = 0;
+    for (int64_t d = 0; d < p.D; ++d)
+      sq += out.x64[r * p.D + d] * out.x64[r * p.D + d];
+    maxRow = std::max(maxRow, std::sqrt(sq));
+  }
+  for (int64_t s = 0; s < p.S; ++s) {
+    double sq = 0;
+    for (int64_t d = 0; d < p.D; ++d)
+      sq += out.A64[d * p.S + s] * out.A64[d * p.S + s];
+    maxCol = std::max(maxCol, std::sqrt(sq));
+  }
+  if (!sigreg::sliceArgumentRepresentable(p.tMax, maxRow * maxCol)) {
+    char buf[160];
+    std::snprintf(buf, sizeof(buf),
+                  "t_max * max|y| = %g * %g is not finite in f32 (the "
+                  "kernels' cos/sin argument)",
+                  p.tMax, maxRow * maxCol);
+    return Status::error(buf);
+  }
   return Status::success();
 }
 
 Status sigreg::runtime::computeReference(const ProblemInputs &in,
-                                         std::vector<double> &ref) {
+                                         std::vector<double> &ref,
+                                         std::vector<double> *unclipped) {
   const ProblemDesc &p = in.problem;
   sigreg::LossParams params;
   params.numSlices = p.S;
@@ -179,6 +216,20 @@ Status sigreg::runtime::computeReference(const ProblemInputs &in,
     return Status::error("unknown reduction '" + p.reduction + "'");
   ref = sigreg::referenceLoss(in.x64.data(), p.V, p.N, p.D, in.A64.data(),
                               params);
+  if (unclipped) {
+    if (params.clip == sigreg::ClipMode::None && p.reduction == "none") {
+      *unclipped = ref;
+    } else {
+      sigreg::LossParams raw = params;
+      raw.clip = sigreg::ClipMode::None;
+      *unclipped = sigreg::referenceStatistics(in.x64.data(), p.V, p.N, p.D,
+                                               in.A64.data(), raw);
+    }
+    if (unclipped->size() != static_cast<size_t>(p.V * p.S))
+      return Status::error(
+          "reference returned " + std::to_string(unclipped->size()) +
+          " unclipped statistics, expected " + std::to_string(p.V * p.S));
+  }
   if (ref.size() != static_cast<size_t>(outputElementCount(p)))
     return Status::error("reference returned " + std::to_string(ref.size()) +
                          " values, expected " +
@@ -287,10 +338,9 @@ double sigreg::runtime::toleranceForDtype(const std::string &dtype) {
   return dtype == "f32" ? 1e-4 : 2e-3;
 }
 
-ValidationResult
-sigreg::runtime::validateOutput(const ProblemDesc &p,
-                                const std::vector<float> &out,
-                                const std::vector<double> &ref) {
+ValidationResult sigreg::runtime::validateOutput(
+    const ProblemDesc &p, const std::vector<float> &out,
+    const std::vector<double> &ref, const std::vector<double> *unclipped) {
   ValidationResult r;
   r.tolerance = toleranceForDtype(p.dtype);
   r.count = static_cast<int64_t>(out.size());
@@ -299,7 +349,13 @@ sigreg::runtime::validateOutput(const ProblemDesc &p,
                 std::to_string(ref.size()) + " reference values";
     return r;
   }
+  bool scalar = p.reduction != "none";
+  bool clipped = p.clip != "none";
+  size_t numStats = static_cast<size_t>(p.V * p.S);
+  if (unclipped && unclipped->size() != numStats)
+    unclipped = nullptr;
   double sumOut = 0, sumRef = 0, sumAbsRef = 0, diff2 = 0, ref2 = 0;
+  bool allZero = true;
   for (size_t i = 0; i < out.size(); ++i) {
     uint32_t bits;
     std::memcpy(&bits, &out[i], 4);
@@ -310,27 +366,74 @@ sigreg::runtime::validateOutput(const ProblemDesc &p,
     sumOut += out[i];
     sumRef += ref[i];
     sumAbsRef += std::fabs(ref[i]);
+    allZero &= ref[i] == 0.0;
     double d = out[i] - ref[i];
     diff2 += d * d;
     ref2 += ref[i] * ref[i];
   }
   double n = static_cast<double>(out.size());
-  bool scalar = p.reduction != "none";
   r.loss = scalar ? out[0] : sumOut / n;
   r.reference = scalar ? ref[0] : sumRef / n;
-  double floor = std::max(sumAbsRef / n, 1e-300);
+
+  // What clipping makes of an unclipped statistic; whether it is within
+  // rounding of the threshold (either side is then correct).
+  double c = p.clipValue;
+  double replacement = p.clip == "zero_below" ? 0.0 : c;
+  auto nearThreshold = [&](double t) {
+    return clipped && std::fabs(t - c) <= r.tolerance * std::fabs(t);
+  };
+  // Vacuous: every slice clipped, or (no unclipped statistics) a reference
+  // of exact zeros.
+  if (clipped && unclipped) {
+    bool allClipped = true;
+    for (double t : *unclipped)
+      allClipped &= t < c && !nearThreshold(t);
+    r.vacuous = allClipped;
+  } else {
+    r.vacuous = allZero;
+  }
+
   double maxRel = 0;
-  for (size_t i = 0; i < out.size(); ++i) {
-    double denom =
-        scalar ? std::fabs(ref[i]) : std::max(std::fabs(ref[i]), floor);
-    double e = std::fabs(out[i] - ref[i]);
-    double rel = denom > 0 ? e / denom : e;
-    if (!(rel <= maxRel)) // NaN propagates
-      maxRel = rel;
+  if (scalar) {
+    // A slice near the threshold may legitimately flip: allow the largest
+    // change that flips can make to the reduced loss.
+    double slack = 0;
+    if (unclipped)
+      for (double t : *unclipped)
+        if (nearThreshold(t)) {
+          ++r.ambiguous;
+          slack += std::fabs(t - replacement);
+        }
+    if (p.reduction == "mean")
+      slack /= static_cast<double>(numStats);
+    double e = std::max(0.0, std::fabs(out[0] - ref[0]) - slack);
+    if (!std::isfinite(out[0]))
+      e = std::numeric_limits<double>::quiet_NaN();
+    double denom = std::fabs(ref[0]);
+    maxRel = denom > 0 ? e / denom : e;
+  } else {
+    double floor = std::max(kSliceErrorFloor * sumAbsRef / n, 1e-300);
+    for (size_t i = 0; i < out.size(); ++i) {
+      auto relTo = [&](double want) {
+        return std::fabs(out[i] - want) / std::max(std::fabs(want), floor);
+      };
+      double rel = relTo(ref[i]);
+      if (unclipped && nearThreshold((*unclipped)[i])) {
+        // Either side of the threshold: the statistic itself, or what
+        // clipping replaces it with.
+        ++r.ambiguous;
+        double t = (*unclipped)[i];
+        rel = std::min(relTo(t), relTo(replacement));
+      }
+      if (std::isnan(out[i]))
+        rel = std::numeric_limits<double>::quiet_NaN();
+      if (!(rel <= maxRel)) // NaN propagates
+        maxRel = rel;
+    }
   }
   r.relError = maxRel;
   r.l2RelError = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
-  char buf[256];
+  char buf[320];
   if (r.unwritten) {
     std::snprintf(buf, sizeof(buf),
                   "FAIL: %" PRId64 " of %" PRId64
@@ -341,6 +444,12 @@ sigreg::runtime::validateOutput(const ProblemDesc &p,
                   "FAIL: %" PRId64 " of %" PRId64
                   " output elements are NaN/Inf",
                   r.nonFinite, r.count);
+  } else if (r.vacuous) {
+    std::snprintf(buf, sizeof(buf),
+                  "FAIL: vacuous check: %s (choose inputs or a clip value "
+                  "that leave some slices unclipped)",
+                  clipped && unclipped ? "every slice's statistic is clipped"
+                                       : "the reference is exactly 0");
   } else if (!(r.relError <= r.tolerance)) {
     std::snprintf(buf, sizeof(buf),
                   "FAIL: %s %.3e exceeds tolerance %.1e (%s inputs)",
@@ -353,6 +462,13 @@ sigreg::runtime::validateOutput(const ProblemDesc &p,
                   r.tolerance, p.dtype.c_str());
   }
   r.message = buf;
+  if (r.ambiguous) {
+    std::snprintf(buf, sizeof(buf),
+                  "; %" PRId64 " slice%s within rounding of the clip "
+                  "threshold (either side accepted)",
+                  r.ambiguous, r.ambiguous == 1 ? "" : "s");
+    r.message += buf;
+  }
   return r;
 }
 
@@ -360,7 +476,8 @@ Status sigreg::runtime::runAndValidate(Executor &exec,
                                        const std::vector<double> &ref,
                                        ValidationResult &result,
                                        const CudaGraph *graph,
-                                       std::vector<float> *outputs) {
+                                       std::vector<float> *outputs,
+                                       const std::vector<double> *unclipped) {
   const Manifest &m = exec.manifest();
   std::string outName = outputBufferName(m);
   if (outName.empty())
@@ -374,7 +491,7 @@ Status sigreg::runtime::runAndValidate(Executor &exec,
   SIGREG_RETURN_IF_ERROR(
       exec.synchronize().withContext("running the step list"));
   SIGREG_RETURN_IF_ERROR(exec.download(outName, out.data(), out.size() * 4));
-  result = validateOutput(m.problem, out, ref);
+  result = validateOutput(m.problem, out, ref, unclipped);
   if (outputs)
     *outputs = std::move(out);
   return Status::success();

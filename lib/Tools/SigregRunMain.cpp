@@ -4,6 +4,9 @@
 #include "sigreg/Compiler/Artifact.h"
 #include "sigreg/Compiler/CpuJit.h"
 #include "sigreg/Compiler/Entry.h"
+#include "sigreg/Dialect/Sigreg/IR/SigregDialect.h"
+#include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
+#include "sigreg/Reference/Limits.h"
 #include "sigreg/Runtime/CudaDriver.h"
 #include "sigreg/Runtime/Executor.h"
 #include "sigreg/Runtime/Harness.h"
@@ -12,12 +15,14 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <algorithm>
@@ -93,6 +98,12 @@ struct Options {
   llvm::cl::opt<int64_t> blockSlices{
       "block-slices", llvm::cl::desc("Fused ECF slice tile (0: by shape)"),
       llvm::cl::init(0)};
+  llvm::cl::opt<std::string> maxMemory{
+      "max-memory",
+      llvm::cl::desc("Memory budget (bytes, or with a K/M/G/T suffix) for "
+                     "the host inputs and reference, the CPU path's "
+                     "workspace and the device buffers; default 16G"),
+      llvm::cl::value_desc("SIZE")};
 };
 
 int fail(const Twine &message, int code = 2) {
@@ -129,6 +140,89 @@ LogicalResult resolveProblem(func::FuncOp func, Options &opts,
   return success();
 }
 
+/// Checks, before anything is allocated, that the problem's sizes do not
+/// overflow and that what this run allocates fits in the memory budget.
+LogicalResult checkProblemSize(func::FuncOp func, const rt::ProblemDesc &p,
+                               const ::sigreg::RunKind &run, uint64_t budget) {
+  ::sigreg::ProblemSizes sizes;
+  sizes.V = p.V;
+  sizes.N = p.N;
+  sizes.D = p.D;
+  sizes.S = p.S;
+  sizes.P = p.P;
+  sizes.inputBytes = rt::dtypeBytes(p.dtype);
+  ::sigreg::Footprint footprint;
+  std::string error = ::sigreg::computeFootprint(sizes, footprint);
+  if (error.empty())
+    error = ::sigreg::checkMemoryBudget(footprint, run, budget);
+  if (!error.empty())
+    return func.emitError("problem too large: ") << error;
+  return success();
+}
+
+/// The flags that only the CUDA target reads, as given on the command line.
+SmallVector<std::string> cudaOnlyFlags(Options &opts) {
+  SmallVector<std::string> given;
+  auto note = [&](llvm::cl::Option &o) {
+    if (o.getNumOccurrences())
+      given.push_back("--" + o.ArgStr.str());
+  };
+  note(opts.compileOnly);
+  note(opts.emitArtifact);
+  note(opts.pipeline);
+  note(opts.chip);
+  note(opts.blockRows);
+  note(opts.blockSlices);
+  note(opts.tensorCores);
+  note(opts.warmup); // the CPU benchmark has no warm-up runs
+  return given;
+}
+
+/// Fails unless `path` can be created or overwritten as a file.
+LogicalResult checkWritableFile(StringRef path, StringRef flag) {
+  namespace fs = llvm::sys::fs;
+  if (path.empty() || fs::is_directory(path)) {
+    llvm::errs() << "sigreg-run: error: " << flag << "='" << path
+                 << "' is not a file path\n";
+    return failure();
+  }
+  if (fs::exists(path)) {
+    if (!fs::can_write(path)) {
+      llvm::errs() << "sigreg-run: error: " << flag << "='" << path
+                   << "' is not writable\n";
+      return failure();
+    }
+    return success();
+  }
+  StringRef parent = llvm::sys::path::parent_path(path);
+  if (parent.empty())
+    parent = ".";
+  if (!fs::is_directory(parent) || !fs::can_write(parent)) {
+    llvm::errs() << "sigreg-run: error: " << flag << "='" << path
+                 << "': directory '" << parent
+                 << "' does not exist or is not writable\n";
+    return failure();
+  }
+  return success();
+}
+
+/// Fails unless `dir` exists as a writable directory or can be created (its
+/// nearest existing ancestor is a writable directory).
+LogicalResult checkWritableDir(StringRef dir, StringRef flag) {
+  namespace fs = llvm::sys::fs;
+  SmallString<256> probe(dir);
+  while (!probe.empty() && !fs::exists(probe))
+    llvm::sys::path::remove_filename(probe);
+  if (probe.empty())
+    probe = ".";
+  if (!fs::is_directory(probe) || !fs::can_write(probe)) {
+    llvm::errs() << "sigreg-run: error: " << flag << "='" << dir << "': '"
+                 << probe << "' is not a writable directory\n";
+    return failure();
+  }
+  return success();
+}
+
 void printHeader(const rt::ProblemDesc &p, StringRef target, StringRef entry) {
   llvm::outs() << "sigreg-run: target=" << target << " entry=@" << entry
                << " x=" << (p.views ? std::to_string(p.V) + "x" : "") << p.N
@@ -141,8 +235,48 @@ void printHeader(const rt::ProblemDesc &p, StringRef target, StringRef entry) {
   llvm::outs().flush();
 }
 
+/// Compiles a copy of the entry with clip none and reduction none, runs it on
+/// the CPU on the same inputs and validates each unclipped statistic.
+FailureOr<rt::ValidationResult>
+checkUnclipped(ModuleOp module, func::FuncOp func,
+               const rt::ProblemInputs &inputs,
+               const std::vector<double> &unclipped) {
+  OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());
+  auto entry = copy->lookupSymbol<func::FuncOp>(func.getSymName());
+  LossOp loss;
+  entry.walk([&](LossOp op) { loss = op; });
+  if (!loss)
+    return failure();
+  Builder b(copy->getContext());
+  loss.setClip(ClipMode::none);
+  loss.setClipValue(APFloat(0.0));
+  loss.setReduction(Reduction::none);
+  RankedTensorType in = loss.getInput().getType();
+  SmallVector<int64_t> shape;
+  if (loss.hasViews())
+    shape.push_back(in.getDimSize(0));
+  shape.push_back(loss.getNumSlices());
+  auto statsType = RankedTensorType::get(shape, b.getF32Type());
+  loss.getResult().setType(statsType);
+  entry.setFunctionType(
+      b.getFunctionType(entry.getArgumentTypes(), TypeRange{statsType}));
+  FailureOr<std::unique_ptr<CpuJit>> jit =
+      CpuJit::compile(*copy, entry.getSymName());
+  if (failed(jit))
+    return failure();
+  rt::ProblemInputs rawInputs = inputs;
+  rawInputs.problem.clip = "none";
+  rawInputs.problem.clipValue = 0.0;
+  rawInputs.problem.reduction = "none";
+  std::vector<float> out;
+  if (failed((*jit)->run(rawInputs, out)))
+    return failure();
+  return rt::validateOutput(rawInputs.problem, out, unclipped, &unclipped);
+}
+
 int runOnCpu(ModuleOp module, func::FuncOp func, Options &opts,
-             const rt::ProblemInputs &inputs, const std::vector<double> &ref) {
+             const rt::ProblemInputs &inputs, const std::vector<double> &ref,
+             const std::vector<double> &unclipped) {
   // The CPU path keeps the batch dimension as the IR has it (dynamic or not).
   FailureOr<std::unique_ptr<CpuJit>> jit =
       CpuJit::compile(module, func.getSymName());
@@ -151,8 +285,24 @@ int runOnCpu(ModuleOp module, func::FuncOp func, Options &opts,
   std::vector<float> out;
   if (failed((*jit)->run(inputs, out)))
     return 2;
-  rt::ValidationResult result = rt::validateOutput(inputs.problem, out, ref);
+  rt::ValidationResult result =
+      rt::validateOutput(inputs.problem, out, ref, &unclipped);
   rt::printValidation(result, inputs.problem, stdout);
+  // Clipping can hide a wrong statistic: also run the entry with clip none
+  // and reduction none and compare every unclipped statistic.
+  if (inputs.problem.clip != "none") {
+    FailureOr<rt::ValidationResult> raw =
+        checkUnclipped(module, func, inputs, unclipped);
+    if (failed(raw))
+      return 2;
+    std::printf("%-22s %s\n", "unclipped statistics", raw->message.c_str());
+    if (!raw->passed && result.passed) {
+      result.passed = false;
+      result.message =
+          "FAIL: the unclipped statistics do not match (" + raw->message + ")";
+      std::printf("%s\n", result.message.c_str());
+    }
+  }
   double cpuMs = -1.0;
   if (opts.bench) {
     std::vector<double> ms;
@@ -194,10 +344,78 @@ int runOnCpu(ModuleOp module, func::FuncOp func, Options &opts,
   return result.passed ? 0 : 1;
 }
 
+/// Writes the artifacts of one run atomically: each pipeline's files go to
+/// DIR/.sigreg-run-tmp-XXXXXX/<pipeline>, and only when every pipeline has
+/// compiled are the <pipeline> directories renamed into DIR (replacing older
+/// ones). The temporary directory is removed whatever happens.
+class ArtifactStaging {
+public:
+  explicit ArtifactStaging(StringRef root) : root(root.str()) {}
+  ~ArtifactStaging() {
+    if (!temp.empty())
+      (void)llvm::sys::fs::remove_directories(temp);
+  }
+
+  LogicalResult stage(StringRef name, const std::string &manifest,
+                      const std::string &ptx) {
+    namespace fs = llvm::sys::fs;
+    if (temp.empty()) {
+      if (std::error_code ec = fs::create_directories(root))
+        return error("cannot create '" + root + "': " + ec.message());
+      fs::createUniquePath(root + "/.sigreg-run-tmp-%%%%%%", temp,
+                           /*MakeAbsolute=*/false);
+      if (std::error_code ec = fs::create_directory(temp)) {
+        std::string t(temp);
+        temp.clear();
+        return error("cannot create '" + t + "': " + ec.message());
+      }
+    }
+    std::string dir = (temp + "/" + name).str();
+    if (std::error_code ec = fs::create_directory(dir))
+      return error("cannot create '" + dir + "': " + ec.message());
+    for (auto [file, text] : {std::pair<const char *, const std::string *>{
+                                  "manifest.json", &manifest},
+                              {"sigreg.ptx", &ptx}})
+      if (rt::Status st = rt::writeTextFile(dir + "/" + file, *text); !st.ok())
+        return error(st.message());
+    names.push_back(name.str());
+    return success();
+  }
+
+  /// Moves every staged directory into place.
+  LogicalResult commit() {
+    namespace fs = llvm::sys::fs;
+    for (const std::string &name : names) {
+      std::string from = (temp + "/" + name).str(), to = root + "/" + name;
+      if (fs::exists(to)) {
+        std::string old = (temp + "/old-" + name).str();
+        if (std::error_code ec = fs::rename(to, old))
+          return error("cannot replace '" + to + "': " + ec.message());
+      }
+      if (std::error_code ec = fs::rename(from, to))
+        return error("cannot move '" + from + "' to '" + to +
+                     "': " + ec.message());
+      llvm::outs() << "sigreg-run: wrote " << to << "/manifest.json and " << to
+                   << "/sigreg.ptx\n";
+    }
+    return success();
+  }
+
+private:
+  LogicalResult error(const Twine &message) {
+    llvm::errs() << "sigreg-run: error: " << message << "\n";
+    return failure();
+  }
+  std::string root;
+  SmallString<256> temp;
+  SmallVector<std::string> names;
+};
+
 /// Compiles the requested CUDA pipelines, writes artifacts, and (unless
 /// --compile-only) runs, validates and benchmarks each on the GPU.
 int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
-              const rt::ProblemInputs &inputs, const std::vector<double> &ref) {
+              const rt::ProblemInputs &inputs, const std::vector<double> &ref,
+              const std::vector<double> &unclipped) {
   SmallVector<GpuPipelineKind> kinds;
   StringRef which = opts.pipeline;
   if (which.empty())
@@ -217,31 +435,22 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.wgmmaSlices = opts.wgmmaSlices;
   std::string jsonReports;
   int exitCode = 0;
+  ArtifactStaging staging(opts.emitArtifact);
   for (GpuPipelineKind kind : kinds) {
     StringRef name = stringifyPipeline(kind);
     FailureOr<Artifact> artifact = compileForCuda(
         module, func.getSymName(), inputs.problem, kind, gpuOpts);
     if (failed(artifact))
       return 2;
-    if (!opts.emitArtifact.empty()) {
-      std::string dir = opts.emitArtifact + "/" + name.str();
-      if (std::error_code ec = llvm::sys::fs::create_directories(dir))
-        return fail("cannot create '" + dir + "': " + ec.message());
-      for (auto [file, text] : {std::pair<std::string, const std::string *>{
-                                    "manifest.json", &artifact->manifestJson},
-                                {"sigreg.ptx", &artifact->ptx}})
-        if (rt::Status st = rt::writeTextFile(dir + "/" + file, *text);
-            !st.ok())
-          return fail(st.message());
-      llvm::outs() << "sigreg-run: wrote " << dir << "/manifest.json and "
-                   << dir << "/sigreg.ptx\n";
-    }
     rt::Manifest manifest;
     std::string err;
     if (!rt::parseManifest(artifact->manifestJson, manifest, err))
       return fail("internal error: generated manifest does not parse: " + err);
     if (rt::Status st = rt::checkProblemBuffers(manifest); !st.ok())
       return fail("internal error: " + st.message());
+    if (!opts.emitArtifact.empty() &&
+        failed(staging.stage(name, artifact->manifestJson, artifact->ptx)))
+      return 2;
     if (opts.compileOnly) {
       llvm::outs() << "sigreg-run: " << name
                    << " pipeline: " << manifest.steps.size() << " steps, "
@@ -257,7 +466,9 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
     if (rt::Status st = rt::bindProblem(*exec, inputs); !st.ok())
       return fail(st.message());
     rt::ValidationResult result;
-    if (rt::Status st = rt::runAndValidate(*exec, ref, result); !st.ok())
+    if (rt::Status st = rt::runAndValidate(*exec, ref, result, nullptr, nullptr,
+                                           &unclipped);
+        !st.ok())
       return fail(st.message(), 1);
     rt::printValidation(result, inputs.problem, stdout);
     if (!result.passed)
@@ -282,6 +493,8 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
                                     benched ? &bench : nullptr);
     }
   }
+  if (!opts.emitArtifact.empty() && failed(staging.commit()))
+    return 2;
   if (!opts.json.empty() && !opts.compileOnly)
     if (rt::Status st =
             rt::writeTextFile(opts.json, "{\n" + jsonReports + "\n}\n");
@@ -302,6 +515,23 @@ int mlir::sigreg::sigregRunMain(int argc, char **argv) {
     return 2;
   if (opts.iters < 1 || opts.warmup < 0)
     return fail("--iters must be >= 1 and --warmup >= 0");
+  // A flag given with an empty value would silently mean "not given".
+  for (llvm::cl::opt<std::string> *o :
+       {&opts.shape, &opts.dtype, &opts.entry, &opts.json, &opts.pipeline,
+        &opts.emitArtifact, &opts.chip, &opts.maxMemory})
+    if (o->getNumOccurrences() && o->getValue().empty())
+      return fail("--" + o->ArgStr + "= needs a value");
+  uint64_t budget = ::sigreg::kDefaultMemoryBudget;
+  if (!opts.maxMemory.empty() &&
+      !::sigreg::parseByteSize(opts.maxMemory, budget))
+    return fail("--max-memory='" + opts.maxMemory +
+                "' must be a positive byte count, optionally with a K, M, G "
+                "or T suffix");
+  if (!opts.bench &&
+      (opts.iters.getNumOccurrences() || opts.warmup.getNumOccurrences()))
+    return fail("--iters and --warmup apply to --bench only");
+  if (opts.compileOnly && (opts.bench || !opts.json.empty()))
+    return fail("--bench and --json need a run; --compile-only runs nothing");
 
   DialectRegistry registry;
   registerSigregRunDialects(registry);
@@ -340,29 +570,47 @@ int mlir::sigreg::sigregRunMain(int argc, char **argv) {
       target = Target::Cuda;
     }
   }
-  if (target == Target::Cpu &&
-      (opts.compileOnly || !opts.emitArtifact.empty() ||
-       !opts.pipeline.empty()))
-    return fail("--compile-only, --emit-artifact and --pipeline apply to "
-                "--target=cuda");
+  if (target == Target::Cpu) {
+    SmallVector<std::string> given = cudaOnlyFlags(opts);
+    if (!given.empty())
+      return fail(llvm::join(given, ", ") + " appl" +
+                  (given.size() == 1 ? "ies" : "y") +
+                  " to --target=cuda only, not to the CPU target" +
+                  (opts.target == Target::Auto ? " (no GPU was found)" : ""));
+  }
+  // Output paths, before anything is compiled or written.
+  if (!opts.json.empty() && failed(checkWritableFile(opts.json, "--json")))
+    return 2;
+  if (!opts.emitArtifact.empty() &&
+      failed(checkWritableDir(opts.emitArtifact, "--emit-artifact")))
+    return 2;
+  ::sigreg::RunKind run;
+  run.hostInputs = !opts.compileOnly;
+  run.naiveCpu = target == Target::Cpu;
+  run.device = target == Target::Cuda;
+  run.naiveDevice = target == Target::Cuda &&
+                    (opts.pipeline == "naive" || opts.pipeline == "both" ||
+                     (opts.pipeline.empty() && opts.bench));
+  if (failed(checkProblemSize(*func, problem, run, budget)))
+    return 2;
 
   printHeader(problem, target == Target::Cpu ? "cpu" : "cuda",
               func->getSymName());
   rt::ProblemInputs inputs;
   inputs.problem = problem;
-  std::vector<double> ref;
+  std::vector<double> ref, unclipped;
   if (!opts.compileOnly) {
     if (rt::Status s =
             rt::generateInputs(problem, opts.seed, opts.inputSeed, inputs);
         !s.ok())
       return fail(s.message());
-    if (rt::Status s = rt::computeReference(inputs, ref); !s.ok())
+    if (rt::Status s = rt::computeReference(inputs, ref, &unclipped); !s.ok())
       return fail(s.message());
   }
   // Compile the entry alone: other functions of the file are not ours.
   OwningOpRef<ModuleOp> entryModule = extractEntryModule(*func);
   auto entry = cast<func::FuncOp>(entryModule->getBody()->front());
   if (target == Target::Cuda)
-    return runOnCuda(*entryModule, entry, opts, inputs, ref);
-  return runOnCpu(*entryModule, entry, opts, inputs, ref);
+    return runOnCuda(*entryModule, entry, opts, inputs, ref, unclipped);
+  return runOnCpu(*entryModule, entry, opts, inputs, ref, unclipped);
 }

@@ -24,14 +24,12 @@
 // CHECK-NEXT:    llvm.mlir.global internal @__wg_sigreg_fused_ecf_2() {addr_space = 3 : i32} : !llvm.array<256 x f32>
 // CHECK-NEXT:    llvm.mlir.global internal @__wg_sigreg_fused_ecf_3() {addr_space = 3 : i32} : !llvm.array<256 x f32>
 // CHECK-NEXT:    llvm.mlir.global internal @__wg_sigreg_fused_ecf_4() {addr_space = 3 : i32} : !llvm.array<16 x f32>
-// CHECK-DAG:     llvm.func @__nv_cosf(f32) -> f32
-// CHECK-DAG:     llvm.func @__nv_sinf(f32) -> f32
+// CHECK:         llvm.func @__nv_sincosf(f32, !llvm.ptr, !llvm.ptr)
 // CHECK:         llvm.func @sigreg_fused_ecf(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) attributes {gpu.kernel, gpu.known_block_size = array<i32: 256, 1, 1>, nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>, sigreg.region = "trig_reduction"}
 // CHECK:           nvvm.read.ptx.sreg.tid.x
 // CHECK:           nvvm.read.ptx.sreg.ctaid.z
 // CHECK:           nvvm.barrier0
-// CHECK:           llvm.call @__nv_cosf
-// CHECK:           llvm.call @__nv_sinf
+// CHECK:           llvm.call @__nv_sincosf
 // CHECK:         llvm.mlir.global internal @__wg_sigreg_epilogue_0() {addr_space = 3 : i32} : !llvm.array<256 x f32>
 // CHECK:         llvm.func @sigreg_epilogue(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) attributes {gpu.kernel, gpu.known_block_size = array<i32: 256, 1, 1>, nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>, sigreg.region = "epilogue"}
 // CHECK-NOT:     gpu.func

@@ -186,16 +186,16 @@ int main(int argc, char **argv) {
   ValidationResult validation;
   bool validated = false;
   if (opt.validate) {
-    std::vector<double> ref;
+    std::vector<double> ref, unclipped;
     auto t0 = std::chrono::steady_clock::now();
-    s = computeReference(inputs, ref);
+    s = computeReference(inputs, ref, &unclipped);
     if (!s.ok())
       return fail(kUsage, s.message());
     double refSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
             .count();
     std::vector<float> first, again, replayed;
-    s = runAndValidate(*exec, ref, validation, nullptr, &first);
+    s = runAndValidate(*exec, ref, validation, nullptr, &first, &unclipped);
     if (!s.ok())
       return fail(kMismatch, s.message());
     std::printf("reference  float64 host, %.2f s\n", refSeconds);
@@ -204,12 +204,13 @@ int main(int argc, char **argv) {
     // Same inputs again, then through a CUDA graph: the results must be
     // bitwise identical (fixed reduction order, DESIGN 4).
     ValidationResult second, graphResult;
-    s = runAndValidate(*exec, ref, second, nullptr, &again);
+    s = runAndValidate(*exec, ref, second, nullptr, &again, &unclipped);
     CudaGraph graph;
     if (s.ok())
       s = exec->captureGraph(graph);
     if (s.ok())
-      s = runAndValidate(*exec, ref, graphResult, &graph, &replayed);
+      s = runAndValidate(*exec, ref, graphResult, &graph, &replayed,
+                         &unclipped);
     if (!s.ok())
       return fail(kMismatch, s.message());
     bool same = first.size() == again.size() &&

@@ -105,6 +105,20 @@ TEST(Reference, ViewsAreIndependent) {
   }
 }
 
+// Issue 11: sizes whose products wrap are invalid arguments (an empty
+// result), not a wrapped allocation.
+TEST(Reference, OverflowingSizesAreInvalid) {
+  double x = 1.0, a = 1.0;
+  LossParams p;
+  p.numSlices = 1;
+  p.numPoints = 3;
+  EXPECT_TRUE(referenceLoss(&x, 4, int64_t(1) << 62, 1, &a, p).empty());
+  EXPECT_TRUE(referenceGradient(&x, 1, int64_t(1) << 62, 4, &a, p).empty());
+  p.numSlices = int64_t(1) << 62;
+  EXPECT_TRUE(referenceStatistics(&x, 1, 1, 8, &a, p).empty());
+  EXPECT_TRUE(referenceProjection(0, 8, int64_t(1) << 62).empty());
+}
+
 TEST(Reference, Reductions) {
   const int64_t V = 2, N = 9, D = 4, S = 3;
   LossParams p;

@@ -67,14 +67,90 @@ TEST(Harness, ValidateReductionNone) {
   EXPECT_TRUE(r.passed) << r.message;
   EXPECT_EQ(r.count, 3);
   EXPECT_NEAR(r.loss, 1.0, 1e-5);
-  // Error at an exact zero is measured against the mean magnitude (1.0).
-  r = validateOutput(p, {1.0f, 2.0f, 5e-5f}, ref);
+  // Error at an exact zero is measured against the floor, a tenth of the
+  // mean magnitude (1.0).
+  r = validateOutput(p, {1.0f, 2.0f, 5e-6f}, ref);
   EXPECT_TRUE(r.passed) << r.message;
-  r = validateOutput(p, {1.0f, 2.0f, 5e-4f}, ref);
+  r = validateOutput(p, {1.0f, 2.0f, 5e-5f}, ref);
   EXPECT_FALSE(r.passed);
   r = validateOutput(p, {1.0f, poison(), 0.0f}, ref);
   EXPECT_FALSE(r.passed);
   EXPECT_EQ(r.unwritten, 1);
+}
+
+// Issue 11: per-slice errors were scaled by the mean |reference|, so a
+// slice with a small statistic could be off by far more than the tolerance.
+TEST(Harness, PerSliceErrorsAreRelativeToEachSlice) {
+  ProblemDesc p = smallProblem("bf16", "none");
+  std::vector<double> ref = {10.0, 10.0, 2.0};
+  // 1% off on the small slice: 0.02 / 2 = 1e-2 > 2e-3 (it was 0.02 / 7.3).
+  ValidationResult r = validateOutput(p, {10.0f, 10.0f, 2.02f}, ref);
+  EXPECT_FALSE(r.passed) << r.message;
+  EXPECT_NEAR(r.relError, 1e-2, 1e-6);
+  r = validateOutput(p, {10.0f, 10.0f, 2.002f}, ref);
+  EXPECT_TRUE(r.passed) << r.message;
+}
+
+// Issue 11: when every slice is clipped, loss and reference are both exactly
+// the clip value (or 0) and the check passed without testing anything.
+TEST(Harness, AllClippedIsVacuous) {
+  ProblemDesc p = smallProblem("f32", "none");
+  p.S = 3;
+  p.clip = "zero_below";
+  p.clipValue = 1.0;
+  std::vector<double> unclipped = {0.2, 0.3, 0.4};
+  std::vector<double> ref = {0.0, 0.0, 0.0};
+  ValidationResult r = validateOutput(p, {0.0f, 0.0f, 0.0f}, ref, &unclipped);
+  EXPECT_FALSE(r.passed);
+  EXPECT_TRUE(r.vacuous);
+  EXPECT_NE(r.message.find("vacuous check: every slice's statistic is "
+                           "clipped"),
+            std::string::npos)
+      << r.message;
+  p.clip = "clamp_min";
+  p.reduction = "mean";
+  r = validateOutput(p, {1.0f}, {1.0}, &unclipped);
+  EXPECT_FALSE(r.passed);
+  EXPECT_TRUE(r.vacuous);
+  // Without the unclipped statistics, a reference of exact zeros.
+  p.clip = "zero_below";
+  r = validateOutput(p, {0.0f}, {0.0});
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.message.find("the reference is exactly 0"), std::string::npos);
+  // One unclipped slice makes the check meaningful.
+  unclipped[2] = 3.0;
+  p.reduction = "none";
+  r = validateOutput(p, {0.0f, 0.0f, 3.0f}, {0.0, 0.0, 3.0}, &unclipped);
+  EXPECT_TRUE(r.passed) << r.message;
+}
+
+// Issue 11: a statistic within rounding of a zero_below threshold may land
+// on either side; that is not a mismatch. Far from it, it still is.
+TEST(Harness, ClipThresholdMayFlip) {
+  ProblemDesc p = smallProblem("f32", "none");
+  p.S = 3;
+  p.clip = "zero_below";
+  p.clipValue = 1.0;
+  std::vector<double> unclipped = {5.0, 1.00001, 3.0};
+  std::vector<double> ref = {5.0, 1.00001, 3.0};
+  ValidationResult r = validateOutput(p, {5.0f, 0.0f, 3.0f}, ref, &unclipped);
+  EXPECT_TRUE(r.passed) << r.message;
+  EXPECT_EQ(r.ambiguous, 1);
+  EXPECT_NE(r.message.find("1 slice within rounding of the clip threshold"),
+            std::string::npos);
+  unclipped[1] = ref[1] = 1.01;
+  r = validateOutput(p, {5.0f, 0.0f, 3.0f}, ref, &unclipped);
+  EXPECT_FALSE(r.passed) << r.message;
+  // Reduced: the flip may change the mean by |1.00001 - 0| / 3.
+  p.reduction = "mean";
+  unclipped[1] = 1.00001;
+  double mean = (5.0 + 1.00001 + 3.0) / 3.0;
+  r = validateOutput(p, {static_cast<float>((5.0 + 3.0) / 3.0)}, {mean},
+                     &unclipped);
+  EXPECT_TRUE(r.passed) << r.message;
+  r = validateOutput(p, {static_cast<float>((5.0 + 2.0) / 3.0)}, {mean},
+                     &unclipped);
+  EXPECT_FALSE(r.passed) << r.message;
 }
 
 TEST(Harness, GeneratesRoundedInputs) {
@@ -150,6 +226,30 @@ std::string with(const std::string &from, const std::string &to) {
   size_t pos = s.find(from);
   EXPECT_NE(pos, std::string::npos) << from;
   return pos == std::string::npos ? s : s.replace(pos, from.size(), to);
+}
+
+// Issue 11: V*N*D wrapped in the host vectors (a malloc assertion), and
+// t_max = 1e308 made t * y infinite (a NaN loss). Both are errors now,
+// before anything is allocated.
+TEST(Harness, RejectsOverflowingSizesAndHugeTMax) {
+  ProblemDesc p = smallProblem("f32");
+  p.V = 4;
+  p.N = int64_t(1) << 62;
+  p.D = 1;
+  ProblemInputs in;
+  Status st = generateInputs(p, 0, 1, in);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message(),
+            "problem too large: V*N*D = 4*4611686018427387904*1 overflows 64 "
+            "bits");
+  p = smallProblem("bf16");
+  p.tMax = 1e308;
+  st = generateInputs(p, 0, 1, in);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("is not finite in f32"), std::string::npos)
+      << st.message();
+  p.tMax = 3.0;
+  EXPECT_TRUE(generateInputs(p, 0, 1, in).ok());
 }
 
 TEST(Harness, ChecksProblemBuffers) {

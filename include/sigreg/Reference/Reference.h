@@ -19,7 +19,8 @@
 // run to run, for any thread count and any instruction set.
 //
 // Invalid arguments (non-positive V, N, D, numSlices or worldSize, numPoints
-// < 2, null pointers) make the functions return an empty vector.
+// < 2, null pointers, sizes whose products overflow 64 bits: Limits.h) make
+// the functions return an empty vector.
 //
 //===----------------------------------------------------------------------===//
 

@@ -48,7 +48,11 @@ Status generateInputs(const ProblemDesc &problem, uint64_t projectionSeed,
                       uint64_t inputSeed, ProblemInputs &out);
 
 /// The float64 reference (referenceLoss): 1 value for mean/sum, V*S for none.
-Status computeReference(const ProblemInputs &inputs, std::vector<double> &ref);
+/// `unclipped` (optional) receives the V*S per-slice statistics before
+/// clipping, which validateOutput uses to detect vacuous checks and to
+/// accept either side of a clip threshold a statistic is within rounding of.
+Status computeReference(const ProblemInputs &inputs, std::vector<double> &ref,
+                        std::vector<double> *unclipped = nullptr);
 
 /// Checks that the manifest has a problem and buffers/scalars matching the
 /// conventions above.
@@ -74,26 +78,43 @@ struct ValidationResult {
   /// and of the reference.
   double loss = 0.0;
   double reference = 0.0;
-  /// mean/sum: |loss - ref| / |ref|. none: the maximum over elements of
-  /// |out_i - ref_i| / max(|ref_i|, mean_j |ref_j|) (the floor keeps exact
-  /// zeros from zero_below clipping meaningful).
+  /// mean/sum: |loss - ref| / |ref|, less the largest change clip-threshold
+  /// flips can make (below). none: the maximum over slices of
+  /// |out_i - ref_i| / max(|ref_i|, kSliceErrorFloor * mean_j |ref_j|), each
+  /// slice relative to itself; the floor only guards statistics near 0.
+  /// A slice whose unclipped statistic is within the tolerance of the clip
+  /// threshold may round to either side: it passes if it matches either.
   double relError = 0.0;
+  /// Slices within rounding of the clip threshold (unclipped given).
+  int64_t ambiguous = 0;
+  /// Every slice is clipped (or the reference is exactly 0): the comparison
+  /// tests nothing about the statistic, and validation fails.
+  bool vacuous = false;
   double l2RelError = 0.0; // ||out - ref|| / ||ref||
   double tolerance = 0.0;
   std::string message; // one line: "PASS ..." or "FAIL: why"
 };
 
+/// Floor of the per-slice relative error's denominator, as a fraction of
+/// the mean |reference| statistic.
+constexpr double kSliceErrorFloor = 0.1;
+
 /// Compares downloaded outputs with the reference. NaN never passes.
+/// `unclipped`: the reference's per-slice statistics before clipping
+/// (computeReference); without it, clip thresholds are not special-cased and
+/// only an all-zero reference counts as vacuous.
 ValidationResult validateOutput(const ProblemDesc &problem,
                                 const std::vector<float> &out,
-                                const std::vector<double> &ref);
+                                const std::vector<double> &ref,
+                                const std::vector<double> *unclipped = nullptr);
 
 /// Poisons the outputs, runs the step list once (or replays `graph` when
 /// given), downloads and validates. `outputs` (optional) receives the values.
 Status runAndValidate(Executor &exec, const std::vector<double> &ref,
                       ValidationResult &result,
                       const CudaGraph *graph = nullptr,
-                      std::vector<float> *outputs = nullptr);
+                      std::vector<float> *outputs = nullptr,
+                      const std::vector<double> *unclipped = nullptr);
 
 /// Prints loss/reference/error lines and the verdict.
 void printValidation(const ValidationResult &result, const ProblemDesc &problem,

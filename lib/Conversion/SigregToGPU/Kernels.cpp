@@ -333,8 +333,10 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfKernel(OpBuilder &b, Location loc,
       if (nrm)
         y = k.divf(y, nrm);
       Value theta = k.mulf(y, dtF);
-      c1[i * TS + j] = math::CosOp::create(k.b, theta);
-      s1[i * TS + j] = math::SinOp::create(k.b, theta);
+      auto sc = math::SincosOp::create(k.b, k.b.getF32Type(), k.b.getF32Type(),
+                                       theta);
+      c1[i * TS + j] = sc.getCos();
+      s1[i * TS + j] = sc.getSin();
       cp[i * TS + j] = k.f32(1.0f);
       sp[i * TS + j] = k.f32(0.0f);
     }

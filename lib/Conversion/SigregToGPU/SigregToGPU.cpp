@@ -23,6 +23,8 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <limits>
+
 namespace mlir {
 namespace sigreg {
 #define GEN_PASS_DEF_CONVERTSIGREGTOGPU
@@ -64,6 +66,7 @@ public:
 
 private:
   LogicalResult checkSupported();
+  LogicalResult checkGridLimits(Operation *op);
   LogicalResult lowerOp(OpBuilder &b, Operation *op);
   struct SeededProjection;
   LogicalResult lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
@@ -97,6 +100,50 @@ private:
   SmallVector<Value> outParams;
 };
 
+/// Fails with an error at `op` when a kernel it lowers to would need a grid
+/// beyond CUDA's limits (x < 2^31, y and z <= 65535 blocks).
+LogicalResult FunctionLowering::checkGridLimits(Operation *op) {
+  auto check = [&](StringRef kernel, int64_t x, int64_t y,
+                   int64_t z) -> LogicalResult {
+    if (x <= std::numeric_limits<int32_t>::max() && y <= 65535 && z <= 65535)
+      return success();
+    return op->emitOpError("needs a ")
+           << kernel << " grid of (" << x << ", " << y << ", " << z
+           << ") blocks, beyond CUDA's limits (x < 2^31, y and z <= 65535)";
+  };
+  auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  if (auto proj = dyn_cast<ProjectionOp>(op)) {
+    if (!proj.getType().hasStaticShape())
+      return success();
+    ProjectionSchedule layout = chooseProjectionSchedule(proj, schedule);
+    return check("projection",
+                 ceilDiv(proj.getType().getDimSize(1), kBlockThreads),
+                 layout.numChunks, 1);
+  }
+  if (auto ecf = dyn_cast<FusedEcfOp>(op)) {
+    auto c = ecf.getCos().getType();
+    if (!ecf.getInput().getType().hasStaticShape() || !c.hasStaticShape())
+      return success();
+    EcfSchedule sched = chooseEcfSchedule(ecf, schedule);
+    int64_t V = c.getDimSize(0);
+    return failure(failed(check("fused ECF", sched.numSliceTiles,
+                                sched.numBatchTiles, V)) ||
+                   failed(check("ECF finalize",
+                                ceilDiv(V * c.getDimSize(1) * c.getDimSize(2),
+                                        kBlockThreads),
+                                1, 1)));
+  }
+  if (auto epi = dyn_cast<FusedEpilogueOp>(op)) {
+    auto c = epi.getCos().getType();
+    if (!c.hasStaticShape())
+      return success();
+    return check("epilogue",
+                 ceilDiv(c.getDimSize(0) * c.getDimSize(1), kBlockThreads), 1,
+                 1);
+  }
+  return success();
+}
+
 LogicalResult FunctionLowering::checkSupported() {
   WalkResult result = oldFunc.walk([&](Operation *op) {
     if (op == oldFunc.getOperation())
@@ -124,6 +171,32 @@ LogicalResult FunctionLowering::checkSupported() {
       op->emitOpError("cannot be lowered by --convert-sigreg-to-gpu");
       return WalkResult::interrupt();
     }
+    // Values the host code never holds as a memref: tensor constants, and a
+    // seeded projection's A (the projection kernel writes the raw g and the
+    // per-chunk sums of squares that only the fused ECF kernels read).
+    if (auto cst = dyn_cast<arith::ConstantOp>(op);
+        cst && isa<ShapedType>(cst.getType())) {
+      op->emitOpError("of type ")
+          << cst.getType()
+          << " is not supported by --convert-sigreg-to-gpu (only scalar "
+             "constants; pass tensors as function arguments)";
+      return WalkResult::interrupt();
+    }
+    if (auto proj = dyn_cast<ProjectionOp>(op))
+      for (OpOperand &use : proj->getUses()) {
+        auto ecf = dyn_cast<FusedEcfOp>(use.getOwner());
+        if (ecf && ecf.getProjection() == use.get())
+          continue;
+        InFlightDiagnostic diag =
+            proj.emitOpError("result is used by '")
+            << use.getOwner()->getName()
+            << "': --convert-sigreg-to-gpu supports a seeded projection only "
+               "as the projection operand of sigreg.fused_ecf (A itself is "
+               "never materialized on the GPU; pass it with "
+               "projection(...) or lower through the naive pipeline)";
+        diag.attachNote(use.getOwner()->getLoc()) << "used here";
+        return WalkResult::interrupt();
+      }
     for (Type t : op->getOperandTypes())
       if (auto shaped = dyn_cast<ShapedType>(t);
           shaped && !shaped.hasStaticShape()) {
@@ -131,6 +204,8 @@ LogicalResult FunctionLowering::checkSupported() {
             << t << " (sigreg-run specializes the batch size from --shape)";
         return WalkResult::interrupt();
       }
+    if (failed(checkGridLimits(op)))
+      return WalkResult::interrupt();
     return WalkResult::advance();
   });
   return failure(result.wasInterrupted());
@@ -320,7 +395,11 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
   }
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
-      Value m = map.lookup(v);
+      Value m = map.lookupOrNull(v);
+      if (!m || !isa<MemRefType>(m.getType()))
+        return ret.emitOpError("operand ")
+               << i << " has no buffer in the GPU host code (only inputs and "
+               << "results of the lowered ops can be returned)";
       Value base = m;
       while (Operation *def = base.getDefiningOp()) {
         if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def))

@@ -84,3 +84,70 @@ func.func @count_argument(%c: tensor<1x8x17xf32>, %s: tensor<1x8x17xf32>, %n: in
   %r = sigreg.fused_epilogue %c, %s, %n : tensor<1x8x17xf32> -> tensor<f32>
   return %r : tensor<f32>
 }
+
+// -----
+
+// Issue 11: a returned seeded projection crashed the lowering (a value never
+// mapped to a buffer reached memref.copy). A is never materialized on the GPU.
+func.func @returned_projection(%seed: i64) -> tensor<16x8xf32> {
+  // expected-error @+1 {{'sigreg.projection' op result is used by 'func.return': --convert-sigreg-to-gpu supports a seeded projection only as the projection operand of sigreg.fused_ecf}}
+  %a = sigreg.projection seed(%seed) : tensor<16x8xf32>
+  // expected-note @+1 {{used here}}
+  return %a : tensor<16x8xf32>
+}
+
+// -----
+
+// The same beside the loss.
+func.func @projection_beside_loss(%x: tensor<1x37x16xf32>, %seed: i64) -> (tensor<f32>, tensor<16x8xf32>) {
+  %n = arith.constant 37 : index
+  // expected-error @+1 {{'sigreg.projection' op result is used by 'func.return'}}
+  %a = sigreg.projection seed(%seed) : tensor<16x8xf32>
+  %c, %s = sigreg.fused_ecf %x, %a : tensor<1x37x16xf32>, tensor<16x8xf32> -> tensor<1x8x17xf32>
+  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x8x17xf32>
+  %r = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x8x17xf32> -> tensor<f32>
+  // expected-note @+1 {{used here}}
+  return %r, %a : tensor<f32>, tensor<16x8xf32>
+}
+
+// -----
+
+// A projection reshaped before its use is not the fused ECF's operand either.
+func.func @projection_reshaped(%seed: i64) -> tensor<128xf32> {
+  // expected-error @+1 {{'sigreg.projection' op result is used by 'tensor.collapse_shape'}}
+  %a = sigreg.projection seed(%seed) : tensor<16x8xf32>
+  // expected-note @+1 {{used here}}
+  %f = tensor.collapse_shape %a [[0, 1]] : tensor<16x8xf32> into tensor<128xf32>
+  return %f : tensor<128xf32>
+}
+
+// -----
+
+// Returning a tensor constant gave an internal error (a tensor reached
+// memref.copy).
+func.func @returned_constant(%x: tensor<1x37x16xf32>, %a: tensor<16x8xf32>) -> (tensor<1x8x17xf32>, tensor<2xf32>) {
+  %c, %s = sigreg.fused_ecf %x, %a : tensor<1x37x16xf32>, tensor<16x8xf32> -> tensor<1x8x17xf32>
+  // expected-error @+1 {{'arith.constant' op of type 'tensor<2xf32>' is not supported by --convert-sigreg-to-gpu (only scalar constants; pass tensors as function arguments)}}
+  %k = arith.constant dense<1.0> : tensor<2xf32>
+  return %c, %k : tensor<1x8x17xf32>, tensor<2xf32>
+}
+
+// -----
+
+// Issue 11: shapes the verifier accepts but whose kernels would need a grid
+// beyond CUDA's limits (the lowering emitted them silently).
+func.func @projection_grid(%seed: i64, %x: tensor<1x64x16xf32>) -> tensor<1x1099511627776x3xf32> {
+  // expected-error @+1 {{'sigreg.projection' op needs a projection grid of (4294967296, 1, 1) blocks, beyond CUDA's limits (x < 2^31, y and z <= 65535)}}
+  %a = sigreg.projection seed(%seed) : tensor<16x1099511627776xf32>
+  %c, %s = sigreg.fused_ecf %x, %a : tensor<1x64x16xf32>, tensor<16x1099511627776xf32> -> tensor<1x1099511627776x3xf32>
+  return %c : tensor<1x1099511627776x3xf32>
+}
+
+// -----
+
+// 65537 batch tiles of 64 rows: grid y.
+func.func @batch_grid(%x: tensor<1x4194305x16xf32>, %a: tensor<16x8xf32>) -> tensor<1x8x3xf32> {
+  // expected-error @+1 {{'sigreg.fused_ecf' op needs a fused ECF grid of (1, 65537, 1) blocks, beyond CUDA's limits}}
+  %c, %s = sigreg.fused_ecf %x, %a : tensor<1x4194305x16xf32>, tensor<16x8xf32> -> tensor<1x8x3xf32>
+  return %c : tensor<1x8x3xf32>
+}

@@ -49,8 +49,7 @@
 // CHECK-SAME:      kernel attributes {known_block_size = array<i32: 256, 1, 1>, sigreg.region = "trig_reduction"}
 // CHECK:           math.sqrt
 // CHECK:           gpu.barrier
-// CHECK:           math.cos
-// CHECK:           math.sin
+// CHECK:           math.sincos
 // CHECK:         gpu.func @sigreg_epilogue(%{{.*}}: memref<1x77x9xf32>, %{{.*}}: memref<1x77x9xf32>, %{{.*}}: memref<f32>)
 // CHECK-SAME:      workgroup(%{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME:      kernel attributes {known_block_size = array<i32: 256, 1, 1>, sigreg.region = "epilogue"}

@@ -7,11 +7,17 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=both --shape=150x129 --emit-artifact=%t | FileCheck %s --check-prefix=OUT
 // OUT:      sigreg-run: target=cuda entry=@loss x=150x129xf32 S=77 P=9 t_max=2.5 clip=clamp_min(0.5) reduction=sum projection=seed
-// OUT-NEXT: sigreg-run: wrote {{.*}}/fused/manifest.json and {{.*}}/fused/sigreg.ptx
 // OUT-NEXT: sigreg-run: fused pipeline: 4 steps, {{[0-9]+}} bytes of PTX
-// OUT-NEXT: sigreg-run: wrote {{.*}}/naive/manifest.json and {{.*}}/naive/sigreg.ptx
 // OUT-NEXT: sigreg-run: naive pipeline: {{[0-9][0-9]}} steps, {{[0-9]+}} bytes of PTX
+// OUT-NEXT: sigreg-run: wrote {{.*}}/fused/manifest.json and {{.*}}/fused/sigreg.ptx
+// OUT-NEXT: sigreg-run: wrote {{.*}}/naive/manifest.json and {{.*}}/naive/sigreg.ptx
 // OUT-NOT:  PASS
+// The artifacts are written under a temporary directory and renamed into
+// place once every pipeline has compiled (issue 11): only fused/ and naive/
+// remain.
+// RUN: ls -A %t | FileCheck %s --check-prefix=LS --implicit-check-not=tmp
+// LS: fused
+// LS-NEXT: naive
 
 // The fused manifest. N = 150: BM = 64, 3 batch tiles; BS = 16: ECF grid
 // (5, 3, 1), per-tile partials [3, 1, 77, 9], finalize over 3 blocks.
@@ -199,7 +205,7 @@
 
 // --compile-only, --emit-artifact and --pipeline are CUDA-only: exit 2.
 // RUN: not sigreg-run %s --target=cpu --compile-only --shape=150x129 2>&1 | FileCheck %s --check-prefix=CPU
-// CPU: sigreg-run: error: --compile-only, --emit-artifact and --pipeline apply to --target=cuda
+// CPU: sigreg-run: error: --compile-only applies to --target=cuda only, not to the CPU target
 // RUN: (sigreg-run %s --target=cpu --compile-only --shape=150x129 > /dev/null 2>&1; echo "exit=$?") | FileCheck %s --check-prefix=EXIT2
 // RUN: (sigreg-run %s --target=cpu --emit-artifact=%t/cpu --shape=150x129 > /dev/null 2>&1; echo "exit=$?") | FileCheck %s --check-prefix=EXIT2
 // RUN: (sigreg-run %s --target=cuda --compile-only --pipeline=fast --shape=150x129 > /dev/null 2>&1; echo "exit=$?") | FileCheck %s --check-prefix=EXIT2

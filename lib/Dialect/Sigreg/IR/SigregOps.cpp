@@ -1,6 +1,7 @@
 //===- SigregOps.cpp - sigreg dialect ops and verifiers -------------------===//
 
 #include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
+#include "sigreg/Reference/Limits.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -45,12 +46,49 @@ static LogicalResult verifyPoints(Operation *op, int64_t points) {
     return op->emitOpError(
                "number of integration points must be odd and >= 3, got ")
            << points;
+  // ::sigreg::kMaxPoints says why: the GPU kernels unroll the points.
+  if (points > ::sigreg::kMaxPoints)
+    return op->emitOpError("number of integration points must be <= ")
+           << ::sigreg::kMaxPoints
+           << " (the GPU kernels unroll them: 2P accumulators per thread), got "
+           << points;
   return success();
 }
 
 static LogicalResult verifyTMax(Operation *op, double tMax) {
   if (!(tMax > 0.0) || !std::isfinite(tMax))
     return op->emitOpError("t_max must be positive and finite, got ") << tMax;
+  if (tMax > ::sigreg::kMaxTMax)
+    return op->emitOpError("t_max must be <= ")
+           << ::sigreg::kMaxTMax
+           << " (the Gaussian weight is 0 past t = 40, and t_max * |y| must "
+              "stay finite in f32), got "
+           << tMax;
+  return success();
+}
+
+/// Checks that every size derived from the problem (V*N*D, D*S, V*S*P, the
+/// workspaces and their bytes) fits in 64 bits; the shared rule of
+/// sigreg/Reference/Limits.h. Dynamic sizes count as 1.
+static LogicalResult verifySizes(Operation *op, int64_t V, int64_t N, int64_t D,
+                                 int64_t S, int64_t P, Type element = {}) {
+  auto known = [](int64_t d) {
+    return ShapedType::isDynamic(d) || d < 1 ? int64_t(1) : d;
+  };
+  ::sigreg::ProblemSizes sizes;
+  sizes.V = known(V);
+  sizes.N = known(N);
+  sizes.D = known(D);
+  sizes.S = known(S);
+  sizes.P = known(P);
+  sizes.inputBytes =
+      element && element.isIntOrFloat()
+          ? std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8)
+          : 4;
+  ::sigreg::Footprint footprint;
+  std::string error = ::sigreg::computeFootprint(sizes, footprint);
+  if (!error.empty())
+    return op->emitOpError("problem too large: ") << error;
   return success();
 }
 
@@ -133,6 +171,11 @@ LogicalResult LossOp::verify() {
              << inType.getElementType();
   }
 
+  if (failed(verifySizes(op, rank == 3 ? inType.getDimSize(0) : 1,
+                         inType.getDimSize(rank - 2), featureDim, numSlices,
+                         getNumPoints(), inType.getElementType())))
+    return failure();
+
   RankedTensorType resType = getResult().getType();
   if (getReduction() == Reduction::none) {
     SmallVector<int64_t> expected;
@@ -156,8 +199,12 @@ LogicalResult LossOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ProjectionOp::verify() {
-  return verifyRankAndStatic(getOperation(), "result", getResult().getType(), 2,
-                             {0, 1}, "[D, S]");
+  RankedTensorType type = getResult().getType();
+  if (failed(verifyRankAndStatic(getOperation(), "result", type, 2, {0, 1},
+                                 "[D, S]")))
+    return failure();
+  return verifySizes(getOperation(), 1, 1, type.getDimSize(0),
+                     type.getDimSize(1), 3);
 }
 
 //===----------------------------------------------------------------------===//
@@ -187,7 +234,9 @@ LogicalResult ProjectOp::verify() {
            << formatShape({inType.getDimSize(0), inType.getDimSize(1),
                            projType.getDimSize(1)})
            << ", got " << formatShape(resType.getShape());
-  return success();
+  return verifySizes(op, inType.getDimSize(0), inType.getDimSize(1),
+                     inType.getDimSize(2), projType.getDimSize(1), 3,
+                     inType.getElementType());
 }
 
 //===----------------------------------------------------------------------===//
@@ -209,14 +258,24 @@ static LogicalResult verifyEcfResult(Operation *op, RankedTensorType cType,
                  failed(verifyTMax(op, tMax)));
 }
 
+/// The size check of an op that sees [V, N, *] and the ECF [V, S, P].
+static LogicalResult verifyEcfSizes(Operation *op, RankedTensorType input,
+                                    RankedTensorType cType, int64_t D = 1) {
+  return verifySizes(op, cType.getDimSize(0), input.getDimSize(1), D,
+                     cType.getDimSize(1), cType.getDimSize(2),
+                     input.getElementType());
+}
+
 LogicalResult EcfOp::verify() {
   RankedTensorType yType = getSlices().getType();
   if (failed(verifyRankAndStatic(getOperation(), "slices", yType, 3, {0, 2},
                                  "[V, N, S]")))
     return failure();
-  return verifyEcfResult(getOperation(), getCos().getType(),
-                         yType.getDimSize(0), yType.getDimSize(2),
-                         getTMax().convertToDouble());
+  if (failed(verifyEcfResult(getOperation(), getCos().getType(),
+                             yType.getDimSize(0), yType.getDimSize(2),
+                             getTMax().convertToDouble())))
+    return failure();
+  return verifyEcfSizes(getOperation(), yType, getCos().getType());
 }
 
 //===----------------------------------------------------------------------===//
@@ -248,7 +307,8 @@ static LogicalResult verifyStatisticOperands(Operation *op,
       failed(verifyPoints(op, cType.getDimSize(2))) ||
       failed(verifyTMax(op, tMax)) || failed(verifyClip(op, clip, clipValue)))
     return failure();
-  return success();
+  return verifySizes(op, cType.getDimSize(0), 1, 1, cType.getDimSize(1),
+                     cType.getDimSize(2));
 }
 
 /// Checks a reduced result: 0-d for mean/sum, `statsType` for none.
@@ -312,8 +372,11 @@ LogicalResult FusedEcfOp::verify() {
     return emitOpError("feature dimension mismatch: input has D = ")
            << inType.getDimSize(2)
            << " but projection has D = " << projType.getDimSize(0);
-  return verifyEcfResult(op, getCos().getType(), inType.getDimSize(0),
-                         projType.getDimSize(1), getTMax().convertToDouble());
+  if (failed(verifyEcfResult(op, getCos().getType(), inType.getDimSize(0),
+                             projType.getDimSize(1),
+                             getTMax().convertToDouble())))
+    return failure();
+  return verifyEcfSizes(op, inType, getCos().getType(), inType.getDimSize(2));
 }
 
 //===----------------------------------------------------------------------===//

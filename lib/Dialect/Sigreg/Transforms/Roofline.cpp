@@ -98,8 +98,40 @@ using namespace mlir::sigreg;
 
 namespace {
 
+/// A non-negative count whose arithmetic records overflow instead of
+/// wrapping (FLOP and byte counts of large problems exceed 64 bits).
+struct Count {
+  int64_t v = 0;
+  bool overflow = false;
+  Count() = default;
+  Count(int64_t v) : v(v), overflow(v < 0) {}
+  friend Count operator+(Count a, Count b) {
+    Count r;
+    r.overflow =
+        a.overflow || b.overflow || __builtin_add_overflow(a.v, b.v, &r.v);
+    return r;
+  }
+  friend Count operator-(Count a, Count b) {
+    Count r;
+    r.overflow = a.overflow || b.overflow ||
+                 __builtin_sub_overflow(a.v, b.v, &r.v) || r.v < 0;
+    return r;
+  }
+  friend Count operator*(Count a, Count b) {
+    Count r;
+    r.overflow =
+        a.overflow || b.overflow || __builtin_mul_overflow(a.v, b.v, &r.v);
+    return r;
+  }
+  Count &operator+=(Count o) { return *this = *this + o; }
+  Count &operator*=(Count o) { return *this = *this * o; }
+};
+
 struct Cost {
-  int64_t flops = 0, bytes = 0, sfu = 0;
+  Count flops = 0, bytes = 0, sfu = 0;
+  bool overflow() const {
+    return flops.overflow || bytes.overflow || sfu.overflow;
+  }
   Cost &operator+=(const Cost &o) {
     flops += o.flops;
     bytes += o.bytes;
@@ -107,9 +139,9 @@ struct Cost {
     return *this;
   }
   std::optional<double> intensity() const {
-    if (bytes == 0)
+    if (bytes.v == 0)
       return std::nullopt;
-    return static_cast<double>(flops) / static_cast<double>(bytes);
+    return static_cast<double>(flops.v) / static_cast<double>(bytes.v);
   }
 };
 
@@ -132,22 +164,22 @@ struct SigregRooflinePass
 
 private:
   /// Bytes per element of `type` (or of its element type).
-  int64_t q(Type type) const {
+  Count q(Type type) const {
     if (elementBytes > 0)
-      return elementBytes;
+      return int64_t(elementBytes);
     if (auto shaped = dyn_cast<ShapedType>(type))
       type = shaped.getElementType();
     return (static_cast<int64_t>(type.getIntOrFloatBitWidth()) + 7) / 8;
   }
-  int64_t qF32() const { return elementBytes > 0 ? int64_t(elementBytes) : 4; }
+  Count qF32() const { return elementBytes > 0 ? Count(elementBytes) : 4; }
   /// Size of dimension `i`, the `batch` option standing for a dynamic one.
-  int64_t dim(Type type, unsigned i) const {
+  Count dim(Type type, unsigned i) const {
     int64_t d = cast<ShapedType>(type).getDimSize(i);
     return ShapedType::isDynamic(d) ? int64_t(batch) : d;
   }
-  int64_t numel(Type type) const {
+  Count numel(Type type) const {
     auto shaped = cast<ShapedType>(type);
-    int64_t n = 1;
+    Count n = 1;
     for (unsigned i = 0, e = shaped.getRank(); i < e; ++i)
       n *= dim(type, i);
     return n;
@@ -163,15 +195,14 @@ private:
   }
   /// 32-bit words of g [D, S] as the projection kernel writes them: f32, or
   /// packed pairs of 16-bit hi (and, split, lo) parts.
-  static int64_t projectionWords(const ProjectionSchedule &layout, int64_t D,
-                                 int64_t S) {
+  static Count projectionWords(const ProjectionSchedule &layout, Count D,
+                               Count S) {
     if (!layout.packedElement)
       return D * S;
-    return (layout.splitProjection ? 2 : 1) *
-           llvm::divideCeilSigned<int64_t>(D, 2) * S;
+    return (layout.splitProjection ? 2 : 1) * ((D + 1).v / 2) * S;
   }
   /// Epilogue's final reduction of `stats` statistics.
-  Cost reduction(Reduction kind, int64_t stats) const {
+  Cost reduction(Reduction kind, Count stats) const {
     switch (kind) {
     case Reduction::mean:
       return {stats + 1, (stats + 1) * qF32(), 0};
@@ -192,10 +223,10 @@ void SigregRooflinePass::analyze(Operation *op, FunctionReport &r) {
   auto &gen = r.regions[ProjectionGeneration],
        &gemm = r.regions[ProjectionGemm], &trig = r.regions[TrigReduction],
        &epi = r.regions[Epilogue];
-  int64_t f32 = qF32();
+  Count f32 = qF32();
 
   if (auto proj = dyn_cast<ProjectionOp>(op)) {
-    int64_t D = dim(proj.getType(), 0), S = dim(proj.getType(), 1);
+    Count D = dim(proj.getType(), 0), S = dim(proj.getType(), 1);
     bool fused = llvm::any_of(proj->getUsers(), llvm::IsaPred<FusedEcfOp>);
     if (!fused) {
       gen += {S * (1 + 3 * D), 3 * D * S * f32, 0};
@@ -203,21 +234,21 @@ void SigregRooflinePass::analyze(Operation *op, FunctionReport &r) {
     }
     ProjectionSchedule layout =
         chooseProjectionSchedule(proj, scheduleOptions(), batch);
-    int64_t gWords = projectionWords(layout, D, S);
+    Count gWords = projectionWords(layout, D, S);
     gen += {2 * D * S, (gWords + layout.numChunks * S) * f32, 0};
     return;
   }
   if (auto project = dyn_cast<ProjectOp>(op)) {
     Type x = project.getInput().getType(),
          a = project.getProjection().getType();
-    int64_t B = dim(x, 0) * dim(x, 1), D = dim(x, 2), S = dim(a, 1);
+    Count B = dim(x, 0) * dim(x, 1), D = dim(x, 2), S = dim(a, 1);
     gemm += {2 * B * D * S, B * D * q(x) + D * S * q(a) + B * S * f32, 0};
     return;
   }
   if (auto ecf = dyn_cast<EcfOp>(op)) {
-    int64_t BS = numel(ecf.getSlices().getType());
-    int64_t C = numel(ecf.getCos().getType());
-    int64_t P = dim(ecf.getCos().getType(), 2), BSP = BS * P;
+    Count BS = numel(ecf.getSlices().getType());
+    Count C = numel(ecf.getCos().getType());
+    Count P = dim(ecf.getCos().getType(), 2), BSP = BS * P;
     trig += {BSP, (BSP + BS + P) * f32, 0}; // frequency projection
     trig += {0, 3 * BSP * f32, 2 * BSP};    // cos / sin
     trig += {2 * BSP + 2 * C, (2 * BSP + 2 * C) * f32, 0}; // batch mean
@@ -225,14 +256,14 @@ void SigregRooflinePass::analyze(Operation *op, FunctionReport &r) {
   }
   if (auto ar = dyn_cast<AllReduceMeanOp>(op)) {
     if (ar.getWorldSize() > 1) {
-      int64_t C = numel(ar.getCos().getType());
+      Count C = numel(ar.getCos().getType());
       r.allReduce += {2 * C, 2 * C * f32, 0};
     }
     return;
   }
   if (auto ep = dyn_cast<EppsPulleyOp>(op)) {
-    int64_t C = numel(ep.getCos().getType()), St = numel(ep.getType());
-    int64_t P = dim(ep.getCos().getType(), 2);
+    Count C = numel(ep.getCos().getType()), St = numel(ep.getType());
+    Count P = dim(ep.getCos().getType(), 2);
     epi += {4 * C, (3 * C + P) * f32, 0};       // squared error
     epi += {2 * C + St, (C + P + St) * f32, 0}; // weighted integration
     return;
@@ -244,33 +275,33 @@ void SigregRooflinePass::analyze(Operation *op, FunctionReport &r) {
   if (auto ecf = dyn_cast<FusedEcfOp>(op)) {
     Type x = ecf.getInput().getType(), a = ecf.getProjection().getType();
     Type c = ecf.getCos().getType();
-    int64_t V = dim(x, 0), N = dim(x, 1), D = dim(x, 2), S = dim(c, 1),
-            P = dim(c, 2);
-    int64_t B = V * N, C = V * S * P;
+    Count V = dim(x, 0), N = dim(x, 1), D = dim(x, 2), S = dim(c, 1),
+          P = dim(c, 2);
+    Count B = V * N, C = V * S * P;
     // projection_gemm: operand reads, GEMM, folded normalization.
     Cost g{2 * B * D * S, B * D * q(x), 0};
     if (auto proj = ecf.getProjection().getDefiningOp<ProjectionOp>()) {
       // The kernel reads g as the projection kernel wrote it.
       ProjectionSchedule layout =
           chooseProjectionSchedule(proj, scheduleOptions(), batch);
-      int64_t chunks = layout.numChunks;
-      int64_t gWords = projectionWords(layout, D, S);
+      Count chunks = layout.numChunks;
+      Count gWords = projectionWords(layout, D, S);
       g += {chunks * S + S + B * S, (gWords + chunks * S) * f32, 0};
     } else {
       g.bytes += D * S * q(a);
     }
     gemm += g;
     // trig_reduction: theta, rotations, sums, means; output traffic.
-    int64_t T = chooseEcfSchedule(ecf, scheduleOptions(), batch).numBatchTiles;
-    int64_t written = T == 1 ? 2 * C : (4 * T + 2) * C;
+    Count T = chooseEcfSchedule(ecf, scheduleOptions(), batch).numBatchTiles;
+    Count written = T.v == 1 ? 2 * C : (4 * T + 2) * C;
     trig +=
         {B * S * (1 + 6 * (P - 1) + 2 * P) + 2 * C, written * f32, 2 * B * S};
     return;
   }
   if (auto ep = dyn_cast<FusedEpilogueOp>(op)) {
     Type c = ep.getCos().getType();
-    int64_t C = numel(c), St = dim(c, 0) * dim(c, 1);
-    int64_t out = numel(ep.getType());
+    Count C = numel(c), St = dim(c, 0) * dim(c, 1);
+    Count out = numel(ep.getType());
     Cost e{6 * C + St, 2 * C * f32 + out * f32, 0};
     Cost fin = reduction(ep.getReduction(), St);
     e.flops += fin.flops; // the statistics stay on chip: no bytes
@@ -282,13 +313,14 @@ void SigregRooflinePass::analyze(Operation *op, FunctionReport &r) {
 std::string formatCost(StringRef name, const Cost &c, bool withSfu) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  os << name << ": flops=" << c.flops << " bytes=" << c.bytes << " intensity=";
+  os << name << ": flops=" << c.flops.v << " bytes=" << c.bytes.v
+     << " intensity=";
   if (std::optional<double> ai = c.intensity())
     os << llvm::format("%.4f", *ai);
   else
     os << "n/a";
   if (withSfu)
-    os << " sfu=" << c.sfu;
+    os << " sfu=" << c.sfu.v;
   return s;
 }
 
@@ -307,7 +339,7 @@ void SigregRooflinePass::print(FunctionOpInterface func,
   for (auto [i, c] : llvm::enumerate(r.regions))
     emitRemark(loc, formatCost(kRegionNames[i], c, i == TrigReduction));
   emitRemark(loc, formatCost("total", r.total, /*withSfu=*/true));
-  if (r.allReduce.flops)
+  if (r.allReduce.flops.v)
     emitRemark(loc, formatCost("all_reduce (outside the total)", r.allReduce,
                                /*withSfu=*/false));
 }
@@ -321,13 +353,13 @@ void SigregRooflinePass::writeJson(ArrayRef<FunctionReport> reports) {
   }
   llvm::json::OStream j(file->os(), /*IndentSize=*/2);
   auto cost = [&](const Cost &c) {
-    j.attribute("flops", c.flops);
-    j.attribute("bytes", c.bytes);
+    j.attribute("flops", c.flops.v);
+    j.attribute("bytes", c.bytes.v);
     if (std::optional<double> ai = c.intensity())
       j.attribute("intensity", *ai);
     else
       j.attribute("intensity", nullptr);
-    j.attribute("sfu", c.sfu);
+    j.attribute("sfu", c.sfu.v);
   };
   j.object([&] {
     j.attribute("element_bytes", int64_t(elementBytes));
@@ -341,7 +373,7 @@ void SigregRooflinePass::writeJson(ArrayRef<FunctionReport> reports) {
               j.attributeObject(kRegionNames[i], [&] { cost(c); });
           });
           j.attributeObject("total", [&] { cost(r.total); });
-          if (r.allReduce.flops)
+          if (r.allReduce.flops.v)
             j.attributeObject("all_reduce", [&] { cost(r.allReduce); });
         });
     });
@@ -357,7 +389,8 @@ void SigregRooflinePass::runOnOperation() {
                               "block-rows must be >= 0, projection-chunk > 0");
     return signalPassFailure();
   }
-  SmallVector<FunctionReport> reports;
+  SmallVector<FunctionReport, 2> reports;
+  bool failed = false;
   getOperation()->walk([&](FunctionOpInterface func) {
     FunctionReport r;
     r.name = func.getName().str();
@@ -379,7 +412,7 @@ void SigregRooflinePass::runOnOperation() {
       analyze(op, r);
     });
     if (!naive && !fused &&
-        llvm::all_of(r.regions, [](const Cost &c) { return !c.flops; }))
+        llvm::all_of(r.regions, [](const Cost &c) { return !c.flops.v; }))
       return;
     if (dynamic && batch == 0) {
       emitRemark(func.getLoc(), "roofline: dynamic batch size; pass batch=N "
@@ -389,9 +422,17 @@ void SigregRooflinePass::runOnOperation() {
     r.path = naive && fused ? "mixed" : fused ? "fused" : "naive";
     for (const Cost &c : r.regions)
       r.total += c;
+    if (r.total.overflow() || r.allReduce.overflow()) {
+      func.emitError("roofline: the FLOP or byte counts of @")
+          << r.name << " overflow 64 bits";
+      failed = true;
+      return;
+    }
     print(func, r);
     reports.push_back(std::move(r));
   });
+  if (failed)
+    return signalPassFailure();
   if (!jsonFile.empty())
     writeJson(reports);
 }

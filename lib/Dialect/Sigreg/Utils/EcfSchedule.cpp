@@ -5,6 +5,9 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <cmath>
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::sigreg;
 
@@ -68,6 +71,27 @@ bool mlir::sigreg::usesWgmma(FusedEcfOp op, const EcfScheduleOptions &options,
   return tiles >= kTargetBlocks / 2;
 }
 
+double mlir::sigreg::roundedProjectionError(FusedEcfOp op) {
+  auto in = op.getInput().getType();
+  auto cos = op.getCos().getType();
+  if (!in.hasStaticShape() || !cos.hasStaticShape())
+    return std::numeric_limits<double>::infinity();
+  Type e = in.getElementType();
+  // Unit roundoff of the 16-bit type g is rounded to.
+  double u = e.isBF16()  ? std::ldexp(1.0, -8)
+             : e.isF16() ? std::ldexp(1.0, -11)
+                         : std::ldexp(1.0, -24);
+  double V = in.getDimSize(0), N = in.getDimSize(1), D = in.getDimSize(2),
+         S = cos.getDimSize(1);
+  // The ECF averages over every rank's batch.
+  int64_t worldSize = 1;
+  for (Operation *user : op->getUsers())
+    if (auto ar = dyn_cast<AllReduceMeanOp>(user))
+      worldSize = std::max<int64_t>(worldSize, ar.getWorldSize());
+  return u * std::sqrt(N * static_cast<double>(worldSize) / D) /
+         std::sqrt(V * S);
+}
+
 bool mlir::sigreg::needsSplitProjection(FusedEcfOp op) {
   for (Operation *user : op->getUsers()) {
     auto ar = dyn_cast<AllReduceMeanOp>(user);
@@ -79,7 +103,9 @@ bool mlir::sigreg::needsSplitProjection(FusedEcfOp op) {
         return true;
     }
   }
-  return false;
+  // Reduced over the slices: g rounded to 16 bits only where the error
+  // bound leaves room for the rest of the tolerance.
+  return roundedProjectionError(op) > kRoundedProjectionErrorBudget;
 }
 
 EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
