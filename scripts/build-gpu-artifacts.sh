@@ -3,7 +3,8 @@
 # (manifest.json + sigreg.ptx per pipeline) with sigreg-run --compile-only,
 # so that the GPU machine, which has no MLIR, runs them with sigreg-aot-run
 # (scripts/gpu-check.sh). Usage: scripts/build-gpu-artifacts.sh BUILD_DIR OUT_DIR [SET]
-#   SET: all (default: anchors, variants, hopper and random) | anchors | quick | hopper | random
+#   SET: all (default: anchors, variants, hopper, single and random) | anchors | quick | hopper |
+#        single | random
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
 # reduction and both projection kinds, each compiled for both pipelines as random-NNN.
@@ -118,13 +119,37 @@ random_set() {
     emit $line
   done < "$out/random-problems.txt"
 }
+# The single-launch forward (sigreg_single_launch, usesSingleLaunch): the
+# anchors it is picked for and the same shapes on the three-launch path
+# (--single-launch=0) side by side, mid forced onto it (--single-launch=2) to
+# measure the crossover, and non-anchor shapes: views, odd sizes, P = 3 and
+# 33, every dtype, clip mode and reduction, explicit projections, a batch of
+# several tiles (the per-column counters).
+single() {
+  emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed
+  emit blog-bf16-3launch 0 32 2048 1024 17 bf16 none 0 mean seed fused --single-launch=0
+  emit blog-f32 0 32 2048 1024 17 f32 none 0 mean seed fused
+  emit minimal-bf16 4 256 16 256 17 bf16 none 0 mean seed
+  emit minimal-bf16-3launch 4 256 16 256 17 bf16 none 0 mean seed fused --single-launch=0
+  emit minimal-f32 4 256 16 256 17 f32 none 0 mean seed fused
+  emit mid-bf16 0 1024 1024 1024 17 bf16 none 0 mean seed fused
+  emit mid-bf16-single 0 1024 1024 1024 17 bf16 none 0 mean seed fused --single-launch=2
+  emit sl-views-ragged-clamp 3 37 129 77 9 bf16 clamp_min 1.0 mean seed
+  emit sl-f32-p3-zero-none 0 50 200 300 3 f32 zero_below 0.5 none seed
+  emit sl-f16-p33-explicit-sum 2 100 96 500 33 f16 none 0 sum explicit
+  emit sl-f32-explicit-none-views 2 17 33 45 5 f32 clamp_min 0.5 none explicit
+  emit sl-bf16-tiles-none 2 600 64 200 17 bf16 clamp_min 0.5 none seed fused --single-launch=2
+  emit sl-f16-tiles-mean 0 1000 40 130 33 f16 zero_below 0.5 mean seed fused --single-launch=2
+  emit blog-bf16-clamp-none 0 32 2048 1024 17 bf16 clamp_min 1.0 none seed
+}
 case "$set_" in
   quick) emit ragged-bf16-clamp 3 37 129 77 9 bf16 clamp_min 1.0 mean seed
          emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed ;;
   anchors) anchors ;;
-  all) anchors; variants; hopper; random_set ;;
+  all) anchors; variants; hopper; single; random_set ;;
   hopper) hopper ;;
   random) random_set ;;
+  single) single ;;
   *) echo "unknown set $set_"; exit 2 ;;
 esac
 echo "artifacts in $out: $(ls -d "$out"/*/ | wc -l) configurations"

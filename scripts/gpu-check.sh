@@ -66,7 +66,9 @@ if [ "$nrand" -gt 0 ]; then
 fi
 if [ $sanitize = 1 ] && command -v compute-sanitizer > /dev/null; then
   for name in ragged-bf16-clamp ragged-f32-zero-none blog-bf16 n1000-bf16-zero ragged-bf16-mma ragged-f16-mma-explicit \
-              wg-ragged-views wg-f16-clamp-sum wg-views-none-explicit wg128-ragged-views wg128-f16-clamp-sum; do
+              wg-ragged-views wg-f16-clamp-sum wg-views-none-explicit wg128-ragged-views wg128-f16-clamp-sum \
+              minimal-bf16 sl-views-ragged-clamp sl-f32-p3-zero-none sl-f16-p33-explicit-sum \
+              sl-bf16-tiles-none sl-f16-tiles-mean; do
     [ -d "$art/$name/fused" ] || continue
     for tool in memcheck racecheck synccheck; do
       compute-sanitizer --tool $tool --error-exitcode 99 "$aot" "$art/$name/fused" \

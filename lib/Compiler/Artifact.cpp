@@ -63,6 +63,8 @@ std::string dtypeOf(Type t) {
     return "f32";
   if (t.isF64())
     return "f64";
+  if (t.isInteger(32))
+    return "i32";
   return "";
 }
 
@@ -325,7 +327,11 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
       if (!alloc.getType().hasStaticShape())
         return alloc.emitOpError("needs a static shape in the AOT manifest");
       std::string name = "ws" + std::to_string(numWorkspaces++);
-      bufferList.push_back(bufferJson(name, "workspace", alloc.getType()));
+      llvm::json::Object buffer =
+          bufferJson(name, "workspace", alloc.getType());
+      if (alloc->hasAttr("sigreg.zero_init"))
+        buffer["zero_init"] = true;
+      bufferList.push_back(std::move(buffer));
       buffers[alloc.getResult()] = {name, 0};
       continue;
     }

@@ -149,6 +149,13 @@ Status Executor::init(const Manifest &manifest, const std::string &ptx,
     SIGREG_RETURN_IF_ERROR(
         drv->memAlloc(owned[i], bytes)
             .withContext("buffer '" + m.buffers[i].name + "'"));
+    // zero_init workspaces (self-resetting counters) start at zero once.
+    if (m.buffers[i].zeroInit) {
+      SIGREG_RETURN_IF_ERROR(
+          drv->memsetD8Async(owned[i], 0, m.buffers[i].bytes, strm)
+              .withContext("zeroing buffer '" + m.buffers[i].name + "'"));
+      SIGREG_RETURN_IF_ERROR(drv->streamSynchronize(strm));
+    }
   }
   bound = owned;
   scalarBits.assign(m.scalars.size(), 0);

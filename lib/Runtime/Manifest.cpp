@@ -12,7 +12,11 @@
 //             dtype ("bf16"|"f16"|"f32"), projection ("seed"|"explicit"),
 //             views (bool). N, D, S and dtype are required; the rest default
 //             to V=1, P=17, t_max=3, clip none/0, mean, seed, views=false.
-//   buffers   [{name, role: input|output|workspace, bytes, dtype?, shape?}]
+//   buffers   [{name, role: input|output|workspace, bytes, dtype?, shape?,
+//             zero_init?}]; zero_init (bool, default false, workspaces
+//             only): the runtime zeroes the buffer once when it allocates it,
+//             not per run (self-resetting counters that kernels leave at
+//             zero)
 //   scalars   [{name, type: i32|i64|f32|f64}] set by the caller at run time
 //   steps     executed in order on one stream; each may carry "region"
 //             (default "other"), the name its time is counted under:
@@ -621,13 +625,15 @@ bool parseShape(Extractor &ex, const JValue &v, const std::string &path,
 bool parseBuffer(Extractor &ex, const JValue &v, const std::string &path,
                  BufferDesc &b) {
   if (!ex.expectKind(v, JValue::Kind::Object, path) ||
-      !ex.checkKeys(v, path, {"name", "role", "bytes", "dtype", "shape"}))
+      !ex.checkKeys(v, path,
+                    {"name", "role", "bytes", "dtype", "shape", "zero_init"}))
     return false;
   std::string role;
   if (!ex.getString(v, "name", path, b.name, true) ||
       !ex.getString(v, "role", path, role, true) ||
       !ex.getU64(v, "bytes", path, b.bytes, true, 1) ||
-      !ex.getString(v, "dtype", path, b.dtype, false))
+      !ex.getString(v, "dtype", path, b.dtype, false) ||
+      !ex.getBool(v, "zero_init", path, b.zeroInit, false))
     return false;
   if (b.name.empty())
     return ex.fail(path + ".name", "empty buffer name");
@@ -636,6 +642,8 @@ bool parseBuffer(Extractor &ex, const JValue &v, const std::string &path,
   b.role = role == "input"    ? BufferRole::Input
            : role == "output" ? BufferRole::Output
                               : BufferRole::Workspace;
+  if (b.zeroInit && b.role != BufferRole::Workspace)
+    return ex.fail(path + ".zero_init", "only a workspace may be zero_init");
   if (const JValue *s = v.get("shape")) {
     if (!parseShape(ex, *s, path + ".shape", b.shape))
       return false;

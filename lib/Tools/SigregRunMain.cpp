@@ -90,6 +90,11 @@ struct Options {
       "tensor-cores",
       llvm::cl::desc("bf16/f16: allow the tensor-core fused ECF kernel"),
       llvm::cl::init(true)};
+  llvm::cl::opt<int64_t> singleLaunch{
+      "single-launch",
+      llvm::cl::desc("whole forward in one launch: 0 never, 1 by the cost "
+                     "rule, 2 wherever it applies"),
+      llvm::cl::init(1)};
   llvm::cl::opt<int64_t> wgmmaSlices{
       "wgmma-slices",
       llvm::cl::desc("sm_90a: slices per tile of the TMA + wgmma kernel, "
@@ -433,6 +438,7 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.blockSlices = opts.blockSlices;
   gpuOpts.tensorCores = opts.tensorCores;
   gpuOpts.wgmmaSlices = opts.wgmmaSlices;
+  gpuOpts.singleLaunch = opts.singleLaunch;
   std::string jsonReports;
   int exitCode = 0;
   ArtifactStaging staging(opts.emitArtifact);

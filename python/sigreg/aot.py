@@ -125,6 +125,8 @@ class BufferDesc:
     bytes: int
     dtype: Optional[str] = None
     shape: Optional[Tuple[int, ...]] = None
+    # Workspace zeroed once at allocation, not per run (self-resetting counters).
+    zero_init: bool = False
 
 
 @dataclass
@@ -540,7 +542,7 @@ def parse_manifest(obj: Mapping[str, Any], path: Optional[str] = None) -> Manife
     for i, b in enumerate(bufs_json):
         w = f"buffers[{i}]"
         b = _obj(b, w)
-        _check_keys(b, ("name", "role", "bytes", "dtype", "shape"), w)
+        _check_keys(b, ("name", "role", "bytes", "dtype", "shape", "zero_init"), w)
         name = _str(_req(b, "name", w), f"{w}.name")
         if name in buffers:
             _fail(w, f"duplicate buffer '{name}'")
@@ -555,7 +557,12 @@ def parse_manifest(obj: Mapping[str, Any], path: Optional[str] = None) -> Manife
         dtype = b.get("dtype")
         if dtype is not None:
             dtype = _str(dtype, f"{w}.dtype")
-        buffers[name] = BufferDesc(name, role, _int(_req(b, "bytes", w), f"{w}.bytes", 0), dtype, shape)
+        zero_init = b.get("zero_init", False)
+        if not isinstance(zero_init, bool):
+            _fail(f"{w}.zero_init", "expected a bool")
+        if zero_init and role != "workspace":
+            _fail(f"{w}.zero_init", "only a workspace may be zero_init")
+        buffers[name] = BufferDesc(name, role, _int(_req(b, "bytes", w), f"{w}.bytes", 0), dtype, shape, zero_init)
     scal_json = top.get("scalars", [])
     if not isinstance(scal_json, list):
         _fail("scalars", "expected an array")
@@ -1089,7 +1096,9 @@ class AotFunction:
             self._workspaces = {}
             for b in self.manifest.buffers_with_role("workspace"):
                 nbytes = max(ALLOC_ALIGN, (b.bytes + ALLOC_ALIGN - 1) // ALLOC_ALIGN * ALLOC_ALIGN)
-                self._workspaces[b.name] = torch.empty(nbytes, dtype=torch.uint8, device=self.device)
+                # zero_init: zeroed once here, never per call (self-resetting counters).
+                alloc = torch.zeros if b.zero_init else torch.empty
+                self._workspaces[b.name] = alloc(nbytes, dtype=torch.uint8, device=self.device)
             self._workspace_ptrs = {n: t.data_ptr() for n, t in self._workspaces.items()}
             torch.cuda.synchronize(self.device)
         self.out_name = self.manifest.output_name()

@@ -101,6 +101,8 @@ def _base():
     (lambda o: o["problem"].update(dtype="f64"), "problem.dtype"),
     (lambda o: o["buffers"][0].update(colour="red"), "buffers[0]: unknown key 'colour'"),
     (lambda o: o["buffers"][1].update(role="scratch"), "buffers[1].role"),
+    (lambda o: o["buffers"][0].update(zero_init=True), "buffers[0].zero_init: only a workspace"),
+    (lambda o: o["buffers"][2].update(zero_init=1), "buffers[2].zero_init: expected a bool"),
     (lambda o: o["scalars"][0].update(type="u8"), "scalars[0].type"),
     (lambda o: o["steps"][1]["args"][1].update(buffer="ws9"), "steps[1].args[1]: unknown buffer 'ws9'"),
     (lambda o: o["steps"][0]["args"][0].update(scalar="sead"), "steps[0].args[0]: unknown scalar 'sead'"),
@@ -120,6 +122,15 @@ def test_parse_errors_name_the_key(mutate, message):
     with pytest.raises(aot.ManifestError, match=None) as info:
         aot.parse_manifest(o)
     assert message in str(info.value)
+
+
+def test_zero_init_workspace_parses():
+    o = _base()
+    o["buffers"][2]["zero_init"] = True
+    m = aot.parse_manifest(o)
+    bufs = {b.name: b for b in m.buffers_with_role("workspace")}
+    assert bufs[o["buffers"][2]["name"]].zero_init
+    assert sum(b.zero_init for b in bufs.values()) == 1
 
 
 def test_unknown_top_level_keys_are_ignored():
@@ -512,7 +523,12 @@ def test_aot_function_with_fake_torch_and_driver(monkeypatch):
     m = aot.load_manifest(art)
     # every argument of this artifact is 8 bytes (pointers and the i64 seed)
     cu.nargs = {f"F:{s.kernel}": len(s.args) for s in m.steps if s.op == "launch"}
+    zeroed = []
+    # workspaces are uint8 tensors (torch.zeros(1) without a dtype initialises the context)
+    fake_torch.zeros = lambda shape, dtype=None, device=None: (dtype is not None and zeroed.append(shape)) or \
+        fake_torch.Tensor(shape, dtype or "f32", device)
     f = aot.AotFunction(art, driver=aot.CudaDriver(cu))
+    assert zeroed == []  # no zero_init workspace in this artifact: torch.empty only
     assert f.num_launches == 3 and "fused" in repr(f)
     assert [r["region"] for r in f.regions()] == ["projection_generation", "trig_reduction", "epilogue"]
     assert ("load", (RAGGED / "fused" / "sigreg.ptx").stat().st_size) in cu.log  # NUL-terminated PTX
@@ -792,3 +808,31 @@ def test_cuda_driver_encode_tensor_map_call():
     t.dtype, t.oob_fill = "i32", "zero"
     drv.encode_tensor_map(t, 0x10)
     assert int(cu.calls[-1][0]) == 3
+
+
+def test_aot_function_zeroes_zero_init_workspaces_once(monkeypatch, tmp_path):
+    import shutil
+    import sys
+
+    fake_torch = _make_fake_torch()
+    monkeypatch.setitem(sys.modules, "torch", fake_torch)
+    art = tmp_path / "fused"
+    shutil.copytree(RAGGED / "fused", art)
+    o = json.loads((art / "manifest.json").read_text())
+    ws = [b for b in o["buffers"] if b["role"] == "workspace"]
+    ws[0]["zero_init"] = True
+    (art / "manifest.json").write_text(json.dumps(o))
+    zeroed = []
+    # workspaces are uint8 tensors (torch.zeros(1) without a dtype initialises the context)
+    fake_torch.zeros = lambda shape, dtype=None, device=None: (dtype is not None and zeroed.append(shape)) or \
+        fake_torch.Tensor(shape, dtype or "f32", device)
+    cu = _FakeCuModule()
+    m = aot.load_manifest(str(art))
+    cu.nargs = {f"F:{s.kernel}": len(s.args) for s in m.steps if s.op == "launch"}
+    f = aot.AotFunction(str(art), driver=aot.CudaDriver(cu))
+    assert len(zeroed) == 1 and zeroed[0] >= ws[0]["bytes"]
+    x = fake_torch.empty((3, 37, 129), dtype="bf16", device=_FakeDevice("cuda", 0))
+    f(x, seed=1)
+    f(x, seed=2)
+    assert len(zeroed) == 1  # at allocation only, never per call
+    assert not any(c[0].startswith("memset") for c in cu.log)

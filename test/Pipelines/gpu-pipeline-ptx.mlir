@@ -1,11 +1,11 @@
 // REQUIRES: cuda-toolkit
-// RUN: env CUDA_HOME=/usr/local/cuda sigreg-opt %s --sigreg-gpu-pipeline | FileCheck %s
-// RUN: env CUDA_HOME=/usr/local/cuda sigreg-opt %s --sigreg-gpu-pipeline="format=isa block-rows=16" | FileCheck %s --check-prefix=FIN
+// RUN: env CUDA_HOME=/usr/local/cuda sigreg-opt %s --sigreg-gpu-pipeline=single-launch=0 | FileCheck %s
+// RUN: env CUDA_HOME=/usr/local/cuda sigreg-opt %s --sigreg-gpu-pipeline="format=isa block-rows=16 single-launch=0" | FileCheck %s --check-prefix=FIN
 
 // CUDA_HOME is set explicitly here; serialize-libdevice.mlir checks the
 // default environment.
 
-// --sigreg-gpu-pipeline with the default format (isa): the gpu.module is
+// --sigreg-gpu-pipeline=single-launch=0 with the default format (isa): the gpu.module is
 // serialized into a gpu.binary holding PTX for sm_90a (libdevice linked for
 // cos/sin/sqrt). The PTX is printed escaped on one line (\0A newline, \09
 // tab), so the checks below follow it left to right. The only local-memory

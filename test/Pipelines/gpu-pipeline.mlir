@@ -1,8 +1,8 @@
-// RUN: sigreg-opt %s --sigreg-gpu-pipeline="format=none" | FileCheck %s
-// RUN: sigreg-opt %s --sigreg-gpu-pipeline="format=none chip=sm_80 features=+ptx75 block-rows=16 block-slices=64" | FileCheck %s --check-prefix=OPTS
-// RUN: not sigreg-opt %s --sigreg-gpu-pipeline="format=none block-slices=24" 2>&1 | FileCheck %s --check-prefix=BADTILE
+// RUN: sigreg-opt %s --sigreg-gpu-pipeline="format=none single-launch=0" | FileCheck %s
+// RUN: sigreg-opt %s --sigreg-gpu-pipeline="format=none chip=sm_80 features=+ptx75 block-rows=16 block-slices=64 single-launch=0" | FileCheck %s --check-prefix=OPTS
+// RUN: not sigreg-opt %s --sigreg-gpu-pipeline="format=none block-slices=24 single-launch=0" 2>&1 | FileCheck %s --check-prefix=BADTILE
 
-// --sigreg-gpu-pipeline with format=none stops before serialization: the
+// --sigreg-gpu-pipeline=single-launch=0 with format=none stops before serialization: the
 // host function launches the fused kernels (no [V, N, S, P] buffer, no y),
 // the kernels are in the LLVM dialect with NVVM attributes and intrinsics,
 // libdevice functions declared, workgroup buffers as addr_space 3 globals.

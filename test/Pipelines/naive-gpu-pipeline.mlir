@@ -1,6 +1,6 @@
 // RUN: sigreg-opt %s --sigreg-naive-gpu-pipeline="format=none" | FileCheck %s
 // RUN: sigreg-opt %s --sigreg-naive-gpu-pipeline="format=none" | FileCheck %s --check-prefix=COUNT
-// RUN: sigreg-opt %s --sigreg-gpu-pipeline="format=none" | FileCheck %s --check-prefix=FUSED
+// RUN: sigreg-opt %s --sigreg-gpu-pipeline="format=none single-launch=0" | FileCheck %s --check-prefix=FUSED
 
 // --sigreg-naive-gpu-pipeline (format=none): the eager-PyTorch-like path on
 // the GPU. The host allocates the slices y [1, 37, 77] and the [V, N, S, P]

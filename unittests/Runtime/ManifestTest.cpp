@@ -65,6 +65,7 @@ TEST(Manifest, ParsesSpecExample) {
   EXPECT_TRUE(m.buffers[1].shape.empty());
   EXPECT_EQ(m.buffers[2].role, BufferRole::Workspace);
   EXPECT_FALSE(m.buffers[2].hasShape);
+  EXPECT_FALSE(m.buffers[2].zeroInit);
   EXPECT_EQ(m.findBuffer("ws0"), 2);
   EXPECT_EQ(m.findBuffer("nope"), -1);
 
@@ -130,6 +131,17 @@ struct BadCase {
   const char *expected; // substring of the error message
 };
 
+TEST(Manifest, ZeroInitWorkspace) {
+  std::string text = kValid;
+  std::string from = "\"bytes\":139264";
+  text.replace(text.find(from), from.size(), from + ",\"zero_init\":true");
+  Manifest m;
+  std::string err;
+  ASSERT_TRUE(parseManifest(text, m, err)) << err;
+  EXPECT_TRUE(m.buffers[2].zeroInit);
+  EXPECT_FALSE(m.buffers[0].zeroInit);
+}
+
 TEST(Manifest, RejectsMalformedInput) {
   const BadCase cases[] = {
       {"empty", "", "line 1, column 1"},
@@ -176,6 +188,12 @@ TEST(Manifest, RejectsMalformedInput) {
        replaced("[{\"name\":\"seed\",\"type\":\"i64\"}]",
                 "{\"name\":\"seed\"}"),
        "scalars: expected an array, got an object"},
+      {"zero_init on an input",
+       replaced("\"shape\":[32,2048]", "\"shape\":[32,2048],\"zero_init\":true"),
+       "buffers[0].zero_init: only a workspace may be zero_init"},
+      {"zero_init not a bool",
+       replaced("\"bytes\":139264", "\"bytes\":139264,\"zero_init\":1"),
+       "buffers[2].zero_init: expected a bool"},
       {"bad role", replaced("\"role\":\"workspace\"", "\"role\":\"scratch\""),
        "buffers[2].role: invalid value \"scratch\""},
       {"zero bytes", replaced("\"bytes\":139264", "\"bytes\":0"),

@@ -43,6 +43,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   PassOptions::Option<int64_t> blockSlices{
       *this, "block-slices", llvm::cl::desc("Fused ECF slice tile (0: auto)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> singleLaunch{
+      *this, "single-launch",
+      llvm::cl::desc("Whole forward in one launch: 0 never, 1 by the cost "
+                     "rule (usesSingleLaunch), 2 wherever it applies"),
+      llvm::cl::init(1)};
   PassOptions::Option<int64_t> wgmmaSlices{
       *this, "wgmma-slices",
       llvm::cl::desc("TMA + wgmma kernel slice tile, 128 or 256 (0: auto)"),

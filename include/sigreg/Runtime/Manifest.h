@@ -45,6 +45,8 @@ struct BufferDesc {
   std::string dtype;          // optional ("" when absent)
   std::vector<int64_t> shape; // optional
   bool hasShape = false;
+  /// Workspace zeroed once when the runtime allocates it (not per run).
+  bool zeroInit = false;
 };
 
 enum class ScalarType { I32, I64, F32, F64 };

@@ -126,6 +126,42 @@ struct EpilogueKernelShape {
 gpu::GPUFuncOp buildEpilogueKernel(OpBuilder &b, Location loc,
                                    const EpilogueKernelShape &shape);
 
+
+/// The whole forward (projection -> fused ECF -> one-rank all-reduce ->
+/// epilogue) in one launch, SingleLaunchKernel.cpp: block = (blockSlices
+/// slices, blockRows batch rows, view), 256 threads, blockRows * blockSlices
+/// <= 256, g of the block's slices generated into shared memory.
+struct SingleLaunchShape {
+  int64_t numViews, batch, featureDim, numSlices, numPoints;
+  double tMax;
+  Type inputElement;
+  /// Explicit projection: its element type (null when seeded).
+  Type projectionElement;
+  bool seeded;
+  /// Seeded: rows per chunk of the column-norm sums (the projection
+  /// kernel's chunk, so that the norms are the same bits).
+  int64_t chunkRows;
+  int64_t blockRows, blockSlices;
+  int64_t globalCount;
+  ClipMode clip;
+  double clipValue;
+  Reduction reduction;
+  int64_t numBatchTiles() const { return (batch + blockRows - 1) / blockRows; }
+  int64_t numSliceTiles() const {
+    return (numSlices + blockSlices - 1) / blockSlices;
+  }
+  /// One counter per column (slice tile, view), then the grid's counter.
+  int64_t numCounters() const { return numViews * numSliceTiles() + 1; }
+};
+/// (seed : i64 | A : memref<DxS>, x : memref<VxNxD>, out : memref<f32> or
+/// memref<VxSxf32>, counters : memref<Cxi32> (zero at the first launch, left
+/// at zero), [cosPart, sinPart : memref<TxVxSxPxf32> when T > 1], [stats :
+/// memref<(V*S)xf32> for mean/sum]). Grid (slice tiles, batch tiles, V).
+gpu::GPUFuncOp buildSingleLaunchKernel(OpBuilder &b, Location loc,
+                                       const SingleLaunchShape &shape);
+/// f32 elements of the kernel's largest shared buffer (g, then reused).
+int64_t singleLaunchSharedFloats(const SingleLaunchShape &shape);
+
 } // namespace sigreg
 } // namespace mlir
 

@@ -45,6 +45,7 @@ EcfScheduleOptions scheduleOptions(const ConvertSigregToGPUOptions &options) {
   o.tensorCores = options.tensorCores;
   o.hopper = options.hopper;
   o.wgmmaSlices = options.wgmmaSlices;
+  o.singleLaunch = options.singleLaunch;
   return o;
 }
 
@@ -69,6 +70,7 @@ private:
   LogicalResult checkGridLimits(Operation *op);
   LogicalResult lowerOp(OpBuilder &b, Operation *op);
   struct SeededProjection;
+  LogicalResult lowerSingleLaunch(OpBuilder &b, FusedEpilogueOp epi);
   LogicalResult lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
                               const EcfKernelShape &sh,
                               const SeededProjection *seeded);
@@ -97,6 +99,10 @@ private:
     int64_t chunks;
   };
   DenseMap<Value, SeededProjection> seededProjections;
+  /// Ops of the chains lowered as one launch (usesSingleLaunch): the
+  /// projection, fused_ecf and all_reduce_mean emit nothing, the epilogue
+  /// emits the launch.
+  DenseMap<Operation *, FusedEcfOp> singleLaunchChain;
   SmallVector<Value> outParams;
 };
 
@@ -257,6 +263,13 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
     map.map(collapse.getResult(), memref::CollapseShapeOp::create(
                                       b, loc, map.lookup(collapse.getSrc()),
                                       collapse.getReassociationIndices()));
+    return success();
+  }
+  if (auto it = singleLaunchChain.find(op); it != singleLaunchChain.end()) {
+    if (auto epi = dyn_cast<FusedEpilogueOp>(op))
+      return lowerSingleLaunch(b, epi);
+    if (auto ar = dyn_cast<AllReduceMeanOp>(op))
+      map.map(ar.getGlobalCount(), map.lookup(ar.getLocalCount()));
     return success();
   }
   if (auto proj = dyn_cast<ProjectionOp>(op)) {
@@ -511,9 +524,85 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
   return success();
 }
 
+/// The chain projection -> fused_ecf -> all_reduce_mean -> fused_epilogue as
+/// one launch of sigreg_single_launch. Workspaces: the counters (zeroed once
+/// when the runtime allocates them: `sigreg.zero_init`), per-batch-tile ECF
+/// sums when the batch spans several tiles, the per-slice statistics for
+/// mean/sum.
+LogicalResult FunctionLowering::lowerSingleLaunch(OpBuilder &b,
+                                                  FusedEpilogueOp epi) {
+  Location loc = epi.getLoc();
+  FusedEcfOp ecf = singleLaunchChain.lookup(epi.getOperation());
+  std::optional<int64_t> count =
+      getConstantIntValue(map.lookup(epi.getGlobalCount()));
+  if (!count)
+    return epi.emitOpError("needs a constant global count on the GPU");
+  auto inType = ecf.getInput().getType();
+  auto cType = ecf.getCos().getType();
+  SingleLaunchShape sh;
+  sh.numViews = inType.getDimSize(0);
+  sh.batch = inType.getDimSize(1);
+  sh.featureDim = inType.getDimSize(2);
+  sh.numSlices = cType.getDimSize(1);
+  sh.numPoints = cType.getDimSize(2);
+  sh.tMax = ecf.getTMax().convertToDouble();
+  sh.inputElement = inType.getElementType();
+  auto proj = ecf.getProjection().getDefiningOp<ProjectionOp>();
+  sh.seeded = bool(proj);
+  sh.projectionElement =
+      proj ? Type() : ecf.getProjection().getType().getElementType();
+  sh.chunkRows = projectionChunkRows(schedule.projectionChunk, false);
+  SingleLaunchTiling tiling = chooseSingleLaunchTiling(
+      sh.numViews, sh.batch, sh.featureDim, sh.numSlices, sh.numPoints);
+  sh.blockRows = tiling.blockRows;
+  sh.blockSlices = tiling.blockSlices;
+  sh.globalCount = *count;
+  sh.clip = epi.getClip();
+  sh.clipValue = epi.getClipValue().convertToDouble();
+  sh.reduction = epi.getReduction();
+  if (epi.getTMax() != ecf.getTMax())
+    return epi.emitOpError("t_max differs from its sigreg.fused_ecf's");
+
+  Type f32 = b.getF32Type();
+  int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints,
+          T = sh.numBatchTiles();
+  Value out = destination(b, epi.getResult());
+  SmallVector<Value> args = {
+      proj ? map.lookup(proj.getSeed()) : map.lookup(ecf.getProjection()),
+      map.lookup(ecf.getInput()), out};
+  auto counters = memref::AllocOp::create(
+      b, loc, MemRefType::get({sh.numCounters()}, b.getI32Type()));
+  counters->setAttr("sigreg.zero_init", b.getUnitAttr());
+  args.push_back(counters);
+  if (T > 1)
+    for (int i = 0; i < 2; ++i)
+      args.push_back(
+          memref::AllocOp::create(b, loc, MemRefType::get({T, V, S, P}, f32)));
+  if (sh.reduction != Reduction::none)
+    args.push_back(
+        memref::AllocOp::create(b, loc, MemRefType::get({V * S}, f32)));
+  OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+  gpu::GPUFuncOp kernel = addKernel(buildSingleLaunchKernel(kb, loc, sh));
+  createLaunch(b, loc, kernel, {sh.numSliceTiles(), T, V}, kBlockThreads,
+               args);
+  map.map(epi.getResult(), out);
+  return success();
+}
+
 LogicalResult FunctionLowering::run() {
   if (failed(checkSupported()))
     return failure();
+  oldFunc.walk([&](FusedEcfOp ecf) {
+    if (!usesSingleLaunch(ecf, schedule))
+      return;
+    auto ar = cast<AllReduceMeanOp>(*ecf.getCos().getUsers().begin());
+    Operation *epi = *ar.getCosGlobal().getUsers().begin();
+    for (Operation *op :
+         {ecf.getOperation(), ar.getOperation(), epi,
+          ecf.getProjection().getDefiningOp()})
+      if (op)
+        singleLaunchChain[op] = ecf;
+  });
   SmallVector<Type> argTypes;
   for (Type t : oldFunc.getArgumentTypes())
     argTypes.push_back(isa<RankedTensorType>(t) ? toMemref(t) : t);
@@ -576,8 +665,14 @@ struct ConvertSigregToGPUPass
           << static_cast<int64_t>(wgmmaSlices);
       return signalPassFailure();
     }
+    if (singleLaunch < 0 || singleLaunch > 2) {
+      module.emitError("single-launch must be 0, 1 or 2, got ")
+          << static_cast<int64_t>(singleLaunch);
+      return signalPassFailure();
+    }
     ConvertSigregToGPUOptions opts{blockRows,   blockSlices, projectionChunk,
-                                   tensorCores, hopper,      wgmmaSlices};
+                                   tensorCores, hopper,      wgmmaSlices,
+                                   singleLaunch};
     for (func::FuncOp f : funcs)
       if (failed(FunctionLowering(f, kernels, opts).run()))
         return signalPassFailure();

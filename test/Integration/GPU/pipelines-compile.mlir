@@ -5,16 +5,16 @@
 // tensor-core coverage holds even where no GPU checks it.
 
 // RUN: rm -rf %t
-// RUN: sigreg-run %S/pipelines.mlir --target=cuda --compile-only --pipeline=both --entry=views --emit-artifact=%t/views | FileCheck %s --check-prefix=BOTH
+// RUN: sigreg-run %S/pipelines.mlir --target=cuda --compile-only --single-launch=0 --pipeline=both --entry=views --emit-artifact=%t/views | FileCheck %s --check-prefix=BOTH
 // RUN: FileCheck %s --check-prefix=SIMT --input-file=%t/views/fused/manifest.json
 // RUN: FileCheck %s --check-prefix=NAIVE --input-file=%t/views/naive/manifest.json
-// RUN: sigreg-run %S/pipelines.mlir --target=cuda --compile-only --entry=dynamic --shape=1000x129 --emit-artifact=%t/dyn
+// RUN: sigreg-run %S/pipelines.mlir --target=cuda --compile-only --single-launch=0 --entry=dynamic --shape=1000x129 --emit-artifact=%t/dyn
 // RUN: FileCheck %s --check-prefix=SIMT --input-file=%t/dyn/fused/manifest.json
-// RUN: sigreg-run %S/pipelines.mlir --target=cuda --compile-only --entry=mma --emit-artifact=%t/mma
+// RUN: sigreg-run %S/pipelines.mlir --target=cuda --compile-only --single-launch=0 --entry=mma --emit-artifact=%t/mma
 // RUN: FileCheck %s --check-prefixes=MMA,MMA-SPLIT --input-file=%t/mma/fused/manifest.json
-// RUN: sigreg-run %S/pipelines.mlir --target=cuda --compile-only --entry=mma --tensor-cores=false --emit-artifact=%t/mma-simt
+// RUN: sigreg-run %S/pipelines.mlir --target=cuda --compile-only --single-launch=0 --entry=mma --tensor-cores=false --emit-artifact=%t/mma-simt
 // RUN: FileCheck %s --check-prefix=SIMT --input-file=%t/mma-simt/fused/manifest.json
-// RUN: sigreg-run %S/pipelines.mlir --target=cuda --compile-only --entry=mma_explicit --emit-artifact=%t/mmae
+// RUN: sigreg-run %S/pipelines.mlir --target=cuda --compile-only --single-launch=0 --entry=mma_explicit --emit-artifact=%t/mmae
 // RUN: FileCheck %s --check-prefix=MMA --input-file=%t/mmae/fused/manifest.json
 
 // BOTH:  sigreg-run: target=cuda entry=@views x=3x37x129xbf16 S=77 P=9

@@ -5,7 +5,7 @@
 // the kernel to 48 registers and a spill. One sincos per element (math.sincos,
 // __nv_sincosf, the same accuracy) leaves 40 registers and no spill.
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --emit-artifact=%t > /dev/null
+// RUN: env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --single-launch=0 --emit-artifact=%t > /dev/null
 // RUN: %ptxas -arch=sm_90a -v %t/fused/sigreg.ptx -o %t/f.cubin 2>&1 | FileCheck %s --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
 // CHECK: Compiling entry function 'sigreg_fused_ecf' for 'sm_90a'
 // CHECK-NEXT: Function properties for sigreg_fused_ecf

@@ -5,7 +5,7 @@
 // libdevice is linked (see compile-only-libdevice.mlir for the bug without it).
 
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=both --shape=150x129 --emit-artifact=%t | FileCheck %s --check-prefix=OUT
+// RUN: env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --single-launch=0 --pipeline=both --shape=150x129 --emit-artifact=%t | FileCheck %s --check-prefix=OUT
 // OUT:      sigreg-run: target=cuda entry=@loss x=150x129xf32 S=77 P=9 t_max=2.5 clip=clamp_min(0.5) reduction=sum projection=seed
 // OUT-NEXT: sigreg-run: fused pipeline: 4 steps, {{[0-9]+}} bytes of PTX
 // OUT-NEXT: sigreg-run: naive pipeline: {{[0-9][0-9]}} steps, {{[0-9]+}} bytes of PTX
@@ -208,8 +208,8 @@
 // CPU: sigreg-run: error: --compile-only applies to --target=cuda only, not to the CPU target
 // RUN: (sigreg-run %s --target=cpu --compile-only --shape=150x129 > /dev/null 2>&1; echo "exit=$?") | FileCheck %s --check-prefix=EXIT2
 // RUN: (sigreg-run %s --target=cpu --emit-artifact=%t/cpu --shape=150x129 > /dev/null 2>&1; echo "exit=$?") | FileCheck %s --check-prefix=EXIT2
-// RUN: (sigreg-run %s --target=cuda --compile-only --pipeline=fast --shape=150x129 > /dev/null 2>&1; echo "exit=$?") | FileCheck %s --check-prefix=EXIT2
-// RUN: not sigreg-run %s --target=cuda --compile-only --pipeline=fast --shape=150x129 2>&1 | FileCheck %s --check-prefix=BADPIPE
+// RUN: (sigreg-run %s --target=cuda --compile-only --single-launch=0 --pipeline=fast --shape=150x129 > /dev/null 2>&1; echo "exit=$?") | FileCheck %s --check-prefix=EXIT2
+// RUN: not sigreg-run %s --target=cuda --compile-only --single-launch=0 --pipeline=fast --shape=150x129 2>&1 | FileCheck %s --check-prefix=BADPIPE
 // BADPIPE: sigreg-run: error: --pipeline must be fused, naive or both, got 'fast'
 // EXIT2: exit=2
 // RUN: not ls %t/cpu

@@ -3,8 +3,10 @@
 #include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
 
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -188,4 +190,62 @@ ProjectionSchedule mlir::sigreg::chooseProjectionSchedule(
   s.numChunks = llvm::divideCeilSigned<int64_t>(
       dimSize(op.getType(), 0, dynamicSize), s.chunkRows);
   return s;
+}
+
+SingleLaunchTiling mlir::sigreg::chooseSingleLaunchTiling(int64_t numViews,
+                                                          int64_t batch,
+                                                          int64_t featureDim,
+                                                          int64_t numSlices,
+                                                          int64_t numPoints) {
+  int64_t rows = std::clamp<int64_t>(llvm::PowerOf2Ceil(batch), 8, 128);
+  int64_t batchTiles = llvm::divideCeilSigned<int64_t>(batch, rows);
+  int64_t slices = 16;
+  while (slices > 1 &&
+         (rows * slices > 256 || featureDim * slices > 8192 ||
+          16 * slices * numPoints > 8192 ||
+          numViews * batchTiles *
+                  llvm::divideCeilSigned<int64_t>(numSlices, slices) <
+              kTargetBlocks / 2))
+    slices /= 2;
+  return {rows, slices};
+}
+
+bool mlir::sigreg::usesSingleLaunch(FusedEcfOp op,
+                                    const EcfScheduleOptions &options,
+                                    int64_t dynamicSize) {
+  if (options.singleLaunch == 0)
+    return false;
+  // The chain: ecf -> all_reduce_mean (one rank) -> fused_epilogue.
+  auto ar = dyn_cast_if_present<AllReduceMeanOp>(
+      op.getCos().hasOneUse() ? *op.getCos().getUsers().begin() : nullptr);
+  if (!ar || ar.getWorldSize() != 1 || !op.getSin().hasOneUse() ||
+      *op.getSin().getUsers().begin() != ar.getOperation() ||
+      ar.getCos() != op.getCos() || ar.getSin() != op.getSin())
+    return false;
+  auto epi = dyn_cast_if_present<FusedEpilogueOp>(
+      ar.getCosGlobal().hasOneUse() ? *ar.getCosGlobal().getUsers().begin()
+                                    : nullptr);
+  if (!epi || !ar.getSinGlobal().hasOneUse() ||
+      *ar.getSinGlobal().getUsers().begin() != epi.getOperation() ||
+      epi.getCos() != ar.getCosGlobal() || epi.getSin() != ar.getSinGlobal())
+    return false;
+  Value projection = op.getProjection();
+  if (auto proj = projection.getDefiningOp<ProjectionOp>()) {
+    if (!projection.hasOneUse())
+      return false;
+  } else if (!isa<BlockArgument>(projection)) {
+    return false;
+  }
+  Type in = op.getInput().getType();
+  int64_t views = dimSize(in, 0, dynamicSize),
+          batch = dimSize(in, 1, dynamicSize),
+          features = dimSize(in, 2, dynamicSize);
+  int64_t slices = dimSize(op.getCos().getType(), 1, dynamicSize);
+  int64_t points = dimSize(op.getCos().getType(), 2, dynamicSize);
+  if (features > 8192 || points > 64 || batch < 1)
+    return false;
+  if (options.singleLaunch >= 2)
+    return true;
+  return batch <= 256 &&
+         views * batch * features * slices <= (int64_t(1) << 28);
 }

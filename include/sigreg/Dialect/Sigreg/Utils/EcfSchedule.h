@@ -55,6 +55,9 @@ struct EcfScheduleOptions {
   bool hopper = false;
   /// Hopper kernel slices per CTA tile: 128 or 256 (0: by rule).
   int64_t wgmmaSlices = 0;
+  /// The single-launch forward: 0 never, 1 where usesSingleLaunch's cost
+  /// rule picks it, 2 wherever it applies.
+  int64_t singleLaunch = 1;
 };
 
 /// The schedule of one sigreg.fused_ecf.
@@ -101,6 +104,41 @@ bool usesTensorCores(FusedEcfOp op, const EcfScheduleOptions &options,
 bool usesWgmma(FusedEcfOp op, const EcfScheduleOptions &options,
                int64_t dynamicSize = 0);
 
+/// Tiles of the single-launch forward (sigreg_single_launch): blockRows
+/// batch rows x blockSlices slices per 256-thread block.
+struct SingleLaunchTiling {
+  int64_t blockRows, blockSlices;
+};
+/// blockRows: N rounded up to a power of two, in [8, 128]; blockSlices: the
+/// largest power of two <= 16 with blockRows * blockSlices <= 256, the g
+/// tile D x blockSlices f32 and the warp sums 16 x blockSlices x P f32
+/// within 32 KB, and at least one block per
+/// multiprocessor (V * batch tiles * slice tiles >= 132) when possible.
+SingleLaunchTiling chooseSingleLaunchTiling(int64_t numViews, int64_t batch,
+                                            int64_t featureDim,
+                                            int64_t numSlices,
+                                            int64_t numPoints);
+
+/// True when `op` and its chain (a seeded sigreg.projection read by `op`
+/// alone, or an explicit projection; cos and sin read only by one
+/// sigreg.all_reduce_mean of world size 1, whose results are read only by
+/// one sigreg.fused_epilogue) run as one launch, sigreg_single_launch.
+/// It applies when D <= 8192 (one column of g fits the shared tile) and
+/// P <= 64. Cost rule (options.singleLaunch == 1): one batch tile (N <= 256,
+/// so the projection is generated once per slice) and at most 2^28
+/// multiply-adds (V N D S), where the SIMT GEMM of the single launch takes
+/// no longer than the launches it saves; docs/GPU-SCHEDULES.md has the
+/// measured figures.
+bool usesSingleLaunch(FusedEcfOp op, const EcfScheduleOptions &options,
+                      int64_t dynamicSize = 0);
+
+/// Accuracy rule of the tensor-core kernel with a seeded projection: a loss
+/// reduced over the slices (every result reaches, through
+/// sigreg.all_reduce_mean, a sigreg.fused_epilogue with reduction mean or
+/// sum) meets the bf16 tolerance with g rounded to 16 bits, as eager PyTorch
+/// rounds A for its bf16 GEMM (the per-slice errors average out); per-slice
+/// statistics (reduction none, or any other consumer) need the hi + lo
+/// split.
 /// Accuracy rule of the tensor-core kernel with a seeded projection. Per-slice
 /// statistics (reduction none, or any consumer other than
 /// sigreg.all_reduce_mean -> sigreg.fused_epilogue with reduction mean or
