@@ -17,8 +17,9 @@
 // NAIVE-KERNELS:     "pipeline": "naive"
 // NAIVE-KERNELS-NOT: sigreg_fused_ecf
 
-// Fused pipeline, SIMT ECF kernel (small problem: the cost rule keeps SIMT).
-// RUN: sigreg-run %s --target=cuda --entry=views --pipeline=fused --emit-artifact=%t/views | FileCheck %s --check-prefix=FUSED
+// Fused pipeline, SIMT ECF kernel (small problem: without the single launch,
+// the cost rule keeps SIMT).
+// RUN: sigreg-run %s --target=cuda --entry=views --pipeline=fused --single-launch=0 --emit-artifact=%t/views | FileCheck %s --check-prefix=FUSED
 // RUN: FileCheck %s --check-prefix=SIMT --input-file=%t/views/fused/manifest.json
 // FUSED:      sigreg-run: target=cuda entry=@views x=3x37x129xbf16
 // FUSED:      == fused pipeline ==
@@ -69,6 +70,43 @@
 // MMAE:       == naive pipeline ==
 // MMAE:       PASS: relative error {{.*}} <= 2.0e-03 (f16 inputs)
 
+// The same problem as one launch (sigreg_single_launch: the cost rule's
+// choice for N <= 256), and again in f32.
+// RUN: sigreg-run %s --target=cuda --entry=views --pipeline=fused --emit-artifact=%t/single | FileCheck %s --check-prefix=FUSED
+// RUN: FileCheck %s --check-prefix=SINGLE --input-file=%t/single/fused/manifest.json
+// RUN: sigreg-run %s --target=cuda --entry=views --pipeline=fused --dtype=f32 | FileCheck %s --check-prefix=SINGLE-F32
+// SINGLE:      "kernel": "sigreg_single_launch"
+// SINGLE-NOT:  "kernel":
+// SINGLE-F32:  == fused pipeline ==
+// SINGLE-F32:  PASS: max relative error {{.*}} <= 1.0e-04 (f32 inputs)
+
+// The Hopper kernel (TMA + wgmma, sm_90a): 3 views of 1000 rows, D = 200,
+// S = 1928 (ragged against 128 x 256 tiles and 64-deep k-tiles), seeded; and
+// the 128-slice variant; and an explicit projection with per-slice output.
+// RUN: sigreg-run %s --target=cuda --entry=wgmma --pipeline=fused --emit-artifact=%t/wgmma | FileCheck %s --check-prefix=WGMMA
+// RUN: FileCheck %s --check-prefix=WGMMA-KERNELS --input-file=%t/wgmma/fused/manifest.json
+// RUN: sigreg-run %s --target=cuda --entry=wgmma --pipeline=fused --wgmma-slices=128 | FileCheck %s --check-prefix=WGMMA
+// RUN: sigreg-run %s --target=cuda --entry=wgmma_none --pipeline=both --emit-artifact=%t/wgmman | FileCheck %s --check-prefix=WGMMA-NONE
+// RUN: FileCheck %s --check-prefix=WGMMA-KERNELS --input-file=%t/wgmman/fused/manifest.json
+// WGMMA:         x=3x1000x200xbf16 S=1928 P=5
+// WGMMA:         == fused pipeline ==
+// WGMMA:         PASS: relative error {{.*}} <= 2.0e-03 (bf16 inputs)
+// WGMMA-KERNELS: "kernel": "sigreg_fused_ecf_wgmma"
+// WGMMA-NONE:    == fused pipeline ==
+// WGMMA-NONE:    unwritten {{ *}}0 of 4096
+// WGMMA-NONE:    PASS: max relative error {{.*}} <= 2.0e-03 (bf16 inputs)
+// WGMMA-NONE:    == naive pipeline ==
+// WGMMA-NONE:    PASS: max relative error
+
+func.func @wgmma(%x: tensor<3x1000x200xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 1928 points = 5 : tensor<3x1000x200xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+func.func @wgmma_none(%x: tensor<2x3000x1024xbf16>, %a: tensor<1024x2048xbf16>) -> tensor<2x2048xf32> {
+  %l = sigreg.loss %x projection(%a : tensor<1024x2048xbf16>) slices = 2048 points = 9 reduction = none
+      : tensor<2x3000x1024xbf16> -> tensor<2x2048xf32>
+  return %l : tensor<2x2048xf32>
+}
 func.func @views(%x: tensor<3x37x129xbf16>, %seed: i64) -> tensor<3x77xf32> {
   %l = sigreg.loss %x seed(%seed) slices = 77 points = 9 clip = clamp_min(1.0) reduction = none
       : tensor<3x37x129xbf16> -> tensor<3x77xf32>
