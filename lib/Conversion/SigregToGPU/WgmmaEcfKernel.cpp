@@ -44,6 +44,8 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace mlir::sigreg;
 
@@ -136,15 +138,18 @@ Value gTileOffset(KernelBuilder &k, const WgmmaTypes &t, Value s) {
   return k.add(k.idx(t.stages * kXTileBytes), k.mul(s, k.idx(t.gTileBytes)));
 }
 
-/// Stage 2: one producer thread streams the k-tiles through the ring.
+/// Stage 2: one producer thread streams the k-tiles of one CTA tile through
+/// the ring. `stepBase` counts the k-tiles the ring carried before this tile
+/// (a persistent CTA's earlier tiles), so stages and phases continue.
 void emitTmaProducer(KernelBuilder &k, const WgmmaTypes &t, Value smem,
                      Value full, Value empty, Value xMap, Value gMap,
-                     Value xRow0, Value s0, int64_t kTiles) {
+                     Value xRow0, Value s0, int64_t kTiles, Value stepBase) {
   Value ticks = k.idx(10000000);
   Value one = arith::ConstantOp::create(k.b, k.b.getBoolAttr(true));
   k.forEach(k.idx(0), k.idx(kTiles), k.idx(1), [&](Value it) {
-    Value s = k.rem(it, k.idx(t.stages));
-    Value round = k.div(it, k.idx(t.stages));
+    Value step = k.add(stepBase, it);
+    Value s = k.rem(step, k.idx(t.stages));
+    Value round = k.div(step, k.idx(t.stages));
     // A stage is free once the consumers released it in the previous round;
     // in round 0 the wait on the "previous" phase (parity 1) passes at once.
     Value parity =
@@ -173,25 +178,44 @@ void emitTmaProducer(KernelBuilder &k, const WgmmaTypes &t, Value smem,
   });
 }
 
+/// What the mainloop returns: the accumulator (all MMAs complete), the
+/// consumers' phase of the `full` ring, and the values `interleave` carried.
+struct MainloopResult {
+  Value acc, parity;
+  SmallVector<Value> carried;
+};
+
+/// Work the consumers do between issuing a k-tile's MMAs and waiting for
+/// them: (k-tile index, carried values) -> next carried values.
+using InterleaveFn = std::function<SmallVector<Value>(Value, ValueRange)>;
+
 /// Stage 3: warpgroup `wg` (0 or 1) multiplies its 64 rows of every x tile
-/// with the whole g tile. Returns the accumulator after all MMAs completed.
-Value emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t, Value smem,
-                        Value full, Value empty, Value xMap, Value gMap,
-                        Value wg, Value primary, int64_t kTiles) {
+/// with the whole g tile; the ring continues from `stepBase` k-tiles with
+/// phase `parity`. Each k-tile's MMAs run asynchronously while `interleave`
+/// (when given) runs; then the previous k-tile's stage goes back to the
+/// producer.
+MainloopResult emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
+                                 Value smem, Value full, Value empty,
+                                 Value xMap, Value gMap, Value wg,
+                                 Value primary, int64_t kTiles, Value stepBase,
+                                 Value parity0, ValueRange extraInit = {},
+                                 const InterleaveFn &interleave = nullptr) {
   MLIRContext *ctx = k.b.getContext();
   Value ticks = k.idx(10000000);
   Value one = arith::ConstantOp::create(k.b, k.b.getBoolAttr(true));
-  Value zero = arith::ConstantOp::create(k.b, k.b.getBoolAttr(false));
   auto xDescType = nvgpu::WarpgroupMatrixDescriptorType::get(
       ctx, t.tile({64, kTileK}, t.elem));
   auto gDescType = nvgpu::WarpgroupMatrixDescriptorType::get(
       ctx, t.tile({kTileK, t.slices}, t.elem));
   Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(k.b, t.acc);
+  SmallVector<Value> inits = {init, parity0};
+  inits.append(extraInit.begin(), extraInit.end());
   SmallVector<Value> results = k.forEach(
-      k.idx(0), k.idx(kTiles), k.idx(1), {init, zero},
+      k.idx(0), k.idx(kTiles), k.idx(1), inits,
       [&](Value it, ValueRange carried) {
         Value acc = carried[0], parity = carried[1];
-        Value s = k.rem(it, k.idx(t.stages));
+        Value step = k.add(stepBase, it);
+        Value s = k.rem(step, k.idx(t.stages));
         nvgpu::MBarrierTryWaitParityOp::create(k.b, full, parity, ticks, s);
         Value xOff =
             k.add(xTileOffset(k, s), k.mul(wg, k.idx(64 * kTileK * 2)));
@@ -207,18 +231,24 @@ Value emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t, Value smem,
             /*transposeA=*/UnitAttr(), /*transposeB=*/k.b.getUnitAttr(), acc);
         // The MMAs of the previous k-tile are complete (wait_group 1): hand
         // its stage back to the producer.
-        k.ifThen(k.land(primary, k.lt(k.idx(0), it)), [&] {
-          Value prev = k.rem(k.add(it, k.idx(t.stages - 1)), k.idx(t.stages));
+        k.ifThen(k.land(primary, k.lt(k.idx(0), step)), [&] {
+          Value prev = k.rem(k.add(step, k.idx(t.stages - 1)), k.idx(t.stages));
           nvgpu::MBarrierArriveOp::create(
               k.b, nvgpu::MBarrierTokenType::get(ctx), empty, prev);
         });
         Value wraps = arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, s,
                                             k.idx(t.stages - 1));
         Value flipped = arith::XOrIOp::create(k.b, parity, one);
-        return SmallVector<Value>{next, k.select(wraps, flipped, parity)};
+        SmallVector<Value> out = {next, k.select(wraps, flipped, parity)};
+        if (interleave) {
+          SmallVector<Value> extra = interleave(it, carried.drop_front(2));
+          out.append(extra.begin(), extra.end());
+        }
+        return out;
       });
   NVVM::WgmmaWaitGroupSyncOp::create(k.b, 0);
-  return results[0];
+  return {results[0], results[1],
+          SmallVector<Value>(results.begin() + 2, results.end())};
 }
 
 /// Stage 4: both warpgroups store their accumulators into the shared y tile
@@ -227,13 +257,13 @@ Value emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t, Value smem,
 /// CTA (tid / 32): warps 4-7 of warpgroup 1 land on rows 64-127 of the view,
 /// so both warpgroups pass the same view of the tile's first 64 rows.
 Value emitAccumulatorTile(KernelBuilder &k, const WgmmaTypes &t, Value smem,
-                          Value acc) {
+                          Value acc, int64_t offset = 0) {
   consumerBarrier(k);
-  Value firstRows =
-      smemView(k, smem, k.idx(0), t.tile({64, t.slices}, k.b.getF32Type()));
+  Value firstRows = smemView(k, smem, k.idx(offset),
+                             t.tile({64, t.slices}, k.b.getF32Type()));
   nvgpu::WarpgroupMmaStoreOp::create(k.b, acc, firstRows);
   consumerBarrier(k);
-  return smemView(k, smem, k.idx(0),
+  return smemView(k, smem, k.idx(offset),
                   t.tile({kRows, t.slices}, k.b.getF32Type()));
 }
 
@@ -254,12 +284,80 @@ std::pair<Value, Value> reducedSinCos(KernelBuilder &k, Value theta) {
   return {call("llvm.nvvm.sin.approx.f"), call("llvm.nvvm.cos.approx.f")};
 }
 
+/// Factor from an accumulator of slice `s` to its first angle: dt / ||g_s||
+/// for a seeded projection (the per-chunk sums of g^2 added in chunk order),
+/// dt for an explicit one.
+Value emitColumnScale(KernelBuilder &k, const WgmmaEcfShape &sh, Value sumSq,
+                      Value s) {
+  Value scale = k.f32(static_cast<float>(sh.tMax / double(sh.numPoints - 1)));
+  if (!sh.seeded)
+    return scale;
+  Value sc = k.min(s, k.idx(sh.numSlices - 1));
+  SmallVector<Value> sum = k.forEach(
+      k.idx(0), k.idx(sh.normChunks), k.idx(1), {k.f32(0.0f)},
+      [&](Value c, ValueRange carried) {
+        return SmallVector<Value>{k.addf(carried[0], k.load(sumSq, {c, sc}))};
+      });
+  // y = acc / ||g_s||, folded into the angle: dt * (acc / norm).
+  return k.divf(scale, math::SqrtOp::create(k.b, sum[0]));
+}
+
+/// Adds row `row`, column `col` of the y tile to the ECF sums of p = 1..P-1
+/// (cos sums, then sin sums; p = 0 is cos = 1, sin = 0: the row count): one
+/// range-reduced sincos of the angle, then the Chebyshev recurrence.
+SmallVector<Value> emitEcfRow(KernelBuilder &k, int64_t P, Value yTile,
+                              Value row, Value col, Value scale,
+                              ValueRange sums) {
+  SmallVector<Value> next(sums.begin(), sums.end());
+  Value theta = k.mulf(k.load(yTile, {row, col}), scale);
+  auto [s1, c1] = reducedSinCos(k, theta);
+  Value twoC1 = k.addf(c1, c1);
+  Value cPrev = k.f32(1.0f), sPrev = k.f32(0.0f), c = c1, sn = s1;
+  for (int64_t p = 1; p < P; ++p) {
+    next[p - 1] = k.addf(next[p - 1], c);
+    next[P - 1 + p - 1] = k.addf(next[P - 1 + p - 1], sn);
+    if (p + 1 < P) {
+      Value cNext = k.fma(twoC1, c, arith::NegFOp::create(k.b, cPrev));
+      Value sNext = k.fma(twoC1, sn, arith::NegFOp::create(k.b, sPrev));
+      cPrev = c;
+      sPrev = sn;
+      c = cNext;
+      sn = sNext;
+    }
+  }
+  return next;
+}
+
+/// Writes a tile's ECF sums of slice `s` over `count` rows: the means when
+/// the batch is one tile, else the tile's partial sums.
+void emitEcfStore(KernelBuilder &k, const WgmmaEcfShape &sh,
+                  ArrayRef<Value> sums, Value count, Value s, Value v,
+                  Value batchTile, Value cosOut, Value sinOut) {
+  int64_t P = sh.numPoints;
+  Value countF = arith::UIToFPOp::create(
+      k.b, k.b.getF32Type(),
+      arith::IndexCastUIOp::create(k.b, k.b.getI32Type(), count));
+  Value batchF = k.f32(static_cast<float>(sh.batch));
+  bool oneTile = sh.numBatchTiles() == 1;
+  for (int64_t p = 0; p < P; ++p) {
+    Value c = p == 0 ? countF : sums[p - 1];
+    Value sn = p == 0 ? k.f32(0.0f) : sums[P - 1 + p - 1];
+    if (oneTile) {
+      k.store(k.divf(c, batchF), cosOut, {v, s, k.idx(p)});
+      k.store(k.divf(sn, batchF), sinOut, {v, s, k.idx(p)});
+    } else {
+      k.store(c, cosOut, {batchTile, v, s, k.idx(p)});
+      k.store(sn, sinOut, {batchTile, v, s, k.idx(p)});
+    }
+  }
+}
+
 /// Stage 5: the 256 consumer threads as `parts` groups of t.slices threads;
 /// thread `tid` sums slice s0 + tid % t.slices over its part of the tile's
-/// rows (rows [part * 128 / parts, ...) inside the batch); with two parts,
-/// the second part's sums are added to the first's through shared memory in
-/// a fixed order. The first part writes the tile's sums (the means when the
-/// batch is one tile).
+/// rows (rows [part * 128 / parts, ...) inside the batch), four rows per
+/// iteration; with two parts, the second part's sums are added to the
+/// first's through shared memory in a fixed order. The first part writes the
+/// tile's sums.
 void emitEcfColumns(KernelBuilder &k, const WgmmaTypes &t,
                     const WgmmaEcfShape &sh, Value smem, Value yTile,
                     Value sumSq, Value cosOut, Value sinOut, Value tid,
@@ -269,18 +367,7 @@ void emitEcfColumns(KernelBuilder &k, const WgmmaTypes &t,
   Value col = k.rem(tid, k.idx(t.slices));
   Value part = k.div(tid, k.idx(t.slices));
   Value s = k.add(s0, col);
-  Value lastS = k.idx(S - 1);
-  Value scale = k.f32(static_cast<float>(sh.tMax / double(P - 1)));
-  if (sh.seeded) {
-    Value sc = k.min(s, lastS);
-    SmallVector<Value> sum = k.forEach(
-        k.idx(0), k.idx(sh.normChunks), k.idx(1), {k.f32(0.0f)},
-        [&](Value c, ValueRange carried) {
-          return SmallVector<Value>{k.addf(carried[0], k.load(sumSq, {c, sc}))};
-        });
-    // y = acc / ||g_s||, folded into the angle: dt * (acc / norm).
-    scale = k.divf(scale, math::SqrtOp::create(k.b, sum[0]));
-  }
+  Value scale = emitColumnScale(k, sh, sumSq, s);
   // Rows of the tile inside the batch: min(128, N - m0) (> 0); this part's
   // are [row0, row0 + partCount).
   Value count = k.min(k.idx(kRows), arith::SubIOp::create(k.b, k.idx(N), m0));
@@ -292,39 +379,19 @@ void emitEcfColumns(KernelBuilder &k, const WgmmaTypes &t,
       k.idx(partRows));
   Value count4 = arith::AndIOp::create(k.b, partCount, k.idx(~int64_t(3)));
 
-  // Sums over rows for p = 1..P-1 (p = 0 is cos = 1, sin = 0: the count).
-  auto accumulate = [&](ArrayRef<Value> rows, ValueRange carried) {
-    SmallVector<Value> next(carried.begin(), carried.end());
-    for (Value row : rows) {
-      Value theta = k.mulf(k.load(yTile, {k.add(row0, row), col}), scale);
-      auto [s1, c1] = reducedSinCos(k, theta);
-      Value twoC1 = k.addf(c1, c1);
-      Value cPrev = k.f32(1.0f), sPrev = k.f32(0.0f), c = c1, sn = s1;
-      for (int64_t p = 1; p < P; ++p) {
-        next[p - 1] = k.addf(next[p - 1], c);
-        next[P - 1 + p - 1] = k.addf(next[P - 1 + p - 1], sn);
-        if (p + 1 < P) {
-          Value cNext = k.fma(twoC1, c, arith::NegFOp::create(k.b, cPrev));
-          Value sNext = k.fma(twoC1, sn, arith::NegFOp::create(k.b, sPrev));
-          cPrev = c;
-          sPrev = sn;
-          c = cNext;
-          sn = sNext;
-        }
-      }
-    }
-    return next;
-  };
   SmallVector<Value> init(2 * (P - 1), k.f32(0.0f));
   SmallVector<Value> sums = k.forEach(
       k.idx(0), count4, k.idx(4), init, [&](Value r, ValueRange carried) {
-        return accumulate(
-            {r, k.add(r, k.idx(1)), k.add(r, k.idx(2)), k.add(r, k.idx(3))},
-            carried);
+        SmallVector<Value> next(carried.begin(), carried.end());
+        for (int64_t h = 0; h < 4; ++h)
+          next = emitEcfRow(k, P, yTile, k.add(row0, k.add(r, k.idx(h))), col,
+                            scale, next);
+        return next;
       });
   sums = k.forEach(
-      count4, partCount, k.idx(1), sums,
-      [&](Value r, ValueRange carried) { return accumulate({r}, carried); });
+      count4, partCount, k.idx(1), sums, [&](Value r, ValueRange carried) {
+        return emitEcfRow(k, P, yTile, k.add(row0, r), col, scale, carried);
+      });
 
   Value first = k.lt(part, k.idx(1));
   if (parts == 2) {
@@ -356,24 +423,8 @@ void emitEcfColumns(KernelBuilder &k, const WgmmaTypes &t,
     }
     sums = SmallVector<Value>(ifOp.getResults());
   }
-
-  Value countF = arith::UIToFPOp::create(
-      k.b, k.b.getF32Type(),
-      arith::IndexCastUIOp::create(k.b, k.b.getI32Type(), count));
-  Value batchF = k.f32(static_cast<float>(N));
-  bool oneTile = sh.numBatchTiles() == 1;
   k.ifThen(k.land(first, k.lt(s, k.idx(S))), [&] {
-    for (int64_t p = 0; p < P; ++p) {
-      Value c = p == 0 ? countF : sums[p - 1];
-      Value sn = p == 0 ? k.f32(0.0f) : sums[P - 1 + p - 1];
-      if (oneTile) {
-        k.store(k.divf(c, batchF), cosOut, {v, s, k.idx(p)});
-        k.store(k.divf(sn, batchF), sinOut, {v, s, k.idx(p)});
-      } else {
-        k.store(c, cosOut, {batchTile, v, s, k.idx(p)});
-        k.store(sn, sinOut, {batchTile, v, s, k.idx(p)});
-      }
-    }
+    emitEcfStore(k, sh, sums, count, s, v, batchTile, cosOut, sinOut);
   });
 }
 } // namespace
@@ -454,14 +505,18 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
       NVVM::SetMaxRegisterOp::create(k.b, t.tiling.producerRegisters,
                                      NVVM::SetMaxRegisterAction::decrease);
     k.ifThen(primary, [&] {
-      emitTmaProducer(k, t, smem, full, empty, xMap, gMap, xRow0, s0, kTiles);
+      emitTmaProducer(k, t, smem, full, empty, xMap, gMap, xRow0, s0, kTiles,
+                      k.idx(0));
     });
     k.b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
     if (t.tiling.consumerRegisters)
       NVVM::SetMaxRegisterOp::create(k.b, t.tiling.consumerRegisters,
                                      NVVM::SetMaxRegisterAction::increase);
-    Value acc = emitWgmmaMainloop(k, t, smem, full, empty, xMap, gMap, wg,
-                                  primary, kTiles);
+    Value acc =
+        emitWgmmaMainloop(
+            k, t, smem, full, empty, xMap, gMap, wg, primary, kTiles, k.idx(0),
+            arith::ConstantOp::create(k.b, k.b.getBoolAttr(false)))
+            .acc;
     Value yTile = emitAccumulatorTile(k, t, smem, acc);
     emitEcfColumns(k, t, sh, smem, yTile, sumSq, cosOut, sinOut, tid, s0, m0, v,
                    batchTile);
