@@ -113,6 +113,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   gpuOpts.tensorCores = options.tensorCores;
   gpuOpts.hopper = options.chip == "sm_90a";
   gpuOpts.wgmmaSlices = options.wgmmaSlices;
+  gpuOpts.wgmmaPersistent = options.wgmmaPersistent;
   gpuOpts.singleLaunch = options.singleLaunch;
   pm.addPass(createConvertSigregToGPU(gpuOpts));
   pm.addPass(createCanonicalizerPass());

@@ -95,6 +95,10 @@ struct Options {
       llvm::cl::desc("whole forward in one launch: 0 never, 1 by the cost "
                      "rule, 2 wherever it applies"),
       llvm::cl::init(1)};
+  llvm::cl::opt<bool> wgmmaPersistent{
+      "wgmma-persistent",
+      llvm::cl::desc("sm_90a: persistent TMA + wgmma kernel, the ECF of a "
+                     "tile overlapped with the next tile's MMAs")};
   llvm::cl::opt<int64_t> wgmmaSlices{
       "wgmma-slices",
       llvm::cl::desc("sm_90a: slices per tile of the TMA + wgmma kernel, "
@@ -179,6 +183,9 @@ SmallVector<std::string> cudaOnlyFlags(Options &opts) {
   note(opts.blockRows);
   note(opts.blockSlices);
   note(opts.tensorCores);
+  note(opts.singleLaunch);
+  note(opts.wgmmaSlices);
+  note(opts.wgmmaPersistent);
   note(opts.warmup); // the CPU benchmark has no warm-up runs
   return given;
 }
@@ -438,6 +445,7 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.blockSlices = opts.blockSlices;
   gpuOpts.tensorCores = opts.tensorCores;
   gpuOpts.wgmmaSlices = opts.wgmmaSlices;
+  gpuOpts.wgmmaPersistent = opts.wgmmaPersistent;
   gpuOpts.singleLaunch = opts.singleLaunch;
   std::string jsonReports;
   int exitCode = 0;

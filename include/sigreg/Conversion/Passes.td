@@ -44,6 +44,8 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "The target is sm_90a: large bf16/f16 problems use the TMA + wgmma kernel">,
     Option<"wgmmaSlices", "wgmma-slices", "int64_t", "0",
            "Slices per CTA tile of the TMA + wgmma kernel (128 or 256; 0: by rule)">,
+    Option<"wgmmaPersistent", "wgmma-persistent", "bool", "false",
+           "TMA + wgmma kernel: persistent CTAs, the ECF of a tile overlapped with the next tile's MMAs">,
     Option<"singleLaunch", "single-launch", "int64_t", "1",
            "Whole forward in one launch (sigreg_single_launch): 0 never, 1 where "
            "the cost rule usesSingleLaunch picks it, 2 wherever it applies">

@@ -52,6 +52,10 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "wgmma-slices",
       llvm::cl::desc("TMA + wgmma kernel slice tile, 128 or 256 (0: auto)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> wgmmaPersistent{
+      *this, "wgmma-persistent",
+      llvm::cl::desc("TMA + wgmma kernel: persistent, ECF overlapped"),
+      llvm::cl::init(false)};
 };
 
 /// The product: decompose, fuse, lower the fused ops to GPU kernels with

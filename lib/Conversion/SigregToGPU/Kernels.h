@@ -97,6 +97,9 @@ struct WgmmaEcfShape {
   int64_t numSliceTiles() const {
     return (numSlices + tiling.slices - 1) / tiling.slices;
   }
+  int64_t numTiles() const {
+    return numViews * numBatchTiles() * numSliceTiles();
+  }
 };
 /// (xMap, gMap : !llvm.ptr to 128-byte tensor maps passed by value, [sumSq],
 /// cos, sin). xMap tiles x viewed as [V * N, D] in boxes of 128 x 64, gMap
@@ -106,6 +109,11 @@ struct WgmmaEcfShape {
 gpu::GPUFuncOp buildFusedEcfWgmmaKernel(OpBuilder &b, Location loc,
                                         const WgmmaEcfShape &shape);
 int64_t wgmmaDynamicSharedBytes(const WgmmaTiling &tiling);
+/// The persistent variant (tiling.persistent): same arguments and outputs;
+/// grid (min(tiles, 132), 1, 1); CTA b takes tiles b, b + grid, ... (slice
+/// tile fastest, then batch tile, then view).
+gpu::GPUFuncOp buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
+                                                  const WgmmaEcfShape &shape);
 
 /// (cosPart, sinPart : [T, V, S, P], cos, sin : [V, S, P]): fixed-order sum
 /// over the tiles, divided by the batch size.
@@ -125,7 +133,6 @@ struct EpilogueKernelShape {
 /// (cos, sin : [V, S, P], out : memref<f32> or memref<VxSxf32>).
 gpu::GPUFuncOp buildEpilogueKernel(OpBuilder &b, Location loc,
                                    const EpilogueKernelShape &shape);
-
 
 /// The whole forward (projection -> fused ECF -> one-rank all-reduce ->
 /// epilogue) in one launch, SingleLaunchKernel.cpp: block = (blockSlices

@@ -45,6 +45,7 @@ EcfScheduleOptions scheduleOptions(const ConvertSigregToGPUOptions &options) {
   o.tensorCores = options.tensorCores;
   o.hopper = options.hopper;
   o.wgmmaSlices = options.wgmmaSlices;
+  o.wgmmaPersistent = options.wgmmaPersistent;
   o.singleLaunch = options.singleLaunch;
   return o;
 }
@@ -73,7 +74,7 @@ private:
   LogicalResult lowerSingleLaunch(OpBuilder &b, FusedEpilogueOp epi);
   LogicalResult lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
                               const EcfKernelShape &sh,
-                              const SeededProjection *seeded);
+                              const SeededProjection *seeded, bool persistent);
   void finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
                  gpu::GPUFuncOp kernel, std::array<int64_t, 3> grid,
                  int64_t blockThreads, SmallVector<Value> args,
@@ -343,7 +344,8 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
     if (sched.wgmma)
       return lowerWgmmaEcf(b, ecf, sh,
                            seeded != seededProjections.end() ? &seeded->second
-                                                             : nullptr);
+                                                             : nullptr,
+                           sched.wgmmaPersistent);
     bool mma = sched.tensorCores;
     sh.normChunks = sh.seeded ? seeded->second.chunks : 0;
     sh.blockRows = sched.blockRows;
@@ -470,7 +472,8 @@ void FunctionLowering::finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
 /// to by-value parameters.
 LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
                                               const EcfKernelShape &sh,
-                                              const SeededProjection *seeded) {
+                                              const SeededProjection *seeded,
+                                              bool persistent) {
   Location loc = ecf.getLoc();
   WgmmaEcfShape w{sh.numViews,
                   sh.batch,
@@ -481,9 +484,11 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
                   sh.inputElement,
                   bool(seeded),
                   seeded ? seeded->chunks : 0,
-                  getWgmmaTiling(sh.blockSlices)};
+                  getWgmmaTiling(sh.blockSlices, persistent)};
   OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
-  gpu::GPUFuncOp kernel = addKernel(buildFusedEcfWgmmaKernel(kb, loc, w));
+  gpu::GPUFuncOp kernel =
+      addKernel(persistent ? buildFusedEcfWgmmaPersistentKernel(kb, loc, w)
+                           : buildFusedEcfWgmmaKernel(kb, loc, w));
 
   Value x = map.lookup(ecf.getInput());
   Value rows = memref::CollapseShapeOp::create(
@@ -517,10 +522,15 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
   }
   if (seeded)
     args.push_back(seeded->sumSq);
-  finishEcf(b, loc, ecf, kernel,
-            {w.numSliceTiles(), w.numBatchTiles(), w.numViews},
-            w.tiling.threads, args, w.numBatchTiles(),
-            wgmmaDynamicSharedBytes(w.tiling));
+  // Persistent: one CTA per multiprocessor (at most one per tile).
+  std::array<int64_t, 3> grid =
+      persistent ? std::array<int64_t, 3>{std::min<int64_t>(w.numTiles(),
+                                                            kTargetBlocks / 2),
+                                          1, 1}
+                 : std::array<int64_t, 3>{w.numSliceTiles(), w.numBatchTiles(),
+                                          w.numViews};
+  finishEcf(b, loc, ecf, kernel, grid, w.tiling.threads, args,
+            w.numBatchTiles(), wgmmaDynamicSharedBytes(w.tiling));
   return success();
 }
 
@@ -567,9 +577,9 @@ LogicalResult FunctionLowering::lowerSingleLaunch(OpBuilder &b,
   int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints,
           T = sh.numBatchTiles();
   Value out = destination(b, epi.getResult());
-  SmallVector<Value> args = {
-      proj ? map.lookup(proj.getSeed()) : map.lookup(ecf.getProjection()),
-      map.lookup(ecf.getInput()), out};
+  SmallVector<Value> args = {proj ? map.lookup(proj.getSeed())
+                                  : map.lookup(ecf.getProjection()),
+                             map.lookup(ecf.getInput()), out};
   auto counters = memref::AllocOp::create(
       b, loc, MemRefType::get({sh.numCounters()}, b.getI32Type()));
   counters->setAttr("sigreg.zero_init", b.getUnitAttr());
@@ -583,8 +593,7 @@ LogicalResult FunctionLowering::lowerSingleLaunch(OpBuilder &b,
         memref::AllocOp::create(b, loc, MemRefType::get({V * S}, f32)));
   OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
   gpu::GPUFuncOp kernel = addKernel(buildSingleLaunchKernel(kb, loc, sh));
-  createLaunch(b, loc, kernel, {sh.numSliceTiles(), T, V}, kBlockThreads,
-               args);
+  createLaunch(b, loc, kernel, {sh.numSliceTiles(), T, V}, kBlockThreads, args);
   map.map(epi.getResult(), out);
   return success();
 }
@@ -597,9 +606,8 @@ LogicalResult FunctionLowering::run() {
       return;
     auto ar = cast<AllReduceMeanOp>(*ecf.getCos().getUsers().begin());
     Operation *epi = *ar.getCosGlobal().getUsers().begin();
-    for (Operation *op :
-         {ecf.getOperation(), ar.getOperation(), epi,
-          ecf.getProjection().getDefiningOp()})
+    for (Operation *op : {ecf.getOperation(), ar.getOperation(), epi,
+                          ecf.getProjection().getDefiningOp()})
       if (op)
         singleLaunchChain[op] = ecf;
   });
@@ -670,9 +678,9 @@ struct ConvertSigregToGPUPass
           << static_cast<int64_t>(singleLaunch);
       return signalPassFailure();
     }
-    ConvertSigregToGPUOptions opts{blockRows,   blockSlices, projectionChunk,
-                                   tensorCores, hopper,      wgmmaSlices,
-                                   singleLaunch};
+    ConvertSigregToGPUOptions opts{
+        blockRows, blockSlices, projectionChunk, tensorCores,
+        hopper,    wgmmaSlices, wgmmaPersistent, singleLaunch};
     for (func::FuncOp f : funcs)
       if (failed(FunctionLowering(f, kernels, opts).run()))
         return signalPassFailure();

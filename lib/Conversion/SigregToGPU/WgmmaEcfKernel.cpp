@@ -430,18 +430,30 @@ void emitEcfColumns(KernelBuilder &k, const WgmmaTypes &t,
 } // namespace
 
 int64_t mlir::sigreg::wgmmaDynamicSharedBytes(const WgmmaTiling &tiling) {
-  // The operand ring; the f32 y tile [128][slices] aliases it after the
-  // mainloop.
+  // The operand ring and the f32 y tile [128][slices]: after the ring
+  // (persistent: the previous tile's y is read while the ring fills), else
+  // aliasing it after the mainloop.
   int64_t ring = tiling.stages * (kXTileBytes + kTileK * tiling.slices * 2);
   int64_t yTile = kRows * tiling.slices * 4;
-  return std::max(ring, yTile);
+  return tiling.persistent ? ring + yTile : std::max(ring, yTile);
 }
 
-gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
-                                                      Location loc,
-                                                      const WgmmaEcfShape &sh) {
+namespace {
+/// A kernel function of either variant (created at `b`'s insertion point)
+/// with its prologue emitted through `k`, which is left at its start: the
+/// tensor maps, the arguments, the warpgroup roles, the dynamic shared
+/// memory, and the barrier rings set up (stage 1).
+struct WgmmaKernel {
+  gpu::GPUFuncOp func;
+  Value xMap, gMap, sumSq, cosOut, sinOut;
+  Value tid, wg, primary, smem, full, empty;
+  int64_t kTiles;
+};
+
+WgmmaKernel createWgmmaKernel(OpBuilder &b, KernelBuilder &k, Location loc,
+                              const WgmmaTypes &t, const WgmmaEcfShape &sh,
+                              StringRef name) {
   MLIRContext *ctx = b.getContext();
-  WgmmaTypes t(ctx, sh.inputElement, sh.tiling);
   int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints,
           T = sh.numBatchTiles();
   Type ptr = LLVM::LLVMPointerType::get(ctx);
@@ -452,8 +464,9 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
                           : MemRefType::get({T, V, S, P}, b.getF32Type());
   args.append({out, out});
 
-  auto func = gpu::GPUFuncOp::create(b, loc, "sigreg_fused_ecf_wgmma",
-                                     b.getFunctionType(args, {}));
+  WgmmaKernel kn;
+  kn.func = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(args, {}));
+  gpu::GPUFuncOp func = kn.func;
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func->setAttr("sigreg.region", b.getStringAttr("trig_reduction"));
   func.setKnownBlockSizeAttr(
@@ -464,21 +477,57 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
   if (sh.tiling.ctasPerSM > 1)
     func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                   b.getI32IntegerAttr(sh.tiling.ctasPerSM));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&func.getBody().front());
-  KernelBuilder k(loc, b);
+  k.b.setInsertionPointToStart(&func.getBody().front());
 
-  Value xMap =
-      UnrealizedConversionCastOp::create(k.b, t.xMap, func.getArgument(0))
-          .getResult(0);
-  Value gMap =
-      UnrealizedConversionCastOp::create(k.b, t.gMap, func.getArgument(1))
-          .getResult(0);
+  kn.xMap = UnrealizedConversionCastOp::create(k.b, t.xMap, func.getArgument(0))
+                .getResult(0);
+  kn.gMap = UnrealizedConversionCastOp::create(k.b, t.gMap, func.getArgument(1))
+                .getResult(0);
   unsigned next = 2;
-  Value sumSq = sh.seeded ? func.getArgument(next++) : Value();
-  Value cosOut = func.getArgument(next++), sinOut = func.getArgument(next++);
+  kn.sumSq = sh.seeded ? func.getArgument(next++) : Value();
+  kn.cosOut = func.getArgument(next++);
+  kn.sinOut = func.getArgument(next++);
+  kn.tid = k.threadId(Dimension::x);
+  kn.wg = k.div(kn.tid, k.idx(128));
+  kn.primary = k.lt(k.rem(kn.tid, k.idx(128)), k.idx(1));
+  kn.smem = gpu::DynamicSharedMemoryOp::create(k.b, t.smemBytes);
+  kn.full = nvgpu::MBarrierCreateOp::create(k.b, t.barriers);
+  kn.empty = nvgpu::MBarrierCreateOp::create(k.b, t.barriers);
+  kn.kTiles = (sh.featureDim + kTileK - 1) / kTileK;
+  emitBarrierSetup(k, t, kn.full, kn.empty, kn.xMap, kn.gMap, kn.tid);
+  return kn;
+}
 
-  Value tid = k.threadId(Dimension::x);
+/// The warpgroup split: `producer` runs in warpgroup 2, `consumers` in
+/// warpgroups 0 and 1, each after its setmaxnreg.
+void emitWarpgroupRoles(KernelBuilder &k, const WgmmaTypes &t, Value wg,
+                        const std::function<void()> &producer,
+                        const std::function<void()> &consumers) {
+  Value isProducer =
+      arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, wg, k.idx(2));
+  auto ifOp = scf::IfOp::create(k.b, isProducer, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard g(k.b);
+  k.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  if (t.tiling.producerRegisters)
+    NVVM::SetMaxRegisterOp::create(k.b, t.tiling.producerRegisters,
+                                   NVVM::SetMaxRegisterAction::decrease);
+  producer();
+  k.b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+  if (t.tiling.consumerRegisters)
+    NVVM::SetMaxRegisterOp::create(k.b, t.tiling.consumerRegisters,
+                                   NVVM::SetMaxRegisterAction::increase);
+  consumers();
+}
+} // namespace
+
+gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
+                                                      Location loc,
+                                                      const WgmmaEcfShape &sh) {
+  WgmmaTypes t(b.getContext(), sh.inputElement, sh.tiling);
+  OpBuilder::InsertionGuard guard(b);
+  KernelBuilder k(loc, b);
+  WgmmaKernel kn =
+      createWgmmaKernel(b, k, loc, t, sh, "sigreg_fused_ecf_wgmma");
   Value sliceTile = k.blockId(Dimension::x);
   Value batchTile = k.blockId(Dimension::y);
   Value v = k.blockId(Dimension::z);
@@ -487,40 +536,138 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
   // x is [V * N, D]: the tile's first row. Rows past N of the last tile of a
   // view are loaded (the next view's or zeros) but never summed.
   Value xRow0 = k.add(k.mul(v, k.idx(sh.batch)), m0);
-  Value wg = k.div(tid, k.idx(128));
-  Value primary = k.lt(k.rem(tid, k.idx(128)), k.idx(1));
-  Value smem = gpu::DynamicSharedMemoryOp::create(k.b, t.smemBytes);
-  Value full = nvgpu::MBarrierCreateOp::create(k.b, t.barriers);
-  Value empty = nvgpu::MBarrierCreateOp::create(k.b, t.barriers);
-  int64_t kTiles = (sh.featureDim + kTileK - 1) / kTileK;
-
-  emitBarrierSetup(k, t, full, empty, xMap, gMap, tid);
-  Value isProducer =
-      arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, wg, k.idx(2));
-  auto ifOp = scf::IfOp::create(k.b, isProducer, /*withElseRegion=*/true);
-  {
-    OpBuilder::InsertionGuard g(k.b);
-    k.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    if (t.tiling.producerRegisters)
-      NVVM::SetMaxRegisterOp::create(k.b, t.tiling.producerRegisters,
-                                     NVVM::SetMaxRegisterAction::decrease);
-    k.ifThen(primary, [&] {
-      emitTmaProducer(k, t, smem, full, empty, xMap, gMap, xRow0, s0, kTiles,
-                      k.idx(0));
-    });
-    k.b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-    if (t.tiling.consumerRegisters)
-      NVVM::SetMaxRegisterOp::create(k.b, t.tiling.consumerRegisters,
-                                     NVVM::SetMaxRegisterAction::increase);
-    Value acc =
-        emitWgmmaMainloop(
-            k, t, smem, full, empty, xMap, gMap, wg, primary, kTiles, k.idx(0),
-            arith::ConstantOp::create(k.b, k.b.getBoolAttr(false)))
-            .acc;
-    Value yTile = emitAccumulatorTile(k, t, smem, acc);
-    emitEcfColumns(k, t, sh, smem, yTile, sumSq, cosOut, sinOut, tid, s0, m0, v,
-                   batchTile);
-  }
+  emitWarpgroupRoles(
+      k, t, kn.wg,
+      [&] {
+        k.ifThen(kn.primary, [&] {
+          emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
+                          xRow0, s0, kn.kTiles, k.idx(0));
+        });
+      },
+      [&] {
+        Value acc = emitWgmmaMainloop(
+                        k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
+                        kn.wg, kn.primary, kn.kTiles, k.idx(0),
+                        arith::ConstantOp::create(k.b, k.b.getBoolAttr(false)))
+                        .acc;
+        Value yTile = emitAccumulatorTile(k, t, kn.smem, acc);
+        emitEcfColumns(k, t, sh, kn.smem, yTile, kn.sumSq, kn.cosOut, kn.sinOut,
+                       kn.tid, s0, m0, v, batchTile);
+      });
   gpu::ReturnOp::create(k.b);
-  return func;
+  return kn.func;
+}
+
+gpu::GPUFuncOp
+mlir::sigreg::buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
+                                                 const WgmmaEcfShape &sh) {
+  WgmmaTypes t(b.getContext(), sh.inputElement, sh.tiling);
+  OpBuilder::InsertionGuard guard(b);
+  KernelBuilder k(loc, b);
+  WgmmaKernel kn =
+      createWgmmaKernel(b, k, loc, t, sh, "sigreg_fused_ecf_wgmma_persistent");
+  int64_t P = sh.numPoints, S = sh.numSlices;
+  int64_t sliceTiles = sh.numSliceTiles(), batchTiles = sh.numBatchTiles();
+  // The CTA's tiles: blockIdx.x, + gridDim.x, ...
+  Value first = k.blockId(Dimension::x);
+  Value stride = gpu::GridDimOp::create(k.b, Dimension::x);
+  Value myTiles =
+      k.div(k.add(arith::SubIOp::create(k.b, k.idx(sh.numTiles()), first),
+                  k.sub(stride, k.idx(1))),
+            stride);
+  struct Tile {
+    Value s0, m0, v, batchTile, xRow0;
+  };
+  auto tileOf = [&](Value i) {
+    Value index = k.add(first, k.mul(i, stride));
+    Tile tile;
+    Value sliceTile = k.rem(index, k.idx(sliceTiles));
+    Value rest = k.div(index, k.idx(sliceTiles));
+    tile.batchTile = k.rem(rest, k.idx(batchTiles));
+    tile.v = k.div(rest, k.idx(batchTiles));
+    tile.s0 = k.mul(sliceTile, k.idx(t.slices));
+    tile.m0 = k.mul(tile.batchTile, k.idx(kRows));
+    tile.xRow0 = k.add(k.mul(tile.v, k.idx(sh.batch)), tile.m0);
+    return tile;
+  };
+  // The y tile lives after the 2-stage ring for the whole kernel.
+  int64_t yOffset = t.stages * (kXTileBytes + t.gTileBytes);
+  Value yTile = smemView(k, kn.smem, k.idx(yOffset),
+                         t.tile({kRows, t.slices}, k.b.getF32Type()));
+  // Rows of the previous tile's ECF done per k-tile of the current one.
+  int64_t rowsPerStep = (kRows + kn.kTiles - 1) / kn.kTiles;
+  Value f32Zero = k.f32(0.0f);
+  SmallVector<Value> zeroSums(2 * (P - 1), f32Zero);
+
+  emitWarpgroupRoles(
+      k, t, kn.wg,
+      [&] {
+        k.ifThen(kn.primary, [&] {
+          k.forEach(k.idx(0), myTiles, k.idx(1), [&](Value i) {
+            Tile tile = tileOf(i);
+            emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
+                            tile.xRow0, tile.s0, kn.kTiles,
+                            k.mul(i, k.idx(kn.kTiles)));
+          });
+        });
+      },
+      [&] {
+        // Carried over the tiles: the ring phase, then the previous tile's
+        // column scale, valid rows, slice, view and batch tile (rows 0: no
+        // previous tile).
+        SmallVector<Value> init = {
+            arith::ConstantOp::create(k.b, k.b.getBoolAttr(false)),
+            f32Zero,
+            k.idx(0),
+            k.idx(0),
+            k.idx(0),
+            k.idx(0)};
+        auto storePrevious = [&](ArrayRef<Value> sums, ValueRange prev) {
+          Value count = prev[2], s = prev[3];
+          k.ifThen(k.land(k.lt(k.idx(0), count), k.lt(s, k.idx(S))), [&] {
+            emitEcfStore(k, sh, sums, count, s, prev[4], prev[5], kn.cosOut,
+                         kn.sinOut);
+          });
+        };
+        SmallVector<Value> last = k.forEach(
+            k.idx(0), myTiles, k.idx(1), init,
+            [&](Value i, ValueRange carried) {
+              Tile tile = tileOf(i);
+              Value scale = carried[1], count = carried[2];
+              // The MMAs of this tile; between each k-tile's issue and its
+              // completion, rows of the previous tile's ECF.
+              MainloopResult r = emitWgmmaMainloop(
+                  k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap, kn.wg,
+                  kn.primary, kn.kTiles, k.mul(i, k.idx(kn.kTiles)), carried[0],
+                  zeroSums, [&](Value it, ValueRange sums) {
+                    Value lo = k.min(k.mul(it, k.idx(rowsPerStep)), count);
+                    Value hi = k.min(k.add(lo, k.idx(rowsPerStep)), count);
+                    return k.forEach(lo, hi, k.idx(1), sums,
+                                     [&](Value row, ValueRange acc) {
+                                       return emitEcfRow(k, P, yTile, row,
+                                                         kn.tid, scale, acc);
+                                     });
+                  });
+              storePrevious(r.carried, carried);
+              // This tile's accumulators replace the previous y tile.
+              emitAccumulatorTile(k, t, kn.smem, r.acc, yOffset);
+              Value s = k.add(tile.s0, kn.tid);
+              Value rows =
+                  k.min(k.idx(kRows),
+                        arith::SubIOp::create(k.b, k.idx(sh.batch), tile.m0));
+              return SmallVector<Value>{
+                  r.parity, emitColumnScale(k, sh, kn.sumSq, s),
+                  rows,     s,
+                  tile.v,   tile.batchTile};
+            });
+        // The last tile's ECF, with no MMAs left to hide it.
+        SmallVector<Value> sums = k.forEach(
+            k.idx(0), last[2], k.idx(1), zeroSums,
+            [&](Value row, ValueRange acc) {
+              return emitEcfRow(k, P, yTile, row, kn.tid, last[1], acc);
+            });
+        storePrevious(sums, last);
+      });
+  gpu::ReturnOp::create(k.b);
+  return kn.func;
 }

@@ -1,5 +1,6 @@
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=hopper=1 --canonicalize --cse | FileCheck %s
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=hopper=0 --canonicalize --cse | FileCheck %s --check-prefix=NOHOPPER
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu="hopper=1 wgmma-persistent=1" --canonicalize --cse | FileCheck %s --check-prefix=PERSIST
 
 // The Hopper fused ECF kernel (WgmmaEcfKernel.cpp), stage by stage, for
 // V = 3 views of N = 1000 rows, D = 200, S = 1928, P = 5, bf16, seeded, mean.
@@ -110,6 +111,35 @@
 // CHECK:           memref.store %{{.*}}, %[[COS]]
 // CHECK:           memref.store %{{.*}}, %[[SIN]]
 // CHECK:         gpu.return
+
+// The persistent variant: 132 CTAs walk the 192 tiles; the ring (2 stages,
+// 96 KB) and the y tile (128 KB) side by side. In the mainloop of a tile,
+// after each k-tile's wgmma is issued, the consumers add rows
+// [it * 32, it * 32 + 32) of the previous tile's y (ceil(128 / 4 k-tiles))
+// to the ECF sums carried by the loop; after it, the previous tile's sums
+// are stored and the new accumulators replace the y tile. The last tile's
+// ECF runs after the tile loop.
+// PERSIST:       gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma_persistent blocks in (%c132, %c1, %c1) threads in (%c384, %c1, %c1)  dynamic_shared_memory_size %c229376_i32
+// PERSIST:       gpu.func @sigreg_fused_ecf_wgmma_persistent(
+// PERSIST:         gpu.grid_dim  x
+// PERSIST:         scf.for
+// PERSIST:           scf.for %{{.*}} = %c0 to %c4 step %c1 {
+// PERSIST:             nvgpu.tma.async.load
+// PERSIST:       } else {
+// PERSIST:         %[[TILES:.*]]:6 = scf.for {{.*}} -> (i1, f32, index, index, index, index) {
+// PERSIST:           %[[K:.*]]:10 = scf.for {{.*}} -> (!nvgpu.warpgroup.accumulator<fragmented = vector<64x256xf32>>, i1, f32, f32, f32, f32, f32, f32, f32, f32) {
+// PERSIST:             nvgpu.warpgroup.mma
+// PERSIST:             nvgpu.mbarrier.arrive
+// PERSIST:             scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32) {
+// PERSIST:               llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+// PERSIST:           nvvm.wgmma.wait.group.sync.aligned 0
+// PERSIST:           memref.store %[[K]]#2,
+// PERSIST:           nvvm.barrier
+// PERSIST:           nvgpu.warpgroup.mma.store %[[K]]#0
+// PERSIST:           nvvm.barrier
+// PERSIST:         scf.for %{{.*}} = %c0 to %[[TILES]]#2 step %c1
+// PERSIST:           llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+// PERSIST:         memref.store
 
 // Without sm_90a the same problem runs the mma.sync kernel.
 // NOHOPPER-NOT:  sigreg_fused_ecf_wgmma

@@ -36,10 +36,12 @@ bool mlir::sigreg::usesTensorCores(FusedEcfOp op,
          blocks >= kTargetBlocks / 4;
 }
 
-WgmmaTiling mlir::sigreg::getWgmmaTiling(int64_t tileSlices) {
+WgmmaTiling mlir::sigreg::getWgmmaTiling(int64_t tileSlices, bool persistent) {
   if (tileSlices == 128)
-    return {128, 3, 2, 288, 0, 0};
-  return {256, 4, 1, 384, 40, 232};
+    return {128, 3, 2, 288, 0, 0, false};
+  if (persistent)
+    return {256, 2, 1, 384, 40, 232, true};
+  return {256, 4, 1, 384, 40, 232, false};
 }
 
 bool mlir::sigreg::usesWgmma(FusedEcfOp op, const EcfScheduleOptions &options,
@@ -120,6 +122,10 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
 
   EcfSchedule s;
   s.wgmma = usesWgmma(op, options, dynamicSize);
+  s.wgmmaPersistent = s.wgmma && options.wgmmaPersistent &&
+                      options.wgmmaSlices != 128 &&
+                      dimSize(op.getCos().getType(), 2, dynamicSize) <=
+                          kWgmmaPersistentMaxPoints;
   s.tensorCores = s.wgmma || usesTensorCores(op, options, dynamicSize);
   // Only a seeded projection is split; an explicit one has the input's
   // 16-bit type already.

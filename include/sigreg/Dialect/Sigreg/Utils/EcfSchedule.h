@@ -39,11 +39,19 @@ constexpr int64_t kWgmmaTileSlices = 256;
 /// multiprocessor, so that one CTA's ECF runs while the other's tensor cores
 /// work; no setmaxnreg (registers 0): ptxas would have to fit the wgmma into
 /// the 80 registers of a 384-thread CTA at entry.
+/// Persistent (256 slices only): one CTA per multiprocessor loops over the
+/// tiles; the consumers compute the previous tile's ECF from a shared y tile
+/// while the tensor cores run the current tile's MMAs (a 2-stage ring: the y
+/// tile takes the rest of the shared memory).
 struct WgmmaTiling {
   int64_t slices, stages, ctasPerSM, threads;
   int32_t producerRegisters, consumerRegisters;
+  bool persistent;
 };
-WgmmaTiling getWgmmaTiling(int64_t tileSlices);
+WgmmaTiling getWgmmaTiling(int64_t tileSlices, bool persistent = false);
+/// Largest P of the persistent variant: its consumers hold the 128
+/// accumulators and the 2 (P - 1) ECF sums at once.
+constexpr int64_t kWgmmaPersistentMaxPoints = 17;
 
 /// The user-facing knobs (pass options) that the schedule follows. Zero tile
 /// sizes mean "by shape".
@@ -55,6 +63,9 @@ struct EcfScheduleOptions {
   bool hopper = false;
   /// Hopper kernel slices per CTA tile: 128 or 256 (0: by rule).
   int64_t wgmmaSlices = 0;
+  /// Hopper kernel: persistent CTAs with the ECF overlapped (when P <=
+  /// kWgmmaPersistentMaxPoints and the tile has 256 slices).
+  bool wgmmaPersistent = false;
   /// The single-launch forward: 0 never, 1 where usesSingleLaunch's cost
   /// rule picks it, 2 wherever it applies.
   int64_t singleLaunch = 1;
@@ -66,6 +77,8 @@ struct EcfSchedule {
   bool tensorCores;
   /// The Hopper kernel (TMA + wgmma, 128 x 256 tiles; implies tensorCores).
   bool wgmma;
+  /// Its persistent variant (WgmmaTiling::persistent).
+  bool wgmmaPersistent;
   /// Tensor cores with a seeded projection: multiply by g's hi and lo 16-bit
   /// parts (f32 accuracy, two MMAs) instead of hi only. See
   /// needsSplitProjection.
