@@ -1,4 +1,4 @@
-// The seed write-up's configuration (DESIGN.md section 1, "blog"): a batch of
+// The "blog" anchor configuration (docs/CONTRACT.md section 4): a batch of
 // 32 bf16 embeddings of width 2048, 1024 slices, 17 integration points on
 // [0, 3], mean reduction, projection generated from the seed operand.
 //

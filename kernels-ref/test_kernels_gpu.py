@@ -9,7 +9,7 @@ Fresh random inputs every run (the base seed is printed; --seed reproduces a run
 never zeros. For each case, x (bf16 or f32) and A are fixed once; the reference
 (python/sigreg/reference.py) runs in float64 on exactly those values: x as
 rounded to its dtype, and A as the GEMM sees it (cast to x's dtype). Tolerances
-are DESIGN.md section 4: relative error 1e-4 (f32), 2e-3 (bf16).
+are those of docs/CONTRACT.md section 5: relative error 1e-4 (f32), 2e-3 (bf16).
 
 Checks, each printing one PASS/FAIL line:
   e2e      eager and triton loss (mean / sum) vs reference, clip modes included;

@@ -1,7 +1,7 @@
-"""The "eager" reference of ANCHORS.md: SIGReg forward written like LeJEPA's library.
+"""The "eager" reference of BENCHMARKS.md: SIGReg forward written like LeJEPA's library.
 
-Every step is a separate PyTorch op, as in the original code (and the seed
-write-up's region list):
+Every step is a separate PyTorch op, as in the original code (and the region
+list of docs/CONTRACT.md section 7):
 
     A      = normalize(randn(D, S, generator), dim=0)      # or a given A
     y      = x @ A                                          # GEMM in x's dtype

@@ -1,6 +1,7 @@
-"""The seed write-up's two Triton kernels, written from its description.
+"""The two hand-written Triton kernels of the write-up the project grew from
+(docs/CONTRACT.md section 7), written from its description.
 
-Pipeline (``sigreg_triton``), the "triton-2k" column of ANCHORS.md:
+Pipeline (``sigreg_triton``), the "triton-2k" column of BENCHMARKS.md:
 
     y = x @ A                      cuBLAS GEMM in x's dtype          [V, N, S]
     cos_mean, sin_mean = trig(y)   kernel 1: trig reduction (fp32)   [V, S, P]
@@ -17,8 +18,8 @@ The batch is walked in chunks of CHUNK_N samples: each chunk is summed into a
 fresh partial sum which is then added to the running total (same order every
 run, so results are deterministic; the two-level sum keeps the fp32 rounding
 error of long batches small). BLOCK_S=1 with num_warps=1 is exactly the
-seed's "one warp per slice"; BLOCK_S=32 is ANCHORS' "one program per 32
-slices looping over the batch" (the default).
+write-up's "one warp per slice"; BLOCK_S=32, "one program per 32 slices
+looping over the batch", is the default and the "triton-2k" variant.
 
 Kernel 2, epilogue. One program (one warp) per slice, one lane per
 integration point: err_p = (cos_mean - phi_p)^2 + sin_mean^2, then
@@ -102,7 +103,7 @@ def _epilogue_kernel(
     stat = tl.sum(term, axis=0) * n_global
     if CLIP_MODE == 1:    # zero_below (LeJEPA library)
         stat = tl.where(stat < clip_value, 0.0, stat)
-    elif CLIP_MODE == 2:  # clamp_min (the seed's code)
+    elif CLIP_MODE == 2:  # clamp_min (the write-up's code)
         stat = tl.maximum(stat, clip_value)
     tl.store(out_ptr + row, stat)
 

@@ -46,7 +46,7 @@ MLIR
   fi
 }
 
-# The anchor configurations of DESIGN.md section 1 (mean, no clip), bf16 and f32.
+# The anchor configurations (docs/CONTRACT.md section 4; mean, no clip), bf16, f32.
 anchors() {
   for dt in bf16 f32; do
     emit blog-$dt 0 32 2048 1024 17 $dt none 0 mean seed

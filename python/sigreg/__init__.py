@@ -1,6 +1,6 @@
 """sigreg: Python side of sigreg-mlir.
 
-- :mod:`sigreg.reference`: float64 NumPy reference of SIGReg (DESIGN.md section 1).
+- :mod:`sigreg.reference`: float64 NumPy reference of SIGReg (docs/CONTRACT.md section 1).
 - :mod:`sigreg.philox`: bit-exact NumPy projection generator (docs/PROJECTION.md).
 - :mod:`sigreg.torch_ref`: PyTorch float64 reference and the LeJEPA-style eager
   implementation (imports torch lazily; optional).

@@ -3,7 +3,7 @@
     PYTHONPATH=python python3 -m sigreg.bench --artifacts gpu-artifacts \\
         [--configs blog,minimal,mid,large] [--dtype bf16] [--json FILE] [--plot DIR] [--quick]
 
-Per anchor configuration of DESIGN.md section 1 (V, N, D, S, P: blog 1,32,2048,1024,17;
+Per anchor configuration of docs/CONTRACT.md section 4 (V, N, D, S, P: blog 1,32,2048,1024,17;
 minimal 4,256,16,256,17; mid 1,1024,1024,1024,17; large 1,8192,4096,4096,17; V=1 means
 x is [N, D]), in ONE process, on the same x (randn, rounded to --dtype) and the same
 projection A = ``philox.projection(seed, D, S)`` (the project's generator, bit-exact with
@@ -17,28 +17,28 @@ loss):
   eager+graph      eager(x, A) captured once in a torch.cuda.CUDAGraph, replayed
   compile          torch.compile(eager, dynamic=False), default mode
   compile-ro       torch.compile(eager, mode="reduce-overhead") (CUDA graphs)
-  triton-2k        cuBLAS GEMM + the seed's two Triton kernels (kernels-ref/triton_kernels.py)
+  triton-2k        cuBLAS GEMM + the two hand-written Triton kernels (kernels-ref/triton_kernels.py)
   triton-2k+graph  the same, replayed from a CUDA graph
   naive, fused     the project's AOT artifacts DIR/<config>-<dtype>/{naive,fused} run through
                    sigreg.aot.AotFunction (cuda-python driver API, torch's stream); their A
                    is generated in-kernel from the seed (projection "seed"); timed as
-                   Python calls (host launch cost included, as ANCHORS.md asks to say)
+                   Python calls (host launch cost included, as docs/CONTRACT.md section 6 asks to say)
   naive+graph, fused+graph   the same artifacts replayed from a CUDA graph (device time)
 
 Every variant's loss is checked against the float64 NumPy reference
 (``sigreg.reference`` on the dtype-rounded x and the f32 A, i.e. A as the artifacts
-generate it; tolerance DESIGN section 4: 2e-3 for bf16/f16, 1e-4 for f32). A variant
+generate it; tolerance of docs/CONTRACT.md section 5: 2e-3 for bf16/f16, 1e-4 for f32). A variant
 whose loss is wrong (or NaN) is reported WRONG and not timed; one that raises is ERROR.
 
 Timing: ``triton.testing.do_bench(fn, warmup, rep, return_mode="median")`` (it zeroes a
-256 MB buffer before every run to flush L2, and times each run with CUDA events), as in
-ANCHORS.md. Ceilings in the same run: an empty kernel launch (Triton; also replayed
+256 MB buffer before every run to flush L2, and times each run with CUDA events), as for
+the PyTorch/Triton figures of docs/CONTRACT.md section 8. Ceilings in the same run: an empty kernel launch (Triton; also replayed
 from a graph), device-to-device copy bandwidth (bytes read + written, 1 GiB), bf16 GEMM
 rate at 8192x4096x4096. Floors per configuration: the bare cuBLAS GEMM x @ A (A already
 in x's dtype) and torch randn + normalize of A.
 
-Work model (the roofline). The seed write-up (docs/seed-sigreg-kernel-blog.txt) counts,
-with B the batch, q the bytes per element, per region:
+Work model (the roofline). The write-up the project grew from (a roofline analysis and
+two hand-written Triton kernels; docs/CONTRACT.md section 7) counts, with B the batch, q the bytes per element, per region:
 
   projection generation   FLOPs S(1 + 3D)          bytes 3DSq
   projection GEMM         FLOPs 2BDS               bytes (BD + DS + BS)q
@@ -139,7 +139,7 @@ def x_shape(V: int, N: int, D: int) -> tuple:
 # ---------------------------------------------------------------------------
 
 def seed_region_flops(B: int, D: int, S: int, P: int) -> "OrderedDict[str, int]":
-    """The seed write-up's FLOP count per region (cos/sin not counted; all-reduce apart)."""
+    """The original write-up's FLOP count per region (cos/sin not counted; all-reduce apart)."""
     return OrderedDict([
         ("projection_generation", S * (1 + 3 * D)),
         ("projection_gemm", 2 * B * D * S),
@@ -153,7 +153,7 @@ def seed_region_flops(B: int, D: int, S: int, P: int) -> "OrderedDict[str, int]"
 
 
 def seed_region_bytes(B: int, D: int, S: int, P: int, q: int) -> "OrderedDict[str, int]":
-    """The seed write-up's bytes moved per region (q bytes per element)."""
+    """The original write-up's bytes moved per region (q bytes per element)."""
     return OrderedDict([
         ("projection_generation", 3 * D * S * q),
         ("projection_gemm", (B * D + D * S + B * S) * q),

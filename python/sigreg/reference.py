@@ -1,4 +1,4 @@
-"""Float64 NumPy reference of SIGReg (DESIGN.md section 1), with every knob.
+"""Float64 NumPy reference of SIGReg (docs/CONTRACT.md section 1), with every knob.
 
 Shapes: ``x`` is ``[N, D]`` or ``[V, N, D]``; the projection ``A`` is
 ``[D, S]``. Nothing of size N*S*P is materialized: the ECF loops over the P
@@ -6,17 +6,18 @@ integration points, so the reference runs at the large anchor shape too.
 
 Distributed mode. ``x`` may also be a list of per-rank shards (all of the
 same shape); their ECFs are all-reduced (mean over ranks) exactly as in
-DESIGN section 1 step 5, and ``N_global = N * W`` with ``W = len(shards)``.
+docs/CONTRACT.md section 1.5, and ``N_global = N * W`` with ``W = len(shards)``.
 With a single array and ``world_size = W > 1`` the local ECF is taken as the
 global one (every rank holds the same statistics) and only ``N_global = N * W``
 changes.
 
 Gradient convention. :func:`gradient` returns the derivative of the (single,
-global) loss with respect to each rank's ``x``: DESIGN's formula, where
-``N_global`` cancels. Autograd through ``torch.distributed.nn.functional.
-all_reduce`` (whose backward is again an all-reduce sum) gives ``W`` times this
-on each rank; DDP's gradient averaging over ranks then restores the exact
-gradient of the global loss for shared parameters. Pass
+global) loss with respect to each rank's ``x``: the formula of docs/CONTRACT.md
+section 2, where ``N_global`` cancels. Autograd through
+``torch.distributed.nn.functional.all_reduce`` (whose backward is again an
+all-reduce sum) gives ``W`` times this on each rank; DDP's gradient averaging
+over ranks then restores the exact gradient of the global loss for shared
+parameters (the convention of docs/CONTRACT.md section 3). Pass
 ``convention="autograd_all_reduce"`` to get the per-rank autograd value.
 """
 
@@ -245,7 +246,7 @@ def gradient(
     world_size: int = 1,
     convention: str = "global",
 ):
-    """Analytic dL/dx (DESIGN section 1). A carries no gradient.
+    """Analytic dL/dx (docs/CONTRACT.md section 2). A carries no gradient.
 
     Returns an array shaped like ``x``, or a list (one per shard) when ``x`` is
     a list of shards. ``reduction`` must be 'mean' or 'sum'. ``convention`` is

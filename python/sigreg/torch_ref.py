@@ -1,6 +1,6 @@
 """PyTorch references (torch is imported lazily: this module imports without it).
 
-- :func:`loss_f64`: float64 PyTorch implementation of DESIGN section 1 for autograd
+- :func:`loss_f64`: float64 PyTorch implementation of docs/CONTRACT.md section 1 for autograd
   checks (every knob; a list of per-rank shards simulates the all-reduce mean).
 - :func:`sigreg_eager`: the LeJEPA-style eager implementation: materializes the
   [..., N, S, P] arguments, cos and sin like the original library, computes in

@@ -52,7 +52,7 @@ def test_work_model_is_seed_total_without_projection_generation():
             assert m["flops"] == bench.seed_total_flops(N, D, S, P) - S * (1 + 3 * D), name
     blog = bench.work_model(1, 32, 2048, 1024, 17)
     assert blog["flops"] == 142_322_689 - 1024 * (1 + 3 * 2048)
-    # ANCHORS.md: the large GEMM is 275 GFLOP, the ECF 570 M (cos, sin) pairs
+    # docs/CONTRACT.md section 8: the large GEMM is 275 GFLOP, the ECF 570 M (cos, sin) pairs
     large = bench.work_model(*bench.CONFIGS["large"])
     assert round(large["flops_gemm"] / 1e9) == 275
     assert round(large["trig_evals"] / 2 / 1e6) == 570

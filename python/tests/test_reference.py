@@ -1,4 +1,4 @@
-"""The float64 NumPy reference against DESIGN.md section 1."""
+"""The float64 NumPy reference against docs/CONTRACT.md section 1."""
 
 import numpy as np
 import pytest

@@ -202,7 +202,7 @@ int main(int argc, char **argv) {
     printValidation(validation, p, stdout);
     validated = true;
     // Same inputs again, then through a CUDA graph: the results must be
-    // bitwise identical (fixed reduction order, DESIGN 4).
+    // bitwise identical (fixed reduction order, docs/CONTRACT.md section 5).
     ValidationResult second, graphResult;
     s = runAndValidate(*exec, ref, second, nullptr, &again, &unclipped);
     CudaGraph graph;

@@ -65,7 +65,8 @@ private:
   std::string oldValue;
 };
 
-/// Textbook triple loops of DESIGN section 1: statistics and gradient.
+/// Textbook triple loops of docs/CONTRACT.md sections 1-2: statistics and
+/// gradient.
 struct Naive {
   std::vector<double> T, dx;
 };

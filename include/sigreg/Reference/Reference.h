@@ -1,14 +1,15 @@
 //===- Reference.h - Float64 reference of SIGReg ----------------*- C++ -*-===//
 //
-// Independent float64 implementation of docs DESIGN section 1 (the math
-// contract). Used to validate every compiled path; shares no code with the
-// compiler.
+// Independent float64 implementation of docs/CONTRACT.md section 1 (the
+// math contract). Used to validate every compiled path; shares no code with
+// the compiler.
 //
 // Distributed model: worldSize = W > 1 models W ranks that each hold the same
 // local batch x, so the rank-averaged ECF equals the local one and
-// N_global = N * W scales the statistic. The gradient is the DESIGN formula,
-// i.e. the partial derivative of the global loss with respect to the local
-// samples (N_global cancels, so it does not depend on W).
+// N_global = N * W scales the statistic. The gradient is the formula of
+// docs/CONTRACT.md section 2, i.e. the partial derivative of the global loss
+// with respect to the local samples (N_global cancels, so it does not depend
+// on W).
 //
 // Multithreaded (SIGREG_REFERENCE_THREADS threads if set to a positive
 // integer, else std::thread::hardware_concurrency() capped at 64) and
@@ -46,16 +47,17 @@ struct LossParams {
   int64_t worldSize = 1;
 };
 
-/// Integration points, phi and doubled trapezoid weights (DESIGN 1.3). Empty
-/// if P < 2.
+/// Integration points, phi and doubled trapezoid weights (docs/CONTRACT.md
+/// section 1.3). Empty if P < 2.
 struct IntegrationGrid {
   std::vector<double> t, phi, w;
 };
 IntegrationGrid integrationGrid(int64_t P, double tMax);
 
 /// x: [V, N, D] row-major, A: [D, S] row-major with S = p.numSlices. Returns
-/// T[v * S + s] after clipping (DESIGN 1.6-1.7), N_global = N * worldSize.
-/// zero_below: T < clipValue becomes 0; clamp_min: T = max(T, clipValue).
+/// T[v * S + s] after clipping (docs/CONTRACT.md sections 1.6-1.7),
+/// N_global = N * worldSize. zero_below: T < clipValue becomes 0;
+/// clamp_min: T = max(T, clipValue).
 std::vector<double> referenceStatistics(const double *x, int64_t V, int64_t N,
                                         int64_t D, const double *A,
                                         const LossParams &p);
@@ -66,9 +68,10 @@ std::vector<double> referenceLoss(const double *x, int64_t V, int64_t N,
                                   int64_t D, const double *A,
                                   const LossParams &p);
 
-/// dL/dx, [V, N, D] row-major, per the DESIGN gradient formula. The clip gate
-/// is 0 where clipping replaced T (T < clipValue, for both clip modes). For
-/// Reduction::None this is the gradient of sum(T) (an all-ones upstream).
+/// dL/dx, [V, N, D] row-major, per the gradient formula of docs/CONTRACT.md
+/// section 2. The clip gate is 0 where clipping replaced T (T < clipValue, for
+/// both clip modes). For Reduction::None this is the gradient of sum(T) (an
+/// all-ones upstream).
 std::vector<double> referenceGradient(const double *x, int64_t V, int64_t N,
                                       int64_t D, const double *A,
                                       const LossParams &p);

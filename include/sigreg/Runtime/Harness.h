@@ -2,8 +2,9 @@
 //
 // What every runner of compiled SIGReg code needs around an Executor
 // (sigreg-aot-run, sigreg-run): seeded inputs, the float64 reference,
-// validation of the downloaded output (DESIGN.md section 4) and the seed's
-// region table with CUDA-event timings (section 5).
+// validation of the downloaded output (docs/CONTRACT.md section 5) and the
+// region table (docs/CONTRACT.md section 7) with CUDA-event timings
+// (docs/CONTRACT.md section 6).
 //
 // Conventions the artifact must follow (checked by checkProblemBuffers):
 //   input  "x"    [V,N,D] (views) or [N,D], problem.dtype
@@ -65,8 +66,8 @@ int64_t outputElementCount(const ProblemDesc &problem);
 /// Uploads x (and proj) and sets the scalars.
 Status bindProblem(Executor &exec, const ProblemInputs &inputs);
 
-/// Tolerance on the relative error (DESIGN 4): 1e-4 for f32 inputs, 2e-3 for
-/// bf16/f16.
+/// Tolerance on the relative error (docs/CONTRACT.md section 5): 1e-4 for f32
+/// inputs, 2e-3 for bf16/f16.
 double toleranceForDtype(const std::string &dtype);
 
 struct ValidationResult {
@@ -124,9 +125,9 @@ struct BenchOptions {
   int warmup = 20;
   int iters = 200;
   /// Overwrite an L2-sized scratch buffer before every timed run (outside
-  /// the timed events), as triton's do_bench does for ANCHORS.md. It also
-  /// keeps the device queue ahead of the host so tiny kernels are not timed
-  /// with host launch gaps.
+  /// the timed events), as triton's do_bench does for the PyTorch and
+  /// Triton timings of BENCHMARKS.md. It also keeps the device queue ahead of
+  /// the host so tiny kernels are not timed with host launch gaps.
   bool flushL2 = true;
   /// Rotate among up to this many copies of the inputs when they fit in L2.
   int maxInputCopies = 64;

@@ -20,7 +20,8 @@
 namespace sigreg {
 namespace runtime {
 
-/// The `problem` object: what the artifact computes (DESIGN.md section 1).
+/// The `problem` object: what the artifact computes (docs/CONTRACT.md
+/// section 1).
 struct ProblemDesc {
   int64_t V = 1;
   int64_t N = 0;

@@ -1,4 +1,4 @@
-// The ragged anchor of DESIGN.md section 4 (no size is a multiple of any
+// The ragged shape of docs/CONTRACT.md section 5 (no size is a multiple of any
 // tile): V = 3 views, N = 37, D = 129, S = 77, P = 9, compiled through
 // --sigreg-cpu-pipeline, run on seeded inputs and validated against the
 // float64 reference (relative error <= 1e-4 for f32, 2e-3 for bf16/f16).

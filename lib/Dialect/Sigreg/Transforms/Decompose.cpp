@@ -1,8 +1,8 @@
 //===- Decompose.cpp - sigreg.loss -> mid-level region ops ----------------===//
 //
-// Splits the high-level loss into the ops that mirror the seed write-up's
-// regions. Rank-2 inputs get a unit view dimension so that every mid-level
-// op sees [V, N, D].
+// Splits the high-level loss into the ops that mirror the regions of
+// docs/CONTRACT.md section 7. Rank-2 inputs get a unit view dimension so that
+// every mid-level op sees [V, N, D].
 //
 //===----------------------------------------------------------------------===//
 

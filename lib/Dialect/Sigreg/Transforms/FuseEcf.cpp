@@ -1,8 +1,8 @@
 //===- FuseEcf.cpp - sigreg.ecf(sigreg.project) -> sigreg.fused_ecf -------===//
 //
-// The first fusion of the roadmap (DESIGN.md section 3.1 and 3.4): the slices
-// y = x @ A and the [V, N, S, P] trig arguments disappear; the fused op's
-// lowerings keep y in registers and accumulate cos/sin per tile.
+// The first fusion of the roadmap (docs/CONTRACT.md section 7, fusions 1 and
+// 4): the slices y = x @ A and the [V, N, S, P] trig arguments disappear; the
+// fused op's lowerings keep y in registers and accumulate cos/sin per tile.
 //
 //===----------------------------------------------------------------------===//
 

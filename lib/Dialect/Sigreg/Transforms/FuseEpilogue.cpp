@@ -1,8 +1,8 @@
 //===- FuseEpilogue.cpp - reduce(epps_pulley) -> sigreg.fused_epilogue ----===//
 //
-// The second fusion of the roadmap (DESIGN.md section 3.2): squared error,
-// weighted integration over the points, clip and the final reduction become
-// one op, hence one kernel after the all-reduce boundary.
+// The second fusion of the roadmap (docs/CONTRACT.md section 7, fusion 2):
+// squared error, weighted integration over the points, clip and the final
+// reduction become one op, hence one kernel after the all-reduce boundary.
 //
 //===----------------------------------------------------------------------===//
 

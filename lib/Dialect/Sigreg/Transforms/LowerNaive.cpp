@@ -43,9 +43,9 @@ public:
 
   ImplicitLocOpBuilder b;
   Type f32;
-  /// The seed write-up's region every op built here belongs to, attached as
-  /// `sigreg.region` so that later stages (GPU kernels, benchmarks) can
-  /// attribute time to it.
+  /// The region (docs/CONTRACT.md section 7) every op built here belongs to,
+  /// attached as `sigreg.region` so that later stages (GPU kernels,
+  /// benchmarks) can attribute time to it.
   StringAttr region;
 
   /// An empty f32 tensor of `shape`, dynamic sizes taken from `dynSizes`.

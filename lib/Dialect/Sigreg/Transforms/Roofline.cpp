@@ -1,6 +1,6 @@
 //===- Roofline.cpp - FLOPs, bytes and intensity per region (analysis) ----===//
 //
-// `--sigreg-roofline` reports, per region of the seed write-up
+// `--sigreg-roofline` reports, per region of docs/CONTRACT.md section 7
 // (projection_generation, projection_gemm, trig_reduction, epilogue) and in
 // total, the FLOPs, the bytes moved and their ratio, computed from the
 // shapes and element types of the sigreg ops present. The IR is not changed.

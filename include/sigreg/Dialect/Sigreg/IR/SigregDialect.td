@@ -1,8 +1,8 @@
 //===- SigregDialect.td - sigreg dialect definition -------*- tablegen -*-===//
 //
 // The sigreg dialect: SIGReg (Sketched Isotropic Gaussian Regularization)
-// as a high-level op, the mid-level ops that mirror the seed write-up's
-// regions, and the fused ops the fusion passes produce.
+// as a high-level op, the mid-level ops that mirror the regions of
+// docs/CONTRACT.md section 7, and the fused ops the fusion passes produce.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,10 +16,11 @@ def Sigreg_Dialect : Dialect {
   let cppNamespace = "::mlir::sigreg";
   let summary = "SIGReg regularizer: high-level loss, regions and fused kernels";
   let description = [{
-    `sigreg.loss` carries every knob of the SIGReg contract (DESIGN.md section
-    1). `--sigreg-decompose` splits it into the mid-level ops (projection,
-    project, ecf, all_reduce_mean, epps_pulley, reduce) that mirror the seed
-    write-up's regions; the naive lowering and the fusion passes start there.
+    `sigreg.loss` carries every knob of the SIGReg contract (docs/CONTRACT.md
+    section 1). `--sigreg-decompose` splits it into the mid-level ops
+    (projection, project, ecf, all_reduce_mean, epps_pulley, reduce) that
+    mirror the regions of docs/CONTRACT.md section 7; the naive lowering and
+    the fusion passes start there.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

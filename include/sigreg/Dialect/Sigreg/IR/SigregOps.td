@@ -43,10 +43,10 @@ def Sigreg_F32Tensor : RankedTensorOf<[F32]>;
 def Sigreg_LossOp : Sigreg_Op<"loss", [Pure, AttrSizedOperandSegments]> {
   let summary = "the SIGReg loss of a batch of embeddings";
   let description = [{
-    Computes DESIGN.md section 1 on `input` of shape `[N, D]` or `[V, N, D]`
-    (V views; N may be dynamic). The projection `A[D, S]` is either generated
-    from the i64 `seed` (Philox4x32-10 + Box-Muller, docs/PROJECTION.md) or
-    passed explicitly as `projection`. Integration points
+    Computes docs/CONTRACT.md section 1 on `input` of shape `[N, D]` or
+    `[V, N, D]` (V views; N may be dynamic). The projection `A[D, S]` is
+    either generated from the i64 `seed` (Philox4x32-10 + Box-Muller,
+    docs/PROJECTION.md) or passed explicitly as `projection`. Integration points
     `t_p = p * t_max / (P - 1)`, `P = points` odd and >= 3. The result is a
     0-d f32 tensor for `reduction = mean | sum`, and the per-slice
     statistics (`[S]` or `[V, S]`) for `reduction = none`.

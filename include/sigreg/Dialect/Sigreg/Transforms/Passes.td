@@ -56,7 +56,7 @@ def SigregRoofline : Pass<"sigreg-roofline"> {
   let description = [{
     An analysis (the IR is not changed): for every function holding sigreg
     ops, computes from the shapes and element types of the ops present the
-    work of the seed write-up's regions `projection_generation`,
+    work of the regions (docs/CONTRACT.md section 7) `projection_generation`,
     `projection_gemm`, `trig_reduction` and `epilogue`, and their total, and
     prints one remark per region on the function:
 

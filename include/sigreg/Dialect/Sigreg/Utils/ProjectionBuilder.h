@@ -27,7 +27,7 @@ std::array<Value, 4> buildPhilox4x32_10(ImplicitLocOpBuilder &b,
 Value buildProjectionGaussian(ImplicitLocOpBuilder &b, Value seed, Value d,
                               Value s);
 
-/// Integration grid of DESIGN.md section 1.3 in double precision.
+/// Integration grid of docs/CONTRACT.md section 1.3 in double precision.
 struct IntegrationGrid {
   std::vector<double> t, phi, w;
 };
