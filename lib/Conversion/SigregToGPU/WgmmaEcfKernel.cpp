@@ -59,6 +59,9 @@ constexpr int64_t kXTileBytes = kRows * kTileK * 2;
 /// span).
 constexpr int64_t kGBoxSlices = 64;
 constexpr int64_t kConsumerThreads = 256;
+/// Rows of the y tile one ECF iteration takes: independent recurrences a
+/// thread interleaves (the ECF phase is latency-bound: ncu, 2026-11-30).
+constexpr int64_t kEcfRowsPerStep = 8;
 
 /// Types shared by the stages of one kernel.
 struct WgmmaTypes {
@@ -354,8 +357,8 @@ void emitEcfStore(KernelBuilder &k, const WgmmaEcfShape &sh,
 
 /// Stage 5: the 256 consumer threads as `parts` groups of t.slices threads;
 /// thread `tid` sums slice s0 + tid % t.slices over its part of the tile's
-/// rows (rows [part * 128 / parts, ...) inside the batch), four rows per
-/// iteration; with two parts, the second part's sums are added to the
+/// rows (rows [part * 128 / parts, ...) inside the batch), kEcfRowsPerStep
+/// rows per iteration; with two parts, the second part's sums are added to the
 /// first's through shared memory in a fixed order. The first part writes the
 /// tile's sums.
 void emitEcfColumns(KernelBuilder &k, const WgmmaTypes &t,
@@ -377,19 +380,22 @@ void emitEcfColumns(KernelBuilder &k, const WgmmaTypes &t,
       arith::MaxSIOp::create(k.b, arith::SubIOp::create(k.b, count, row0),
                              k.idx(0)),
       k.idx(partRows));
-  Value count4 = arith::AndIOp::create(k.b, partCount, k.idx(~int64_t(3)));
+  Value countN =
+      arith::AndIOp::create(k.b, partCount, k.idx(~(kEcfRowsPerStep - 1)));
 
   SmallVector<Value> init(2 * (P - 1), k.f32(0.0f));
-  SmallVector<Value> sums = k.forEach(
-      k.idx(0), count4, k.idx(4), init, [&](Value r, ValueRange carried) {
-        SmallVector<Value> next(carried.begin(), carried.end());
-        for (int64_t h = 0; h < 4; ++h)
-          next = emitEcfRow(k, P, yTile, k.add(row0, k.add(r, k.idx(h))), col,
-                            scale, next);
-        return next;
-      });
+  SmallVector<Value> sums =
+      k.forEach(k.idx(0), countN, k.idx(kEcfRowsPerStep), init,
+                [&](Value r, ValueRange carried) {
+                  SmallVector<Value> next(carried.begin(), carried.end());
+                  for (int64_t h = 0; h < kEcfRowsPerStep; ++h)
+                    next =
+                        emitEcfRow(k, P, yTile, k.add(row0, k.add(r, k.idx(h))),
+                                   col, scale, next);
+                  return next;
+                });
   sums = k.forEach(
-      count4, partCount, k.idx(1), sums, [&](Value r, ValueRange carried) {
+      countN, partCount, k.idx(1), sums, [&](Value r, ValueRange carried) {
         return emitEcfRow(k, P, yTile, k.add(row0, r), col, scale, carried);
       });
 

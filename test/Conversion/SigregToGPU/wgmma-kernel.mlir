@@ -94,14 +94,14 @@
 // CHECK-NEXT:      %[[Y:.*]] = memref.view %[[DYN]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<128x256xf32, #gpu.address_space<workgroup>>
 
 // Stage 5, emitEcfColumns: the column norm from the per-chunk sums, rows of
-// the tile inside the batch (min(128, 1000 - m0)) in groups of 4 then one by
+// the tile inside the batch (min(128, 1000 - m0)) in groups of 8 then one by
 // one; per row a Cody-Waite reduced sin/cos on the SFU and the Chebyshev
 // recurrence for p = 2..4; p = 0 is the row count.
 // CHECK:           memref.load %[[SUMSQ]]
 // CHECK:           math.sqrt
 // CHECK:           arith.minui %{{.*}}, %c128 : index
-// CHECK:           scf.for {{.*}} step %c4 iter_args
-// CHECK-COUNT-4:     memref.load %[[Y]]
+// CHECK:           scf.for {{.*}} step %c8 iter_args
+// CHECK-COUNT-8:     memref.load %[[Y]]
 // CHECK:           scf.for {{.*}} step %c1 iter_args
 // CHECK:             math.roundeven
 // CHECK:             llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
