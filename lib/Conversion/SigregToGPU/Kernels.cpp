@@ -92,12 +92,17 @@ void emitColumnNorms(KernelBuilder &k, Value sumSq, Value norm, Value tid,
 
 gpu::GPUFuncOp
 mlir::sigreg::buildProjectionKernel(OpBuilder &b, Location loc,
-                                    const ProjectionKernelShape &shape) {
+                                    const ProjectionKernelShape &shape,
+                                    Type storeType) {
   int64_t D = shape.featureDim, S = shape.numSlices;
-  auto func = createKernel(b, loc, "sigreg_projection", "projection_generation",
-                           {b.getI64Type(), f32Memref(b, {D, S}),
-                            f32Memref(b, {shape.numChunks(), S})},
-                           {});
+  bool rounded = storeType && !storeType.isF32();
+  auto func = createKernel(
+      b, loc, rounded ? "sigreg_projection_rows" : "sigreg_projection",
+      "projection_generation",
+      {b.getI64Type(),
+       MemRefType::get({D, S}, rounded ? storeType : b.getF32Type()),
+       f32Memref(b, {shape.numChunks(), S})},
+      {});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder k(loc, b);
@@ -113,7 +118,8 @@ mlir::sigreg::buildProjectionKernel(OpBuilder &b, Location loc,
     SmallVector<Value> acc = k.forEach(
         d0, d1, k.idx(1), {k.f32(0.0f)}, [&](Value d, ValueRange carried) {
           Value gv = buildProjectionGaussian(k.b, seed, toI32(k, d), sI32);
-          k.store(gv, g, {d, s});
+          k.store(rounded ? arith::TruncFOp::create(k.b, storeType, gv) : gv, g,
+                  {d, s});
           return SmallVector<Value>{k.addf(carried[0], k.mulf(gv, gv))};
         });
     k.store(acc[0], sumSq, {chunk, s});
@@ -175,45 +181,6 @@ mlir::sigreg::buildPackedProjectionKernel(OpBuilder &b, Location loc,
             k.store(packPair(k, lo0, lo1), loW, {dp, s});
           Value acc = k.addf(carried[0], k.mulf(g0, g0));
           return SmallVector<Value>{k.addf(acc, k.mulf(g1, g1))};
-        });
-    k.store(acc[0], sumSq, {chunk, s});
-  });
-  return func;
-}
-
-//===----------------------------------------------------------------------===//
-// Projection for the Hopper GEMM: same threads as buildProjectionKernel; g is
-// rounded to 16 bits and stored row-major [D, S] (what its TMA loads), the
-// sums of squares stay f32 of the unrounded g.
-//===----------------------------------------------------------------------===//
-
-gpu::GPUFuncOp
-mlir::sigreg::buildRowMajorProjectionKernel(OpBuilder &b, Location loc,
-                                            const ProjectionKernelShape &shape,
-                                            Type halfType) {
-  int64_t D = shape.featureDim, S = shape.numSlices;
-  auto func =
-      createKernel(b, loc, "sigreg_projection_rows", "projection_generation",
-                   {b.getI64Type(), MemRefType::get({D, S}, halfType),
-                    f32Memref(b, {shape.numChunks(), S})},
-                   {});
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&func.getBody().front());
-  KernelBuilder k(loc, b);
-  Value seed = func.getArgument(0), g = func.getArgument(1),
-        sumSq = func.getArgument(2);
-  Value s = k.add(k.mul(k.blockId(Dimension::x), k.idx(kBlockThreads)),
-                  k.threadId(Dimension::x));
-  Value chunk = k.blockId(Dimension::y);
-  k.ifThen(k.lt(s, k.idx(S)), [&] {
-    Value d0 = k.mul(chunk, k.idx(shape.chunk));
-    Value d1 = k.min(k.add(d0, k.idx(shape.chunk)), k.idx(D));
-    Value sI32 = toI32(k, s);
-    SmallVector<Value> acc = k.forEach(
-        d0, d1, k.idx(1), {k.f32(0.0f)}, [&](Value d, ValueRange carried) {
-          Value gv = buildProjectionGaussian(k.b, seed, toI32(k, d), sI32);
-          k.store(arith::TruncFOp::create(k.b, halfType, gv), g, {d, s});
-          return SmallVector<Value>{k.addf(carried[0], k.mulf(gv, gv))};
         });
     k.store(acc[0], sumSq, {chunk, s});
   });

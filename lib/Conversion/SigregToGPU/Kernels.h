@@ -26,9 +26,13 @@ struct ProjectionKernelShape {
   int64_t featureDim, numSlices, chunk;
   int64_t numChunks() const { return (featureDim + chunk - 1) / chunk; }
 };
-/// (seed : i64, g : memref<DxSxf32>, sumSq : memref<CxSxf32>).
+/// (seed : i64, g : memref<DxSxT>, sumSq : memref<CxSxf32>): T is f32 by
+/// default; a 16-bit `storeType` rounds g to it (`sigreg_projection_rows`:
+/// row-major [D, S] as the Hopper kernel's TMA loads it); the sums of squares
+/// stay f32 of the unrounded g.
 gpu::GPUFuncOp buildProjectionKernel(OpBuilder &b, Location loc,
-                                     const ProjectionKernelShape &shape);
+                                     const ProjectionKernelShape &shape,
+                                     Type storeType = Type());
 
 struct EcfKernelShape {
   int64_t numViews, batch, featureDim, numSlices, numPoints;
@@ -68,13 +72,6 @@ gpu::GPUFuncOp buildPackedProjectionKernel(OpBuilder &b, Location loc,
 /// when splitProjection is set, one (g rounded to 16 bits) otherwise.
 gpu::GPUFuncOp buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
                                       const EcfKernelShape &shape);
-
-/// (seed, g16 : memref<D x S x halfType>, sumSq): g rounded to `halfType`,
-/// row-major as the Hopper kernel's TMA loads it, and the f32 sums of g^2 per
-/// chunk. Same threads as buildProjectionKernel.
-gpu::GPUFuncOp buildRowMajorProjectionKernel(OpBuilder &b, Location loc,
-                                             const ProjectionKernelShape &shape,
-                                             Type halfType);
 
 /// The Hopper fused ECF kernel (WgmmaEcfKernel.cpp): CTA tile of
 /// kWgmmaRows batch rows x tiling.slices slices, k-tiles of kWgmmaTileK

@@ -303,10 +303,9 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
         1};
     Value seed = map.lookup(proj.getSeed());
     if (halfType && layout.rowMajor) {
-      createLaunch(
-          b, loc,
-          addKernel(buildRowMajorProjectionKernel(kb, loc, shape, halfType)),
-          grid, kBlockThreads, {seed, info.g, info.sumSq});
+      createLaunch(b, loc,
+                   addKernel(buildProjectionKernel(kb, loc, shape, halfType)),
+                   grid, kBlockThreads, {seed, info.g, info.sumSq});
     } else if (halfType) {
       SmallVector<Value> args = {seed, info.g};
       if (split)
