@@ -721,32 +721,50 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
 
 //===----------------------------------------------------------------------===//
 // ECF finalize: one thread per (v, s, p); sums the batch tiles in ascending
-// order and divides by N.
+// order and divides by N. Partials [T, V, S, P] (p fastest, the thread order),
+// or [T, V, P, S] (slice-major: s fastest in the thread order, so that both
+// the Hopper kernel's stores, one slice per thread, and these loads are
+// coalesced).
 //===----------------------------------------------------------------------===//
 
 gpu::GPUFuncOp mlir::sigreg::buildEcfFinalizeKernel(OpBuilder &b, Location loc,
                                                     int64_t T, int64_t V,
                                                     int64_t S, int64_t P,
-                                                    int64_t batch) {
-  MemRefType part = f32Memref(b, {T, V, S, P}), full = f32Memref(b, {V, S, P});
-  auto func = createKernel(b, loc, "sigreg_ecf_finalize", "trig_reduction",
-                           {part, part, full, full}, {});
+                                                    int64_t batch,
+                                                    bool sliceMajor) {
+  MemRefType part = sliceMajor ? f32Memref(b, {T, V, P, S})
+                               : f32Memref(b, {T, V, S, P}),
+             full = f32Memref(b, {V, S, P});
+  auto func = createKernel(
+      b, loc, sliceMajor ? "sigreg_ecf_finalize_sm" : "sigreg_ecf_finalize",
+      "trig_reduction", {part, part, full, full}, {});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder k(loc, b);
   Value e = k.add(k.mul(k.blockId(Dimension::x), k.idx(kBlockThreads)),
                   k.threadId(Dimension::x));
   k.ifThen(k.lt(e, k.idx(V * S * P)), [&] {
-    Value p = k.rem(e, k.idx(P));
-    Value s = k.rem(k.div(e, k.idx(P)), k.idx(S));
+    Value p, s;
+    if (sliceMajor) {
+      s = k.rem(e, k.idx(S));
+      p = k.rem(k.div(e, k.idx(S)), k.idx(P));
+    } else {
+      p = k.rem(e, k.idx(P));
+      s = k.rem(k.div(e, k.idx(P)), k.idx(S));
+    }
     Value v = k.div(e, k.idx(S * P));
-    SmallVector<Value> sums = k.forEach(
-        k.idx(0), k.idx(T), k.idx(1), {k.f32(0.0f), k.f32(0.0f)},
-        [&](Value t, ValueRange carried) {
-          return SmallVector<Value>{
-              k.addf(carried[0], k.load(func.getArgument(0), {t, v, s, p})),
-              k.addf(carried[1], k.load(func.getArgument(1), {t, v, s, p}))};
-        });
+    auto at = [&](Value t) -> SmallVector<Value> {
+      if (sliceMajor)
+        return {t, v, p, s};
+      return {t, v, s, p};
+    };
+    SmallVector<Value> sums =
+        k.forEach(k.idx(0), k.idx(T), k.idx(1), {k.f32(0.0f), k.f32(0.0f)},
+                  [&](Value t, ValueRange carried) {
+                    return SmallVector<Value>{
+                        k.addf(carried[0], k.load(func.getArgument(0), at(t))),
+                        k.addf(carried[1], k.load(func.getArgument(1), at(t)))};
+                  });
     Value n = k.f32(static_cast<float>(batch));
     k.store(k.divf(sums[0], n), func.getArgument(2), {v, s, p});
     k.store(k.divf(sums[1], n), func.getArgument(3), {v, s, p});

@@ -101,8 +101,10 @@ struct WgmmaEcfShape {
 /// (xMap, gMap : !llvm.ptr to 128-byte tensor maps passed by value, [sumSq],
 /// cos, sin). xMap tiles x viewed as [V * N, D] in boxes of 128 x 64, gMap
 /// the projection [D, S] in boxes of 64 x 64, both with 128-byte swizzle.
-/// Outputs as buildFusedEcfKernel's. Grid (slice tiles, batch tiles, V),
-/// tiling.threads threads, wgmmaDynamicSharedBytes() of dynamic shared memory.
+/// Outputs: the [V, S, P] means when the batch is one tile, else per-tile
+/// sums [T, V, P, S] (slice-major: one slice per thread, coalesced). Grid
+/// (slice tiles, batch tiles, V), tiling.threads threads,
+/// wgmmaDynamicSharedBytes() of dynamic shared memory.
 gpu::GPUFuncOp buildFusedEcfWgmmaKernel(OpBuilder &b, Location loc,
                                         const WgmmaEcfShape &shape);
 int64_t wgmmaDynamicSharedBytes(const WgmmaTiling &tiling);
@@ -112,12 +114,13 @@ int64_t wgmmaDynamicSharedBytes(const WgmmaTiling &tiling);
 gpu::GPUFuncOp buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
                                                   const WgmmaEcfShape &shape);
 
-/// (cosPart, sinPart : [T, V, S, P], cos, sin : [V, S, P]): fixed-order sum
-/// over the tiles, divided by the batch size.
+/// (cosPart, sinPart : [T, V, S, P], or [T, V, P, S] when `sliceMajor`;
+/// cos, sin : [V, S, P]): fixed-order sum over the tiles, divided by the
+/// batch size.
 gpu::GPUFuncOp buildEcfFinalizeKernel(OpBuilder &b, Location loc,
                                       int64_t numTiles, int64_t numViews,
                                       int64_t numSlices, int64_t numPoints,
-                                      int64_t batch);
+                                      int64_t batch, bool sliceMajor = false);
 
 struct EpilogueKernelShape {
   int64_t numViews, numSlices, numPoints;

@@ -78,7 +78,8 @@ private:
   void finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
                  gpu::GPUFuncOp kernel, std::array<int64_t, 3> grid,
                  int64_t blockThreads, SmallVector<Value> args,
-                 int64_t numBatchTiles, int64_t dynamicSharedBytes);
+                 int64_t numBatchTiles, int64_t dynamicSharedBytes,
+                 bool sliceMajor = false);
   Value destination(OpBuilder &b, Value result);
   gpu::GPUFuncOp addKernel(gpu::GPUFuncOp kernel) {
     kernelTable.insert(kernel); // renames on a clash
@@ -436,7 +437,8 @@ void FunctionLowering::finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
                                  gpu::GPUFuncOp kernel,
                                  std::array<int64_t, 3> grid,
                                  int64_t blockThreads, SmallVector<Value> args,
-                                 int64_t T, int64_t dynamicSharedBytes) {
+                                 int64_t T, int64_t dynamicSharedBytes,
+                                 bool sliceMajor) {
   auto cType = ecf.getCos().getType();
   int64_t V = cType.getDimSize(0), S = cType.getDimSize(1),
           P = cType.getDimSize(2);
@@ -448,14 +450,16 @@ void FunctionLowering::finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
     args.append({cosOut, sinOut});
     createLaunch(b, loc, kernel, grid, blockThreads, args, dynamicSharedBytes);
   } else {
-    auto partType = MemRefType::get({T, V, S, P}, b.getF32Type());
+    auto partType = MemRefType::get(sliceMajor ? ArrayRef<int64_t>{T, V, P, S}
+                                               : ArrayRef<int64_t>{T, V, S, P},
+                                    b.getF32Type());
     Value cosPart = memref::AllocOp::create(b, loc, partType);
     Value sinPart = memref::AllocOp::create(b, loc, partType);
     args.append({cosPart, sinPart});
     createLaunch(b, loc, kernel, grid, blockThreads, args, dynamicSharedBytes);
     OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
-    gpu::GPUFuncOp finalize =
-        addKernel(buildEcfFinalizeKernel(kb, loc, T, V, S, P, batch));
+    gpu::GPUFuncOp finalize = addKernel(
+        buildEcfFinalizeKernel(kb, loc, T, V, S, P, batch, sliceMajor));
     createLaunch(
         b, loc, finalize,
         {llvm::divideCeilSigned<int64_t>(V * S * P, kBlockThreads), 1, 1},
@@ -529,7 +533,8 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
                  : std::array<int64_t, 3>{w.numSliceTiles(), w.numBatchTiles(),
                                           w.numViews};
   finishEcf(b, loc, ecf, kernel, grid, w.tiling.threads, args,
-            w.numBatchTiles(), wgmmaDynamicSharedBytes(w.tiling));
+            w.numBatchTiles(), wgmmaDynamicSharedBytes(w.tiling),
+            /*sliceMajor=*/true);
   return success();
 }
 

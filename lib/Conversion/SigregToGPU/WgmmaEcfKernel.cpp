@@ -349,8 +349,8 @@ void emitEcfStore(KernelBuilder &k, const WgmmaEcfShape &sh,
       k.store(k.divf(c, batchF), cosOut, {v, s, k.idx(p)});
       k.store(k.divf(sn, batchF), sinOut, {v, s, k.idx(p)});
     } else {
-      k.store(c, cosOut, {batchTile, v, s, k.idx(p)});
-      k.store(sn, sinOut, {batchTile, v, s, k.idx(p)});
+      k.store(c, cosOut, {batchTile, v, k.idx(p), s});
+      k.store(sn, sinOut, {batchTile, v, k.idx(p), s});
     }
   }
 }
@@ -467,7 +467,7 @@ WgmmaKernel createWgmmaKernel(OpBuilder &b, KernelBuilder &k, Location loc,
   if (sh.seeded)
     args.push_back(MemRefType::get({sh.normChunks, S}, b.getF32Type()));
   MemRefType out = T == 1 ? MemRefType::get({V, S, P}, b.getF32Type())
-                          : MemRefType::get({T, V, S, P}, b.getF32Type());
+                          : MemRefType::get({T, V, P, S}, b.getF32Type());
   args.append({out, out});
 
   WgmmaKernel kn;

@@ -12,8 +12,9 @@
 // Host: g rounded to bf16, row-major [D, S]; x viewed as [V * N, D]; one
 // tensor map each (boxes 128 x 64 and 64 x 64, 128-byte swizzle) passed as
 // pointers to by-value parameters; 384 threads and 192 KB of dynamic shared
-// memory (4 stages x (16 KB x tile + 32 KB g tile)); per-tile partial sums
-// added by sigreg_ecf_finalize.
+// memory (4 stages x (16 KB x tile + 32 KB g tile)); per-tile partial sums,
+// slice-major [T, V, P, S] (coalesced stores), added by
+// sigreg_ecf_finalize_sm.
 // CHECK-LABEL: func.func @views(
 // CHECK-SAME:      %[[X:.*]]: memref<3x1000x200xbf16>, %[[SEED:.*]]: i64, %[[OUT:.*]]: memref<f32>)
 // CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
@@ -32,10 +33,10 @@
 // CHECK:         %[[GU:.*]] = memref.cast %[[G]] : memref<200x1928xbf16> to memref<*xbf16>
 // CHECK:         %[[GD:.*]] = nvgpu.tma.create.descriptor %[[GU]] box[%[[C64]], %[[C64]]] : memref<*xbf16> -> <tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b
 // CHECK:         %[[GP:.*]] = builtin.unrealized_conversion_cast %[[GD]] : {{.*}} to !llvm.ptr
-// CHECK:         %[[CP:.*]] = memref.alloc() : memref<8x3x1928x5xf32>
-// CHECK:         %[[SP:.*]] = memref.alloc() : memref<8x3x1928x5xf32>
-// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%[[C8]], %[[C8]], %[[C3]]) threads in (%[[C384]], %{{.*}}, %{{.*}})  dynamic_shared_memory_size %[[SMEM]] args(%[[XP]] : !llvm.ptr, %[[GP]] : !llvm.ptr, %[[SS]] : memref<4x1928xf32>, %[[CP]] : memref<8x3x1928x5xf32>, %[[SP]] : memref<8x3x1928x5xf32>) {sigreg.region = "trig_reduction"}
-// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_ecf_finalize
+// CHECK:         %[[CP:.*]] = memref.alloc() : memref<8x3x5x1928xf32>
+// CHECK:         %[[SP:.*]] = memref.alloc() : memref<8x3x5x1928xf32>
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%[[C8]], %[[C8]], %[[C3]]) threads in (%[[C384]], %{{.*}}, %{{.*}})  dynamic_shared_memory_size %[[SMEM]] args(%[[XP]] : !llvm.ptr, %[[GP]] : !llvm.ptr, %[[SS]] : memref<4x1928xf32>, %[[CP]] : memref<8x3x5x1928xf32>, %[[SP]] : memref<8x3x5x1928xf32>) {sigreg.region = "trig_reduction"}
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_ecf_finalize_sm
 // CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_epilogue
 
 // The projection: g rounded to bf16, f32 sums of squares.
@@ -43,7 +44,7 @@
 // CHECK:         arith.truncf %{{.*}} : f32 to bf16
 
 // The kernel: tensor-map parameters listed for --sigreg-grid-constant-params.
-// CHECK:       gpu.func @sigreg_fused_ecf_wgmma(%[[XM:.*]]: !llvm.ptr, %[[GM:.*]]: !llvm.ptr, %[[SUMSQ:.*]]: memref<4x1928xf32>, %[[COS:.*]]: memref<8x3x1928x5xf32>, %[[SIN:.*]]: memref<8x3x1928x5xf32>) kernel
+// CHECK:       gpu.func @sigreg_fused_ecf_wgmma(%[[XM:.*]]: !llvm.ptr, %[[GM:.*]]: !llvm.ptr, %[[SUMSQ:.*]]: memref<4x1928xf32>, %[[COS:.*]]: memref<8x3x5x1928xf32>, %[[SIN:.*]]: memref<8x3x5x1928xf32>) kernel
 // CHECK-SAME:      known_block_size = array<i32: 384, 1, 1>, sigreg.grid_constants = array<i64: 0, 1>
 // CHECK:         %[[XMAP:.*]] = builtin.unrealized_conversion_cast %[[XM]] : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<128x64xbf16, 3>
 // CHECK:         %[[GMAP:.*]] = builtin.unrealized_conversion_cast %[[GM]] : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>
@@ -111,6 +112,8 @@
 // CHECK:           memref.store %{{.*}}, %[[COS]]
 // CHECK:           memref.store %{{.*}}, %[[SIN]]
 // CHECK:         gpu.return
+// The finalize kernel reads the slice-major partials, one slice per thread.
+// CHECK:       gpu.func @sigreg_ecf_finalize_sm(%{{.*}}: memref<8x3x5x1928xf32>, %{{.*}}: memref<8x3x5x1928xf32>, %{{.*}}: memref<3x1928x5xf32>, %{{.*}}: memref<3x1928x5xf32>)
 
 // The persistent variant: 132 CTAs walk the 192 tiles; the ring (2 stages,
 // 96 KB) and the y tile (128 KB) side by side. In the mainloop of a tile,
