@@ -18,16 +18,13 @@
 //   sigreg.projection   FLOPs S(1 + 3D)                 bytes 3DS q
 //   sigreg.project      FLOPs 2BDS                      bytes BD q(x) + DS q(A)
 //                                                             + BS q
-//   sigreg.ecf          frequency projection  FLOPs BSP        bytes (BSP + BS
-//   + P)q
-//                       cos/sin               FLOPs 0          bytes 3BSP q
-//                                             (SFU: 2BSP)
-//                       batch mean            FLOPs 2BSP + 2VSP bytes (2BSP +
-//                       2VSP)q
-//   sigreg.epps_pulley  squared error         FLOPs 4VSP       bytes (3VSP +
-//   P)q
-//                       weighted integration  FLOPs 2VSP + VS  bytes (VSP + P +
-//                       VS)q
+//   sigreg.ecf
+//     frequency projection   FLOPs BSP          bytes (BSP + BS + P) q
+//     cos/sin                FLOPs 0 (SFU 2BSP) bytes 3BSP q
+//     batch mean             FLOPs 2BSP + 2VSP  bytes (2BSP + 2VSP) q
+//   sigreg.epps_pulley
+//     squared error          FLOPs 4VSP         bytes (3VSP + P) q
+//     weighted integration   FLOPs 2VSP + VS    bytes (VSP + P + VS) q
 //   sigreg.reduce       mean: FLOPs VS + 1, sum: VS, bytes (VS + 1)q; none: 0
 // Clipping (comparisons) is not counted, as in the seed; the all-reduce
 // (FLOPs 2VSP, bytes 2VSP q) is outside the totals and reported apart when
@@ -56,7 +53,8 @@
 //       adds into the cos/sin sums, then 2VSP divides for the means; SFU 2BS
 //       (one cos and one sin of theta). Writes 2VSP f32 means; with T > 1
 //       batch tiles (T = ceil(N / rows), rows as the lowering picks them:
-//       64 for the tensor-core kernel, else `block-rows` or 16/32/64 by N)
+//       128 for the Hopper kernel, 64 for the mma.sync kernel, else
+//       `block-rows` or 16/32/64 by N)
 //       it writes 2TVSP f32 partials, the finalize kernel reads them back
 //       and writes the means: (4T + 2)VSP f32. This is an estimate from the
 //       schedule's tile choice.
