@@ -335,16 +335,17 @@ bool mlir::sigreg::usesSingleLaunch(FusedEcfOp op,
 // The schedule as IR
 //===----------------------------------------------------------------------===//
 
-ScheduleAttr mlir::sigreg::chooseScheduleAttr(FusedEcfOp op,
-                                              const EcfScheduleOptions &options) {
+ScheduleAttr
+mlir::sigreg::chooseScheduleAttr(FusedEcfOp op,
+                                 const EcfScheduleOptions &options) {
   MLIRContext *ctx = op.getContext();
   bool seeded = bool(op.getProjection().getDefiningOp<ProjectionOp>());
   auto in = op.getInput().getType();
   auto cos = op.getCos().getType();
   if (usesSingleLaunch(op, options)) {
     SingleLaunchTiling t = chooseSingleLaunchTiling(
-        in.getDimSize(0), in.getDimSize(1), in.getDimSize(2),
-        cos.getDimSize(1), cos.getDimSize(2));
+        in.getDimSize(0), in.getDimSize(1), in.getDimSize(2), cos.getDimSize(1),
+        cos.getDimSize(2));
     return ScheduleAttr::get(
         ctx, KernelKind::single_launch, t.blockRows, t.blockSlices, 16,
         llvm::divideCeilSigned<int64_t>(in.getDimSize(1), t.blockRows),
@@ -355,11 +356,10 @@ ScheduleAttr mlir::sigreg::chooseScheduleAttr(FusedEcfOp op,
                                                  : KernelKind::wgmma)
                     : s.tensorCores ? KernelKind::mma
                                     : KernelKind::simt;
-  ProjectionMode projection =
-      !seeded                              ? ProjectionMode::explicit_
-      : !s.tensorCores                     ? ProjectionMode::f32
-      : s.splitProjection                  ? ProjectionMode::split
-                                           : ProjectionMode::rounded;
+  ProjectionMode projection = !seeded             ? ProjectionMode::explicit_
+                              : !s.tensorCores    ? ProjectionMode::f32
+                              : s.splitProjection ? ProjectionMode::split
+                                                  : ProjectionMode::rounded;
   return ScheduleAttr::get(ctx, kind, s.blockRows, s.blockSlices, s.tileK,
                            s.numBatchTiles, projection);
 }
@@ -399,8 +399,7 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
                              function_ref<InFlightDiagnostic()> emitError) {
   KernelKind kind = attr.getKernel();
   StringRef name = stringifyKernelKind(kind);
-  int64_t rows = attr.getRows(), slices = attr.getSlices(),
-          k = attr.getKTile();
+  int64_t rows = attr.getRows(), slices = attr.getSlices(), k = attr.getKTile();
   auto in = op.getInput().getType();
   auto cos = op.getCos().getType();
   int64_t batch = in.getDimSize(1), features = in.getDimSize(2),

@@ -377,8 +377,8 @@ LogicalResult FusedEcfOp::verify() {
                              projType.getDimSize(1),
                              getTMax().convertToDouble())))
     return failure();
-  if (failed(verifyEcfSizes(op, inType, getCos().getType(),
-                            inType.getDimSize(2))))
+  if (failed(
+          verifyEcfSizes(op, inType, getCos().getType(), inType.getDimSize(2))))
     return failure();
   if (ScheduleAttr schedule = getScheduleAttr())
     return verifySchedule(*this, schedule, [&] { return emitOpError(); });
