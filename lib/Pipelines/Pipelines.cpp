@@ -107,6 +107,15 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   pm.addPass(createSigregFuseEcf());
   pm.addPass(createSigregFuseEpilogue());
   pm.addPass(createCanonicalizerPass());
+  SigregChooseScheduleOptions scheduleOpts;
+  scheduleOpts.blockRows = options.blockRows;
+  scheduleOpts.blockSlices = options.blockSlices;
+  scheduleOpts.tensorCores = options.tensorCores;
+  scheduleOpts.hopper = options.chip == "sm_90a";
+  scheduleOpts.wgmmaSlices = options.wgmmaSlices;
+  scheduleOpts.wgmmaPersistent = options.wgmmaPersistent;
+  scheduleOpts.singleLaunch = options.singleLaunch;
+  pm.addPass(createSigregChooseSchedule(scheduleOpts));
   ConvertSigregToGPUOptions gpuOpts;
   gpuOpts.blockRows = options.blockRows;
   gpuOpts.blockSlices = options.blockSlices;

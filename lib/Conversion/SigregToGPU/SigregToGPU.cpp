@@ -81,6 +81,21 @@ private:
                  int64_t numBatchTiles, int64_t dynamicSharedBytes,
                  bool sliceMajor = false);
   Value destination(OpBuilder &b, Value result);
+  /// The schedule of `ecf`: its #sigreg.schedule, else chosen from the
+  /// options as --sigreg-choose-schedule would.
+  EcfSchedule ecfSchedule(FusedEcfOp ecf) {
+    return getOrChooseEcfSchedule(ecf, schedule);
+  }
+  ProjectionSchedule projectionSchedule(ProjectionOp proj) {
+    return chooseProjectionSchedule(
+        proj, schedule.projectionChunk,
+        [&](FusedEcfOp ecf) { return ecfSchedule(ecf); });
+  }
+  bool runsAsSingleLaunch(FusedEcfOp ecf) {
+    if (ScheduleAttr attr = ecf.getScheduleAttr())
+      return attr.getKernel() == KernelKind::single_launch;
+    return usesSingleLaunch(ecf, schedule);
+  }
   gpu::GPUFuncOp addKernel(gpu::GPUFuncOp kernel) {
     kernelTable.insert(kernel); // renames on a clash
     return kernel;
@@ -123,7 +138,7 @@ LogicalResult FunctionLowering::checkGridLimits(Operation *op) {
   if (auto proj = dyn_cast<ProjectionOp>(op)) {
     if (!proj.getType().hasStaticShape())
       return success();
-    ProjectionSchedule layout = chooseProjectionSchedule(proj, schedule);
+    ProjectionSchedule layout = projectionSchedule(proj);
     return check("projection",
                  ceilDiv(proj.getType().getDimSize(1), kBlockThreads),
                  layout.numChunks, 1);
@@ -132,7 +147,7 @@ LogicalResult FunctionLowering::checkGridLimits(Operation *op) {
     auto c = ecf.getCos().getType();
     if (!ecf.getInput().getType().hasStaticShape() || !c.hasStaticShape())
       return success();
-    EcfSchedule sched = chooseEcfSchedule(ecf, schedule);
+    EcfSchedule sched = ecfSchedule(ecf);
     int64_t V = c.getDimSize(0);
     return failure(failed(check("fused ECF", sched.numSliceTiles,
                                 sched.numBatchTiles, V)) ||
@@ -277,7 +292,7 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
   if (auto proj = dyn_cast<ProjectionOp>(op)) {
     // A tensor-core consumer reads g as packed 16-bit hi(/lo) words, with
     // whole row pairs per chunk.
-    ProjectionSchedule layout = chooseProjectionSchedule(proj, schedule);
+    ProjectionSchedule layout = projectionSchedule(proj);
     Type halfType = layout.packedElement;
     bool split = layout.splitProjection;
     ProjectionKernelShape shape{proj.getType().getDimSize(0),
@@ -339,7 +354,7 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
         sh.seeded
             ? cast<MemRefType>(seeded->second.g.getType()).getElementType()
             : ecf.getProjection().getType().getElementType();
-    EcfSchedule sched = chooseEcfSchedule(ecf, schedule);
+    EcfSchedule sched = ecfSchedule(ecf);
     sh.blockSlices = sched.blockSlices;
     if (sched.wgmma)
       return lowerWgmmaEcf(b, ecf, sh,
@@ -566,8 +581,12 @@ LogicalResult FunctionLowering::lowerSingleLaunch(OpBuilder &b,
   sh.projectionElement =
       proj ? Type() : ecf.getProjection().getType().getElementType();
   sh.chunkRows = projectionChunkRows(schedule.projectionChunk, false);
-  SingleLaunchTiling tiling = chooseSingleLaunchTiling(
-      sh.numViews, sh.batch, sh.featureDim, sh.numSlices, sh.numPoints);
+  SingleLaunchTiling tiling =
+      ecf.getScheduleAttr()
+          ? SingleLaunchTiling{ecf.getScheduleAttr().getRows(),
+                               ecf.getScheduleAttr().getSlices()}
+          : chooseSingleLaunchTiling(sh.numViews, sh.batch, sh.featureDim,
+                                     sh.numSlices, sh.numPoints);
   sh.blockRows = tiling.blockRows;
   sh.blockSlices = tiling.blockSlices;
   sh.globalCount = *count;
@@ -606,7 +625,7 @@ LogicalResult FunctionLowering::run() {
   if (failed(checkSupported()))
     return failure();
   oldFunc.walk([&](FusedEcfOp ecf) {
-    if (!usesSingleLaunch(ecf, schedule))
+    if (!runsAsSingleLaunch(ecf))
       return;
     auto ar = cast<AllReduceMeanOp>(*ecf.getCos().getUsers().begin());
     Operation *epi = *ar.getCosGlobal().getUsers().begin();

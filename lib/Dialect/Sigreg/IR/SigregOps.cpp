@@ -1,6 +1,7 @@
 //===- SigregOps.cpp - sigreg dialect ops and verifiers -------------------===//
 
 #include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
+#include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
 #include "sigreg/Reference/Limits.h"
 
 #include "mlir/IR/Builders.h"
@@ -376,7 +377,12 @@ LogicalResult FusedEcfOp::verify() {
                              projType.getDimSize(1),
                              getTMax().convertToDouble())))
     return failure();
-  return verifyEcfSizes(op, inType, getCos().getType(), inType.getDimSize(2));
+  if (failed(
+          verifyEcfSizes(op, inType, getCos().getType(), inType.getDimSize(2))))
+    return failure();
+  if (ScheduleAttr schedule = getScheduleAttr())
+    return verifySchedule(*this, schedule, [&] { return emitOpError(); });
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -34,7 +34,8 @@ struct SigregFuseEcfPass : sigreg::impl::SigregFuseEcfBase<SigregFuseEcfPass> {
       auto fused =
           FusedEcfOp::create(rewriter, ecf.getLoc(), ecf.getCos().getType(),
                              ecf.getSin().getType(), project.getInput(),
-                             project.getProjection(), ecf.getTMaxAttr());
+                             project.getProjection(), ecf.getTMaxAttr(),
+                             /*schedule=*/ScheduleAttr());
       rewriter.replaceOp(ecf, fused.getResults());
       rewriter.eraseOp(project);
     });

@@ -9,6 +9,7 @@
 #ifndef SIGREG_DIALECT_SIGREG_IR_SIGREGDIALECT_TD
 #define SIGREG_DIALECT_SIGREG_IR_SIGREGDIALECT_TD
 
+include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/OpBase.td"
 
 def Sigreg_Dialect : Dialect {
@@ -22,6 +23,7 @@ def Sigreg_Dialect : Dialect {
     mirror the regions of docs/CONTRACT.md section 7; the naive lowering and
     the fusion passes start there.
   }];
+  let useDefaultAttributePrinterParser = 1;
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::tensor::TensorDialect"

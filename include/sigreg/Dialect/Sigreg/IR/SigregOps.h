@@ -11,6 +11,9 @@
 
 #include "sigreg/Dialect/Sigreg/IR/SigregEnums.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "sigreg/Dialect/Sigreg/IR/SigregAttrs.h.inc"
+
 #define GET_OP_CLASSES
 #include "sigreg/Dialect/Sigreg/IR/SigregOps.h.inc"
 

@@ -28,6 +28,73 @@ def Sigreg_Reduction : I32EnumAttr<"Reduction", "reduction over views and slices
   let cppNamespace = "::mlir::sigreg";
 }
 
+def Sigreg_KernelKind : I32EnumAttr<"KernelKind", "the kernel of a fused ECF schedule", [
+    I32EnumAttrCase<"simt", 0>,
+    I32EnumAttrCase<"mma", 1>,
+    I32EnumAttrCase<"wgmma", 2>,
+    I32EnumAttrCase<"wgmma_persistent", 3>,
+    I32EnumAttrCase<"single_launch", 4>
+  ]> {
+  let cppNamespace = "::mlir::sigreg";
+}
+
+def Sigreg_ProjectionMode : I32EnumAttr<"ProjectionMode",
+    "how a fused ECF kernel reads its projection", [
+    I32EnumAttrCase<"explicit_", 0, "explicit">,
+    I32EnumAttrCase<"f32", 1>,
+    I32EnumAttrCase<"split", 2>,
+    I32EnumAttrCase<"rounded", 3>
+  ]> {
+  let cppNamespace = "::mlir::sigreg";
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+def Sigreg_ScheduleAttr : AttrDef<Sigreg_Dialect, "Schedule"> {
+  let mnemonic = "schedule";
+  let summary = "the GPU schedule of a sigreg.fused_ecf";
+  let description = [{
+    Every decision --convert-sigreg-to-gpu makes for one `sigreg.fused_ecf`
+    (docs/GPU-SCHEDULES.md): `--sigreg-choose-schedule` attaches it, or a
+    user writes it by hand to try a schedule; the op verifier rejects
+    schedules the kernels cannot run (verifySchedule in EcfSchedule.cpp).
+
+    - `kernel`: `simt` (sigreg_fused_ecf), `mma` (mma.sync,
+      sigreg_fused_ecf_mma), `wgmma` (TMA + wgmma, sigreg_fused_ecf_wgmma),
+      `wgmma_persistent` (sigreg_fused_ecf_wgmma_persistent) or
+      `single_launch` (the whole forward chain in one launch,
+      sigreg_single_launch).
+    - `tile = [rows, slices]`: batch rows x slices per block (CTA).
+    - `k_tile`: SIMT kernel: depth of the staged feature tile (16 for the
+      other kernels).
+    - `batch_tiles`: ceil(N / rows); more than one adds per-tile partials
+      and a finalize step.
+    - `projection`: `explicit` (a projection operand), or how a seeded
+      `sigreg.projection` is read: `f32`, `split` (16-bit hi + lo parts) or
+      `rounded` (16 bits).
+
+    ```mlir
+    #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16,
+                     batch_tiles = 64, projection = rounded>
+    ```
+  }];
+  let parameters = (ins
+    EnumParameter<Sigreg_KernelKind>:$kernel,
+    "int64_t":$rows,
+    "int64_t":$slices,
+    "int64_t":$k_tile,
+    "int64_t":$batch_tiles,
+    EnumParameter<Sigreg_ProjectionMode>:$projection
+  );
+  let assemblyFormat = [{
+    `<` `kernel` `=` $kernel `,` `tile` `=` `[` $rows `,` $slices `]` `,`
+    `k_tile` `=` $k_tile `,` `batch_tiles` `=` $batch_tiles `,`
+    `projection` `=` $projection `>`
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Type constraints
 //===----------------------------------------------------------------------===//
@@ -204,7 +271,8 @@ def Sigreg_FusedEcfOp : Sigreg_Op<"fused_ecf", [Pure, AllTypesMatch<["cos", "sin
   }];
   let arguments = (ins
     Sigreg_InputTensor:$input, Sigreg_InputTensor:$projection,
-    DefaultValuedAttr<F64Attr, "3.0">:$t_max
+    DefaultValuedAttr<F64Attr, "3.0">:$t_max,
+    OptionalAttr<Sigreg_ScheduleAttr>:$schedule
   );
   let results = (outs Sigreg_F32Tensor:$cos, Sigreg_F32Tensor:$sin);
   let assemblyFormat = [{

@@ -51,6 +51,36 @@ def SigregFuseEpilogue : Pass<"sigreg-fuse-epilogue"> {
   }];
 }
 
+def SigregChooseSchedule : Pass<"sigreg-choose-schedule"> {
+  let summary = "Attach the GPU schedule to every sigreg.fused_ecf";
+  let description = [{
+    Records, as a `#sigreg.schedule` attribute `schedule` on every
+    `sigreg.fused_ecf` with static shapes that has none, the decisions
+    `--convert-sigreg-to-gpu` would make under the same options
+    (chooseScheduleAttr in EcfSchedule.cpp: the kernel, tile, k tile, batch
+    tiles and how a seeded projection is read). A schedule already present,
+    for example one written by hand, is kept; the op verifier checks it.
+    `--convert-sigreg-to-gpu` follows the attribute where there is one.
+  }];
+  let options = [
+    Option<"blockRows", "block-rows", "int64_t", "0",
+           "SIMT kernel: batch rows per block (16, 32 or 64; 0: by shape)">,
+    Option<"blockSlices", "block-slices", "int64_t", "0",
+           "SIMT kernel: slices per block (16, 32 or 64; 0: by shape)">,
+    Option<"tensorCores", "tensor-cores", "bool", "true",
+           "bf16/f16 inputs may use the tensor-core (mma.sync) kernel">,
+    Option<"hopper", "hopper", "bool", "false",
+           "The target is sm_90a: large bf16/f16 problems use the TMA + wgmma kernel">,
+    Option<"wgmmaSlices", "wgmma-slices", "int64_t", "0",
+           "Slices per CTA tile of the TMA + wgmma kernel (128 or 256; 0: by rule)">,
+    Option<"wgmmaPersistent", "wgmma-persistent", "bool", "false",
+           "TMA + wgmma kernel: persistent CTAs (P <= 17)">,
+    Option<"singleLaunch", "single-launch", "int64_t", "1",
+           "Whole forward in one launch: 0 never, 1 where the cost rule "
+           "usesSingleLaunch picks it, 2 wherever it applies">
+  ];
+}
+
 def SigregRoofline : Pass<"sigreg-roofline"> {
   let summary = "Report FLOPs, bytes moved and arithmetic intensity per region";
   let description = [{

@@ -14,6 +14,8 @@
 
 #include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <cstdint>
 
 namespace mlir {
@@ -201,6 +203,38 @@ struct ProjectionSchedule {
 ProjectionSchedule chooseProjectionSchedule(ProjectionOp op,
                                             const EcfScheduleOptions &options,
                                             int64_t dynamicSize = 0);
+/// The same from the schedules of `op`'s fused_ecf consumers, given by
+/// `scheduleOf` (the attribute where there is one), and `projectionChunk`
+/// rows of D per projection chunk.
+ProjectionSchedule
+chooseProjectionSchedule(ProjectionOp op, int64_t projectionChunk,
+                         llvm::function_ref<EcfSchedule(FusedEcfOp)> scheduleOf,
+                         int64_t dynamicSize = 0);
+
+//===----------------------------------------------------------------------===//
+// The schedule as IR: #sigreg.schedule on sigreg.fused_ecf
+//===----------------------------------------------------------------------===//
+
+/// The schedule --convert-sigreg-to-gpu would choose for `op` (static
+/// shapes) under `options`: the single launch where usesSingleLaunch picks
+/// it, else chooseEcfSchedule's decisions.
+ScheduleAttr chooseScheduleAttr(FusedEcfOp op,
+                                const EcfScheduleOptions &options);
+
+/// The decisions recorded in `attr` (verified against `op`).
+EcfSchedule getEcfSchedule(FusedEcfOp op, ScheduleAttr attr);
+
+/// The schedule of `op`: its attribute when it has one, else the one
+/// chooseEcfSchedule makes under `options`.
+EcfSchedule getOrChooseEcfSchedule(FusedEcfOp op,
+                                   const EcfScheduleOptions &options);
+
+/// Whether `attr` can run `op`, by the same rules the choice follows (the
+/// cost rules aside: a schedule written by hand may be slow, never wrong).
+/// On failure, reports the first broken rule through `emitError`.
+LogicalResult
+verifySchedule(FusedEcfOp op, ScheduleAttr attr,
+               llvm::function_ref<InFlightDiagnostic()> emitError);
 
 } // namespace sigreg
 } // namespace mlir

@@ -1,0 +1,515 @@
+//===- EcfSchedule.cpp - schedule decisions of the fused ECF --------------===//
+
+#include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
+
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/bit.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+using namespace mlir;
+using namespace mlir::sigreg;
+
+namespace {
+
+/// Size of dimension `i` of `type`, `dynamicSize` standing for a dynamic one.
+int64_t dimSize(Type type, unsigned i, int64_t dynamicSize) {
+  int64_t d = cast<ShapedType>(type).getDimSize(i);
+  return ShapedType::isDynamic(d) ? dynamicSize : d;
+}
+
+/// The rules below say why a kernel cannot run `op`, or return "" when it
+/// can. The choice (usesX) adds its options and cost rules on top; the
+/// verifier of a hand-written schedule (verifySchedule) applies them alone.
+
+/// The tensor-core kernels multiply 16-bit inputs.
+std::string mmaObstacle(FusedEcfOp op) {
+  Type e = getElementTypeOrSelf(op.getInput().getType());
+  if (e.isBF16() || e.isF16())
+    return "";
+  std::string msg;
+  llvm::raw_string_ostream os(msg);
+  os << "needs a bf16 or f16 input, got " << e;
+  return msg;
+}
+
+/// The Hopper kernel with `tileSlices` slices per CTA tile (0: the default
+/// 256).
+std::string wgmmaObstacle(FusedEcfOp op, int64_t tileSlices,
+                          int64_t dynamicSize) {
+  std::string msg = mmaObstacle(op);
+  if (!msg.empty())
+    return msg;
+  llvm::raw_string_ostream os(msg);
+  Type in = op.getInput().getType();
+  Type e = getElementTypeOrSelf(in);
+  int64_t features = dimSize(in, 2, dynamicSize);
+  int64_t slices = dimSize(op.getCos().getType(), 1, dynamicSize);
+  if (features % 8 != 0 || slices % 8 != 0) {
+    os << "needs D and S multiples of 8 (16-byte TMA row strides), got D = "
+       << features << ", S = " << slices;
+    return msg;
+  }
+  // The 128-slice tile adds its two row halves through a [2 (P - 1)][128]
+  // f32 buffer over its 64 KB y tile.
+  int64_t points = dimSize(op.getCos().getType(), 2, dynamicSize);
+  if (tileSlices == 128 && points > 65) {
+    os << "with 128-slice tiles needs P <= 65, got P = " << points;
+    return msg;
+  }
+  Value projection = op.getProjection();
+  if (projection.getDefiningOp<ProjectionOp>()) {
+    if (!projection.hasOneUse())
+      os << "needs a seeded projection read by this op alone";
+    else if (needsSplitProjection(op))
+      os << "rounds the seeded projection to 16 bits, but this op needs the "
+            "hi + lo split (per-slice statistics, or a rounding error above "
+            "the budget)";
+  } else if (getElementTypeOrSelf(projection.getType()) != e) {
+    os << "needs an explicit projection of the input's type " << e << ", got "
+       << getElementTypeOrSelf(projection.getType());
+  }
+  return msg;
+}
+
+/// The single launch of `op`'s whole chain (see usesSingleLaunch).
+std::string singleLaunchObstacle(FusedEcfOp op, int64_t dynamicSize) {
+  std::string msg;
+  llvm::raw_string_ostream os(msg);
+  // The chain: ecf -> all_reduce_mean (one rank) -> fused_epilogue.
+  auto ar = dyn_cast_if_present<AllReduceMeanOp>(
+      op.getCos().hasOneUse() ? *op.getCos().getUsers().begin() : nullptr);
+  FusedEpilogueOp epi;
+  if (ar && ar.getWorldSize() == 1 && op.getSin().hasOneUse() &&
+      *op.getSin().getUsers().begin() == ar.getOperation() &&
+      ar.getCos() == op.getCos() && ar.getSin() == op.getSin())
+    epi = dyn_cast_if_present<FusedEpilogueOp>(
+        ar.getCosGlobal().hasOneUse() ? *ar.getCosGlobal().getUsers().begin()
+                                      : nullptr);
+  if (!epi || !ar.getSinGlobal().hasOneUse() ||
+      *ar.getSinGlobal().getUsers().begin() != epi.getOperation() ||
+      epi.getCos() != ar.getCosGlobal() || epi.getSin() != ar.getSinGlobal()) {
+    os << "needs cos and sin read only by one sigreg.all_reduce_mean of "
+          "world_size 1 whose results are read only by one "
+          "sigreg.fused_epilogue";
+    return msg;
+  }
+  Value projection = op.getProjection();
+  if (projection.getDefiningOp<ProjectionOp>()) {
+    if (!projection.hasOneUse()) {
+      os << "needs a seeded projection read by this op alone";
+      return msg;
+    }
+  } else if (!isa<BlockArgument>(projection)) {
+    os << "needs a seeded projection or a function argument as projection";
+    return msg;
+  }
+  Type in = op.getInput().getType();
+  int64_t batch = dimSize(in, 1, dynamicSize),
+          features = dimSize(in, 2, dynamicSize);
+  int64_t points = dimSize(op.getCos().getType(), 2, dynamicSize);
+  if (features > 8192)
+    os << "needs D <= 8192 (one column of g in shared memory), got D = "
+       << features;
+  else if (points > 64)
+    os << "needs P <= 64, got P = " << points;
+  else if (batch < 1)
+    os << "needs a non-empty batch";
+  return msg;
+}
+} // namespace
+
+bool mlir::sigreg::usesTensorCores(FusedEcfOp op,
+                                   const EcfScheduleOptions &options,
+                                   int64_t dynamicSize) {
+  Type in = op.getInput().getType();
+  int64_t slices = dimSize(op.getCos().getType(), 1, dynamicSize);
+  int64_t blocks =
+      dimSize(in, 0, dynamicSize) *
+      llvm::divideCeilSigned<int64_t>(dimSize(in, 1, dynamicSize), kMmaRows) *
+      llvm::divideCeilSigned<int64_t>(slices, kMmaSlices);
+  return options.tensorCores && mmaObstacle(op).empty() &&
+         blocks >= kTargetBlocks / 4;
+}
+
+WgmmaTiling mlir::sigreg::getWgmmaTiling(int64_t tileSlices, bool persistent) {
+  if (tileSlices == 128)
+    return {128, 3, 2, 288, 0, 0, false};
+  if (persistent)
+    return {256, 2, 1, 384, 40, 232, true};
+  return {256, 4, 1, 384, 40, 232, false};
+}
+
+bool mlir::sigreg::usesWgmma(FusedEcfOp op, const EcfScheduleOptions &options,
+                             int64_t dynamicSize) {
+  if (!options.tensorCores || !options.hopper ||
+      !wgmmaObstacle(op, options.wgmmaSlices, dynamicSize).empty())
+    return false;
+  Type in = op.getInput().getType();
+  int64_t slices = dimSize(op.getCos().getType(), 1, dynamicSize);
+  int64_t tiles =
+      dimSize(in, 0, dynamicSize) *
+      llvm::divideCeilSigned<int64_t>(dimSize(in, 1, dynamicSize),
+                                      kWgmmaTileRows) *
+      llvm::divideCeilSigned<int64_t>(
+          slices, options.wgmmaSlices ? options.wgmmaSlices : kWgmmaTileSlices);
+  return tiles >= kTargetBlocks / 2;
+}
+
+double mlir::sigreg::roundedProjectionError(FusedEcfOp op) {
+  auto in = op.getInput().getType();
+  auto cos = op.getCos().getType();
+  if (!in.hasStaticShape() || !cos.hasStaticShape())
+    return std::numeric_limits<double>::infinity();
+  Type e = in.getElementType();
+  // Unit roundoff of the 16-bit type g is rounded to.
+  double u = e.isBF16()  ? std::ldexp(1.0, -8)
+             : e.isF16() ? std::ldexp(1.0, -11)
+                         : std::ldexp(1.0, -24);
+  double V = in.getDimSize(0), N = in.getDimSize(1), D = in.getDimSize(2),
+         S = cos.getDimSize(1);
+  // The ECF averages over every rank's batch.
+  int64_t worldSize = 1;
+  for (Operation *user : op->getUsers())
+    if (auto ar = dyn_cast<AllReduceMeanOp>(user))
+      worldSize = std::max<int64_t>(worldSize, ar.getWorldSize());
+  return u * std::sqrt(N * static_cast<double>(worldSize) / D) /
+         std::sqrt(V * S);
+}
+
+bool mlir::sigreg::needsSplitProjection(FusedEcfOp op) {
+  for (Operation *user : op->getUsers()) {
+    auto ar = dyn_cast<AllReduceMeanOp>(user);
+    if (!ar)
+      return true;
+    for (Operation *next : ar->getUsers()) {
+      auto epi = dyn_cast<FusedEpilogueOp>(next);
+      if (!epi || epi.getReduction() == Reduction::none)
+        return true;
+    }
+  }
+  // Reduced over the slices: g rounded to 16 bits only where the error
+  // bound leaves room for the rest of the tolerance.
+  return roundedProjectionError(op) > kRoundedProjectionErrorBudget;
+}
+
+EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
+                                            const EcfScheduleOptions &options,
+                                            int64_t dynamicSize) {
+  Type in = op.getInput().getType();
+  int64_t numViews = dimSize(in, 0, dynamicSize);
+  int64_t batch = dimSize(in, 1, dynamicSize);
+  int64_t numSlices = dimSize(op.getCos().getType(), 1, dynamicSize);
+
+  EcfSchedule s;
+  s.wgmma = usesWgmma(op, options, dynamicSize);
+  s.wgmmaPersistent = s.wgmma && options.wgmmaPersistent &&
+                      options.wgmmaSlices != 128 &&
+                      dimSize(op.getCos().getType(), 2, dynamicSize) <=
+                          kWgmmaPersistentMaxPoints;
+  s.tensorCores = s.wgmma || usesTensorCores(op, options, dynamicSize);
+  // Only a seeded projection is split; an explicit one has the input's
+  // 16-bit type already.
+  s.splitProjection = s.tensorCores && !s.wgmma &&
+                      op.getProjection().getDefiningOp<ProjectionOp>() &&
+                      needsSplitProjection(op);
+  // Tile choice: rows by batch size, slices shrunk until the grid has about
+  // two blocks per multiprocessor.
+  if (s.wgmma) {
+    s.blockRows = kWgmmaTileRows;
+    s.blockSlices =
+        options.wgmmaSlices ? options.wgmmaSlices : kWgmmaTileSlices;
+  } else if (s.tensorCores) {
+    s.blockRows = kMmaRows;
+    s.blockSlices = kMmaSlices;
+  } else {
+    s.blockRows = options.blockRows ? options.blockRows
+                  : batch <= 16     ? 16
+                  : batch <= 32     ? 32
+                                    : 64;
+    s.blockSlices = options.blockSlices;
+  }
+  s.numBatchTiles = llvm::divideCeilSigned<int64_t>(batch, s.blockRows);
+  if (!s.blockSlices) {
+    s.blockSlices = 64;
+    while (s.blockSlices > 16 &&
+           numViews * s.numBatchTiles *
+                   llvm::divideCeilSigned<int64_t>(numSlices, s.blockSlices) <
+               kTargetBlocks)
+      s.blockSlices /= 2;
+  }
+  s.numSliceTiles = llvm::divideCeilSigned<int64_t>(numSlices, s.blockSlices);
+  s.tileK = 16;
+  if (!s.tensorCores &&
+      numViews * s.numBatchTiles * s.numSliceTiles < kTargetBlocks / 2) {
+    auto smemBytes = [&](int64_t k) {
+      return 4 * (k * (s.blockRows + 1) + k * s.blockSlices +
+                  2 * 16 * s.blockSlices + s.blockSlices);
+    };
+    while (s.tileK < 128 && smemBytes(2 * s.tileK) <= 40 * 1024)
+      s.tileK *= 2;
+  }
+  return s;
+}
+
+int64_t mlir::sigreg::projectionChunkRows(int64_t requested, bool packedPairs) {
+  return packedPairs && requested % 2 ? requested + 1 : requested;
+}
+
+ProjectionSchedule mlir::sigreg::chooseProjectionSchedule(
+    ProjectionOp op, const EcfScheduleOptions &options, int64_t dynamicSize) {
+  return chooseProjectionSchedule(
+      op, options.projectionChunk,
+      [&](FusedEcfOp ecf) {
+        return chooseEcfSchedule(ecf, options, dynamicSize);
+      },
+      dynamicSize);
+}
+
+ProjectionSchedule mlir::sigreg::chooseProjectionSchedule(
+    ProjectionOp op, int64_t projectionChunk,
+    function_ref<EcfSchedule(FusedEcfOp)> scheduleOf, int64_t dynamicSize) {
+  ProjectionSchedule s{Type(), false, false, 0, 0};
+  for (Operation *user : op->getUsers()) {
+    auto ecf = dyn_cast<FusedEcfOp>(user);
+    if (!ecf)
+      continue;
+    EcfSchedule consumer = scheduleOf(ecf);
+    if (consumer.wgmma) {
+      // The only consumer (usesWgmma checks it).
+      s.packedElement = getElementTypeOrSelf(ecf.getInput().getType());
+      s.rowMajor = true;
+    } else if (consumer.tensorCores) {
+      s.packedElement = getElementTypeOrSelf(ecf.getInput().getType());
+      s.splitProjection |= consumer.splitProjection;
+    }
+  }
+  s.chunkRows =
+      projectionChunkRows(projectionChunk, s.packedElement && !s.rowMajor);
+  s.numChunks = llvm::divideCeilSigned<int64_t>(
+      dimSize(op.getType(), 0, dynamicSize), s.chunkRows);
+  return s;
+}
+
+SingleLaunchTiling mlir::sigreg::chooseSingleLaunchTiling(int64_t numViews,
+                                                          int64_t batch,
+                                                          int64_t featureDim,
+                                                          int64_t numSlices,
+                                                          int64_t numPoints) {
+  int64_t rows = std::clamp<int64_t>(llvm::PowerOf2Ceil(batch), 8, 128);
+  int64_t batchTiles = llvm::divideCeilSigned<int64_t>(batch, rows);
+  int64_t slices = 16;
+  while (slices > 1 &&
+         (rows * slices > 256 || featureDim * slices > 8192 ||
+          16 * slices * numPoints > 8192 ||
+          numViews * batchTiles *
+                  llvm::divideCeilSigned<int64_t>(numSlices, slices) <
+              kTargetBlocks / 2))
+    slices /= 2;
+  return {rows, slices};
+}
+
+bool mlir::sigreg::usesSingleLaunch(FusedEcfOp op,
+                                    const EcfScheduleOptions &options,
+                                    int64_t dynamicSize) {
+  if (options.singleLaunch == 0 ||
+      !singleLaunchObstacle(op, dynamicSize).empty())
+    return false;
+  if (options.singleLaunch >= 2)
+    return true;
+  Type in = op.getInput().getType();
+  int64_t views = dimSize(in, 0, dynamicSize),
+          batch = dimSize(in, 1, dynamicSize),
+          features = dimSize(in, 2, dynamicSize);
+  int64_t slices = dimSize(op.getCos().getType(), 1, dynamicSize);
+  return batch <= 256 &&
+         views * batch * features * slices <= (int64_t(1) << 28);
+}
+
+//===----------------------------------------------------------------------===//
+// The schedule as IR
+//===----------------------------------------------------------------------===//
+
+ScheduleAttr
+mlir::sigreg::chooseScheduleAttr(FusedEcfOp op,
+                                 const EcfScheduleOptions &options) {
+  MLIRContext *ctx = op.getContext();
+  bool seeded = bool(op.getProjection().getDefiningOp<ProjectionOp>());
+  auto in = op.getInput().getType();
+  auto cos = op.getCos().getType();
+  if (usesSingleLaunch(op, options)) {
+    SingleLaunchTiling t = chooseSingleLaunchTiling(
+        in.getDimSize(0), in.getDimSize(1), in.getDimSize(2), cos.getDimSize(1),
+        cos.getDimSize(2));
+    return ScheduleAttr::get(
+        ctx, KernelKind::single_launch, t.blockRows, t.blockSlices, 16,
+        llvm::divideCeilSigned<int64_t>(in.getDimSize(1), t.blockRows),
+        seeded ? ProjectionMode::f32 : ProjectionMode::explicit_);
+  }
+  EcfSchedule s = chooseEcfSchedule(op, options);
+  KernelKind kind = s.wgmma ? (s.wgmmaPersistent ? KernelKind::wgmma_persistent
+                                                 : KernelKind::wgmma)
+                    : s.tensorCores ? KernelKind::mma
+                                    : KernelKind::simt;
+  ProjectionMode projection = !seeded             ? ProjectionMode::explicit_
+                              : !s.tensorCores    ? ProjectionMode::f32
+                              : s.splitProjection ? ProjectionMode::split
+                                                  : ProjectionMode::rounded;
+  return ScheduleAttr::get(ctx, kind, s.blockRows, s.blockSlices, s.tileK,
+                           s.numBatchTiles, projection);
+}
+
+EcfSchedule mlir::sigreg::getEcfSchedule(FusedEcfOp op, ScheduleAttr attr) {
+  EcfSchedule s;
+  KernelKind kind = attr.getKernel();
+  s.wgmma = kind == KernelKind::wgmma || kind == KernelKind::wgmma_persistent;
+  s.wgmmaPersistent = kind == KernelKind::wgmma_persistent;
+  s.tensorCores = s.wgmma || kind == KernelKind::mma;
+  s.splitProjection = attr.getProjection() == ProjectionMode::split;
+  s.blockRows = attr.getRows();
+  s.blockSlices = attr.getSlices();
+  s.tileK = attr.getKTile();
+  s.numBatchTiles = attr.getBatchTiles();
+  s.numSliceTiles = llvm::divideCeilSigned<int64_t>(
+      op.getCos().getType().getDimSize(1), s.blockSlices);
+  return s;
+}
+
+EcfSchedule
+mlir::sigreg::getOrChooseEcfSchedule(FusedEcfOp op,
+                                     const EcfScheduleOptions &options) {
+  if (ScheduleAttr attr = op.getScheduleAttr())
+    return getEcfSchedule(op, attr);
+  return chooseEcfSchedule(op, options);
+}
+
+/// Shared memory of the SIMT kernel's tiles (x, g, the two reduction
+/// buffers, the norms) with a k tile of depth `k`.
+static int64_t simtSharedBytes(int64_t rows, int64_t slices, int64_t k) {
+  return 4 * (k * (rows + 1) + k * slices + 2 * 16 * slices + slices);
+}
+
+LogicalResult
+mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
+                             function_ref<InFlightDiagnostic()> emitError) {
+  KernelKind kind = attr.getKernel();
+  StringRef name = stringifyKernelKind(kind);
+  int64_t rows = attr.getRows(), slices = attr.getSlices(), k = attr.getKTile();
+  auto in = op.getInput().getType();
+  auto cos = op.getCos().getType();
+  int64_t batch = in.getDimSize(1), features = in.getDimSize(2),
+          numSlices = cos.getDimSize(1), points = cos.getDimSize(2);
+  auto fail = [&]() {
+    InFlightDiagnostic diag = emitError();
+    diag << "schedule kernel = " << name << " ";
+    return diag;
+  };
+  auto isPow2In = [](int64_t v, int64_t lo, int64_t hi) {
+    return v >= lo && v <= hi && llvm::isPowerOf2_64(v);
+  };
+
+  // How the projection is read.
+  ProjectionMode projection = attr.getProjection();
+  bool seeded = bool(op.getProjection().getDefiningOp<ProjectionOp>());
+  if (!seeded && projection != ProjectionMode::explicit_)
+    return emitError() << "schedule projection = "
+                       << stringifyProjectionMode(projection)
+                       << " needs a seeded sigreg.projection operand; an "
+                          "explicit projection has projection = explicit";
+  if (seeded && projection == ProjectionMode::explicit_)
+    return emitError() << "schedule projection = explicit, but the projection "
+                          "operand is a seeded sigreg.projection (f32, split "
+                          "or rounded)";
+  if (seeded) {
+    ProjectionMode expected = projection;
+    if (kind == KernelKind::simt || kind == KernelKind::single_launch)
+      expected = ProjectionMode::f32;
+    else if (kind != KernelKind::mma)
+      expected = ProjectionMode::rounded;
+    else if (projection == ProjectionMode::f32)
+      expected = ProjectionMode::split;
+    if (projection != expected)
+      return fail() << "reads a seeded projection as projection = "
+                    << stringifyProjectionMode(expected)
+                    << (kind == KernelKind::mma ? " or rounded" : "")
+                    << ", got projection = "
+                    << stringifyProjectionMode(projection);
+    if (kind == KernelKind::mma && projection == ProjectionMode::rounded &&
+        needsSplitProjection(op))
+      return fail() << "with projection = rounded: this op needs the hi + lo "
+                       "split (per-slice statistics, or a rounding error "
+                       "above the budget); use projection = split";
+  }
+
+  // The kernel's own rules and tiles.
+  std::string obstacle;
+  switch (kind) {
+  case KernelKind::simt:
+    if (!llvm::is_contained({16, 32, 64}, rows) ||
+        !llvm::is_contained({16, 32, 64}, slices))
+      return fail() << "needs tile rows and slices of 16, 32 or 64, got ["
+                    << rows << ", " << slices << "]";
+    if (!isPow2In(k, 16, 128))
+      return fail() << "needs k_tile = 16, 32, 64 or 128, got " << k;
+    if (k > 16 && simtSharedBytes(rows, slices, k) > 40 * 1024)
+      return fail() << "with k_tile = " << k << " needs "
+                    << simtSharedBytes(rows, slices, k)
+                    << " bytes of shared memory, above 40 KB";
+    break;
+  case KernelKind::mma:
+    obstacle = mmaObstacle(op);
+    if (obstacle.empty() && (rows != kMmaRows || slices != kMmaSlices))
+      return fail() << "needs tile = [" << kMmaRows << ", " << kMmaSlices
+                    << "], got [" << rows << ", " << slices << "]";
+    break;
+  case KernelKind::wgmma:
+  case KernelKind::wgmma_persistent:
+    if (rows != kWgmmaTileRows ||
+        (slices != 256 && (slices != 128 || kind != KernelKind::wgmma)))
+      return fail() << "needs tile = [128, 256]"
+                    << (kind == KernelKind::wgmma ? " or [128, 128]" : "")
+                    << ", got [" << rows << ", " << slices << "]";
+    obstacle = wgmmaObstacle(op, slices, /*dynamicSize=*/1);
+    if (obstacle.empty() && kind == KernelKind::wgmma_persistent &&
+        points > kWgmmaPersistentMaxPoints)
+      return fail() << "needs P <= " << kWgmmaPersistentMaxPoints
+                    << " (the accumulators and the ECF sums in registers), "
+                       "got P = "
+                    << points;
+    break;
+  case KernelKind::single_launch:
+    obstacle = singleLaunchObstacle(op, /*dynamicSize=*/1);
+    if (!obstacle.empty())
+      break;
+    if (!isPow2In(rows, 8, 128) || !isPow2In(slices, 1, 16) ||
+        rows * slices > 256)
+      return fail() << "needs tile rows a power of two in [8, 128], slices a "
+                       "power of two in [1, 16] and rows * slices <= 256, got ["
+                    << rows << ", " << slices << "]";
+    if (features * slices > 8192 || 16 * slices * points > 8192)
+      return fail() << "with " << slices
+                    << " slices per block needs D * slices <= 8192 and 16 * "
+                       "slices * P <= 8192 (32 KB of shared memory), got D = "
+                    << features << ", P = " << points;
+    break;
+  }
+  if (!obstacle.empty())
+    return fail() << obstacle;
+  if (kind != KernelKind::simt && k != 16)
+    return fail() << "needs k_tile = 16 (deeper k tiles are for kernel = "
+                     "simt), got "
+                  << k;
+  if (!ShapedType::isDynamic(batch) &&
+      attr.getBatchTiles() != llvm::divideCeilSigned<int64_t>(batch, rows))
+    return emitError() << "schedule batch_tiles = " << attr.getBatchTiles()
+                       << " does not match ceil(N / rows) = "
+                       << llvm::divideCeilSigned<int64_t>(batch, rows)
+                       << " (N = " << batch << ", rows = " << rows << ")";
+  (void)numSlices;
+  return success();
+}

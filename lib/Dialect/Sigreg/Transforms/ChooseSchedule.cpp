@@ -1,0 +1,64 @@
+//===- ChooseSchedule.cpp - attach #sigreg.schedule to fused ECF ops ------===//
+//
+// The schedule becomes IR: every sigreg.fused_ecf gets the decisions
+// EcfSchedule.cpp makes for it, so that --convert-sigreg-to-gpu builds its
+// kernels from the attribute, and a user can write one by hand.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
+#include "sigreg/Dialect/Sigreg/Transforms/Passes.h"
+#include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
+
+namespace mlir {
+namespace sigreg {
+#define GEN_PASS_DEF_SIGREGCHOOSESCHEDULE
+#include "sigreg/Dialect/Sigreg/Transforms/Passes.h.inc"
+} // namespace sigreg
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::sigreg;
+
+namespace {
+struct SigregChooseSchedulePass
+    : sigreg::impl::SigregChooseScheduleBase<SigregChooseSchedulePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    Operation *root = getOperation();
+    for (int64_t t : {int64_t(blockRows), int64_t(blockSlices)})
+      if (t != 0 && t != 16 && t != 32 && t != 64) {
+        root->emitError("block-rows and block-slices must be 0, 16, 32 or 64, "
+                        "got ")
+            << t;
+        return signalPassFailure();
+      }
+    if (wgmmaSlices != 0 && wgmmaSlices != 128 && wgmmaSlices != 256) {
+      root->emitError("wgmma-slices must be 0, 128 or 256, got ")
+          << static_cast<int64_t>(wgmmaSlices);
+      return signalPassFailure();
+    }
+    if (singleLaunch < 0 || singleLaunch > 2) {
+      root->emitError("single-launch must be 0, 1 or 2, got ")
+          << static_cast<int64_t>(singleLaunch);
+      return signalPassFailure();
+    }
+    EcfScheduleOptions options;
+    options.blockRows = blockRows;
+    options.blockSlices = blockSlices;
+    options.tensorCores = tensorCores;
+    options.hopper = hopper;
+    options.wgmmaSlices = wgmmaSlices;
+    options.wgmmaPersistent = wgmmaPersistent;
+    options.singleLaunch = singleLaunch;
+    root->walk([&](FusedEcfOp op) {
+      // Dynamic shapes are scheduled once specialized.
+      if (op.getScheduleAttr() || !op.getInput().getType().hasStaticShape() ||
+          !op.getCos().getType().hasStaticShape())
+        return;
+      op.setScheduleAttr(chooseScheduleAttr(op, options));
+    });
+  }
+};
+} // namespace

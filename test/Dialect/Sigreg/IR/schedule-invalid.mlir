@@ -1,0 +1,219 @@
+// RUN: sigreg-opt %s --split-input-file --verify-diagnostics
+
+// The verifier of #sigreg.schedule on sigreg.fused_ecf (verifySchedule in
+// EcfSchedule.cpp, the rules the choice follows) rejects schedules the
+// kernels cannot run, one precise diagnostic per broken rule.
+
+func.func @wgmma_f32(%x: tensor<1x256x64xf32>, %a: tensor<64x256xf32>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma needs a bf16 or f16 input, got f32}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @wgmma_ragged(%x: tensor<1x256x66xbf16>, %a: tensor<66x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma needs D and S multiples of 8 (16-byte TMA row strides), got D = 66, S = 256}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x66xbf16>, tensor<66x256xbf16> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @wgmma_tile(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma needs tile = [128, 256] or [128, 128], got [128, 64]}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @wgmma_projection_type(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xf32>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma needs an explicit projection of the input's type bf16, got f32}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @wgmma_split(%x: tensor<1x256x64xbf16>, %seed: i64) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  %a = sigreg.projection seed(%seed) : tensor<64x256xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma rounds the seeded projection to 16 bits, but this op needs the hi + lo split (per-slice statistics, or a rounding error above the budget)}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = rounded>} : tensor<1x256x64xbf16>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @wgmma_projection_mode(%x: tensor<1x256x64xbf16>, %seed: i64) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  %a = sigreg.projection seed(%seed) : tensor<64x256xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma reads a seeded projection as projection = rounded, got projection = split}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = split>} : tensor<1x256x64xbf16>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @persistent_points(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x19xf32>, tensor<1x256x19xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma_persistent needs P <= 17 (the accumulators and the ECF sums in registers), got P = 19}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x19xf32>
+  return %c, %s : tensor<1x256x19xf32>, tensor<1x256x19xf32>
+}
+
+// -----
+
+func.func @persistent_tile(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma_persistent needs tile = [128, 256], got [128, 128]}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 128], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @mma_f32(%x: tensor<1x256x64xf32>, %a: tensor<64x256xf32>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = mma needs a bf16 or f16 input, got f32}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 4, projection = explicit>} : tensor<1x256x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @mma_tile(%x: tensor<1x256x64xf16>, %a: tensor<64x256xf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = mma needs tile = [64, 128], got [64, 64]}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = mma, tile = [64, 64], k_tile = 16, batch_tiles = 4, projection = explicit>} : tensor<1x256x64xf16>, tensor<64x256xf16> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @mma_k_tile(%x: tensor<1x256x64xf16>, %a: tensor<64x256xf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = mma needs k_tile = 16 (deeper k tiles are for kernel = simt), got 32}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 32, batch_tiles = 4, projection = explicit>} : tensor<1x256x64xf16>, tensor<64x256xf16> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @mma_rounded_per_slice(%x: tensor<1x256x64xbf16>, %seed: i64) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  %a = sigreg.projection seed(%seed) : tensor<64x256xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = mma with projection = rounded: this op needs the hi + lo split (per-slice statistics, or a rounding error above the budget); use projection = split}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 4, projection = rounded>} : tensor<1x256x64xbf16>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @mma_f32_mode(%x: tensor<1x256x64xbf16>, %seed: i64) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  %a = sigreg.projection seed(%seed) : tensor<64x256xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = mma reads a seeded projection as projection = split or rounded, got projection = f32}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 4, projection = f32>} : tensor<1x256x64xbf16>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @simt_tile(%x: tensor<1x256x64xf32>, %a: tensor<64x256xf32>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = simt needs tile rows and slices of 16, 32 or 64, got [16, 48]}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = simt, tile = [16, 48], k_tile = 16, batch_tiles = 16, projection = explicit>} : tensor<1x256x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @simt_k_tile(%x: tensor<1x256x64xf32>, %a: tensor<64x256xf32>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = simt needs k_tile = 16, 32, 64 or 128, got 24}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = simt, tile = [16, 16], k_tile = 24, batch_tiles = 16, projection = explicit>} : tensor<1x256x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @simt_shared(%x: tensor<1x256x64xf32>, %a: tensor<64x256xf32>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = simt with k_tile = 128 needs 74496 bytes of shared memory, above 40 KB}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = simt, tile = [64, 64], k_tile = 128, batch_tiles = 4, projection = explicit>} : tensor<1x256x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @simt_split(%x: tensor<1x256x64xbf16>, %seed: i64) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  %a = sigreg.projection seed(%seed) : tensor<64x256xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = simt reads a seeded projection as projection = f32, got projection = split}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = simt, tile = [64, 64], k_tile = 16, batch_tiles = 4, projection = split>} : tensor<1x256x64xbf16>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @explicit_not_seeded(%x: tensor<1x256x64xf32>, %a: tensor<64x256xf32>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule projection = f32 needs a seeded sigreg.projection operand; an explicit projection has projection = explicit}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = simt, tile = [64, 64], k_tile = 16, batch_tiles = 4, projection = f32>} : tensor<1x256x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @seeded_explicit(%x: tensor<1x256x64xf32>, %seed: i64) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  %a = sigreg.projection seed(%seed) : tensor<64x256xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule projection = explicit, but the projection operand is a seeded sigreg.projection (f32, split or rounded)}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = simt, tile = [64, 64], k_tile = 16, batch_tiles = 4, projection = explicit>} : tensor<1x256x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @batch_tiles(%x: tensor<1x256x64xf32>, %a: tensor<64x256xf32>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule batch_tiles = 3 does not match ceil(N / rows) = 4 (N = 256, rows = 64)}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = simt, tile = [64, 64], k_tile = 16, batch_tiles = 3, projection = explicit>} : tensor<1x256x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @single_launch_no_chain(%x: tensor<1x32x64xf32>, %a: tensor<64x256xf32>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = single_launch needs cos and sin read only by one sigreg.all_reduce_mean of world_size 1 whose results are read only by one sigreg.fused_epilogue}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = explicit>} : tensor<1x32x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @single_launch_tile(%x: tensor<1x32x64xf32>, %a: tensor<64x256xf32>) -> tensor<f32> {
+  %n = arith.constant 32 : index
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = single_launch needs tile rows a power of two in [8, 128], slices a power of two in [1, 16] and rows * slices <= 256, got [32, 16]}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 16], k_tile = 16, batch_tiles = 1, projection = explicit>} : tensor<1x32x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x256x17xf32>
+  %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x256x17xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+func.func @single_launch_points(%x: tensor<1x32x64xf32>, %a: tensor<64x256xf32>) -> tensor<f32> {
+  %n = arith.constant 32 : index
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = single_launch needs P <= 64, got P = 65}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = explicit>} : tensor<1x32x64xf32>, tensor<64x256xf32> -> tensor<1x256x65xf32>
+  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x256x65xf32>
+  %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x256x65xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+func.func @single_launch_shared(%x: tensor<1x32x2048xf32>, %a: tensor<2048x256xf32>) -> tensor<f32> {
+  %n = arith.constant 32 : index
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = single_launch with 8 slices per block needs D * slices <= 8192 and 16 * slices * P <= 8192 (32 KB of shared memory), got D = 2048, P = 17}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = explicit>} : tensor<1x32x2048xf32>, tensor<2048x256xf32> -> tensor<1x256x17xf32>
+  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x256x17xf32>
+  %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x256x17xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+func.func @unknown_kernel(%x: tensor<1x32x64xf32>, %a: tensor<64x256xf32>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+2 {{expected ::mlir::sigreg::KernelKind to be one of: simt, mma, wgmma, wgmma_persistent, single_launch}}
+  // expected-error @+1 {{failed to parse Sigreg_ScheduleAttr parameter 'kernel'}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = tensor, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = explicit>} : tensor<1x32x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}

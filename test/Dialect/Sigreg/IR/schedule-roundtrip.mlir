@@ -1,0 +1,40 @@
+// RUN: sigreg-opt %s | FileCheck %s
+// RUN: sigreg-opt %s | sigreg-opt | FileCheck %s
+// RUN: sigreg-opt %s --mlir-print-op-generic | sigreg-opt | FileCheck %s
+
+// #sigreg.schedule parses and prints back every parameter: each kernel kind
+// and each projection mode.
+
+// CHECK-LABEL: func.func @kinds
+// CHECK: sigreg.fused_ecf %{{.*}}, %{{.*}} {schedule = #sigreg.schedule<kernel = simt, tile = [16, 32], k_tile = 64, batch_tiles = 16, projection = explicit>} :
+// CHECK: sigreg.fused_ecf %{{.*}}, %{{.*}} {schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 4, projection = explicit>} :
+// CHECK: sigreg.fused_ecf %{{.*}}, %{{.*}} {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 2, projection = explicit>} :
+// CHECK: sigreg.fused_ecf %{{.*}}, %{{.*}} t_max = 2.500000e+00 {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = explicit>} :
+func.func @kinds(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>, tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  %c0, %s0 = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = simt, tile = [16, 32], k_tile = 64, batch_tiles = 16, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  %c1, %s1 = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 4, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  %c2, %s2 = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  %c3, %s3 = sigreg.fused_ecf %x, %a t_max = 2.5 {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  return %c0, %c1, %c2, %c3 : tensor<1x256x17xf32>, tensor<1x256x17xf32>, tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// CHECK-LABEL: func.func @projections
+// CHECK: sigreg.fused_ecf %{{.*}}, %{{.*}} {schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 4, projection = split>} :
+// CHECK: sigreg.fused_ecf %{{.*}}, %{{.*}} {schedule = #sigreg.schedule<kernel = simt, tile = [64, 64], k_tile = 16, batch_tiles = 4, projection = f32>} :
+func.func @projections(%x: tensor<1x256x64xbf16>, %seed: i64) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  %a = sigreg.projection seed(%seed) : tensor<64x256xf32>
+  %c0, %s0 = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 4, projection = split>} : tensor<1x256x64xbf16>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  %c1, %s1 = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = simt, tile = [64, 64], k_tile = 16, batch_tiles = 4, projection = f32>} : tensor<1x256x64xbf16>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  return %c0, %c1 : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// CHECK-LABEL: func.func @single_launch
+// CHECK: sigreg.fused_ecf %{{.*}}, %{{.*}} {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = f32>} :
+func.func @single_launch(%x: tensor<1x32x64xbf16>, %seed: i64) -> tensor<f32> {
+  %n = arith.constant 32 : index
+  %a = sigreg.projection seed(%seed) : tensor<64x256xf32>
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = f32>} : tensor<1x32x64xbf16>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x256x17xf32>
+  %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x256x17xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}

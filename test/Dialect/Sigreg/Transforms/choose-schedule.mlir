@@ -1,0 +1,100 @@
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --sigreg-choose-schedule | FileCheck %s
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --sigreg-choose-schedule=hopper=true | FileCheck %s --check-prefix=HOPPER
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-persistent=true wgmma-slices=256" | FileCheck %s --check-prefix=PERSIST
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-slices=128" | FileCheck %s --check-prefix=W128
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=tensor-cores=false single-launch=0" | FileCheck %s --check-prefix=SIMT
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=single-launch=0 block-rows=32 block-slices=16" | FileCheck %s --check-prefix=BLOCKS
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --sigreg-choose-schedule | sigreg-opt --verify-each | FileCheck %s
+
+// --sigreg-choose-schedule records on every sigreg.fused_ecf the schedule
+// --convert-sigreg-to-gpu would choose (EcfSchedule.cpp), per shape and
+// options; a schedule already present is kept, dynamic shapes are skipped.
+
+// The blog shape: one launch for the whole chain.
+// CHECK-LABEL:  func.func @blog
+// CHECK:          sigreg.fused_ecf {{.*}}{schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 4], k_tile = 16, batch_tiles = 1, projection = f32>}
+// SIMT-LABEL:   func.func @blog
+// SIMT:           schedule = #sigreg.schedule<kernel = simt, tile = [32, 16], k_tile = 128, batch_tiles = 1, projection = f32>
+func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<32x2048xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// Mid (N = D = S = 1024, bf16): mma.sync with g rounded to 16 bits (a loss
+// reduced over the slices); too few 128 x 256 tiles for the Hopper kernel.
+// CHECK-LABEL:  func.func @mid
+// CHECK:          schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 16, projection = rounded>
+// HOPPER-LABEL: func.func @mid
+// HOPPER:         schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 16, projection = rounded>
+// SIMT-LABEL:   func.func @mid
+// SIMT:           schedule = #sigreg.schedule<kernel = simt, tile = [64, 32], k_tile = 16, batch_tiles = 16, projection = f32>
+// BLOCKS-LABEL: func.func @mid
+// BLOCKS:         schedule = #sigreg.schedule<kernel = mma, tile = [64, 128]
+func.func @mid(%x: tensor<1024x1024xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<1024x1024xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// Large bf16: mma.sync by default, the Hopper kernel on sm_90a.
+// CHECK-LABEL:   func.func @large(
+// CHECK:           schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 128, projection = rounded>
+// HOPPER-LABEL:  func.func @large(
+// HOPPER:          schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 64, projection = rounded>
+// PERSIST-LABEL: func.func @large(
+// PERSIST:         schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 256], k_tile = 16, batch_tiles = 64, projection = rounded>
+// W128-LABEL:    func.func @large(
+// W128:            schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 64, projection = rounded>
+func.func @large(%x: tensor<8192x4096xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 4096 points = 17 : tensor<8192x4096xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// Large f32: the SIMT kernel, also on sm_90a.
+// CHECK-LABEL:  func.func @large_f32
+// CHECK:          schedule = #sigreg.schedule<kernel = simt, tile = [64, 64], k_tile = 16, batch_tiles = 128, projection = f32>
+// HOPPER-LABEL: func.func @large_f32
+// HOPPER:         schedule = #sigreg.schedule<kernel = simt, tile = [64, 64], k_tile = 16, batch_tiles = 128, projection = f32>
+func.func @large_f32(%x: tensor<8192x4096xf32>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 4096 points = 17 : tensor<8192x4096xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// Per-slice statistics need the hi + lo split, and so never take the Hopper
+// kernel.
+// CHECK-LABEL:  func.func @none_bf16
+// CHECK:          schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 16, projection = split>
+// HOPPER-LABEL: func.func @none_bf16
+// HOPPER:         schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 16, projection = split>
+func.func @none_bf16(%x: tensor<1024x1024xbf16>, %seed: i64) -> tensor<1024xf32> {
+  %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 reduction = none : tensor<1024x1024xbf16> -> tensor<1024xf32>
+  return %l : tensor<1024xf32>
+}
+
+// An explicit projection, a grid too small to fill the GPU: deeper k tiles.
+// CHECK-LABEL:  func.func @explicit_f32
+// CHECK:          schedule = #sigreg.schedule<kernel = simt, tile = [64, 16], k_tile = 64, batch_tiles = 1, projection = explicit>
+// BLOCKS-LABEL: func.func @explicit_f32
+// BLOCKS:         schedule = #sigreg.schedule<kernel = simt, tile = [32, 16], k_tile = 128, batch_tiles = 2, projection = explicit>
+func.func @explicit_f32(%x: tensor<3x37x129xf32>, %a: tensor<129x77xf32>) -> (tensor<3x77x17xf32>, tensor<3x77x17xf32>) {
+  %c, %s = sigreg.fused_ecf %x, %a : tensor<3x37x129xf32>, tensor<129x77xf32> -> tensor<3x77x17xf32>
+  return %c, %s : tensor<3x77x17xf32>, tensor<3x77x17xf32>
+}
+
+// A schedule written by hand is kept.
+// CHECK-LABEL:  func.func @kept
+// CHECK:          schedule = #sigreg.schedule<kernel = simt, tile = [16, 16], k_tile = 32, batch_tiles = 3, projection = explicit>
+// HOPPER-LABEL: func.func @kept
+// HOPPER:         schedule = #sigreg.schedule<kernel = simt, tile = [16, 16], k_tile = 32, batch_tiles = 3, projection = explicit>
+func.func @kept(%x: tensor<3x37x129xf32>, %a: tensor<129x77xf32>) -> (tensor<3x77x17xf32>, tensor<3x77x17xf32>) {
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = simt, tile = [16, 16], k_tile = 32, batch_tiles = 3, projection = explicit>} : tensor<3x37x129xf32>, tensor<129x77xf32> -> tensor<3x77x17xf32>
+  return %c, %s : tensor<3x77x17xf32>, tensor<3x77x17xf32>
+}
+
+// A dynamic batch is scheduled once specialized.
+// CHECK-LABEL:  func.func @dynamic
+// CHECK-NOT:      schedule
+// CHECK:          return
+func.func @dynamic(%x: tensor<2x?x32xbf16>, %a: tensor<32x64xbf16>) -> (tensor<2x64x17xf32>, tensor<2x64x17xf32>) {
+  %c, %s = sigreg.fused_ecf %x, %a : tensor<2x?x32xbf16>, tensor<32x64xbf16> -> tensor<2x64x17xf32>
+  return %c, %s : tensor<2x64x17xf32>, tensor<2x64x17xf32>
+}
