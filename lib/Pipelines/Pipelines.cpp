@@ -116,15 +116,9 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   scheduleOpts.wgmmaPersistent = options.wgmmaPersistent;
   scheduleOpts.singleLaunch = options.singleLaunch;
   pm.addPass(createSigregChooseSchedule(scheduleOpts));
-  ConvertSigregToGPUOptions gpuOpts;
-  gpuOpts.blockRows = options.blockRows;
-  gpuOpts.blockSlices = options.blockSlices;
-  gpuOpts.tensorCores = options.tensorCores;
-  gpuOpts.hopper = options.chip == "sm_90a";
-  gpuOpts.wgmmaSlices = options.wgmmaSlices;
-  gpuOpts.wgmmaPersistent = options.wgmmaPersistent;
-  gpuOpts.singleLaunch = options.singleLaunch;
-  pm.addPass(createConvertSigregToGPU(gpuOpts));
+  // Every fused op now carries its schedule: the lowering follows it (its
+  // own options are the fallback for IR without one).
+  pm.addPass(createConvertSigregToGPU());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   addDeviceLowering(pm, options);
