@@ -55,6 +55,20 @@ MemRefType toMemref(Type t) {
   return MemRefType::get(tensor.getShape(), tensor.getElementType());
 }
 
+/// The problem dimensions of `ecf` (views, batch, features, slices, points,
+/// t_max, input type) into a kernel shape that has these fields.
+template <typename Shape> void fillEcfProblem(FusedEcfOp ecf, Shape &sh) {
+  auto inType = ecf.getInput().getType();
+  auto cType = ecf.getCos().getType();
+  sh.numViews = inType.getDimSize(0);
+  sh.batch = inType.getDimSize(1);
+  sh.featureDim = inType.getDimSize(2);
+  sh.numSlices = cType.getDimSize(1);
+  sh.numPoints = cType.getDimSize(2);
+  sh.tMax = ecf.getTMax().convertToDouble();
+  sh.inputElement = inType.getElementType();
+}
+
 /// Lowers one function. Values of the old (tensor) body map to values of the
 /// new (memref) body.
 class FunctionLowering {
@@ -341,13 +355,7 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
     auto inType = ecf.getInput().getType();
     auto cType = ecf.getCos().getType();
     EcfKernelShape sh;
-    sh.numViews = inType.getDimSize(0);
-    sh.batch = inType.getDimSize(1);
-    sh.featureDim = inType.getDimSize(2);
-    sh.numSlices = cType.getDimSize(1);
-    sh.numPoints = cType.getDimSize(2);
-    sh.tMax = ecf.getTMax().convertToDouble();
-    sh.inputElement = inType.getElementType();
+    fillEcfProblem(ecf, sh);
     auto seeded = seededProjections.find(ecf.getProjection());
     sh.seeded = seeded != seededProjections.end();
     sh.projectionElement =
@@ -566,16 +574,8 @@ LogicalResult FunctionLowering::lowerSingleLaunch(OpBuilder &b,
       getConstantIntValue(map.lookup(epi.getGlobalCount()));
   if (!count)
     return epi.emitOpError("needs a constant global count on the GPU");
-  auto inType = ecf.getInput().getType();
-  auto cType = ecf.getCos().getType();
   SingleLaunchShape sh;
-  sh.numViews = inType.getDimSize(0);
-  sh.batch = inType.getDimSize(1);
-  sh.featureDim = inType.getDimSize(2);
-  sh.numSlices = cType.getDimSize(1);
-  sh.numPoints = cType.getDimSize(2);
-  sh.tMax = ecf.getTMax().convertToDouble();
-  sh.inputElement = inType.getElementType();
+  fillEcfProblem(ecf, sh);
   auto proj = ecf.getProjection().getDefiningOp<ProjectionOp>();
   sh.seeded = bool(proj);
   sh.projectionElement =
