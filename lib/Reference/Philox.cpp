@@ -105,7 +105,7 @@ void sigreg::projectionCosSin(float theta, float &cosv, float &sinv) {
   sinv = theta * ps;
 }
 
-float sigreg::gaussianFromPhiloxWords(uint32_t x0, uint32_t x1) {
+float sigreg::gaussianFromPhiloxWords(uint32_t x0, uint32_t x1, bool sine) {
   // Section 3: uniforms.
   uint32_t n = (x0 >> 8) + 1u;
   uint32_t j = x1 >> 8;
@@ -115,10 +115,13 @@ float sigreg::gaussianFromPhiloxWords(uint32_t x0, uint32_t x1) {
   // Section 4: r = sqrt(-2 ln u1).
   float lnu = projectionLogUniform(n);
   float r = std::sqrt(-2.0f * lnu);
-  // Section 5: cos(2 pi u2) by quadrant.
+  // Section 5: cos(2 pi u2) by quadrant; sin(2 pi u2) = cos(2 pi u2 - pi/2)
+  // is the quadrant before.
   float theta = f * coefficients().halfPi;
   float cosv, sinv;
   projectionCosSin(theta, cosv, sinv);
+  if (sine)
+    q = (q + 3u) & 3u;
   float c;
   switch (q) {
   case 0:
@@ -140,8 +143,13 @@ float sigreg::gaussianFromPhiloxWords(uint32_t x0, uint32_t x1) {
 float sigreg::projectionGaussian(uint64_t seed, uint32_t d, uint32_t s) {
   std::array<uint32_t, 2> key = {static_cast<uint32_t>(seed & 0xFFFFFFFFu),
                                  static_cast<uint32_t>(seed >> 32)};
-  std::array<uint32_t, 4> x = philox4x32_10({d, s, 0u, 0u}, key);
-  return gaussianFromPhiloxWords(x[0], x[1]);
+  // Section 2: one Philox call gives the four rows 4 (d / 4) .. + 3 of
+  // column s: rows 0, 1 from words (x0, x1), rows 2, 3 from (x2, x3); odd rows
+  // take the sine of the Box-Muller pair.
+  std::array<uint32_t, 4> x = philox4x32_10({d >> 2, s, 0u, 0u}, key);
+  bool second = (d & 2u) != 0;
+  return gaussianFromPhiloxWords(second ? x[2] : x[0], second ? x[3] : x[1],
+                                 (d & 1u) != 0);
 }
 
 void sigreg::generateProjection(uint64_t seed, int64_t D, int64_t S, float *A,

@@ -151,13 +151,18 @@ def _split_seed(seed: int):
     return np.uint32(s & 0xFFFFFFFF), np.uint32(s >> 32)
 
 
-def gaussian_from_bits(x0, x1) -> np.ndarray:
-    """Sections 3-5 of PROJECTION.md: two uint32 words -> float32 g."""
+def gaussian_from_bits(x0, x1, sine=False) -> np.ndarray:
+    """Sections 3-5 of PROJECTION.md: two uint32 words -> float32 g.
+
+    ``sine`` (broadcast bool) selects the second normal of the Box-Muller pair
+    (the odd rows), sin(2 pi u2) = cos(2 pi u2 - pi/2): the quadrant before.
+    """
     x0 = _u32(x0)
     x1 = _u32(x1)
     n = (x0 >> np.uint32(8)).astype(np.uint32) + np.uint32(1)  # [1, 2^24]
     j = (x1 >> np.uint32(8)).astype(np.uint32)
     q = (j >> np.uint32(22)).astype(np.int64)
+    q = np.where(np.asarray(sine, dtype=bool), (q + 3) & 3, q)
     f = (j & np.uint32(0x3FFFFF)).astype(np.float32) * _F(2.0 ** -22)
 
     # log(u1)
@@ -196,8 +201,12 @@ def gaussian_at(seed: int, d, s) -> np.ndarray:
     d = _u32(d)
     s = _u32(s)
     zero = np.uint32(0)
-    x0, x1, _, _ = philox4x32_10((d, s, zero, zero), (k0, k1))
-    return gaussian_from_bits(x0, x1)
+    # Section 2: one Philox call per group of four rows 4 (d / 4) .. + 3;
+    # rows 0, 1 use words (x0, x1), rows 2, 3 use (x2, x3), odd rows the sine.
+    x0, x1, x2, x3 = philox4x32_10((d >> np.uint32(2), s, zero, zero), (k0, k1))
+    second = (d & np.uint32(2)) != 0
+    return gaussian_from_bits(np.where(second, x2, x0), np.where(second, x3, x1),
+                              (d & np.uint32(1)) != 0)
 
 
 def projection_gaussian(seed: int, D: int, S: int) -> np.ndarray:

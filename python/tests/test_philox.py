@@ -227,7 +227,8 @@ def _gaussian_scalar(seed, d, s):
     """Independent scalar evaluation of the mapping (plain ints, np.float32, exact fma)."""
     f32 = np.float32
     seed &= 0xFFFFFFFFFFFFFFFF
-    x0, x1, _, _ = _philox_scalar((d, s, 0, 0), (seed & 0xFFFFFFFF, seed >> 32))
+    words = _philox_scalar((d // 4, s, 0, 0), (seed & 0xFFFFFFFF, seed >> 32))
+    x0, x1 = words[2 * ((d // 2) % 2): 2 * ((d // 2) % 2) + 2]
     n = (x0 >> 8) + 1
     j = x1 >> 8
     q = j >> 22
@@ -258,7 +259,10 @@ def _gaussian_scalar(seed, d, s):
     for k in range(6, -1, -1):
         ps = _fma_exact(ps, t2, KS[k])
     sinv = theta * ps
-    c = [pc, -sinv, -pc, sinv][q]
+    if d % 2:  # the sine of the pair: sin(2 pi u2)
+        c = [sinv, pc, -sinv, -pc][q]
+    else:  # cos(2 pi u2)
+        c = [pc, -sinv, -pc, sinv][q]
     return f32(r * c)
 
 
@@ -295,10 +299,14 @@ def test_gaussian_against_libm():
     k0, k1 = seed & 0xFFFFFFFF, seed >> 32
     d = np.arange(64, dtype=np.uint32)[:, None]
     s = np.arange(64, dtype=np.uint32)[None, :]
-    x0, x1, _, _ = philox.philox4x32_10((d, s, 0, 0), (k0, k1))
+    w = philox.philox4x32_10((d // 4, s, 0, 0), (k0, k1))
+    second = (d // 2) % 2 == 1
+    x0 = np.where(second, w[2], w[0])
+    x1 = np.where(second, w[3], w[1])
     u1 = ((x0 >> 8).astype(np.float64) + 1) * 2.0**-24
     u2 = (x1 >> 8).astype(np.float64) * 2.0**-24
-    exp = np.sqrt(-2 * np.log(u1)) * np.cos(2 * np.pi * u2)
+    trig = np.where(d % 2 == 1, np.sin(2 * np.pi * u2), np.cos(2 * np.pi * u2))
+    exp = np.sqrt(-2 * np.log(u1)) * trig
     g = philox.projection_gaussian(seed, 64, 64).astype(np.float64)
     err = np.abs(g - exp)
     # near u1 = 1 the radius sqrt(-2 log u1) is ill-conditioned (f32 log cancels)

@@ -35,9 +35,24 @@ TEST(Philox, Random123KnownAnswers) {
 
 TEST(Projection, CounterAndKeyLayout) {
   const uint64_t seed = 0x0123456789ABCDEFull;
-  Words4 x = philox4x32_10({77, 5, 0, 0}, {0x89ABCDEFu, 0x01234567u});
-  EXPECT_EQ(bitsOf(projectionGaussian(seed, 77, 5)),
+  // Rows 76..79 share the counter (19, 5, 0, 0): 76 is the cosine and 77 the
+  // sine of the pair (x0, x1); 78, 79 those of (x2, x3).
+  Words4 x = philox4x32_10({19, 5, 0, 0}, {0x89ABCDEFu, 0x01234567u});
+  EXPECT_EQ(bitsOf(projectionGaussian(seed, 76, 5)),
             bitsOf(gaussianFromPhiloxWords(x[0], x[1])));
+  EXPECT_EQ(bitsOf(projectionGaussian(seed, 77, 5)),
+            bitsOf(gaussianFromPhiloxWords(x[0], x[1], /*sine=*/true)));
+  EXPECT_EQ(bitsOf(projectionGaussian(seed, 78, 5)),
+            bitsOf(gaussianFromPhiloxWords(x[2], x[3])));
+  EXPECT_EQ(bitsOf(projectionGaussian(seed, 79, 5)),
+            bitsOf(gaussianFromPhiloxWords(x[2], x[3], /*sine=*/true)));
+  // The sine is the cosine of the quadrant before: sin(a) = cos(a - pi/2).
+  for (uint32_t q = 0; q < 4; ++q) {
+    uint32_t x1 = (q << 30) | 0x12345600u;
+    uint32_t before = (((q + 3u) & 3u) << 30) | 0x12345600u;
+    EXPECT_EQ(bitsOf(gaussianFromPhiloxWords(0x9ABCDE00u, x1, true)),
+              bitsOf(gaussianFromPhiloxWords(0x9ABCDE00u, before)));
+  }
   // The two key halves and the two indices all matter.
   float g = projectionGaussian(seed, 77, 5);
   EXPECT_NE(g, projectionGaussian(seed ^ 1u, 77, 5));
@@ -73,10 +88,12 @@ TEST(Projection, RadiusZeroWhenUniformIsOne) {
     EXPECT_EQ(gaussianFromPhiloxWords(0xFFFFFF00u | (x1 & 0xFFu), x1), 0.0f);
   // Real elements where this happens (found by search): r = -0 from
   // sqrt(-2 * +0), so the sign of the zero follows -c.
-  Words4 x = philox4x32_10({38471471u, 0, 0, 0}, {0, 0});
-  EXPECT_EQ(x[0] >> 8, 0xFFFFFFu);
-  EXPECT_EQ(bitsOf(projectionGaussian(0, 38471471u, 0)), 0x00000000u);
-  EXPECT_EQ(bitsOf(projectionGaussian(42, 3135530u, 0)), 0x80000000u);
+  // Seed 0, rows 9320226 and 9320227: counter 2330056, words (x2, x3).
+  Words4 x = philox4x32_10({2330056u, 0, 0, 0}, {0, 0});
+  EXPECT_EQ(x[2] >> 8, 0xFFFFFFu);
+  EXPECT_EQ(bitsOf(projectionGaussian(0, 9320227u, 0)), 0x00000000u);
+  EXPECT_EQ(bitsOf(projectionGaussian(0, 9320226u, 0)), 0x80000000u);
+  EXPECT_EQ(bitsOf(projectionGaussian(42, 12542120u, 0)), 0x80000000u);
   // The smallest n gives the largest radius, sqrt(48 ln 2) = 5.7678...
   float lnu = projectionLogUniform(1);
   EXPECT_NEAR(lnu, -24.0 * std::log(2.0), 2e-6);

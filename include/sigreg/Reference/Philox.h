@@ -33,8 +33,9 @@ void generateProjection(uint64_t seed, int64_t D, int64_t S, float *A,
 // Building blocks of the mapping, exposed for tests and for cross-checks.
 //===----------------------------------------------------------------------===//
 
-/// g from the first two Philox output words (x0, x1): sections 3-5.
-float gaussianFromPhiloxWords(uint32_t x0, uint32_t x1);
+/// g from a pair of Philox output words (x0, x1) or (x2, x3): sections 3-5;
+/// `sine` selects the second normal of the Box-Muller pair (odd rows).
+float gaussianFromPhiloxWords(uint32_t x0, uint32_t x1, bool sine = false);
 
 /// The section 4 polynomial ln(m) for m in [1, 2) (the value `lnm`).
 float projectionLogMantissa(float m);

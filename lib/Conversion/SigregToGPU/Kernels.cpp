@@ -84,11 +84,42 @@ void emitColumnNorms(KernelBuilder &k, Value sumSq, Value norm, Value tid,
 } // namespace
 
 //===----------------------------------------------------------------------===//
-// Projection: thread = one slice column s, block row = one chunk of D.
+// Projection: thread = one slice column s, block row = one chunk of D (a
+// multiple of 4 rows).
 //   grid (ceil(S / 256), ceil(D / chunk)), block 256.
-//   g[d, s] for d in the chunk (ascending), sumSq[chunk, s] = sum g^2.
+//   g[d, s] for d in the chunk, four rows per Philox call
+//   (buildProjectionGaussianGroup), sumSq[chunk, s] = sum g^2 in ascending d.
 // Consecutive threads write consecutive s: stores are coalesced.
 //===----------------------------------------------------------------------===//
+
+namespace {
+/// The rows [d0, d1) of column `s` (d0 a multiple of 4) by groups of four:
+/// `body(group, g)` gets the group's first row and its four values, rows
+/// past D included; returns the f32 sum of g^2 over the rows below D, in
+/// ascending d.
+Value emitProjectionRows(
+    KernelBuilder &k, Value seed, Value s, Value d0, Value d1, int64_t D,
+    const std::function<void(Value, ArrayRef<Value>)> &body) {
+  Value sI32 = toI32(k, s);
+  SmallVector<Value> acc = k.forEach(
+      d0, d1, k.idx(4), {k.f32(0.0f)}, [&](Value d, ValueRange carried) {
+        std::array<Value, 4> g = buildProjectionGaussianGroup(
+            k.b, seed, toI32(k, k.div(d, k.idx(4))), sI32);
+        body(d, g);
+        // Rows past D add 0 (exact): the sum is the ascending-d sum of the
+        // rows below D.
+        Value sum = carried[0];
+        for (int64_t i = 0; i < 4; ++i) {
+          Value sq = k.mulf(g[i], g[i]);
+          if (i > 0)
+            sq = k.select(k.lt(k.add(d, k.idx(i)), k.idx(D)), sq, k.f32(0.0f));
+          sum = k.addf(sum, sq);
+        }
+        return SmallVector<Value>{sum};
+      });
+  return acc[0];
+}
+} // namespace
 
 gpu::GPUFuncOp
 mlir::sigreg::buildProjectionKernel(OpBuilder &b, Location loc,
@@ -114,25 +145,34 @@ mlir::sigreg::buildProjectionKernel(OpBuilder &b, Location loc,
   k.ifThen(k.lt(s, k.idx(S)), [&] {
     Value d0 = k.mul(chunk, k.idx(shape.chunk));
     Value d1 = k.min(k.add(d0, k.idx(shape.chunk)), k.idx(D));
-    Value sI32 = toI32(k, s);
-    SmallVector<Value> acc = k.forEach(
-        d0, d1, k.idx(1), {k.f32(0.0f)}, [&](Value d, ValueRange carried) {
-          Value gv = buildProjectionGaussian(k.b, seed, toI32(k, d), sI32);
-          k.store(rounded ? arith::TruncFOp::create(k.b, storeType, gv) : gv, g,
-                  {d, s});
-          return SmallVector<Value>{k.addf(carried[0], k.mulf(gv, gv))};
+    Value sum = emitProjectionRows(
+        k, seed, s, d0, d1, D, [&](Value d, ArrayRef<Value> rows) {
+          for (auto [i, gv] : llvm::enumerate(rows)) {
+            Value di = k.add(d, k.idx(i));
+            auto store = [&] {
+              k.store(rounded ? arith::TruncFOp::create(k.b, storeType, gv)
+                              : gv,
+                      g, {di, s});
+            };
+            // The group's first row is below D (d < d1 <= D).
+            if (i == 0)
+              store();
+            else
+              k.ifThen(k.lt(di, k.idx(D)), store);
+          }
         });
-    k.store(acc[0], sumSq, {chunk, s});
+    k.store(sum, sumSq, {chunk, s});
   });
   return func;
 }
 
 //===----------------------------------------------------------------------===//
-// Projection for the tensor-core GEMM: same threads as above, but rows in
-// pairs (d, d+1): g is split into 16-bit hi + lo parts (g = hi + lo to about
-// 2^-17) and stored as packed words hiW[d/2, s], loW[d/2, s] (lo half = row
-// d), the layout the GEMM's shared-memory tile uses. sumSq is the f32 sum of
-// g^2 in ascending d, as in the f32 kernel.
+// Projection for the tensor-core GEMM: same threads as above; each group of
+// four rows makes two row pairs (d, d+1): g is split into 16-bit hi + lo parts
+// (g = hi + lo to about 2^-17) and stored as packed words hiW[d/2, s],
+// loW[d/2, s] (lo half = row d), the layout the GEMM's shared-memory tile
+// uses; rows past D are 0. sumSq is the f32 sum of g^2 in ascending d, as in
+// the f32 kernel.
 //===----------------------------------------------------------------------===//
 
 gpu::GPUFuncOp
@@ -157,32 +197,35 @@ mlir::sigreg::buildPackedProjectionKernel(OpBuilder &b, Location loc,
                   k.threadId(Dimension::x));
   Value chunk = k.blockId(Dimension::y);
   k.ifThen(k.lt(s, k.idx(S)), [&] {
-    Value p0 = k.mul(chunk, k.idx(shape.chunk / 2));
-    Value p1 = k.min(k.add(p0, k.idx(shape.chunk / 2)), k.idx(pairs));
-    Value sI32 = toI32(k, s);
-    SmallVector<Value> acc = k.forEach(
-        p0, p1, k.idx(1), {k.f32(0.0f)}, [&](Value dp, ValueRange carried) {
-          Value d = k.mul(dp, k.idx(2)), d1 = k.add(d, k.idx(1));
-          Value g0 = buildProjectionGaussian(k.b, seed, toI32(k, d), sI32);
-          Value g1 =
-              k.select(k.lt(d1, k.idx(D)),
-                       buildProjectionGaussian(k.b, seed, toI32(k, d1), sI32),
-                       k.f32(0.0f));
-          auto split = [&](Value gv) -> std::pair<Value, Value> {
-            Value hi = arith::TruncFOp::create(k.b, halfType, gv);
-            Value rest =
-                k.subf(gv, arith::ExtFOp::create(k.b, k.b.getF32Type(), hi));
-            return {hi, arith::TruncFOp::create(k.b, halfType, rest)};
-          };
-          auto [hi0, lo0] = split(g0);
-          auto [hi1, lo1] = split(g1);
-          k.store(packPair(k, hi0, hi1), hiW, {dp, s});
-          if (withLo)
-            k.store(packPair(k, lo0, lo1), loW, {dp, s});
-          Value acc = k.addf(carried[0], k.mulf(g0, g0));
-          return SmallVector<Value>{k.addf(acc, k.mulf(g1, g1))};
+    Value d0 = k.mul(chunk, k.idx(shape.chunk));
+    Value d1 = k.min(k.add(d0, k.idx(shape.chunk)), k.idx(D));
+    auto split = [&](Value gv) -> std::pair<Value, Value> {
+      Value hi = arith::TruncFOp::create(k.b, halfType, gv);
+      Value rest = k.subf(gv, arith::ExtFOp::create(k.b, k.b.getF32Type(), hi));
+      return {hi, arith::TruncFOp::create(k.b, halfType, rest)};
+    };
+    Value sum = emitProjectionRows(
+        k, seed, s, d0, d1, D, [&](Value d, ArrayRef<Value> rows) {
+          for (int64_t half = 0; half < 2; ++half) {
+            Value dp = k.add(k.div(d, k.idx(2)), k.idx(half));
+            Value rowLo = rows[2 * half], rowHi = rows[2 * half + 1];
+            // Rows past D are stored as 0.
+            Value hiRow = k.add(d, k.idx(2 * half + 1));
+            rowHi = k.select(k.lt(hiRow, k.idx(D)), rowHi, k.f32(0.0f));
+            auto store = [&] {
+              auto [hi0, lo0] = split(rowLo);
+              auto [hi1, lo1] = split(rowHi);
+              k.store(packPair(k, hi0, hi1), hiW, {dp, s});
+              if (withLo)
+                k.store(packPair(k, lo0, lo1), loW, {dp, s});
+            };
+            if (half == 0)
+              store();
+            else
+              k.ifThen(k.lt(dp, k.idx(pairs)), store);
+          }
         });
-    k.store(acc[0], sumSq, {chunk, s});
+    k.store(sum, sumSq, {chunk, s});
   });
   return func;
 }

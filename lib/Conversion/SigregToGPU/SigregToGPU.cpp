@@ -580,7 +580,7 @@ LogicalResult FunctionLowering::lowerSingleLaunch(OpBuilder &b,
   sh.seeded = bool(proj);
   sh.projectionElement =
       proj ? Type() : ecf.getProjection().getType().getElementType();
-  sh.chunkRows = projectionChunkRows(schedule.projectionChunk, false);
+  sh.chunkRows = projectionChunkRows(schedule.projectionChunk);
   SingleLaunchTiling tiling =
       ecf.getScheduleAttr()
           ? SingleLaunchTiling{ecf.getScheduleAttr().getRows(),

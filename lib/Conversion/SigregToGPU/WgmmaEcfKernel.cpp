@@ -62,6 +62,11 @@ constexpr int64_t kConsumerThreads = 256;
 /// Rows of the y tile one ECF iteration takes: independent recurrences a
 /// thread interleaves (the ECF phase is latency-bound: ncu, 2026-11-30).
 constexpr int64_t kEcfRowsPerStep = 8;
+/// Padding of the y tile's rows (f32 words): with rows of slices + 4 words,
+/// the 8 rows one warp's accumulator store touches start 4 banks apart, so
+/// the store takes the minimum of 2 wavefronts instead of 8 (ncu counted
+/// 3.1 M bank conflicts with unpadded rows; docs/PERF-NOTES.md).
+constexpr int64_t kYRowPad = 4;
 
 /// Types shared by the stages of one kernel.
 struct WgmmaTypes {
@@ -254,20 +259,34 @@ MainloopResult emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
           SmallVector<Value>(results.begin() + 2, results.end())};
 }
 
+/// The y tile [rows][slices] f32 at byte `offset`: a view of rows padded to
+/// slices + kYRowPad words (strided<[slices + kYRowPad, 1]>).
+Value yTileView(KernelBuilder &k, const WgmmaTypes &t, Value smem,
+                int64_t offset, int64_t rows) {
+  Value padded =
+      smemView(k, smem, k.idx(offset),
+               t.tile({kRows, t.slices + kYRowPad}, k.b.getF32Type()));
+  return memref::SubViewOp::create(
+      k.b, padded,
+      ArrayRef<OpFoldResult>{k.b.getIndexAttr(0), k.b.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{k.b.getIndexAttr(rows),
+                             k.b.getIndexAttr(t.slices)},
+      ArrayRef<OpFoldResult>{k.b.getIndexAttr(1), k.b.getIndexAttr(1)});
+}
+
 /// Stage 4: both warpgroups store their accumulators into the shared y tile
-/// [128][256] f32 at offset 0, once every consumer is done reading the ring.
+/// [128][256] f32 (rows padded, yTileView) at `offset`, once every consumer
+/// is done reading the ring.
 /// nvgpu.warpgroup.mma.store places a thread's rows by its warp index in the
 /// CTA (tid / 32): warps 4-7 of warpgroup 1 land on rows 64-127 of the view,
 /// so both warpgroups pass the same view of the tile's first 64 rows.
 Value emitAccumulatorTile(KernelBuilder &k, const WgmmaTypes &t, Value smem,
                           Value acc, int64_t offset = 0) {
   consumerBarrier(k);
-  Value firstRows = smemView(k, smem, k.idx(offset),
-                             t.tile({64, t.slices}, k.b.getF32Type()));
+  Value firstRows = yTileView(k, t, smem, offset, 64);
   nvgpu::WarpgroupMmaStoreOp::create(k.b, acc, firstRows);
   consumerBarrier(k);
-  return smemView(k, smem, k.idx(offset),
-                  t.tile({kRows, t.slices}, k.b.getF32Type()));
+  return yTileView(k, t, smem, offset, kRows);
 }
 
 /// sin and cos of `theta` on the special-function unit after a Cody-Waite
@@ -440,7 +459,7 @@ int64_t mlir::sigreg::wgmmaDynamicSharedBytes(const WgmmaTiling &tiling) {
   // (persistent: the previous tile's y is read while the ring fills), else
   // aliasing it after the mainloop.
   int64_t ring = tiling.stages * (kXTileBytes + kTileK * tiling.slices * 2);
-  int64_t yTile = kRows * tiling.slices * 4;
+  int64_t yTile = kRows * (tiling.slices + kYRowPad) * 4;
   return tiling.persistent ? ring + yTile : std::max(ring, yTile);
 }
 
@@ -598,8 +617,7 @@ mlir::sigreg::buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
   };
   // The y tile lives after the 2-stage ring for the whole kernel.
   int64_t yOffset = t.stages * (kXTileBytes + t.gTileBytes);
-  Value yTile = smemView(k, kn.smem, k.idx(yOffset),
-                         t.tile({kRows, t.slices}, k.b.getF32Type()));
+  Value yTile = yTileView(k, t, kn.smem, yOffset, kRows);
   // Rows of the previous tile's ECF done per k-tile of the current one.
   int64_t rowsPerStep = (kRows + kn.kTiles - 1) / kn.kTiles;
   Value f32Zero = k.f32(0.0f);

@@ -87,12 +87,14 @@
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
 
 // Stage 4, emitAccumulatorTile: after a consumer-only named barrier, the
-// accumulators go to a [128][256] f32 tile over the drained ring.
+// accumulators go to a [128][256] f32 tile over the drained ring, its rows
+// padded to 260 words (yTileView: no bank conflicts in the store).
 // CHECK-NEXT:      nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
-// CHECK-NEXT:      %[[V64:.*]] = memref.view %[[DYN]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x256xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT:      %[[PAD:.*]] = memref.view %[[DYN]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<128x260xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT:      %[[V64:.*]] = memref.subview %[[PAD]][0, 0] [64, 256] [1, 1] : {{.*}} to memref<64x256xf32, strided<[260, 1]>, #gpu.address_space<workgroup>>
 // CHECK-NEXT:      nvgpu.warpgroup.mma.store %[[LOOP]]#0, %[[V64]]
 // CHECK-NEXT:      nvvm.barrier id
-// CHECK-NEXT:      %[[Y:.*]] = memref.view %[[DYN]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<128x256xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT:      %[[Y:.*]] = memref.subview %[[PAD]][0, 0] [128, 256] [1, 1] : {{.*}} to memref<128x256xf32, strided<[260, 1]>, #gpu.address_space<workgroup>>
 
 // Stage 5, emitEcfColumns: the column norm from the per-chunk sums, rows of
 // the tile inside the batch (min(128, 1000 - m0)) in groups of 8 then one by
@@ -116,13 +118,13 @@
 // CHECK:       gpu.func @sigreg_ecf_finalize_sm(%{{.*}}: memref<8x3x5x1928xf32>, %{{.*}}: memref<8x3x5x1928xf32>, %{{.*}}: memref<3x1928x5xf32>, %{{.*}}: memref<3x1928x5xf32>)
 
 // The persistent variant: 132 CTAs walk the 192 tiles; the ring (2 stages,
-// 96 KB) and the y tile (128 KB) side by side. In the mainloop of a tile,
+// 96 KB) and the y tile (130 KB, rows padded) side by side. In the mainloop of a tile,
 // after each k-tile's wgmma is issued, the consumers add rows
 // [it * 32, it * 32 + 32) of the previous tile's y (ceil(128 / 4 k-tiles))
 // to the ECF sums carried by the loop; after it, the previous tile's sums
 // are stored and the new accumulators replace the y tile. The last tile's
 // ECF runs after the tile loop.
-// PERSIST:       gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma_persistent blocks in (%c132, %c1, %c1) threads in (%c384, %c1, %c1)  dynamic_shared_memory_size %c229376_i32
+// PERSIST:       gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma_persistent blocks in (%c132, %c1, %c1) threads in (%c384, %c1, %c1)  dynamic_shared_memory_size %c231424_i32
 // PERSIST:       gpu.func @sigreg_fused_ecf_wgmma_persistent(
 // PERSIST:         gpu.grid_dim  x
 // PERSIST:         scf.for

@@ -9,17 +9,17 @@
 // A seed above 2^32 exercises the high half of the Philox key.
 // RUN: sigreg-run --target=cpu --seed=81985529216486895 %s | FileCheck %s --check-prefix=HIGH
 
-// DEFAULT: reference {{ *}}1.1971781
+// DEFAULT: reference {{ *}}0.9910648
 // DEFAULT: PASS
-// BOTH:    reference {{ *}}1.0301981
+// BOTH:    reference {{ *}}1.0728453
 // BOTH:    PASS
-// PROJ-NOT: reference {{ *}}1.1971781
-// PROJ-NOT: reference {{ *}}1.0301981
+// PROJ-NOT: reference {{ *}}0.9910648
+// PROJ-NOT: reference {{ *}}1.0728453
 // PROJ:    PASS
-// INPUT-NOT: reference {{ *}}1.1971781
-// INPUT-NOT: reference {{ *}}1.0301981
+// INPUT-NOT: reference {{ *}}0.9910648
+// INPUT-NOT: reference {{ *}}1.0728453
 // INPUT:   PASS
-// HIGH-NOT: reference {{ *}}1.1971781
+// HIGH-NOT: reference {{ *}}0.9910648
 // HIGH:    PASS
 
 func.func @seeds(%x: tensor<2x41x33xf32>, %seed: i64) -> tensor<f32> {

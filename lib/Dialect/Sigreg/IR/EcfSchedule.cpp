@@ -257,8 +257,8 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
   return s;
 }
 
-int64_t mlir::sigreg::projectionChunkRows(int64_t requested, bool packedPairs) {
-  return packedPairs && requested % 2 ? requested + 1 : requested;
+int64_t mlir::sigreg::projectionChunkRows(int64_t requested) {
+  return llvm::alignTo(requested, 4);
 }
 
 ProjectionSchedule mlir::sigreg::chooseProjectionSchedule(
@@ -289,8 +289,7 @@ ProjectionSchedule mlir::sigreg::chooseProjectionSchedule(
       s.splitProjection |= consumer.splitProjection;
     }
   }
-  s.chunkRows =
-      projectionChunkRows(projectionChunk, s.packedElement && !s.rowMajor);
+  s.chunkRows = projectionChunkRows(projectionChunk);
   s.numChunks = llvm::divideCeilSigned<int64_t>(
       dimSize(op.getType(), 0, dynamicSize), s.chunkRows);
   return s;

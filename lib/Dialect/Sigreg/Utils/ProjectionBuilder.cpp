@@ -74,21 +74,31 @@ std::array<Value, 4> mlir::sigreg::buildPhilox4x32_10(ImplicitLocOpBuilder &b,
   return c;
 }
 
-Value mlir::sigreg::buildProjectionGaussian(ImplicitLocOpBuilder &b, Value seed,
-                                            Value d, Value s) {
+namespace {
+/// The Philox words of row group `group` (rows 4 group .. + 3) of column `s`:
+/// counter (group, s, 0, 0), key (seed lo, seed hi).
+std::array<Value, 4> philoxWords(ImplicitLocOpBuilder &b, Value seed,
+                                 Value group, Value s) {
   Emitter e{b};
   Type i64 = b.getI64Type();
-  // Counter (d, s, 0, 0), key (seed lo, seed hi).
   Value keyLo = arith::TruncIOp::create(b, e.i32, seed);
   Value hi = arith::ShRUIOp::create(
       b, seed, arith::ConstantOp::create(b, b.getIntegerAttr(i64, 32)));
   Value keyHi = arith::TruncIOp::create(b, e.i32, hi);
   Value zero = e.u32(0);
-  std::array<Value, 4> x =
-      buildPhilox4x32_10(b, {d, s, zero, zero}, {keyLo, keyHi});
+  return buildPhilox4x32_10(b, {group, s, zero, zero}, {keyLo, keyHi});
+}
 
+/// One Box-Muller pair from two words (sections 3-5): the radius r, the
+/// first-quadrant polynomials cos(theta), sin(theta) and the quadrant q.
+struct BoxMullerPair {
+  Value r, cosv, sinv, q;
+};
+
+BoxMullerPair buildBoxMullerPair(ImplicitLocOpBuilder &b, Value x0, Value x1) {
+  Emitter e{b};
   // log(u1), u1 = n * 2^-24, n in [1, 2^24].
-  Value n = e.addi(e.shr(x[0], 8), e.u32(1));
+  Value n = e.addi(e.shr(x0, 8), e.u32(1));
   Value nf = e.toF(n);
   Value bits = e.fToBits(nf);
   Value expo = arith::SubIOp::create(b, e.shr(bits, 23), e.u32(127 + 24));
@@ -102,11 +112,12 @@ Value mlir::sigreg::buildProjectionGaussian(ImplicitLocOpBuilder &b, Value seed,
   Value lnm = e.mulf(e.addf(sv, sv), e.horner(logCoeffs, z));
   Value lnu =
       e.fma(e.sToF(expo), e.f(static_cast<float>(0.6931471805599453)), lnm);
-  Value r = math::SqrtOp::create(b, e.mulf(e.f(-2.0f), lnu));
+  BoxMullerPair pair;
+  pair.r = math::SqrtOp::create(b, e.mulf(e.f(-2.0f), lnu));
 
-  // cos(2 pi u2) by quadrant.
-  Value j = e.shr(x[1], 8);
-  Value q = e.shr(j, 22);
+  // 2 pi u2 = q pi/2 + theta.
+  Value j = e.shr(x1, 8);
+  pair.q = e.shr(j, 22);
   Value frac = e.mulf(e.toF(e.andi(j, 0x3FFFFFu)), e.f(0x1p-22f));
   Value theta = e.mulf(frac, e.f(static_cast<float>(1.5707963267948966)));
   Value t2 = e.mulf(theta, theta);
@@ -118,17 +129,51 @@ Value mlir::sigreg::buildProjectionGaussian(ImplicitLocOpBuilder &b, Value seed,
     double term = ((k / 2) % 2 ? -1.0 : 1.0) / fact;
     (k % 2 ? sinCoeffs : cosCoeffs).push_back(static_cast<float>(term));
   }
-  Value cosv = e.horner(cosCoeffs, t2);
-  Value sinv = e.mulf(theta, e.horner(sinCoeffs, t2));
-  // Quadrant select: [cos, -sin, -cos, sin][q].
+  pair.cosv = e.horner(cosCoeffs, t2);
+  pair.sinv = e.mulf(theta, e.horner(sinCoeffs, t2));
+  return pair;
+}
+
+/// r * cos(2 pi u2 - quarter * pi/2): the quadrant select [cos, -sin, -cos,
+/// sin][(q - quarter) mod 4] (quarter 0: the cosine, 1: the sine).
+Value buildPairNormal(ImplicitLocOpBuilder &b, const BoxMullerPair &pair,
+                      Value quarter) {
+  Emitter e{b};
+  Value zero = e.u32(0);
+  Value q = e.andi(arith::SubIOp::create(b, pair.q, quarter), 3);
   Value qIsOdd =
       arith::CmpIOp::create(b, arith::CmpIPredicate::ne, e.andi(q, 1), zero);
   Value negate = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
                                        e.andi(e.xori(q, e.shr(q, 1)), 1),
                                        zero); // q == 1 or q == 2
-  Value mag = arith::SelectOp::create(b, qIsOdd, sinv, cosv);
+  Value mag = arith::SelectOp::create(b, qIsOdd, pair.sinv, pair.cosv);
   Value c = arith::SelectOp::create(b, negate, e.negf(mag), mag);
-  return e.mulf(r, c);
+  return e.mulf(pair.r, c);
+}
+} // namespace
+
+Value mlir::sigreg::buildProjectionGaussian(ImplicitLocOpBuilder &b, Value seed,
+                                            Value d, Value s) {
+  Emitter e{b};
+  std::array<Value, 4> x = philoxWords(b, seed, e.shr(d, 2), s);
+  // Rows 4k + 2, 4k + 3 take words (x2, x3); odd rows the sine.
+  Value second = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
+                                       e.andi(d, 2), e.u32(0));
+  Value w0 = arith::SelectOp::create(b, second, x[2], x[0]);
+  Value w1 = arith::SelectOp::create(b, second, x[3], x[1]);
+  return buildPairNormal(b, buildBoxMullerPair(b, w0, w1), e.andi(d, 1));
+}
+
+std::array<Value, 4>
+mlir::sigreg::buildProjectionGaussianGroup(ImplicitLocOpBuilder &b, Value seed,
+                                           Value group, Value s) {
+  Emitter e{b};
+  std::array<Value, 4> x = philoxWords(b, seed, group, s);
+  BoxMullerPair first = buildBoxMullerPair(b, x[0], x[1]);
+  BoxMullerPair second = buildBoxMullerPair(b, x[2], x[3]);
+  Value cosine = e.u32(0), sine = e.u32(1);
+  return {buildPairNormal(b, first, cosine), buildPairNormal(b, first, sine),
+          buildPairNormal(b, second, cosine), buildPairNormal(b, second, sine)};
 }
 
 IntegrationGrid mlir::sigreg::computeIntegrationGrid(int64_t numPoints,

@@ -107,7 +107,10 @@ func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64) -> tensor<f32> {
 //   trig_reduction         FLOPs 12000 * (1 + 48 + 18) + 2160 = 806160
 //   epilogue               FLOPs 6720; bytes (2 * 1080 + 1) * 4 = 8644
 // With block-rows=16 (T = 7: (4*7 + 2) * 1080 * 4 = 129600 bytes) and
-// projection-chunk=3 (32 chunks: g + sums (3840 + 1280) * 4 = 20480 bytes).
+// projection-chunk=3, rounded up to 4 (one Philox call makes 4 rows): 24
+// chunks, g + sums (3840 + 960) * 4 = 19200 bytes; the GEMM's seeded
+// normalization adds CS = 960 FLOPs (2304000 + 960 + 40 + 12000 = 2317000)
+// and reads 57600 + 19200 = 76800 bytes.
 //===----------------------------------------------------------------------===//
 
 // NAIVE-LABEL: remark: roofline: @views_ragged path=naive
@@ -125,8 +128,8 @@ func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64) -> tensor<f32> {
 // FUSED:       remark: total: flops=3136680 bytes=140804 intensity=22.2769 sfu=24000
 
 // SCHED-LABEL: remark: roofline: @views_ragged path=fused
-// SCHED:       remark: projection_generation: flops=7680 bytes=20480 intensity=0.3750
-// SCHED:       remark: projection_gemm: flops=2317320 bytes=78080 intensity=29.6788
+// SCHED:       remark: projection_generation: flops=7680 bytes=19200 intensity=0.4000
+// SCHED:       remark: projection_gemm: flops=2317000 bytes=76800 intensity=30.1693
 // SCHED:       remark: trig_reduction: flops=806160 bytes=129600 intensity=6.2204 sfu=24000
 func.func @views_ragged(%x: tensor<3x100x96xf16>, %seed: i64) -> tensor<f32> {
   %loss = sigreg.loss %x seed(%seed) slices = 40 points = 9 reduction = sum
@@ -172,7 +175,7 @@ func.func @explicit(%x: tensor<2x50x64xbf16>, %a: tensor<64x24xbf16>) -> tensor<
 // Default chunk 64: 1 chunk; g + sums (32768 + 1024) * 4 = 135168 bytes,
 //   intensity 129024 / 135168 = 0.9545; the GEMM reads 1024*63*2 + 135168 =
 //   264192 bytes, 133171200 / 264192 = 504.0698.
-// projection-chunk=3 is bumped to 4 (whole row pairs): 16 chunks,
+// projection-chunk=3 is rounded up to 4 (whole Philox row groups): 16 chunks,
 //   (32768 + 16384) * 4 = 196608 bytes, 129024 / 196608 = 0.65625 (printed
 //   0.6562); the GEMM reads 129024 + 196608 = 325632 bytes,
 //   133186560 / 325632 = 409.0094.

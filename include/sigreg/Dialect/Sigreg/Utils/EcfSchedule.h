@@ -182,9 +182,9 @@ double roundedProjectionError(FusedEcfOp op);
 /// 2e-3 bf16/f16 tolerance, leaving the rest for the other roundings.
 constexpr double kRoundedProjectionErrorBudget = 5e-4;
 
-/// Rows of D per projection chunk: `requested`, rounded up to even when the
-/// projection is written as packed pairs of rows (whole pairs per chunk).
-int64_t projectionChunkRows(int64_t requested, bool packedPairs);
+/// Rows of D per projection chunk: `requested`, rounded up to a multiple of 4
+/// (one Philox call makes 4 rows: docs/PROJECTION.md section 2).
+int64_t projectionChunkRows(int64_t requested);
 
 /// How a seeded sigreg.projection is written for its fused_ecf consumers.
 struct ProjectionSchedule {
