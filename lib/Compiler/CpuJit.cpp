@@ -84,21 +84,27 @@ LogicalResult CpuJit::run(const ::sigreg::runtime::ProblemInputs &inputs,
   if (p.views)
     xShape.push_back(p.V);
   xShape.append({p.N, p.D});
-  SmallVector<int64_t> outShape;
+  SmallVector<int64_t> lossShape;
   if (p.reduction == "none") {
     if (p.views)
-      outShape.push_back(p.V);
-    outShape.push_back(p.S);
+      lossShape.push_back(p.V);
+    lossShape.push_back(p.S);
   }
   out.assign(::sigreg::runtime::outputElementCount(p), std::nanf(""));
 
   Descriptor x(inputs.x.data(), xShape);
   Descriptor proj(inputs.proj.data(), {p.D, p.S});
-  Descriptor result(out.data(), outShape);
+  Descriptor result(out.data(), p.gradient ? ArrayRef<int64_t>(xShape)
+                                           : ArrayRef<int64_t>(lossShape));
+  // The gradient's upstream cotangent: all ones (the reference's convention).
+  std::vector<float> ones(p.reduction == "none" ? p.V * p.S : 1, 1.0f);
+  Descriptor upstream(ones.data(), lossShape);
   int64_t seed = static_cast<int64_t>(inputs.projectionSeed);
   SmallVector<void *> args = {x.packed()};
   args.push_back(p.projection == "seed" ? static_cast<void *>(&seed)
                                         : proj.packed());
+  if (p.gradient)
+    args.push_back(upstream.packed());
   args.push_back(result.packed());
   if (llvm::Error err = engine->invokePacked(symbol, args)) {
     llvm::errs() << "error: JIT invocation failed: "

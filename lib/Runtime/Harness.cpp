@@ -214,6 +214,18 @@ Status sigreg::runtime::computeReference(const ProblemInputs &in,
     return Status::error("unknown clip mode '" + p.clip + "'");
   if (!sigreg::parseReduction(p.reduction, params.reduction))
     return Status::error("unknown reduction '" + p.reduction + "'");
+  if (p.gradient) {
+    // dL/dx for an all-ones upstream gradient (the runners' convention).
+    ref = sigreg::referenceGradient(in.x64.data(), p.V, p.N, p.D, in.A64.data(),
+                                    params);
+    if (unclipped)
+      unclipped->clear();
+    if (ref.size() != static_cast<size_t>(outputElementCount(p)))
+      return Status::error("reference returned " + std::to_string(ref.size()) +
+                           " gradient values, expected " +
+                           std::to_string(outputElementCount(p)));
+    return Status::success();
+  }
   ref = sigreg::referenceLoss(in.x64.data(), p.V, p.N, p.D, in.A64.data(),
                               params);
   if (unclipped) {
@@ -238,6 +250,8 @@ Status sigreg::runtime::computeReference(const ProblemInputs &in,
 }
 
 int64_t sigreg::runtime::outputElementCount(const ProblemDesc &p) {
+  if (p.gradient)
+    return p.V * p.N * p.D;
   return p.reduction == "none" ? p.V * p.S : 1;
 }
 
@@ -338,9 +352,65 @@ double sigreg::runtime::toleranceForDtype(const std::string &dtype) {
   return dtype == "f32" ? 1e-4 : 2e-3;
 }
 
+double sigreg::runtime::gradientToleranceForDtype(const std::string &dtype) {
+  return dtype == "f32" ? 1e-3 : 1e-2;
+}
+
+ValidationResult
+sigreg::runtime::validateGradient(const ProblemDesc &p,
+                                  const std::vector<float> &out,
+                                  const std::vector<double> &ref) {
+  ValidationResult r;
+  r.tolerance = gradientToleranceForDtype(p.dtype);
+  r.count = static_cast<int64_t>(out.size());
+  if (out.size() != ref.size() || out.empty()) {
+    r.message = "FAIL: " + std::to_string(out.size()) + " outputs vs " +
+                std::to_string(ref.size()) + " reference values";
+    return r;
+  }
+  double diff2 = 0, ref2 = 0, out2 = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &out[i], 4);
+    if (bits == kPoisonPattern)
+      ++r.unwritten;
+    if (!std::isfinite(out[i]))
+      ++r.nonFinite;
+    double d = out[i] - ref[i];
+    diff2 += d * d;
+    ref2 += ref[i] * ref[i];
+    out2 += static_cast<double>(out[i]) * out[i];
+  }
+  r.loss = std::sqrt(out2);
+  r.reference = std::sqrt(ref2);
+  r.vacuous = ref2 == 0.0;
+  r.l2RelError = r.relError = std::sqrt(diff2) / std::max(r.reference, 1e-300);
+  char buf[200];
+  if (r.nonFinite || r.unwritten) {
+    std::snprintf(buf, sizeof(buf),
+                  "FAIL: %lld non-finite and %lld unwritten gradient values",
+                  static_cast<long long>(r.nonFinite),
+                  static_cast<long long>(r.unwritten));
+  } else if (r.vacuous) {
+    std::snprintf(buf, sizeof(buf),
+                  "FAIL: the reference gradient is exactly 0 (every slice "
+                  "clipped): the check would test nothing");
+  } else {
+    r.passed = r.l2RelError <= r.tolerance;
+    std::snprintf(buf, sizeof(buf),
+                  "%s: gradient relative L2 error %.3e %s %.1e (%s inputs)",
+                  r.passed ? "PASS" : "FAIL", r.l2RelError,
+                  r.passed ? "<=" : ">", r.tolerance, p.dtype.c_str());
+  }
+  r.message = buf;
+  return r;
+}
+
 ValidationResult sigreg::runtime::validateOutput(
     const ProblemDesc &p, const std::vector<float> &out,
     const std::vector<double> &ref, const std::vector<double> *unclipped) {
+  if (p.gradient)
+    return validateGradient(p, out, ref);
   ValidationResult r;
   r.tolerance = toleranceForDtype(p.dtype);
   r.count = static_cast<int64_t>(out.size());
@@ -499,6 +569,15 @@ Status sigreg::runtime::runAndValidate(Executor &exec,
 
 void sigreg::runtime::printValidation(const ValidationResult &r,
                                       const ProblemDesc &p, FILE *out) {
+  if (p.gradient) {
+    std::fprintf(out, "%-22s %.9g\n", "||dL/dx||", r.loss);
+    std::fprintf(out, "%-22s %.9g\n", "reference ||dL/dx||", r.reference);
+    std::fprintf(out, "%-22s %.3e\n", "l2 relative error", r.l2RelError);
+    std::fprintf(out, "%-22s %" PRId64 " of %" PRId64 "\n", "unwritten",
+                 r.unwritten, r.count);
+    std::fprintf(out, "%s\n", r.message.c_str());
+    return;
+  }
   bool scalar = p.reduction != "none";
   std::fprintf(out, "%-22s %.9g\n", scalar ? "loss" : "loss (mean of T)",
                r.loss);

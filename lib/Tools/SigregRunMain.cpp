@@ -242,8 +242,10 @@ void printHeader(const rt::ProblemDesc &p, StringRef target, StringRef entry) {
                << " t_max=" << llvm::format("%g", p.tMax) << " clip=" << p.clip;
   if (p.clip != "none")
     llvm::outs() << "(" << llvm::format("%g", p.clipValue) << ")";
-  llvm::outs() << " reduction=" << p.reduction << " projection=" << p.projection
-               << "\n";
+  llvm::outs() << " reduction=" << p.reduction << " projection=" << p.projection;
+  if (p.gradient)
+    llvm::outs() << " output=dL/dx";
+  llvm::outs() << "\n";
   llvm::outs().flush();
 }
 
@@ -302,7 +304,7 @@ int runOnCpu(ModuleOp module, func::FuncOp func, Options &opts,
   rt::printValidation(result, inputs.problem, stdout);
   // Clipping can hide a wrong statistic: also run the entry with clip none
   // and reduction none and compare every unclipped statistic.
-  if (inputs.problem.clip != "none") {
+  if (inputs.problem.clip != "none" && !inputs.problem.gradient) {
     FailureOr<rt::ValidationResult> raw =
         checkUnclipped(module, func, inputs, unclipped);
     if (failed(raw))
@@ -571,6 +573,9 @@ int mlir::sigreg::sigregRunMain(int argc, char **argv) {
     return 2;
 
   Target target = opts.target;
+  // The gradient runs on the CPU only for now (below).
+  if (problem.gradient && target == Target::Auto)
+    target = Target::Cpu;
   if (target != Target::Cpu && !(target == Target::Cuda && opts.compileOnly)) {
     std::string why;
     rt::CudaDriver *driver = rt::CudaDriver::get(why);
@@ -584,6 +589,9 @@ int mlir::sigreg::sigregRunMain(int argc, char **argv) {
       target = Target::Cuda;
     }
   }
+  if (problem.gradient && target == Target::Cuda)
+    return fail("sigreg.loss_grad runs on the CPU target only for now (the "
+                "CUDA runtime has no gradient buffers yet): use --target=cpu");
   if (target == Target::Cpu) {
     SmallVector<std::string> given = cudaOnlyFlags(opts);
     if (!given.empty())

@@ -113,6 +113,17 @@ def round_bf16(a: np.ndarray) -> np.ndarray:
     return bits.astype(np.uint32).view(np.float32)
 
 
+# Gradients (test/Integration/CPU/gradient.mlir): the pinned value is the
+# norm of the float64 reference dL/dx for an all-ones upstream gradient
+# (reduction none: the gradient of the sum of the statistics).
+GRADIENT_CASES = [
+    ("MEAN", RAGGED, dict(reduction="mean")),
+    ("NONE", dict(shape=(37, 129), slices=77, points=9),
+     dict(clip_mode="clamp_min", clip_value=0.7, reduction="none", dtype="bf16", explicit=True)),
+    ("ZB", SMALL, dict(clip_mode="zero_below", clip_value=0.9, reduction="sum", dtype="f16")),
+]
+
+
 def pinned(file: str, prefix: str) -> str:
     text = (ROOT / "test" / "Integration" / "CPU" / file).read_text()
     m = re.search(rf"^// {re.escape(prefix)}(?:-NEXT)?:\s+reference(?: \(mean\))? \{{\{{ \*\}}\}}([0-9.]+)\s*$",
@@ -136,3 +147,32 @@ def test_pinned_reference(file, prefix, problem, knobs):
     # FileCheck matches the printed value by its leading digits: the pinned
     # text is the value truncated (or rounded) to `decimals` places.
     assert abs(value - float(text)) <= 10.0**-decimals, (file, prefix, value, text)
+
+
+def _round(x: np.ndarray, dtype: str) -> np.ndarray:
+    if dtype == "bf16":
+        return round_bf16(x)
+    if dtype == "f16":
+        return x.astype(np.float16).astype(np.float32)
+    return x
+
+
+@pytest.mark.parametrize("prefix,problem,knobs", GRADIENT_CASES, ids=[c[0] for c in GRADIENT_CASES])
+def test_pinned_gradient_norm(prefix, problem, knobs):
+    from sigreg import philox
+
+    knobs = dict(knobs)
+    dtype = knobs.pop("dtype", "f32")
+    explicit = knobs.pop("explicit", False)
+    if knobs.get("reduction") == "none":
+        knobs["reduction"] = "sum"  # all-ones upstream: the gradient of the sum
+    x = _round(harness_inputs(1, problem["shape"]), dtype).astype(np.float64)
+    D, S = problem["shape"][-1], problem["slices"]
+    A = _round(philox.projection(0, D, S), dtype).astype(np.float64) if explicit else None
+    g = reference.gradient(x, A, seed=None if explicit else 0, num_slices=S,
+                           num_points=problem["points"], t_max=3.0, **knobs)
+    text = (ROOT / "test" / "Integration" / "CPU" / "gradient.mlir").read_text()
+    m = re.search(rf"^// {prefix}:\s+reference \|\|dL/dx\|\| \{{\{{ \*\}}\}}([0-9.]+)\s*$", text, re.M)
+    assert m, f"no pinned gradient norm for {prefix}"
+    decimals = len(m.group(1).split(".")[1])
+    assert abs(np.linalg.norm(g) - float(m.group(1))) <= 10.0**-decimals, (prefix, np.linalg.norm(g), m.group(1))

@@ -69,6 +69,9 @@ Status bindProblem(Executor &exec, const ProblemInputs &inputs);
 /// Tolerance on the relative error (docs/CONTRACT.md section 5): 1e-4 for f32
 /// inputs, 2e-3 for bf16/f16.
 double toleranceForDtype(const std::string &dtype);
+/// Gradient tolerance (relative L2 error of dL/dx, docs/CONTRACT.md section
+/// 4): 1e-3 for f32, 1e-2 for bf16/f16.
+double gradientToleranceForDtype(const std::string &dtype);
 
 struct ValidationResult {
   bool passed = false;
@@ -104,6 +107,13 @@ constexpr double kSliceErrorFloor = 0.1;
 /// `unclipped`: the reference's per-slice statistics before clipping
 /// (computeReference); without it, clip thresholds are not special-cased and
 /// only an all-zero reference counts as vacuous.
+/// dL/dx against the float64 reference gradient: relative L2 error, NaN/Inf
+/// and unwritten values fail, an all-zero reference (everything clipped) is
+/// vacuous and fails. `loss` and `reference` of the result hold the norms.
+ValidationResult validateGradient(const ProblemDesc &problem,
+                                  const std::vector<float> &out,
+                                  const std::vector<double> &ref);
+/// validateGradient when `problem.gradient`.
 ValidationResult validateOutput(const ProblemDesc &problem,
                                 const std::vector<float> &out,
                                 const std::vector<double> &ref,

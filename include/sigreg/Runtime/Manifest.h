@@ -35,6 +35,9 @@ struct ProblemDesc {
   std::string dtype = "bf16";      // bf16 | f16 | f32
   std::string projection = "seed"; // seed | explicit
   bool views = false; // true: x is [V,N,D]; false: x is [N,D] (V must be 1)
+  /// The entry computes dL/dx (sigreg.loss_grad, all-ones upstream gradient)
+  /// instead of the loss. CPU target only for now (not in manifests).
+  bool gradient = false;
 };
 
 enum class BufferRole { Input, Output, Workspace };

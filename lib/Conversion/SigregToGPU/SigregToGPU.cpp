@@ -182,6 +182,18 @@ LogicalResult FunctionLowering::checkGridLimits(Operation *op) {
 }
 
 LogicalResult FunctionLowering::checkSupported() {
+  // The backward first: its ops also use the forward's values in ways the
+  // fused lowering rejects, and this is the error that explains why.
+  WalkResult backward = oldFunc.walk([&](Operation *op) {
+    if (!isa<EcfCotangentOp, EcfGradOp, ProjectTransposeOp>(op))
+      return WalkResult::advance();
+    op->emitOpError("is part of the backward, which has no fused GPU lowering "
+                    "yet: lower it through the naive GPU pipeline "
+                    "(--sigreg-naive-gpu-pipeline)");
+    return WalkResult::interrupt();
+  });
+  if (backward.wasInterrupted())
+    return failure();
   WalkResult result = oldFunc.walk([&](Operation *op) {
     if (op == oldFunc.getOperation())
       return WalkResult::advance();
@@ -191,7 +203,7 @@ LogicalResult FunctionLowering::checkSupported() {
                       "naive GPU pipeline lowers unfused ops through linalg)");
       return WalkResult::interrupt();
     }
-    if (isa<LossOp>(op)) {
+    if (isa<LossOp, LossGradOp>(op)) {
       op->emitOpError("must be decomposed first (run --sigreg-decompose)");
       return WalkResult::interrupt();
     }

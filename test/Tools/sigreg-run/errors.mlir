@@ -13,7 +13,7 @@
 
 // Several functions hold a sigreg.loss and no --entry is given.
 // RUN: not sigreg-run --target=cpu %s 2>&1 | FileCheck %s --check-prefix=SEVERAL
-// SEVERAL: error: several functions hold a sigreg.loss ('static_views', 'dynamic'...): choose one with --entry
+// SEVERAL: error: several functions hold a sigreg.loss or sigreg.loss_grad ('static_views', 'dynamic'...): choose one with --entry
 // RUN: (sigreg-run --target=cpu %s > /dev/null 2>&1; echo "exit=$?") | FileCheck %s --check-prefix=EXIT2
 
 // --entry naming nothing.

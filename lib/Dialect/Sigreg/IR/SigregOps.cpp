@@ -42,6 +42,16 @@ static bool dimsCompatible(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
 }
 
+/// Same rank and, dimension by dimension, equal where both are static.
+static bool dimsCompatibleShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  if (a.size() != b.size())
+    return false;
+  for (auto [x, y] : llvm::zip(a, b))
+    if (!dimsCompatible(x, y))
+      return false;
+  return true;
+}
+
 static LogicalResult verifyPoints(Operation *op, int64_t points) {
   if (points < 3 || points % 2 == 0)
     return op->emitOpError(
@@ -130,12 +140,17 @@ static LogicalResult verifyRankAndStatic(Operation *op, StringRef what,
 // LossOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult LossOp::verify() {
-  Operation *op = getOperation();
-  RankedTensorType inType = getInput().getType();
+/// The checks sigreg.loss and sigreg.loss_grad share: the input, the
+/// projection, the knobs, and `lossType` (the loss's result type, or the type
+/// of loss_grad's cotangent) against the reduction; `what` names it.
+template <typename OpT>
+static LogicalResult verifyLossOperands(OpT lossOp, RankedTensorType lossType,
+                                        StringRef what) {
+  Operation *op = lossOp.getOperation();
+  RankedTensorType inType = lossOp.getInput().getType();
   int64_t rank = inType.getRank();
   if (rank != 2 && rank != 3)
-    return emitOpError(
+    return op->emitOpError(
                "expects input of rank 2 ([N, D]) or 3 ([V, N, D]), got ")
            << inType;
   SmallVector<int64_t> staticDims = {rank - 1};
@@ -145,28 +160,30 @@ LogicalResult LossOp::verify() {
                                  rank == 2 ? "[N, D]" : "[V, N, D]")))
     return failure();
 
-  if (static_cast<bool>(getSeed()) == static_cast<bool>(getProjection()))
-    return emitOpError("expects exactly one of 'seed' or 'projection'");
+  if (static_cast<bool>(lossOp.getSeed()) ==
+      static_cast<bool>(lossOp.getProjection()))
+    return op->emitOpError("expects exactly one of 'seed' or 'projection'");
 
-  int64_t numSlices = getNumSlices();
+  int64_t numSlices = lossOp.getNumSlices();
   if (numSlices <= 0)
-    return emitOpError("num_slices must be positive, got ") << numSlices;
-  if (failed(verifyPoints(op, getNumPoints())) ||
-      failed(verifyTMax(op, getTMax().convertToDouble())) ||
-      failed(verifyClip(op, getClip(), getClipValue().convertToDouble())))
+    return op->emitOpError("num_slices must be positive, got ") << numSlices;
+  if (failed(verifyPoints(op, lossOp.getNumPoints())) ||
+      failed(verifyTMax(op, lossOp.getTMax().convertToDouble())) ||
+      failed(verifyClip(op, lossOp.getClip(),
+                        lossOp.getClipValue().convertToDouble())))
     return failure();
 
   int64_t featureDim = inType.getDimSize(rank - 1);
-  if (Value proj = getProjection()) {
+  if (Value proj = lossOp.getProjection()) {
     auto projType = cast<RankedTensorType>(proj.getType());
     if (projType.getRank() != 2 || !projType.hasStaticShape() ||
         projType.getDimSize(0) != featureDim ||
         projType.getDimSize(1) != numSlices)
-      return emitOpError("expects projection of shape [D, S] = ")
+      return op->emitOpError("expects projection of shape [D, S] = ")
              << formatShape({featureDim, numSlices}) << ", got "
              << formatShape(projType.getShape());
     if (projType.getElementType() != inType.getElementType())
-      return emitOpError("projection element type ")
+      return op->emitOpError("projection element type ")
              << projType.getElementType()
              << " must match the input element type "
              << inType.getElementType();
@@ -174,24 +191,40 @@ LogicalResult LossOp::verify() {
 
   if (failed(verifySizes(op, rank == 3 ? inType.getDimSize(0) : 1,
                          inType.getDimSize(rank - 2), featureDim, numSlices,
-                         getNumPoints(), inType.getElementType())))
+                         lossOp.getNumPoints(), inType.getElementType())))
     return failure();
 
-  RankedTensorType resType = getResult().getType();
-  if (getReduction() == Reduction::none) {
+  RankedTensorType resType = lossType;
+  if (lossOp.getReduction() == Reduction::none) {
     SmallVector<int64_t> expected;
     if (rank == 3)
       expected.push_back(inType.getDimSize(0));
     expected.push_back(numSlices);
     if (resType.getShape() != ArrayRef<int64_t>(expected))
-      return emitOpError("reduction 'none' expects a result of shape ")
-             << formatShape(expected) << " (" << (rank == 3 ? "[V, S]" : "[S]")
-             << "), got " << resType;
+      return op->emitOpError("reduction 'none' expects a ")
+             << what << " of shape " << formatShape(expected) << " ("
+             << (rank == 3 ? "[V, S]" : "[S]") << "), got " << resType;
   } else if (resType.getRank() != 0) {
-    return emitOpError("reduction '")
-           << stringifyReduction(getReduction())
-           << "' expects a 0-d result tensor<f32>, got " << resType;
+    return op->emitOpError("reduction '")
+           << stringifyReduction(lossOp.getReduction()) << "' expects a 0-d "
+           << what << " tensor<f32>, got " << resType;
   }
+  return success();
+}
+
+LogicalResult LossOp::verify() {
+  return verifyLossOperands(*this, getResult().getType(), "result");
+}
+
+LogicalResult LossGradOp::verify() {
+  if (failed(verifyLossOperands(*this, getGrad().getType(), "grad")))
+    return failure();
+  RankedTensorType inType = getInput().getType();
+  RankedTensorType resType = getResult().getType();
+  if (!dimsCompatibleShapes(resType.getShape(), inType.getShape()))
+    return emitOpError("expects a result of the input's shape ")
+           << formatShape(inType.getShape()) << ", got "
+           << formatShape(resType.getShape());
   return success();
 }
 
@@ -354,6 +387,81 @@ LogicalResult ReduceOp::verify() {
                                  {0, 1}, "[V, S]")))
     return failure();
   return verifyReducedResult(getOperation(), getReduction(), inType, resType);
+}
+
+//===----------------------------------------------------------------------===//
+// Backward ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult EcfCotangentOp::verify() {
+  Operation *op = getOperation();
+  RankedTensorType cType = getCos().getType();
+  if (failed(verifyRankAndStatic(op, "ECF operands", cType, 3, {0, 1, 2},
+                                 "[V, S, P]")) ||
+      failed(verifyPoints(op, cType.getDimSize(2))) ||
+      failed(verifyTMax(op, getTMax().convertToDouble())) ||
+      failed(verifyClip(op, getClip(), getClipValue().convertToDouble())))
+    return failure();
+  RankedTensorType gType = getGrad().getType();
+  if (getReduction() == Reduction::none) {
+    if (gType.getShape() !=
+        ArrayRef<int64_t>{cType.getDimSize(0), cType.getDimSize(1)})
+      return emitOpError("reduction 'none' expects grad of shape [V, S] = ")
+             << formatShape({cType.getDimSize(0), cType.getDimSize(1)})
+             << ", got " << gType;
+  } else if (gType.getRank() != 0) {
+    return emitOpError("reduction '")
+           << stringifyReduction(getReduction())
+           << "' expects grad of type tensor<f32>, got " << gType;
+  }
+  return success();
+}
+
+LogicalResult EcfGradOp::verify() {
+  Operation *op = getOperation();
+  RankedTensorType yType = getSlices().getType();
+  RankedTensorType cType = getDcos().getType();
+  if (failed(
+          verifyRankAndStatic(op, "slices", yType, 3, {0, 2}, "[V, N, S]")) ||
+      failed(verifyRankAndStatic(op, "ECF cotangents", cType, 3, {0, 1, 2},
+                                 "[V, S, P]")) ||
+      failed(verifyPoints(op, cType.getDimSize(2))) ||
+      failed(verifyTMax(op, getTMax().convertToDouble())))
+    return failure();
+  if (cType.getDimSize(0) != yType.getDimSize(0) ||
+      cType.getDimSize(1) != yType.getDimSize(2))
+    return emitOpError("expects ECF cotangents of shape [V, S, P] with "
+                       "[V, S] = ")
+           << formatShape({yType.getDimSize(0), yType.getDimSize(2)})
+           << ", got " << formatShape(cType.getShape());
+  return verifyEcfSizes(op, yType, cType);
+}
+
+LogicalResult ProjectTransposeOp::verify() {
+  Operation *op = getOperation();
+  RankedTensorType dyType = getCotangent().getType();
+  RankedTensorType projType = getProjection().getType();
+  RankedTensorType resType = getResult().getType();
+  if (failed(verifyRankAndStatic(op, "cotangent", dyType, 3, {0, 2},
+                                 "[V, N, S]")) ||
+      failed(verifyRankAndStatic(op, "projection", projType, 2, {0, 1},
+                                 "[D, S]")) ||
+      failed(
+          verifyRankAndStatic(op, "result", resType, 3, {0, 2}, "[V, N, D]")))
+    return failure();
+  if (dyType.getDimSize(2) != projType.getDimSize(1))
+    return emitOpError("slice dimension mismatch: cotangent has S = ")
+           << dyType.getDimSize(2)
+           << " but projection has S = " << projType.getDimSize(1);
+  SmallVector<int64_t> expected = {dyType.getDimSize(0), dyType.getDimSize(1),
+                                   projType.getDimSize(0)};
+  if (!dimsCompatibleShapes(resType.getShape(), expected))
+    return emitOpError("expects result of shape [V, N, D] = ")
+           << formatShape(expected) << ", got "
+           << formatShape(resType.getShape());
+  return verifySizes(op, dyType.getDimSize(0), dyType.getDimSize(1),
+                     projType.getDimSize(0), projType.getDimSize(1), 3,
+                     projType.getElementType());
 }
 
 //===----------------------------------------------------------------------===//

@@ -274,12 +274,143 @@ Value lowerReduce(NaiveBuilder &nb, ReduceOp op) {
                     });
 }
 
+//===----------------------------------------------------------------------===//
+// Backward (docs/CONTRACT.md section 2), as eager autograd runs it: the
+// [V, N, S, P] angles are materialized again.
+//===----------------------------------------------------------------------===//
+
+std::pair<Value, Value> lowerEcfCotangent(NaiveBuilder &nb, EcfCotangentOp op) {
+  auto cType = op.getCos().getType();
+  int64_t numViews = cType.getDimSize(0), numSlices = cType.getDimSize(1),
+          numPoints = cType.getDimSize(2);
+  IntegrationGrid grid =
+      computeIntegrationGrid(numPoints, op.getTMax().convertToDouble());
+  Value phi = nb.constant(grid.phi), w = nb.constant(grid.w);
+  Value count = nb.indexToF32(op.getGlobalCount());
+  // The unclipped statistic T[v, s] = count * sum_p w_p ((c - phi)^2 + s^2).
+  Value dot = nb.generic(
+      {op.getCos(), op.getSin(), phi, w}, nb.zeros({numViews, numSlices}),
+      {{0, 1, 2}, {0, 1, 2}, {2}, {2}, {0, 1}}, {kPar, kPar, kRed},
+      [](OpBuilder &ob, Location loc, ValueRange a) -> Value {
+        Value d = arith::SubFOp::create(ob, loc, a[0], a[2]);
+        Value d2 = arith::MulFOp::create(ob, loc, d, d);
+        Value s2 = arith::MulFOp::create(ob, loc, a[1], a[1]);
+        Value e = arith::AddFOp::create(ob, loc, d2, s2);
+        Value prod = arith::MulFOp::create(ob, loc, e, a[3]);
+        return arith::AddFOp::create(ob, loc, a[4], prod);
+      });
+  // omega[v, s] = 2 * count * gate * (the reduction's factor).
+  ClipMode clip = op.getClip();
+  float clipValue = static_cast<float>(op.getClipValue().convertToDouble());
+  Reduction reduction = op.getReduction();
+  SmallVector<unsigned> gradDims = reduction == Reduction::none
+                                       ? SmallVector<unsigned>{0, 1}
+                                       : SmallVector<unsigned>{};
+  float scale = reduction == Reduction::mean
+                    ? 2.0f / static_cast<float>(numViews * numSlices)
+                    : 2.0f;
+  Value omega = nb.generic(
+      {dot, op.getGrad()}, nb.empty({numViews, numSlices}),
+      {{0, 1}, gradDims, {0, 1}}, {kPar, kPar},
+      [&](OpBuilder &ob, Location loc, ValueRange a) -> Value {
+        Value c2 = arith::MulFOp::create(
+            ob, loc, count,
+            arith::ConstantOp::create(ob, loc, ob.getF32FloatAttr(scale)));
+        Value r = arith::MulFOp::create(ob, loc, a[1], c2);
+        if (clip == ClipMode::none)
+          return r;
+        Value stat = arith::MulFOp::create(ob, loc, a[0], count);
+        Value c =
+            arith::ConstantOp::create(ob, loc, ob.getF32FloatAttr(clipValue));
+        Value below =
+            arith::CmpFOp::create(ob, loc, arith::CmpFPredicate::OLT, stat, c);
+        Value zero =
+            arith::ConstantOp::create(ob, loc, ob.getF32FloatAttr(0.0f));
+        return arith::SelectOp::create(ob, loc, below, zero, r);
+      });
+  // dcos = omega w_p (cos - phi_p), dsin = omega w_p sin.
+  auto cotangent = [&](Value v, bool centered) {
+    return nb.generic(
+        {v, omega, phi, w}, nb.empty(cType.getShape()),
+        {{0, 1, 2}, {0, 1}, {2}, {2}, {0, 1, 2}}, {kPar, kPar, kPar},
+        [&](OpBuilder &ob, Location loc, ValueRange a) -> Value {
+          Value d =
+              centered ? arith::SubFOp::create(ob, loc, a[0], a[2]) : a[0];
+          Value ow = arith::MulFOp::create(ob, loc, a[1], a[3]);
+          return arith::MulFOp::create(ob, loc, ow, d);
+        });
+  };
+  return {cotangent(op.getCos(), true), cotangent(op.getSin(), false)};
+}
+
+Value lowerEcfGrad(NaiveBuilder &nb, EcfGradOp op) {
+  Value y = op.getSlices();
+  auto yType = op.getSlices().getType();
+  int64_t numViews = yType.getDimSize(0), batch = yType.getDimSize(1),
+          numSlices = yType.getDimSize(2),
+          numPoints = op.getDcos().getType().getDimSize(2);
+  IntegrationGrid grid =
+      computeIntegrationGrid(numPoints, op.getTMax().convertToDouble());
+  Value t = nb.constant(grid.t);
+  Value n = tensor::DimOp::create(nb.b, y, 1);
+  SmallVector<Value> dyn;
+  if (ShapedType::isDynamic(batch))
+    dyn.push_back(n);
+  SmallVector<int64_t> bigShape = {numViews, batch, numSlices, numPoints};
+  // args = y.unsqueeze(-1) * t, then t * (dsin cos(args) - dcos sin(args)):
+  // [V, N, S, P], materialized, then summed over p.
+  Value args = nb.generic(
+      {y, t}, nb.empty(bigShape, dyn), {{0, 1, 2}, {3}, {0, 1, 2, 3}},
+      {kPar, kPar, kPar, kPar}, [](OpBuilder &ob, Location loc, ValueRange a) {
+        return arith::MulFOp::create(ob, loc, a[0], a[1]);
+      });
+  Value terms =
+      nb.generic({args, op.getDcos(), op.getDsin(), t}, nb.empty(bigShape, dyn),
+                 {{0, 1, 2, 3}, {0, 2, 3}, {0, 2, 3}, {3}, {0, 1, 2, 3}},
+                 {kPar, kPar, kPar, kPar},
+                 [](OpBuilder &ob, Location loc, ValueRange a) -> Value {
+                   Value c = math::CosOp::create(ob, loc, a[0]);
+                   Value s = math::SinOp::create(ob, loc, a[0]);
+                   Value pc = arith::MulFOp::create(ob, loc, a[2], c);
+                   Value ps = arith::MulFOp::create(ob, loc, a[1], s);
+                   Value diff = arith::SubFOp::create(ob, loc, pc, ps);
+                   return arith::MulFOp::create(ob, loc, a[3], diff);
+                 });
+  Value sum = nb.generic({terms}, nb.zeros({numViews, batch, numSlices}, dyn),
+                         {{0, 1, 2, 3}, {0, 1, 2}}, {kPar, kPar, kPar, kRed},
+                         [](OpBuilder &ob, Location loc, ValueRange a) {
+                           return arith::AddFOp::create(ob, loc, a[1], a[0]);
+                         });
+  Value nf = nb.indexToF32(n);
+  return nb.generic({sum}, nb.empty({numViews, batch, numSlices}, dyn),
+                    {{0, 1, 2}, {0, 1, 2}}, {kPar, kPar, kPar},
+                    [&](OpBuilder &ob, Location loc, ValueRange a) {
+                      return arith::DivFOp::create(ob, loc, a[0], nf);
+                    });
+}
+
+Value lowerProjectTranspose(NaiveBuilder &nb, ProjectTransposeOp op) {
+  auto type = op.getType();
+  SmallVector<Value> dyn;
+  if (type.isDynamicDim(1))
+    dyn.push_back(tensor::DimOp::create(nb.b, op.getCotangent(), 1));
+  // dx[v, n, d] = sum_s dy[v, n, s] * A[d, s]; loops (v, n, d, s).
+  return nb.generic({op.getCotangent(), op.getProjection()},
+                    nb.zeros(type.getShape(), dyn),
+                    {{0, 1, 3}, {2, 3}, {0, 1, 2}}, {kPar, kPar, kPar, kRed},
+                    [](OpBuilder &ob, Location loc, ValueRange a) -> Value {
+                      Value prod = arith::MulFOp::create(
+                          ob, loc, a[0], NaiveBuilder::toF32(ob, loc, a[1]));
+                      return arith::AddFOp::create(ob, loc, a[2], prod);
+                    });
+}
+
 struct SigregLowerNaivePass
     : sigreg::impl::SigregLowerNaiveBase<SigregLowerNaivePass> {
   void runOnOperation() override {
     // Check first, rewrite after: a failing op leaves the IR untouched.
     WalkResult check = getOperation()->walk([](Operation *op) {
-      if (isa<LossOp>(op)) {
+      if (isa<LossOp, LossGradOp>(op)) {
         op->emitOpError("must be decomposed first (run --sigreg-decompose)");
         return WalkResult::interrupt();
       }
@@ -308,6 +439,9 @@ struct SigregLowerNaivePass
       StringRef region = isa<ProjectionOp>(op) ? "projection_generation"
                          : isa<ProjectOp>(op)  ? "projection_gemm"
                          : isa<EcfOp, AllReduceMeanOp>(op) ? "trig_reduction"
+                         : isa<EcfCotangentOp>(op)         ? "backward_epilogue"
+                         : isa<EcfGradOp>(op)              ? "backward_trig"
+                         : isa<ProjectTransposeOp>(op)     ? "backward_gemm"
                                                            : "epilogue";
       NaiveBuilder nb(rewriter, op->getLoc(), region);
       if (auto p = dyn_cast<ProjectionOp>(op))
@@ -324,6 +458,13 @@ struct SigregLowerNaivePass
         rewriter.replaceOp(op, lowerEppsPulley(nb, ep));
       else if (auto r = dyn_cast<ReduceOp>(op))
         rewriter.replaceOp(op, lowerReduce(nb, r));
+      else if (auto c = dyn_cast<EcfCotangentOp>(op)) {
+        auto [dc, ds] = lowerEcfCotangent(nb, c);
+        rewriter.replaceOp(op, ValueRange{dc, ds});
+      } else if (auto g = dyn_cast<EcfGradOp>(op))
+        rewriter.replaceOp(op, lowerEcfGrad(nb, g));
+      else if (auto pt = dyn_cast<ProjectTransposeOp>(op))
+        rewriter.replaceOp(op, lowerProjectTranspose(nb, pt));
     });
   }
 };

@@ -154,6 +154,54 @@ def Sigreg_LossOp : Sigreg_Op<"loss", [Pure, AttrSizedOperandSegments]> {
   }];
 }
 
+def Sigreg_LossGradOp : Sigreg_Op<"loss_grad", [Pure, AttrSizedOperandSegments]> {
+  let summary = "the gradient of the SIGReg loss with respect to the embeddings";
+  let description = [{
+    `dL/dx` of the `sigreg.loss` with the same operands and attributes, times
+    the upstream gradient `grad` (the cotangent of the loss: a 0-d tensor for
+    `reduction = mean | sum`, `[S]` or `[V, S]` for `reduction = none`), by
+    the formula of docs/CONTRACT.md section 2: the clip gate is 0 where
+    clipping replaced the statistic. The result has the input's shape, in
+    f32 whatever the input type.
+
+    Example:
+
+    ```mlir
+    %dx = sigreg.loss_grad %x seed(%seed) grad(%g : tensor<f32>) slices = 1024
+            : tensor<?x2048xbf16> -> tensor<?x2048xf32>
+    ```
+  }];
+  let arguments = (ins
+    Sigreg_InputTensor:$input,
+    Optional<I64>:$seed,
+    Optional<Sigreg_InputTensor>:$projection,
+    Sigreg_F32Tensor:$grad,
+    I64Attr:$num_slices,
+    DefaultValuedAttr<I64Attr, "17">:$num_points,
+    DefaultValuedAttr<F64Attr, "3.0">:$t_max,
+    DefaultValuedAttr<Sigreg_ClipMode, "::mlir::sigreg::ClipMode::none">:$clip,
+    DefaultValuedAttr<F64Attr, "0.0">:$clip_value,
+    DefaultValuedAttr<Sigreg_Reduction, "::mlir::sigreg::Reduction::mean">:$reduction
+  );
+  let results = (outs Sigreg_F32Tensor:$result);
+  let assemblyFormat = [{
+    $input (`seed` `(` $seed^ `)`)?
+    (`projection` `(` $projection^ `:` type($projection) `)`)?
+    `grad` `(` $grad `:` type($grad) `)`
+    `slices` `=` $num_slices
+    (`points` `=` $num_points^)?
+    (`t_max` `=` $t_max^)?
+    (`clip` `=` $clip^ `(` $clip_value `)`)?
+    (`reduction` `=` $reduction^)?
+    attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// True when the input has a leading view dimension ([V, N, D]).
+    bool hasViews() { return getInput().getType().getRank() == 3; }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Mid level: the seed's regions. All operate on [V, N, D] inputs.
 //===----------------------------------------------------------------------===//
@@ -250,6 +298,72 @@ def Sigreg_ReduceOp : Sigreg_Op<"reduce", [Pure]> {
   let results = (outs Sigreg_F32Tensor:$result);
   let assemblyFormat = [{
     $statistics (`reduction` `=` $reduction^)? attr-dict `:` type($statistics)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Mid level, backward: the regions of the gradient (docs/CONTRACT.md
+// section 2), in reverse order.
+//===----------------------------------------------------------------------===//
+
+def Sigreg_EcfCotangentOp : Sigreg_Op<"ecf_cotangent",
+    [Pure, AllTypesMatch<["cos", "sin", "dcos", "dsin"]>]> {
+  let summary = "backward of epps_pulley + reduce: dL/dcos and dL/dsin";
+  let description = [{
+    From the global ECF `cos`, `sin` `[V, S, P]`, the global batch size and
+    the loss's cotangent `grad` (0-d for `reduction = mean | sum`, `[V, S]`
+    for `none`): with `T` the unclipped statistic, the gate `g = 1` unless
+    clipping replaced `T` (`T < clip_value`), and `r` the reduction's factor
+    (`grad / (V S)`, `grad`, or `grad[v, s]`),
+    `dcos[v, s, p] = r g global_count 2 w_p (cos[v, s, p] - phi_p)` and
+    `dsin[v, s, p] = r g global_count 2 w_p sin[v, s, p]`.
+  }];
+  let arguments = (ins
+    Sigreg_F32Tensor:$cos, Sigreg_F32Tensor:$sin, Index:$global_count,
+    Sigreg_F32Tensor:$grad,
+    DefaultValuedAttr<F64Attr, "3.0">:$t_max,
+    DefaultValuedAttr<Sigreg_ClipMode, "::mlir::sigreg::ClipMode::none">:$clip,
+    DefaultValuedAttr<F64Attr, "0.0">:$clip_value,
+    DefaultValuedAttr<Sigreg_Reduction, "::mlir::sigreg::Reduction::mean">:$reduction
+  );
+  let results = (outs Sigreg_F32Tensor:$dcos, Sigreg_F32Tensor:$dsin);
+  let assemblyFormat = [{
+    $cos `,` $sin `,` $global_count `,` $grad (`t_max` `=` $t_max^)?
+    (`clip` `=` $clip^ `(` $clip_value `)`)? (`reduction` `=` $reduction^)?
+    attr-dict `:` type($cos) `,` type($grad)
+  }];
+  let hasVerifier = 1;
+}
+
+def Sigreg_EcfGradOp : Sigreg_Op<"ecf_grad",
+    [Pure, AllTypesMatch<["dcos", "dsin"]>, AllTypesMatch<["slices", "result"]>]> {
+  let summary = "backward of the local ECF: dL/dy";
+  let description = [{
+    `result[v, n, s] = (1/N) sum_p t_p (dsin[v, s, p] cos(t_p y[v, n, s])
+    - dcos[v, s, p] sin(t_p y[v, n, s]))` with `y = slices` `[V, N, S]` and
+    N its local batch size: the cotangent of `sigreg.ecf` given those of its
+    results.
+  }];
+  let arguments = (ins
+    Sigreg_F32Tensor:$slices, Sigreg_F32Tensor:$dcos, Sigreg_F32Tensor:$dsin,
+    DefaultValuedAttr<F64Attr, "3.0">:$t_max
+  );
+  let results = (outs Sigreg_F32Tensor:$result);
+  let assemblyFormat = [{
+    $slices `,` $dcos `,` $dsin (`t_max` `=` $t_max^)? attr-dict
+    `:` type($slices) `,` type($dcos)
+  }];
+  let hasVerifier = 1;
+}
+
+def Sigreg_ProjectTransposeOp : Sigreg_Op<"project_transpose", [Pure]> {
+  let summary = "backward of the projection GEMM: dx[v, n, d] = sum_s dy[v, n, s] A[d, s]";
+  let arguments = (ins Sigreg_F32Tensor:$cotangent, Sigreg_InputTensor:$projection);
+  let results = (outs Sigreg_F32Tensor:$result);
+  let assemblyFormat = [{
+    $cotangent `,` $projection attr-dict `:` type($cotangent) `,` type($projection)
     `->` type($result)
   }];
   let hasVerifier = 1;
