@@ -3,7 +3,8 @@
 # (manifest.json + sigreg.ptx per pipeline) with sigreg-run --compile-only,
 # so that the GPU machine, which has no MLIR, runs them with sigreg-aot-run
 # (scripts/gpu-check.sh). Usage: scripts/build-gpu-artifacts.sh BUILD_DIR OUT_DIR [SET]
-#   SET: all (default: anchors, variants, hopper, single and random) | anchors | quick | hopper |
+#   SET: all (default: anchors, variants, hopper, single, grad and random) | anchors | quick | hopper |
+#        grad |
 #        single | random
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -44,6 +45,43 @@ MLIR
   if [ "$clip" != none ]; then
     emit "$name-unclipped" "$V" "$N" "$D" "$S" "$P" "$dt" none 0 none "$proj" "$pipes" "$extra"
   fi
+}
+
+# emit_grad NAME V N D S P DTYPE CLIP CLIPVAL REDUCTION PROJ: the gradient dL/dx
+# (sigreg.loss_grad) of the same problem, naive pipeline (the backward has no
+# fused GPU lowering yet); validated against the float64 reference gradient.
+emit_grad() {
+  local name=$1 V=$2 N=$3 D=$4 S=$5 P=$6 dt=$7 clip=$8 cv=$9 red=${10} proj=${11}
+  local xt gt dxt clipattr="" arg2 projuse
+  if [ "$V" = 0 ]; then xt="tensor<${N}x${D}x${dt}>"; dxt="tensor<${N}x${D}xf32>"
+  else xt="tensor<${V}x${N}x${D}x${dt}>"; dxt="tensor<${V}x${N}x${D}xf32>"; fi
+  if [ "$red" = none ]; then
+    if [ "$V" = 0 ]; then gt="tensor<${S}xf32>"; else gt="tensor<${V}x${S}xf32>"; fi
+  else gt="tensor<f32>"; fi
+  [ "$clip" != none ] && clipattr="clip = ${clip}(${cv})"
+  if [ "$proj" = seed ]; then arg2="%seed: i64"; projuse="seed(%seed)"
+  else arg2="%a: tensor<${D}x${S}x${dt}>"; projuse="projection(%a : tensor<${D}x${S}x${dt}>)"; fi
+  cat > "$src/$name.mlir" <<MLIR
+func.func @sigreg(%x: ${xt}, ${arg2}, %g: ${gt}) -> ${dxt} {
+  %dx = sigreg.loss_grad %x ${projuse} grad(%g : ${gt}) slices = ${S} points = ${P} ${clipattr} reduction = ${red} : ${xt} -> ${dxt}
+  return %dx : ${dxt}
+}
+MLIR
+  "$run" "$src/$name.mlir" --target=cuda --compile-only --pipeline=naive \
+    --emit-artifact="$out/$name" > "$out/$name.compile.log" 2>&1 || {
+    cat "$out/$name.compile.log"; echo "FAILED to compile $name"; exit 1; }
+  cp "$src/$name.mlir" "$out/$name/source.mlir"
+}
+
+# The gradient (issue 10): ragged shapes, every dtype, clip mode and
+# reduction, both projection kinds, and the blog and minimal anchors.
+grad() {
+  emit_grad grad-ragged-f32 3 37 129 77 9 f32 none 0 mean seed
+  emit_grad grad-ragged-bf16-clamp-none 0 37 129 77 9 bf16 clamp_min 0.7 none explicit
+  emit_grad grad-small-f16-zero-sum 2 41 33 29 17 f16 zero_below 0.9 sum seed
+  emit_grad grad-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed
+  emit_grad grad-minimal-f32 4 256 16 256 17 f32 none 0 mean seed
+  emit_grad grad-n300-f32-explicit 0 300 200 100 5 f32 clamp_min 0.5 sum explicit
 }
 
 # The anchor configurations (docs/CONTRACT.md section 4; mean, no clip), bf16, f32.
@@ -153,7 +191,8 @@ case "$set_" in
   quick) emit ragged-bf16-clamp 3 37 129 77 9 bf16 clamp_min 1.0 mean seed
          emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed ;;
   anchors) anchors ;;
-  all) anchors; variants; hopper; single; random_set ;;
+  all) anchors; variants; hopper; single; grad; random_set ;;
+  grad) grad ;;
   hopper) hopper ;;
   random) random_set ;;
   single) single ;;

@@ -16,18 +16,22 @@ using namespace mlir::sigreg;
 
 llvm::json::Object
 mlir::sigreg::problemToJson(const ::sigreg::runtime::ProblemDesc &p) {
-  return llvm::json::Object{{"V", p.V},
-                            {"N", p.N},
-                            {"D", p.D},
-                            {"S", p.S},
-                            {"P", p.P},
-                            {"t_max", p.tMax},
-                            {"clip", p.clip},
-                            {"clip_value", p.clipValue},
-                            {"reduction", p.reduction},
-                            {"dtype", p.dtype},
-                            {"projection", p.projection},
-                            {"views", p.views}};
+  llvm::json::Object o{{"V", p.V},
+                       {"N", p.N},
+                       {"D", p.D},
+                       {"S", p.S},
+                       {"P", p.P},
+                       {"t_max", p.tMax},
+                       {"clip", p.clip},
+                       {"clip_value", p.clipValue},
+                       {"reduction", p.reduction},
+                       {"dtype", p.dtype},
+                       {"projection", p.projection},
+                       {"views", p.views}};
+  // Only when set, so that forward manifests stay as they were.
+  if (p.gradient)
+    o["gradient"] = true;
+  return o;
 }
 
 StringRef mlir::sigreg::stringifyPipeline(GpuPipelineKind kind) {
@@ -71,12 +75,16 @@ std::string dtypeOf(Type t) {
 /// Walks the host function and records buffers, scalars and steps.
 class ManifestBuilder {
 public:
-  ManifestBuilder(func::FuncOp func) : func(func) {}
+  /// `gradient`: the function is a sigreg.loss_grad entry, (x, seed or proj,
+  /// grad, out).
+  ManifestBuilder(func::FuncOp func, bool gradient)
+      : func(func), gradient(gradient) {}
 
   LogicalResult build(llvm::json::Array &buffers, llvm::json::Array &scalars,
                       llvm::json::Array &steps, std::string &kernelModule);
 
 private:
+  bool gradient;
   struct BufferRef {
     std::string name;
     int64_t offset = 0;
@@ -298,16 +306,18 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
                                      llvm::json::Array &scalarList,
                                      llvm::json::Array &steps,
                                      std::string &kernelModule) {
-  // Arguments: x, then seed (i64 scalar) or proj, then outputs.
-  unsigned numMemrefInputs = 0;
+  // Arguments: x, then seed (i64 scalar) or proj, then (gradient) the loss's
+  // cotangent grad, then outputs.
+  unsigned numMemrefInputs = 0, firstOutput = gradient ? 3 : 2;
   for (BlockArgument arg : func.getArguments()) {
     if (auto t = dyn_cast<MemRefType>(arg.getType())) {
-      bool isOutput = arg.getArgNumber() >= 2;
-      std::string name = isOutput                 ? "out"
-                         : numMemrefInputs++ == 0 ? "x"
-                                                  : "proj";
-      if (isOutput && arg.getArgNumber() > 2)
-        name += std::to_string(arg.getArgNumber() - 2);
+      bool isOutput = arg.getArgNumber() >= firstOutput;
+      std::string name = isOutput                  ? "out"
+                         : arg.getArgNumber() == 2 ? "grad"
+                         : numMemrefInputs++ == 0  ? "x"
+                                                   : "proj";
+      if (isOutput && arg.getArgNumber() > firstOutput)
+        name += std::to_string(arg.getArgNumber() - firstOutput);
       bufferList.push_back(bufferJson(name, isOutput ? "output" : "input", t));
       buffers[arg] = {name, 0};
     } else if (arg.getType().isInteger(64)) {
@@ -450,8 +460,8 @@ mlir::sigreg::extractArtifact(ModuleOp compiled, StringRef entry,
     return compiled.emitError("no host function '") << entry << "'";
   llvm::json::Array buffers, scalars, steps;
   std::string kernelModule;
-  if (failed(
-          ManifestBuilder(func).build(buffers, scalars, steps, kernelModule)))
+  if (failed(ManifestBuilder(func, p.gradient)
+                 .build(buffers, scalars, steps, kernelModule)))
     return failure();
 
   Artifact artifact;

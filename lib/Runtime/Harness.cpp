@@ -294,9 +294,20 @@ Status sigreg::runtime::checkProblemBuffers(const Manifest &m) {
   bool explicitProj = p.projection == "explicit";
   if (explicitProj)
     SIGREG_RETURN_IF_ERROR(expect("proj", uint64_t(p.D * p.S) * elem));
+  if (p.gradient) {
+    // The loss's cotangent: f32, one value or one per statistic.
+    int i = m.findBuffer("grad");
+    uint64_t want = 4 * uint64_t(p.reduction == "none" ? p.V * p.S : 1);
+    if (i < 0 || m.buffers[i].role != BufferRole::Input ||
+        m.buffers[i].bytes != want)
+      return Status::error("a gradient manifest needs an f32 input buffer "
+                           "'grad' of " +
+                           std::to_string(want) + " bytes");
+  }
   for (const BufferDesc &b : m.buffers)
     if (b.role == BufferRole::Input && b.name != "x" &&
-        !(explicitProj && b.name == "proj"))
+        !(explicitProj && b.name == "proj") &&
+        !(p.gradient && b.name == "grad"))
       return Status::error("unexpected input buffer '" + b.name + "'");
   std::string out = outputBufferName(m);
   if (out.empty())
@@ -329,6 +340,13 @@ Status sigreg::runtime::bindProblem(Executor &exec, const ProblemInputs &in) {
   SIGREG_RETURN_IF_ERROR(exec.upload("x", in.x.data(), in.x.size()));
   if (in.problem.projection == "explicit")
     SIGREG_RETURN_IF_ERROR(exec.upload("proj", in.proj.data(), in.proj.size()));
+  if (in.problem.gradient) {
+    // All-ones upstream gradient, the reference's convention.
+    std::vector<float> ones(
+        in.problem.reduction == "none" ? in.problem.V * in.problem.S : 1, 1.0f);
+    SIGREG_RETURN_IF_ERROR(
+        exec.upload("grad", ones.data(), ones.size() * sizeof(float)));
+  }
   for (const ScalarDesc &s : m.scalars) {
     const ProblemDesc &p = in.problem;
     int64_t v = s.name == "seed" ? static_cast<int64_t>(in.projectionSeed)

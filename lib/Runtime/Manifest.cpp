@@ -580,7 +580,7 @@ bool parseProblem(Extractor &ex, const JValue &v, ProblemDesc &p) {
   if (!ex.expectKind(v, JValue::Kind::Object, path) ||
       !ex.checkKeys(v, path,
                     {"V", "N", "D", "S", "P", "t_max", "clip", "clip_value",
-                     "reduction", "dtype", "projection", "views"}))
+                     "reduction", "dtype", "projection", "views", "gradient"}))
     return false;
   if (!ex.getInt(v, "V", path, p.V, false, 1, kI64Max) ||
       !ex.getInt(v, "N", path, p.N, true, 1, kI64Max) ||
@@ -593,7 +593,8 @@ bool parseProblem(Extractor &ex, const JValue &v, ProblemDesc &p) {
       !ex.getString(v, "reduction", path, p.reduction, false) ||
       !ex.getString(v, "dtype", path, p.dtype, true) ||
       !ex.getString(v, "projection", path, p.projection, false) ||
-      !ex.getBool(v, "views", path, p.views, false))
+      !ex.getBool(v, "views", path, p.views, false) ||
+      !ex.getBool(v, "gradient", path, p.gradient, false))
     return false;
   if (!(p.tMax > 0.0))
     return ex.fail(path + ".t_max", "must be positive");

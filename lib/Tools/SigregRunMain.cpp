@@ -242,7 +242,8 @@ void printHeader(const rt::ProblemDesc &p, StringRef target, StringRef entry) {
                << " t_max=" << llvm::format("%g", p.tMax) << " clip=" << p.clip;
   if (p.clip != "none")
     llvm::outs() << "(" << llvm::format("%g", p.clipValue) << ")";
-  llvm::outs() << " reduction=" << p.reduction << " projection=" << p.projection;
+  llvm::outs() << " reduction=" << p.reduction
+               << " projection=" << p.projection;
   if (p.gradient)
     llvm::outs() << " output=dL/dx";
   llvm::outs() << "\n";
@@ -432,6 +433,12 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
               const std::vector<double> &unclipped) {
   SmallVector<GpuPipelineKind> kinds;
   StringRef which = opts.pipeline;
+  // The backward has no fused GPU lowering yet: the naive pipeline runs it.
+  if (inputs.problem.gradient && which.empty())
+    which = "naive";
+  if (inputs.problem.gradient && which != "naive")
+    return fail("sigreg.loss_grad has no fused GPU lowering yet: use "
+                "--pipeline=naive");
   if (which.empty())
     which = opts.bench ? "both" : "fused";
   if (which == "fused" || which == "both")
@@ -573,9 +580,6 @@ int mlir::sigreg::sigregRunMain(int argc, char **argv) {
     return 2;
 
   Target target = opts.target;
-  // The gradient runs on the CPU only for now (below).
-  if (problem.gradient && target == Target::Auto)
-    target = Target::Cpu;
   if (target != Target::Cpu && !(target == Target::Cuda && opts.compileOnly)) {
     std::string why;
     rt::CudaDriver *driver = rt::CudaDriver::get(why);
@@ -589,9 +593,6 @@ int mlir::sigreg::sigregRunMain(int argc, char **argv) {
       target = Target::Cuda;
     }
   }
-  if (problem.gradient && target == Target::Cuda)
-    return fail("sigreg.loss_grad runs on the CPU target only for now (the "
-                "CUDA runtime has no gradient buffers yet): use --target=cpu");
   if (target == Target::Cpu) {
     SmallVector<std::string> given = cudaOnlyFlags(opts);
     if (!given.empty())
@@ -610,9 +611,10 @@ int mlir::sigreg::sigregRunMain(int argc, char **argv) {
   run.hostInputs = !opts.compileOnly;
   run.naiveCpu = target == Target::Cpu;
   run.device = target == Target::Cuda;
-  run.naiveDevice = target == Target::Cuda &&
-                    (opts.pipeline == "naive" || opts.pipeline == "both" ||
-                     (opts.pipeline.empty() && opts.bench));
+  run.naiveDevice =
+      target == Target::Cuda &&
+      (problem.gradient || opts.pipeline == "naive" ||
+       opts.pipeline == "both" || (opts.pipeline.empty() && opts.bench));
   if (failed(checkProblemSize(*func, problem, run, budget)))
     return 2;
 

@@ -108,6 +108,7 @@ class Problem:
     reduction: str = "mean"
     projection: str = "seed"
     views: bool = False
+    gradient: bool = False  # dL/dx of sigreg.loss_grad (input 'grad', output [x's shape])
 
     def x_shape(self) -> Tuple[int, ...]:
         return (self.V, self.N, self.D) if self.views else (self.N, self.D)
@@ -314,7 +315,7 @@ def _dim3(v, where) -> Tuple[int, int, int]:
 def _parse_problem(o, where) -> Problem:
     o = _obj(o, where)
     _check_keys(o, ("V", "N", "D", "S", "P", "t_max", "clip", "clip_value", "reduction", "dtype",
-                    "projection", "views"), where)
+                    "projection", "views", "gradient"), where)
     p = Problem(
         N=_int(_req(o, "N", where), f"{where}.N", 1),
         D=_int(_req(o, "D", where), f"{where}.D", 1),
@@ -347,6 +348,10 @@ def _parse_problem(o, where) -> Problem:
         if not isinstance(o["views"], bool):
             _fail(f"{where}.views", "expected a boolean")
         p.views = o["views"]
+    if "gradient" in o:
+        if not isinstance(o["gradient"], bool):
+            _fail(f"{where}.gradient", "expected a boolean")
+        p.gradient = o["gradient"]
     return p
 
 

@@ -63,17 +63,40 @@ Value toI32(KernelBuilder &k, Value index) {
   return arith::IndexCastUIOp::create(k.b, k.b.getI32Type(), index);
 }
 
-/// Stage 1: gs[d * BS + j] = g[d, s0 + j] (0 beyond S).
+/// Stage 1: gs[d * BS + j] = g[d, s0 + j] (0 beyond S). Seeded: one Philox
+/// call per four rows of a column (buildProjectionGaussianGroup).
 void generateProjectionTile(Tile &t, Value seedOrA) {
   KernelBuilder &k = t.k;
   int64_t D = t.sh.featureDim, S = t.sh.numSlices, BS = t.sh.blockSlices;
+  if (t.sh.seeded) {
+    int64_t groups = (D + 3) / 4;
+    k.forEach(t.tid, k.idx(groups * BS), k.idx(kBlockThreads), [&](Value lin) {
+      Value j = k.rem(lin, k.idx(BS)), q = k.div(lin, k.idx(BS));
+      Value s = k.add(t.s0, j);
+      Value sc = k.min(s, k.idx(S - 1));
+      std::array<Value, 4> g =
+          buildProjectionGaussianGroup(k.b, seedOrA, toI32(k, q), toI32(k, sc));
+      Value inS = k.lt(s, k.idx(S));
+      for (int64_t i = 0; i < 4; ++i) {
+        Value d = k.add(k.mul(q, k.idx(4)), k.idx(i));
+        auto store = [&] {
+          k.store(k.select(inS, g[i], k.f32(0.0f)), t.gs,
+                  {k.add(k.mul(d, k.idx(BS)), j)});
+        };
+        // Rows past D exist only in the last group.
+        if (i == 0 || D % 4 == 0)
+          store();
+        else
+          k.ifThen(k.lt(d, k.idx(D)), store);
+      }
+    });
+    return;
+  }
   k.forEach(t.tid, k.idx(D * BS), k.idx(kBlockThreads), [&](Value lin) {
     Value j = k.rem(lin, k.idx(BS)), d = k.div(lin, k.idx(BS));
     Value s = k.add(t.s0, j);
     Value sc = k.min(s, k.idx(S - 1));
-    Value g = t.sh.seeded ? buildProjectionGaussian(k.b, seedOrA, toI32(k, d),
-                                                    toI32(k, sc))
-                          : k.toF32(k.load(seedOrA, {d, sc}));
+    Value g = k.toF32(k.load(seedOrA, {d, sc}));
     k.store(k.select(k.lt(s, k.idx(S)), g, k.f32(0.0f)), t.gs, {lin});
   });
 }

@@ -13,10 +13,11 @@
 // CHECK:         gpu.func @sigreg_single_launch
 // CHECK-SAME:      workgroup(%[[GS:.*]] : memref<8192xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}
 // Stage 1, projection generation: g of 4 slices x 2048 rows into shared
-// memory, Philox rounds (mulhi) in a thread-strided loop.
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %c8192 step %c256
+// memory, one Philox call (rounds of mulhi) per 4 rows of a column: 512
+// groups x 4 slices in a thread-strided loop, four stores each.
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c2048 step %c256
 // CHECK:           arith.mului_extended
-// CHECK:           memref.store %{{.*}}, %[[GS]][%{{.*}}] : memref<8192xf32
+// CHECK-COUNT-4:   memref.store %{{.*}}, %[[GS]][%{{.*}}] : memref<8192xf32
 // CHECK:         gpu.barrier
 // Stage 2, column norms: sums of g^2 per chunk of 64 rows in order, then
 // over the 32 chunks, and a square root.
