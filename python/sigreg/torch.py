@@ -1,0 +1,330 @@
+"""``sigreg.torch``: SIGReg as a drop-in PyTorch module (docs/TORCH.md).
+
+:class:`SIGReg` is an ``nn.Module`` with LeJEPA's knobs and seeding; :func:`sigreg_loss` is the
+functional form. The computation is split at the distributed boundary of docs/CONTRACT.md
+section 1.5, like the compiler's ``sigreg.all_reduce_mean``:
+
+1. ``torch.ops.sigreg.ecf(x, A, t_max, num_points) -> (cos, sin)``: the projection GEMM and the
+   local ECF means ``[V, S, P]``, a ``torch.library`` custom op with a fake (meta) implementation
+   (``torch.compile`` traces through it) and its own backward, ``torch.ops.sigreg.ecf_backward``
+   (docs/CONTRACT.md section 2: ``dL/dy`` from the ECF cotangents, then ``dL/dy A^T``). Nothing
+   of size ``N * S * P`` outlives a chunk of rows.
+2. Under ``torch.distributed``, the ``[V, S, P]`` means are averaged over the ranks (one
+   all-reduce each); the backward passes the cotangent through unchanged, which is what autograd
+   gives through ``torch.distributed.nn.functional.all_reduce`` (docs/CONTRACT.md section 3: each
+   rank receives ``W`` times the formula of section 2 for its own samples).
+3. The statistic, the clip and the reduction: a few torch ops on ``[V, S, P]``.
+
+The ECF op runs the same torch code on every device today (float32, or float64 for float64
+inputs). The compiled kernels of this repository do not back it yet: see docs/TORCH.md.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional, Tuple
+
+import torch
+import torch.distributed as dist
+from torch import nn
+
+from . import philox
+
+__all__ = ["SIGReg", "sigreg_loss", "projection"]
+
+CLIP_MODES = ("zero_below", "clamp_min")
+REDUCTIONS = ("mean", "sum", "none")
+# Rows of x per chunk of the ECF: bounds the [chunk, S, P] temporaries to
+# about 2^24 elements.
+_CHUNK_ELEMENTS = 1 << 24
+
+
+def _compute_dtype(dtype: torch.dtype) -> torch.dtype:
+    return torch.float64 if dtype == torch.float64 else torch.float32
+
+
+def _grid(num_points: int, t_max: float, device, dtype):
+    """(t, phi, w) of docs/CONTRACT.md section 1.3, computed in float64 with torch ops (the
+    operations of sigreg.reference.integration_grid, so traceable), then cast."""
+    P = int(num_points)
+    dt = float(t_max) / (P - 1)
+    t = torch.arange(P, dtype=torch.float64, device=device) * dt
+    phi = torch.exp(-0.5 * t * t)
+    ends = torch.zeros(P, dtype=torch.bool, device=device)
+    ends[0] = True
+    ends[-1] = True
+    w = torch.where(ends, dt * phi, 2.0 * dt * phi)
+    return t.to(dtype), phi.to(dtype), w.to(dtype)
+
+
+def _chunk_rows(n: int, s: int, p: int) -> int:
+    return max(1, min(n, _CHUNK_ELEMENTS // max(1, s * p)))
+
+
+# ---------------------------------------------------------------------------
+# 1. The ECF custom op and its backward
+# ---------------------------------------------------------------------------
+
+@torch.library.custom_op("sigreg::ecf", mutates_args=())
+def _ecf(x: torch.Tensor, A: torch.Tensor, t_max: float, num_points: int) -> Tuple[torch.Tensor, torch.Tensor]:
+    """x [V, N, D], A [D, S] -> the local means cos, sin [V, S, P] (f32; f64 for f64 x)."""
+    ct = _compute_dtype(x.dtype)
+    t, _, _ = _grid(num_points, t_max, x.device, ct)
+    V, N, _ = x.shape
+    S = A.shape[1]
+    Ac = A.to(ct)
+    cos = torch.zeros((V, S, num_points), dtype=ct, device=x.device)
+    sin = torch.zeros_like(cos)
+    step = _chunk_rows(N, S, num_points)
+    for n0 in range(0, N, step):
+        y = x[:, n0:n0 + step].to(ct) @ Ac  # [V, n, S]
+        args = y.unsqueeze(-1) * t  # [V, n, S, P]
+        cos += torch.cos(args).sum(dim=1)
+        sin += torch.sin(args).sum(dim=1)
+    return cos / N, sin / N
+
+
+@_ecf.register_fake
+def _(x, A, t_max, num_points):
+    V = x.shape[0]
+    S = A.shape[1]
+    out = x.new_empty((V, S, num_points), dtype=_compute_dtype(x.dtype))
+    return out, torch.empty_like(out)
+
+
+@torch.library.custom_op("sigreg::ecf_backward", mutates_args=())
+def _ecf_backward(x: torch.Tensor, A: torch.Tensor, dcos: torch.Tensor, dsin: torch.Tensor,
+                  t_max: float) -> torch.Tensor:
+    """dL/dx [V, N, D] (f32, or f64 for f64 x) from the cotangents of the local ECF means:
+    dL/dy[v,n,s] = (1/N) sum_p t_p (dsin cos(t_p y) - dcos sin(t_p y)), dL/dx = dL/dy A^T."""
+    ct = _compute_dtype(x.dtype)
+    P = dcos.shape[-1]
+    t, _, _ = _grid(P, t_max, x.device, ct)
+    V, N, D = x.shape
+    S = A.shape[1]
+    Ac = A.to(ct)
+    dc = (dcos.to(ct) * t).unsqueeze(1)  # [V, 1, S, P]
+    ds = (dsin.to(ct) * t).unsqueeze(1)
+    dx = torch.empty((V, N, D), dtype=ct, device=x.device)
+    step = _chunk_rows(N, S, P)
+    for n0 in range(0, N, step):
+        y = x[:, n0:n0 + step].to(ct) @ Ac
+        args = y.unsqueeze(-1) * t
+        dy = (ds * torch.cos(args) - dc * torch.sin(args)).sum(dim=-1) / N  # [V, n, S]
+        dx[:, n0:n0 + step] = dy @ Ac.T
+    return dx
+
+
+@_ecf_backward.register_fake
+def _(x, A, dcos, dsin, t_max):
+    return x.new_empty(x.shape, dtype=_compute_dtype(x.dtype))
+
+
+def _ecf_setup_context(ctx, inputs, output):
+    x, A, t_max, _ = inputs
+    ctx.save_for_backward(x, A)
+    ctx.t_max = t_max
+
+
+def _ecf_autograd_backward(ctx, dcos, dsin):
+    x, A = ctx.saved_tensors
+    dx = None
+    if ctx.needs_input_grad[0]:
+        dx = torch.ops.sigreg.ecf_backward(x, A, dcos, dsin, ctx.t_max).to(x.dtype)
+    return dx, None, None, None
+
+
+torch.library.register_autograd("sigreg::ecf", _ecf_autograd_backward, setup_context=_ecf_setup_context)
+
+
+# ---------------------------------------------------------------------------
+# 2. The distributed boundary
+# ---------------------------------------------------------------------------
+
+class _AllReduceMean(torch.autograd.Function):
+    """Mean over the ranks of ``group``; the backward passes the cotangent through: every rank
+    computes the same loss from the same means, so this equals autograd through
+    ``torch.distributed.nn.functional.all_reduce`` (sum of W identical cotangents divided by W)
+    without a second collective."""
+
+    @staticmethod
+    def forward(ctx, cos, sin, group):
+        world = dist.get_world_size(group)
+        out = torch.stack([cos, sin]).contiguous()
+        dist.all_reduce(out, op=dist.ReduceOp.SUM, group=group)
+        out = out / world
+        return out[0], out[1]
+
+    @staticmethod
+    def backward(ctx, dcos, dsin):
+        return dcos, dsin, None
+
+
+# ---------------------------------------------------------------------------
+# 3. The statistic and the functional form
+# ---------------------------------------------------------------------------
+
+@torch.library.custom_op("sigreg::projection", mutates_args=())
+def _projection(seed: torch.Tensor, D: int, num_slices: int, dtype: torch.dtype) -> torch.Tensor:
+    """A [D, S] of the 0-d int64 ``seed`` tensor, on its device (an op, so that a seed held in a
+    buffer traces under torch.compile)."""
+    A = philox.projection_f64(int(seed.item()), int(D), int(num_slices))
+    return torch.as_tensor(A, device=seed.device).to(dtype)
+
+
+@_projection.register_fake
+def _(seed, D, num_slices, dtype):
+    return seed.new_empty((D, num_slices), dtype=dtype)
+
+
+def projection(seed, D: int, num_slices: int, device=None, dtype=torch.float32) -> torch.Tensor:
+    """The projection A [D, S] of ``seed`` (docs/PROJECTION.md): the bit-exact raw Gaussian of
+    the compiler's generator, columns normalized in float64, then cast to ``dtype``. ``seed``:
+    an int or a 0-d integer tensor."""
+    if not isinstance(seed, torch.Tensor):
+        seed = torch.tensor(int(seed), dtype=torch.long, device=device)
+    elif device is not None:
+        seed = seed.to(device)
+    return torch.ops.sigreg.projection(seed.to(torch.long), int(D), int(num_slices), dtype)
+
+
+def _check_knobs(num_slices, num_points, t_max, clip_mode, reduction):
+    if num_slices is not None and int(num_slices) < 1:
+        raise ValueError(f"num_slices must be positive, got {num_slices}")
+    if int(num_points) < 3 or int(num_points) % 2 == 0:
+        raise ValueError(f"n_points must be odd and >= 3, got {num_points}")
+    if not (t_max > 0 and math.isfinite(t_max)):
+        raise ValueError(f"t_max must be positive and finite, got {t_max}")
+    if clip_mode not in CLIP_MODES:
+        raise ValueError(f"clip_mode must be one of {CLIP_MODES}, got {clip_mode!r}")
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"reduction must be one of {REDUCTIONS}, got {reduction!r}")
+
+
+def sigreg_loss(x: torch.Tensor, A: Optional[torch.Tensor] = None, *, seed=None,
+                num_slices: Optional[int] = None, num_points: int = 17, t_max: float = 3.0,
+                clip_value: Optional[float] = None, clip_mode: str = "zero_below",
+                reduction: str = "mean", group=None, distributed: Optional[bool] = None) -> torch.Tensor:
+    """The SIGReg loss of ``x`` ([N, D] or [V, N, D]; bf16, f16, f32 or f64).
+
+    The projection is ``A`` [D, S] or the one of ``seed`` (an int or a 0-d integer tensor, with
+    ``num_slices``). ``clip_value``
+    None disables clipping; ``clip_mode`` 'zero_below' (LeJEPA's library) or 'clamp_min' (the
+    seed's code). ``reduction`` 'mean', 'sum' or 'none' ([S] or [V, S]). ``distributed``
+    (default: whether torch.distributed is initialized) averages the ECF over the ranks of
+    ``group``; N_global = N * world size.
+    """
+    _check_knobs(num_slices, num_points, t_max, clip_mode, reduction)
+    if x.dim() not in (2, 3):
+        raise ValueError(f"x must be [N, D] or [V, N, D], got shape {tuple(x.shape)}")
+    if x.dtype not in (torch.bfloat16, torch.float16, torch.float32, torch.float64):
+        raise TypeError(f"x must be bf16, f16, f32 or f64, got {x.dtype}")
+    views = x.dim() == 3
+    x3 = x if views else x.unsqueeze(0)
+    D = x3.shape[-1]
+    if (A is None) == (seed is None):
+        raise ValueError("give exactly one of A (a [D, S] projection) or seed")
+    if A is None:
+        if num_slices is None:
+            raise ValueError("num_slices is required with a seed")
+        A = projection(seed, D, num_slices, device=x.device, dtype=_compute_dtype(x.dtype))
+    if A.dim() != 2 or A.shape[0] != D:
+        raise ValueError(f"A must be [D, S] with D = {D}, got shape {tuple(A.shape)}")
+    if num_slices is not None and A.shape[1] != int(num_slices):
+        raise ValueError(f"A has {A.shape[1]} slices, num_slices is {num_slices}")
+    if x3.shape[1] < 1:
+        raise ValueError("the batch is empty")
+    A = A.detach().to(device=x.device)
+
+    cos, sin = torch.ops.sigreg.ecf(x3, A, float(t_max), int(num_points))
+    if distributed is None:
+        distributed = dist.is_available() and dist.is_initialized()
+    world = 1
+    if distributed:
+        world = dist.get_world_size(group)
+        cos, sin = _AllReduceMean.apply(cos, sin, group)
+    ct = torch.float64 if x.dtype == torch.float64 else torch.float32
+    _, phi, w = _grid(int(num_points), float(t_max), x.device, ct)
+    n_global = x3.shape[1] * world
+    err = (cos.to(ct) - phi).square() + sin.to(ct).square()
+    T = (err @ w) * float(n_global)  # [V, S]
+    if clip_value is not None:
+        c = float(clip_value)
+        T = torch.where(T < c, torch.zeros_like(T), T) if clip_mode == "zero_below" \
+            else torch.clamp(T, min=c)
+    if reduction == "mean":
+        return T.mean()
+    if reduction == "sum":
+        return T.sum()
+    return T if views else T[0]
+
+
+# ---------------------------------------------------------------------------
+# The module
+# ---------------------------------------------------------------------------
+
+class SIGReg(nn.Module):
+    """SIGReg with LeJEPA's knobs and seeding.
+
+    ``num_slices``, ``t_max``, ``n_points``, ``clip_value`` (None: no clip) with ``clip_mode``
+    ('zero_below' as LeJEPA's library, 'clamp_min' as the seed's code) and ``reduction``. The
+    projection is regenerated every call from ``global_step`` (a buffer; under
+    torch.distributed it is first synchronized with an all-reduce MAX, then advanced by one),
+    as LeJEPA does, unless a fixed ``seed`` or an explicit ``projection`` is given. The
+    generator is the compiler's (docs/PROJECTION.md), not ``torch.randn``.
+    """
+
+    def __init__(self, num_slices: int = 1024, t_max: float = 3.0, n_points: int = 17,
+                 clip_value: Optional[float] = None, clip_mode: str = "zero_below",
+                 reduction: str = "mean", seed: Optional[int] = None,
+                 projection: Optional[torch.Tensor] = None, group=None):
+        super().__init__()
+        _check_knobs(num_slices, n_points, t_max, clip_mode, reduction)
+        if seed is not None and projection is not None:
+            raise ValueError("give a seed or a projection, not both")
+        self.num_slices = int(num_slices)
+        self.t_max = float(t_max)
+        self.n_points = int(n_points)
+        self.clip_value = clip_value
+        self.clip_mode = clip_mode
+        self.reduction = reduction
+        self.seed = seed
+        self.group = group
+        self.register_buffer("global_step", torch.zeros((), dtype=torch.long))
+        if projection is not None:
+            if projection.dim() != 2 or projection.shape[1] != self.num_slices:
+                raise ValueError(f"projection must be [D, {self.num_slices}], got {tuple(projection.shape)}")
+            self.register_buffer("projection", projection.detach().clone())
+        else:
+            self.projection = None
+
+    def extra_repr(self) -> str:
+        clip = "none" if self.clip_value is None else f"{self.clip_mode}({self.clip_value})"
+        return (f"num_slices={self.num_slices}, t_max={self.t_max}, n_points={self.n_points}, "
+                f"clip={clip}, reduction={self.reduction}")
+
+    def _distributed(self) -> bool:
+        return dist.is_available() and dist.is_initialized()
+
+    def next_seed(self) -> torch.Tensor:
+        """The seed of this call, a 0-d tensor: ``global_step`` (synchronized, MAX over the
+        ranks), which then advances by one."""
+        with torch.no_grad():
+            step = self.global_step.detach().clone()
+            if self._distributed():
+                backend = dist.get_backend(self.group)
+                device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else "cpu"
+                step = step.to(device)
+                dist.all_reduce(step, op=dist.ReduceOp.MAX, group=self.group)
+                step = step.to(self.global_step.device)
+            self.global_step.copy_(step + 1)
+        return step
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        knobs = dict(num_slices=self.num_slices, num_points=self.n_points, t_max=self.t_max,
+                     clip_value=self.clip_value, clip_mode=self.clip_mode,
+                     reduction=self.reduction, group=self.group)
+        if self.projection is not None:
+            return sigreg_loss(x, self.projection, **knobs)
+        seed = self.seed if self.seed is not None else self.next_seed()
+        return sigreg_loss(x, seed=seed, **knobs)
