@@ -39,12 +39,11 @@ for p in (HERE, os.path.join(REPO, "python")):
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+import torch_eager  # noqa: E402
+import triton_kernels  # noqa: E402
 
 from sigreg import philox  # noqa: E402
 from sigreg import reference as ref  # noqa: E402
-
-import torch_eager  # noqa: E402
-import triton_kernels  # noqa: E402
 
 TOL = {torch.float32: 1e-4, torch.bfloat16: 2e-3}
 DTYPE_NAME = {torch.float32: "f32", torch.bfloat16: "bf16"}

@@ -84,7 +84,6 @@ public:
                       llvm::json::Array &steps, std::string &kernelModule);
 
 private:
-  bool gradient;
   struct BufferRef {
     std::string name;
     int64_t offset = 0;
@@ -94,6 +93,7 @@ private:
   LogicalResult tensorMapOf(nvgpu::TmaCreateDescriptorOp op);
 
   func::FuncOp func;
+  bool gradient;
   DenseMap<Value, BufferRef> buffers;
   DenseMap<Value, std::string> scalarArgs;
   /// Ranked type of each memref.cast to an unranked memref (the TMA source).

@@ -32,13 +32,14 @@ whose loss is wrong (or NaN) is reported WRONG and not timed; one that raises is
 
 Timing: ``triton.testing.do_bench(fn, warmup, rep, return_mode="median")`` (it zeroes a
 256 MB buffer before every run to flush L2, and times each run with CUDA events), as for
-the PyTorch/Triton figures of docs/CONTRACT.md section 8. Ceilings in the same run: an empty kernel launch (Triton; also replayed
-from a graph), device-to-device copy bandwidth (bytes read + written, 1 GiB), bf16 GEMM
-rate at 8192x4096x4096. Floors per configuration: the bare cuBLAS GEMM x @ A (A already
+the PyTorch/Triton figures of docs/CONTRACT.md section 8. Ceilings in the same run: an empty
+kernel launch (Triton; also replayed from a graph), device-to-device copy bandwidth (bytes read
++ written, 1 GiB), bf16 GEMM rate at 8192x4096x4096. Floors per configuration: the bare cuBLAS GEMM x @ A (A already
 in x's dtype) and torch randn + normalize of A.
 
 Work model (the roofline). The write-up the project grew from (a roofline analysis and
-two hand-written Triton kernels; docs/CONTRACT.md section 7) counts, with B the batch, q the bytes per element, per region:
+two hand-written Triton kernels; docs/CONTRACT.md section 7) counts, with B the batch, q the
+bytes per element, per region:
 
   projection generation   FLOPs S(1 + 3D)          bytes 3DSq
   projection GEMM         FLOPs 2BDS               bytes (BD + DS + BS)q
@@ -306,7 +307,8 @@ def format_table(cfg: Dict[str, Any]) -> str:
             note = v["error"].splitlines()[0][:90] if v["error"] else note
         lines.append(f"   {v['name']:<16} {_fmt(v.get('ms'), '.4f', 10)} "
                      f"{_fmt(v.get('speedup_vs_eager'), '.2f', 8)}{'x' if v.get('speedup_vs_eager') else ' '}"
-                     f" {_fmt(v.get('speedup_vs_best_torch'), '.2f', 12)}{'x' if v.get('speedup_vs_best_torch') else ' '}"
+                     f" {_fmt(v.get('speedup_vs_best_torch'), '.2f', 12)}"
+                     f"{'x' if v.get('speedup_vs_best_torch') else ' '}"
                      f" {check:>6} {_fmt(v.get('rel_err'), '.2e', 9)} {_fmt(v.get('gflops'), '.1f', 9)}  {note}")
     fl = cfg.get("floors", {})
     if fl:

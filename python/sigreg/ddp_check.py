@@ -194,7 +194,8 @@ def main(argv=None) -> int:
           f"{'loss/eager':>10} {'grad/eager':>10}  rank")
     for r in all_rows:
         print(f"{r['dtype']:9} {str(r['views']):5} {r['clip']:10} {r['reduction']:5} "
-              f"{r['loss_vs_f64']:10.2e} {r['loss_vs_full']:10.2e} {r['grad_vs_convention']:10.2e} {r['loss_vs_eager']:10.2e} "
+              f"{r['loss_vs_f64']:10.2e} {r['loss_vs_full']:10.2e} {r['grad_vs_convention']:10.2e} "
+              f"{r['loss_vs_eager']:10.2e} "
               f"{r['grad_vs_eager']:10.2e}  {r['rank']} {'PASS' if r['pass'] else 'FAIL'}")
     print(f"correctness: {len(all_rows) - len(failed)} of {len(all_rows)} checks PASS")
     speed_rows = [r for g in gathered for r in g["speed"]]

@@ -173,13 +173,21 @@ def _halfway_cases(rng, n):
         b = np.ldexp(v, h_exp - split)
         kind = int(rng.integers(0, 4))
         if kind == 0:  # c + (h - tiny): midpoint, error negative
-            A.append(a); B.append(b); C.append(c)
+            A.append(a)
+            B.append(b)
+            C.append(c)
         elif kind == 1:  # (c + ulp) - (h - tiny): midpoint, error positive
-            A.append(-a); B.append(b); C.append(c + 2.0 ** (ce - 23))
+            A.append(-a)
+            B.append(b)
+            C.append(c + 2.0 ** (ce - 23))
         elif kind == 2:  # negative mirror of kind 0
-            A.append(-a); B.append(b); C.append(-c)
+            A.append(-a)
+            B.append(b)
+            C.append(-c)
         else:  # negative mirror of kind 1
-            A.append(a); B.append(b); C.append(-(c + 2.0 ** (ce - 23)))
+            A.append(a)
+            B.append(b)
+            C.append(-(c + 2.0 ** (ce - 23)))
     return (np.array(A, dtype=np.float32), np.array(B, dtype=np.float32), np.array(C, dtype=np.float32))
 
 

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from sigreg import philox, reference as ref
+from sigreg import philox
+from sigreg import reference as ref
 
 
 def _rng(seed):
@@ -222,8 +223,10 @@ def _fd_grad(f, x, h=1e-5):
     it = np.nditer(x, flags=["multi_index"])
     for _ in it:
         i = it.multi_index
-        xp = x.copy(); xp[i] += h
-        xm = x.copy(); xm[i] -= h
+        xp = x.copy()
+        xp[i] += h
+        xm = x.copy()
+        xm[i] -= h
         g[i] = (f(xp) - f(xm)) / (2 * h)
     return g
 

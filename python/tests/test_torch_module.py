@@ -16,9 +16,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from sigreg import reference  # noqa: E402
+from sigreg import reference, torch_ref  # noqa: E402
 from sigreg import torch as st  # noqa: E402
-from sigreg import torch_ref  # noqa: E402
 
 KNOBS = [
     dict(),

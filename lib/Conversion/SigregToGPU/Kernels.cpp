@@ -147,8 +147,8 @@ mlir::sigreg::buildProjectionKernel(OpBuilder &b, Location loc,
     Value d1 = k.min(k.add(d0, k.idx(shape.chunk)), k.idx(D));
     Value sum = emitProjectionRows(
         k, seed, s, d0, d1, D, [&](Value d, ArrayRef<Value> rows) {
-          for (auto [i, gv] : llvm::enumerate(rows)) {
-            Value di = k.add(d, k.idx(i));
+          for (int64_t i = 0; i < 4; ++i) {
+            Value gv = rows[i], di = k.add(d, k.idx(i));
             auto store = [&] {
               k.store(rounded ? arith::TruncFOp::create(k.b, storeType, gv)
                               : gv,

@@ -75,8 +75,8 @@ class FunctionLowering {
 public:
   FunctionLowering(func::FuncOp func, gpu::GPUModuleOp kernels,
                    const ConvertSigregToGPUOptions &options)
-      : oldFunc(func), kernels(kernels), options(options),
-        schedule(scheduleOptions(options)), kernelTable(kernels) {}
+      : oldFunc(func), kernels(kernels), schedule(scheduleOptions(options)),
+        kernelTable(kernels) {}
 
   LogicalResult run();
 
@@ -117,7 +117,6 @@ private:
 
   func::FuncOp oldFunc, newFunc;
   gpu::GPUModuleOp kernels;
-  const ConvertSigregToGPUOptions &options;
   /// The schedule knobs of `options` (tile sizes, projection chunk, tensor
   /// cores); the decisions themselves are made in EcfSchedule.cpp.
   EcfScheduleOptions schedule;
@@ -364,8 +363,6 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
     return success();
   }
   if (auto ecf = dyn_cast<FusedEcfOp>(op)) {
-    auto inType = ecf.getInput().getType();
-    auto cType = ecf.getCos().getType();
     EcfKernelShape sh;
     fillEcfProblem(ecf, sh);
     auto seeded = seededProjections.find(ecf.getProjection());

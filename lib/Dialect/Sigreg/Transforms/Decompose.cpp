@@ -120,8 +120,10 @@ static void decomposeLossGrad(RewriterBase &rewriter, LossGradOp op) {
   // Reduction none on [N, D]: the cotangent [S] -> [1, S].
   if (op.getReduction() == Reduction::none && !op.hasViews())
     grad = tensor::ExpandShapeOp::create(
-        rewriter, loc, RankedTensorType::get({1, op.getNumSlices()}, f32), grad,
-        ArrayRef<ReassociationIndices>{{0, 1}});
+        rewriter, loc,
+        RankedTensorType::get({1, static_cast<int64_t>(op.getNumSlices())},
+                              f32),
+        grad, ArrayRef<ReassociationIndices>{{0, 1}});
   Type ecfType = f.reduced.getCosGlobal().getType();
   auto cot = EcfCotangentOp::create(
       rewriter, loc, ecfType, ecfType, f.reduced.getCosGlobal(),

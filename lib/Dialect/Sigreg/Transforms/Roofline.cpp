@@ -367,8 +367,8 @@ void SigregRooflinePass::writeJson(ArrayRef<FunctionReport> reports) {
           j.attribute("function", r.name);
           j.attribute("path", r.path);
           j.attributeObject("regions", [&] {
-            for (auto [i, c] : llvm::enumerate(r.regions))
-              j.attributeObject(kRegionNames[i], [&] { cost(c); });
+            for (size_t i = 0; i < r.regions.size(); ++i)
+              j.attributeObject(kRegionNames[i], [&] { cost(r.regions[i]); });
           });
           j.attributeObject("total", [&] { cost(r.total); });
           if (r.allReduce.flops.v)
