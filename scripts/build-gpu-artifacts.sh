@@ -5,7 +5,7 @@
 # (scripts/gpu-check.sh). Usage: scripts/build-gpu-artifacts.sh BUILD_DIR OUT_DIR [SET]
 #   SET: all (default: anchors, variants, hopper, single, grad and random) | anchors | quick | hopper |
 #        grad |
-#        single | random
+#        single | random | variants
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
 # reduction and both projection kinds, each compiled for both pipelines as random-NNN.
@@ -191,6 +191,7 @@ case "$set_" in
   quick) emit ragged-bf16-clamp 3 37 129 77 9 bf16 clamp_min 1.0 mean seed
          emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed ;;
   anchors) anchors ;;
+  variants) variants ;;
   all) anchors; variants; hopper; single; grad; random_set ;;
   grad) grad ;;
   hopper) hopper ;;

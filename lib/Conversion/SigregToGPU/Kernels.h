@@ -1,7 +1,10 @@
 //===- Kernels.h - kernel builders of --convert-sigreg-to-gpu ---*- C++ -*-===//
 //
 // Each function appends one gpu.func (with the `gpu.kernel` attribute) to the
-// given gpu.module and returns it. Shapes are static; the schedule of each
+// given gpu.module and returns it; each family lives in its own file
+// (ProjectionKernels.cpp, SimtEcfKernel.cpp, MmaEcfKernel.cpp,
+// WgmmaEcfKernel.cpp, SingleLaunchKernel.cpp, EpilogueKernels.cpp), the
+// shared helpers in KernelUtils.h. Shapes are static; the schedule of each
 // kernel is described at its definition and in docs/GPU-SCHEDULES.md.
 //
 //===----------------------------------------------------------------------===//

@@ -1,7 +1,9 @@
 //===- SigregToGPU.cpp - fused sigreg ops -> GPU kernels + host code ------===//
 //
 // Rewrites each function holding fused sigreg ops into host code on memrefs
-// that launches the kernels of Kernels.cpp. The host side is bufferized here
+// that launches the kernels declared in Kernels.h (one file per kernel family:
+// ProjectionKernels, SimtEcfKernel, MmaEcfKernel, WgmmaEcfKernel,
+// SingleLaunchKernel, EpilogueKernels). The host side is bufferized here
 // directly (the op set is small and closed): tensor arguments become memref
 // arguments, tensor results become trailing out-parameters that the last
 // kernel writes in place when it can, and intermediates become memref.alloc

@@ -31,6 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelUtils.h"
 #include "Kernels.h"
 
 #include "sigreg/Dialect/Sigreg/Utils/KernelBuilder.h"
@@ -58,10 +59,6 @@ struct Tile {
   /// the final tree), y, chunk sums + norms, ECF means, flag.
   Value gs, ys, norms, ecf, flag;
 };
-
-Value toI32(KernelBuilder &k, Value index) {
-  return arith::IndexCastUIOp::create(k.b, k.b.getI32Type(), index);
-}
 
 /// Stage 1: gs[d * BS + j] = g[d, s0 + j] (0 beyond S). Seeded: one Philox
 /// call per four rows of a column (buildProjectionGaussianGroup).

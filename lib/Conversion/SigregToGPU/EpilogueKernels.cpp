@@ -1,0 +1,154 @@
+//===- EpilogueKernels.cpp - the ECF finalize and the epilogue kernels ----===//
+
+#include "KernelUtils.h"
+#include "Kernels.h"
+
+#include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
+#include "sigreg/Dialect/Sigreg/Utils/KernelBuilder.h"
+#include "sigreg/Dialect/Sigreg/Utils/ProjectionBuilder.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::sigreg;
+
+namespace {
+using gpu::Dimension;
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// ECF finalize: one thread per (v, s, p); sums the batch tiles in ascending
+// order and divides by N. Partials [T, V, S, P] (p fastest, the thread order),
+// or [T, V, P, S] (slice-major: s fastest in the thread order, so that both
+// the Hopper kernel's stores, one slice per thread, and these loads are
+// coalesced).
+//===----------------------------------------------------------------------===//
+
+gpu::GPUFuncOp mlir::sigreg::buildEcfFinalizeKernel(OpBuilder &b, Location loc,
+                                                    int64_t T, int64_t V,
+                                                    int64_t S, int64_t P,
+                                                    int64_t batch,
+                                                    bool sliceMajor) {
+  MemRefType part = sliceMajor ? f32Memref(b, {T, V, P, S})
+                               : f32Memref(b, {T, V, S, P}),
+             full = f32Memref(b, {V, S, P});
+  auto func = createKernel(
+      b, loc, sliceMajor ? "sigreg_ecf_finalize_sm" : "sigreg_ecf_finalize",
+      "trig_reduction", {part, part, full, full}, {});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder k(loc, b);
+  Value e = k.add(k.mul(k.blockId(Dimension::x), k.idx(kBlockThreads)),
+                  k.threadId(Dimension::x));
+  k.ifThen(k.lt(e, k.idx(V * S * P)), [&] {
+    Value p, s;
+    if (sliceMajor) {
+      s = k.rem(e, k.idx(S));
+      p = k.rem(k.div(e, k.idx(S)), k.idx(P));
+    } else {
+      p = k.rem(e, k.idx(P));
+      s = k.rem(k.div(e, k.idx(P)), k.idx(S));
+    }
+    Value v = k.div(e, k.idx(S * P));
+    auto at = [&](Value t) -> SmallVector<Value> {
+      if (sliceMajor)
+        return {t, v, p, s};
+      return {t, v, s, p};
+    };
+    SmallVector<Value> sums =
+        k.forEach(k.idx(0), k.idx(T), k.idx(1), {k.f32(0.0f), k.f32(0.0f)},
+                  [&](Value t, ValueRange carried) {
+                    return SmallVector<Value>{
+                        k.addf(carried[0], k.load(func.getArgument(0), at(t))),
+                        k.addf(carried[1], k.load(func.getArgument(1), at(t)))};
+                  });
+    Value n = k.f32(static_cast<float>(batch));
+    k.store(k.divf(sums[0], n), func.getArgument(2), {v, s, p});
+    k.store(k.divf(sums[1], n), func.getArgument(3), {v, s, p});
+  });
+  return func;
+}
+
+//===----------------------------------------------------------------------===//
+// Epilogue. T[v, s] = count * sum_p w_p ((c - phi_p)^2 + s^2), clipped, with
+// phi and w folded in as constants (P is static).
+//   none:      one thread per (v, s).
+//   mean/sum:  one block; thread-strided partial sums, then a fixed-order
+//              shared-memory tree; thread 0 writes the scalar.
+//===----------------------------------------------------------------------===//
+
+gpu::GPUFuncOp
+mlir::sigreg::buildEpilogueKernel(OpBuilder &b, Location loc,
+                                  const EpilogueKernelShape &sh) {
+  int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints;
+  bool none = sh.reduction == Reduction::none;
+  MemRefType ecf = f32Memref(b, {V, S, P});
+  MemRefType out = none ? f32Memref(b, {V, S}) : f32Memref(b, {});
+  auto func = createKernel(
+      b, loc, "sigreg_epilogue", "epilogue", {ecf, ecf, out},
+      none ? ArrayRef<int64_t>{} : ArrayRef<int64_t>{kBlockThreads});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder k(loc, b);
+  IntegrationGrid grid = computeIntegrationGrid(P, sh.tMax);
+  Value cosIn = func.getArgument(0), sinIn = func.getArgument(1),
+        outArg = func.getArgument(2);
+  Value count = k.f32(static_cast<float>(sh.globalCount));
+  Value clipV = k.f32(static_cast<float>(sh.clipValue));
+
+  auto statistic = [&](Value v, Value s) {
+    Value dot = k.f32(0.0f);
+    for (int64_t p = 0; p < P; ++p) {
+      Value c = k.load(cosIn, {v, s, k.idx(p)});
+      Value sn = k.load(sinIn, {v, s, k.idx(p)});
+      Value d = k.subf(c, k.f32(static_cast<float>(grid.phi[p])));
+      Value err = k.addf(k.mulf(d, d), k.mulf(sn, sn));
+      dot = k.addf(dot, k.mulf(err, k.f32(static_cast<float>(grid.w[p]))));
+    }
+    Value stat = k.mulf(dot, count);
+    if (sh.clip == ClipMode::clamp_min)
+      return Value(arith::MaximumFOp::create(k.b, stat, clipV));
+    if (sh.clip == ClipMode::zero_below)
+      return k.select(
+          arith::CmpFOp::create(k.b, arith::CmpFPredicate::OLT, stat, clipV),
+          k.f32(0.0f), stat);
+    return stat;
+  };
+
+  Value tid = k.threadId(Dimension::x);
+  if (none) {
+    Value e = k.add(k.mul(k.blockId(Dimension::x), k.idx(kBlockThreads)), tid);
+    k.ifThen(k.lt(e, k.idx(V * S)), [&] {
+      Value v = k.div(e, k.idx(S)), s = k.rem(e, k.idx(S));
+      k.store(statistic(v, s), outArg, {v, s});
+    });
+    return func;
+  }
+  Value red = func.getWorkgroupAttributions()[0];
+  SmallVector<Value> local = k.forEach(
+      tid, k.idx(V * S), k.idx(kBlockThreads), {k.f32(0.0f)},
+      [&](Value e, ValueRange carried) {
+        Value v = k.div(e, k.idx(S)), s = k.rem(e, k.idx(S));
+        return SmallVector<Value>{k.addf(carried[0], statistic(v, s))};
+      });
+  k.store(local[0], red, {tid});
+  k.barrier();
+  for (int64_t stride = kBlockThreads / 2; stride >= 1; stride /= 2) {
+    k.ifThen(k.lt(tid, k.idx(stride)), [&] {
+      Value other = k.load(red, {k.add(tid, k.idx(stride))});
+      k.store(k.addf(k.load(red, {tid}), other), red, {tid});
+    });
+    k.barrier();
+  }
+  k.ifThen(k.lt(tid, k.idx(1)), [&] {
+    Value total = k.load(red, {k.idx(0)});
+    if (sh.reduction == Reduction::mean)
+      total = k.divf(total, k.f32(static_cast<float>(V * S)));
+    k.store(total, outArg, {});
+  });
+  return func;
+}

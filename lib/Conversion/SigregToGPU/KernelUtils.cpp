@@ -1,0 +1,71 @@
+//===- KernelUtils.cpp - helpers of the kernel builders -------------------===//
+
+#include "KernelUtils.h"
+#include "Kernels.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::sigreg;
+using gpu::Dimension;
+
+gpu::GPUFuncOp mlir::sigreg::createKernel(OpBuilder &b, Location loc,
+                                          StringRef name, StringRef region,
+                                          TypeRange args,
+                                          ArrayRef<int64_t> workgroupF32Sizes,
+                                          ArrayRef<int64_t> workgroupI32Sizes) {
+  MLIRContext *ctx = b.getContext();
+  auto wgSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  SmallVector<Type> workgroup;
+  for (int64_t n : workgroupF32Sizes)
+    workgroup.push_back(MemRefType::get({n}, b.getF32Type(),
+                                        MemRefLayoutAttrInterface(), wgSpace));
+  for (int64_t n : workgroupI32Sizes)
+    workgroup.push_back(MemRefType::get({n}, b.getI32Type(),
+                                        MemRefLayoutAttrInterface(), wgSpace));
+  auto func = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(args, {}),
+                                     workgroup);
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func->setAttr("sigreg.region", b.getStringAttr(region));
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(kBlockThreads), 1, 1}));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(&func.getBody().front());
+  gpu::ReturnOp::create(b, loc);
+  return func;
+}
+
+MemRefType mlir::sigreg::f32Memref(OpBuilder &b, ArrayRef<int64_t> shape) {
+  return MemRefType::get(shape, b.getF32Type());
+}
+
+Value mlir::sigreg::toI32(KernelBuilder &k, Value index) {
+  return arith::IndexCastUIOp::create(k.b, k.b.getI32Type(), index);
+}
+
+Value mlir::sigreg::packPair(KernelBuilder &k, Value lo, Value hi) {
+  Type i16 = k.b.getI16Type(), i32 = k.b.getI32Type();
+  auto widen = [&](Value v) -> Value {
+    Value bits = arith::BitcastOp::create(k.b, i16, v);
+    return arith::ExtUIOp::create(k.b, i32, bits);
+  };
+  Value hiBits = arith::ShLIOp::create(
+      k.b, widen(hi),
+      arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(16)));
+  return arith::OrIOp::create(k.b, hiBits, widen(lo));
+}
+void mlir::sigreg::emitColumnNorms(KernelBuilder &k, Value sumSq, Value norm,
+                                   Value tid, Value s0, int64_t tileSlices,
+                                   int64_t normChunks, Value lastS) {
+  k.ifThen(k.lt(tid, k.idx(tileSlices)), [&] {
+    Value s = k.min(k.add(s0, tid), lastS);
+    SmallVector<Value> sum = k.forEach(
+        k.idx(0), k.idx(normChunks), k.idx(1), {k.f32(0.0f)},
+        [&](Value c, ValueRange carried) {
+          return SmallVector<Value>{k.addf(carried[0], k.load(sumSq, {c, s}))};
+        });
+    k.store(math::SqrtOp::create(k.b, sum[0]), norm, {tid});
+  });
+}

@@ -1,0 +1,45 @@
+//===- KernelUtils.h - helpers of the kernel builders ----------*- C++ -*-===//
+//
+// Small helpers shared by the kernel families of --convert-sigreg-to-gpu
+// (ProjectionKernels.cpp, SimtEcfKernel.cpp, MmaEcfKernel.cpp,
+// EpilogueKernels.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SIGREG_LIB_CONVERSION_SIGREGTOGPU_KERNELUTILS_H
+#define SIGREG_LIB_CONVERSION_SIGREGTOGPU_KERNELUTILS_H
+
+#include "sigreg/Dialect/Sigreg/Utils/KernelBuilder.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace mlir {
+namespace sigreg {
+
+/// Creates an empty kernel `name` (region attribute `region`) with `args` and
+/// workgroup buffers of f32 and i32 of the given sizes, ending in a return.
+gpu::GPUFuncOp createKernel(OpBuilder &b, Location loc, StringRef name,
+                            StringRef region, TypeRange args,
+                            ArrayRef<int64_t> workgroupF32Sizes,
+                            ArrayRef<int64_t> workgroupI32Sizes = {});
+
+/// memref<shape x f32>.
+MemRefType f32Memref(OpBuilder &b, ArrayRef<int64_t> shape);
+
+/// index -> i32 (unsigned cast).
+Value toI32(KernelBuilder &k, Value index);
+
+/// Packs two 16-bit floats (lo at the lower address) into an i32 word.
+Value packPair(KernelBuilder &k, Value lo, Value hi);
+
+/// Column norms of a seeded projection for the slices of a tile: thread
+/// `tid < tileSlices` sums the per-chunk g^2 of slice s0 + tid in chunk order
+/// and stores the square root in `norm[tid]`.
+void emitColumnNorms(KernelBuilder &k, Value sumSq, Value norm, Value tid,
+                     Value s0, int64_t tileSlices, int64_t normChunks,
+                     Value lastS);
+
+} // namespace sigreg
+} // namespace mlir
+
+#endif // SIGREG_LIB_CONVERSION_SIGREGTOGPU_KERNELUTILS_H

@@ -1,0 +1,170 @@
+//===- ProjectionKernels.cpp - the projection generator kernels ----------===//
+
+#include "KernelUtils.h"
+#include "Kernels.h"
+
+#include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
+#include "sigreg/Dialect/Sigreg/Utils/KernelBuilder.h"
+#include "sigreg/Dialect/Sigreg/Utils/ProjectionBuilder.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::sigreg;
+
+namespace {
+using gpu::Dimension;
+} // namespace
+
+#include <functional>
+
+//===----------------------------------------------------------------------===//
+// Projection: thread = one slice column s, block row = one chunk of D (a
+// multiple of 4 rows).
+//   grid (ceil(S / 256), ceil(D / chunk)), block 256.
+//   g[d, s] for d in the chunk, four rows per Philox call
+//   (buildProjectionGaussianGroup), sumSq[chunk, s] = sum g^2 in ascending d.
+// Consecutive threads write consecutive s: stores are coalesced.
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The rows [d0, d1) of column `s` (d0 a multiple of 4) by groups of four:
+/// `body(group, g)` gets the group's first row and its four values, rows
+/// past D included; returns the f32 sum of g^2 over the rows below D, in
+/// ascending d.
+Value emitProjectionRows(
+    KernelBuilder &k, Value seed, Value s, Value d0, Value d1, int64_t D,
+    const std::function<void(Value, ArrayRef<Value>)> &body) {
+  Value sI32 = toI32(k, s);
+  SmallVector<Value> acc = k.forEach(
+      d0, d1, k.idx(4), {k.f32(0.0f)}, [&](Value d, ValueRange carried) {
+        std::array<Value, 4> g = buildProjectionGaussianGroup(
+            k.b, seed, toI32(k, k.div(d, k.idx(4))), sI32);
+        body(d, g);
+        // Rows past D add 0 (exact): the sum is the ascending-d sum of the
+        // rows below D.
+        Value sum = carried[0];
+        for (int64_t i = 0; i < 4; ++i) {
+          Value sq = k.mulf(g[i], g[i]);
+          if (i > 0)
+            sq = k.select(k.lt(k.add(d, k.idx(i)), k.idx(D)), sq, k.f32(0.0f));
+          sum = k.addf(sum, sq);
+        }
+        return SmallVector<Value>{sum};
+      });
+  return acc[0];
+}
+} // namespace
+
+gpu::GPUFuncOp
+mlir::sigreg::buildProjectionKernel(OpBuilder &b, Location loc,
+                                    const ProjectionKernelShape &shape,
+                                    Type storeType) {
+  int64_t D = shape.featureDim, S = shape.numSlices;
+  bool rounded = storeType && !storeType.isF32();
+  auto func = createKernel(
+      b, loc, rounded ? "sigreg_projection_rows" : "sigreg_projection",
+      "projection_generation",
+      {b.getI64Type(),
+       MemRefType::get({D, S}, rounded ? storeType : b.getF32Type()),
+       f32Memref(b, {shape.numChunks(), S})},
+      {});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder k(loc, b);
+  Value seed = func.getArgument(0), g = func.getArgument(1),
+        sumSq = func.getArgument(2);
+  Value s = k.add(k.mul(k.blockId(Dimension::x), k.idx(kBlockThreads)),
+                  k.threadId(Dimension::x));
+  Value chunk = k.blockId(Dimension::y);
+  k.ifThen(k.lt(s, k.idx(S)), [&] {
+    Value d0 = k.mul(chunk, k.idx(shape.chunk));
+    Value d1 = k.min(k.add(d0, k.idx(shape.chunk)), k.idx(D));
+    Value sum = emitProjectionRows(
+        k, seed, s, d0, d1, D, [&](Value d, ArrayRef<Value> rows) {
+          for (int64_t i = 0; i < 4; ++i) {
+            Value gv = rows[i], di = k.add(d, k.idx(i));
+            auto store = [&] {
+              k.store(rounded ? arith::TruncFOp::create(k.b, storeType, gv)
+                              : gv,
+                      g, {di, s});
+            };
+            // The group's first row is below D (d < d1 <= D).
+            if (i == 0)
+              store();
+            else
+              k.ifThen(k.lt(di, k.idx(D)), store);
+          }
+        });
+    k.store(sum, sumSq, {chunk, s});
+  });
+  return func;
+}
+
+//===----------------------------------------------------------------------===//
+// Projection for the tensor-core GEMM: same threads as above; each group of
+// four rows makes two row pairs (d, d+1): g is split into 16-bit hi + lo parts
+// (g = hi + lo to about 2^-17) and stored as packed words hiW[d/2, s],
+// loW[d/2, s] (lo half = row d), the layout the GEMM's shared-memory tile
+// uses; rows past D are 0. sumSq is the f32 sum of g^2 in ascending d, as in
+// the f32 kernel.
+//===----------------------------------------------------------------------===//
+
+gpu::GPUFuncOp
+mlir::sigreg::buildPackedProjectionKernel(OpBuilder &b, Location loc,
+                                          const ProjectionKernelShape &shape,
+                                          Type halfType, bool withLo) {
+  int64_t D = shape.featureDim, S = shape.numSlices, pairs = (D + 1) / 2;
+  MemRefType words = MemRefType::get({pairs, S}, b.getI32Type());
+  SmallVector<Type> args = {b.getI64Type(), words};
+  if (withLo)
+    args.push_back(words);
+  args.push_back(f32Memref(b, {shape.numChunks(), S}));
+  auto func = createKernel(b, loc, "sigreg_projection_packed",
+                           "projection_generation", args, {});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder k(loc, b);
+  Value seed = func.getArgument(0), hiW = func.getArgument(1),
+        loW = withLo ? func.getArgument(2) : Value(),
+        sumSq = func.getArgument(args.size() - 1);
+  Value s = k.add(k.mul(k.blockId(Dimension::x), k.idx(kBlockThreads)),
+                  k.threadId(Dimension::x));
+  Value chunk = k.blockId(Dimension::y);
+  k.ifThen(k.lt(s, k.idx(S)), [&] {
+    Value d0 = k.mul(chunk, k.idx(shape.chunk));
+    Value d1 = k.min(k.add(d0, k.idx(shape.chunk)), k.idx(D));
+    auto split = [&](Value gv) -> std::pair<Value, Value> {
+      Value hi = arith::TruncFOp::create(k.b, halfType, gv);
+      Value rest = k.subf(gv, arith::ExtFOp::create(k.b, k.b.getF32Type(), hi));
+      return {hi, arith::TruncFOp::create(k.b, halfType, rest)};
+    };
+    Value sum = emitProjectionRows(
+        k, seed, s, d0, d1, D, [&](Value d, ArrayRef<Value> rows) {
+          for (int64_t half = 0; half < 2; ++half) {
+            Value dp = k.add(k.div(d, k.idx(2)), k.idx(half));
+            Value rowLo = rows[2 * half], rowHi = rows[2 * half + 1];
+            // Rows past D are stored as 0.
+            Value hiRow = k.add(d, k.idx(2 * half + 1));
+            rowHi = k.select(k.lt(hiRow, k.idx(D)), rowHi, k.f32(0.0f));
+            auto store = [&] {
+              auto [hi0, lo0] = split(rowLo);
+              auto [hi1, lo1] = split(rowHi);
+              k.store(packPair(k, hi0, hi1), hiW, {dp, s});
+              if (withLo)
+                k.store(packPair(k, lo0, lo1), loW, {dp, s});
+            };
+            if (half == 0)
+              store();
+            else
+              k.ifThen(k.lt(dp, k.idx(pairs)), store);
+          }
+        });
+    k.store(sum, sumSq, {chunk, s});
+  });
+  return func;
+}
