@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sigreg/Conversion/Passes.h"
-#include "sigreg/Dialect/Sigreg/Utils/KernelBuilder.h"
+#include "sigreg/Conversion/GPUCommon/KernelBuilder.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

@@ -4,7 +4,7 @@
 #include "Kernels.h"
 
 #include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
-#include "sigreg/Dialect/Sigreg/Utils/KernelBuilder.h"
+#include "sigreg/Conversion/GPUCommon/KernelBuilder.h"
 #include "sigreg/Dialect/Sigreg/Utils/ProjectionBuilder.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

@@ -9,7 +9,7 @@
 #ifndef SIGREG_LIB_CONVERSION_SIGREGTOGPU_KERNELUTILS_H
 #define SIGREG_LIB_CONVERSION_SIGREGTOGPU_KERNELUTILS_H
 
-#include "sigreg/Dialect/Sigreg/Utils/KernelBuilder.h"
+#include "sigreg/Conversion/GPUCommon/KernelBuilder.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 

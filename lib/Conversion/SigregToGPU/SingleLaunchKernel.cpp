@@ -34,7 +34,7 @@
 #include "KernelUtils.h"
 #include "Kernels.h"
 
-#include "sigreg/Dialect/Sigreg/Utils/KernelBuilder.h"
+#include "sigreg/Conversion/GPUCommon/KernelBuilder.h"
 #include "sigreg/Dialect/Sigreg/Utils/ProjectionBuilder.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

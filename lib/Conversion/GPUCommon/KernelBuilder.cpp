@@ -1,6 +1,6 @@
 //===- KernelBuilder.cpp - terse IR building for GPU kernels --------------===//
 
-#include "sigreg/Dialect/Sigreg/Utils/KernelBuilder.h"
+#include "sigreg/Conversion/GPUCommon/KernelBuilder.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -14,9 +14,6 @@ Value KernelBuilder::idx(int64_t v) {
 }
 Value KernelBuilder::f32(float v) {
   return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
-}
-Value KernelBuilder::i64(int64_t v) {
-  return arith::ConstantOp::create(b, b.getI64IntegerAttr(v));
 }
 
 Value KernelBuilder::add(Value x, Value y) {

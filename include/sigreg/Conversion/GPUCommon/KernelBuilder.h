@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SIGREG_DIALECT_SIGREG_UTILS_KERNELBUILDER_H
-#define SIGREG_DIALECT_SIGREG_UTILS_KERNELBUILDER_H
+#ifndef SIGREG_CONVERSION_GPUCOMMON_KERNELBUILDER_H
+#define SIGREG_CONVERSION_GPUCOMMON_KERNELBUILDER_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -30,7 +30,6 @@ public:
   // Constants.
   Value idx(int64_t v);
   Value f32(float v);
-  Value i64(int64_t v);
 
   // Index arithmetic.
   Value add(Value x, Value y);
@@ -86,4 +85,4 @@ gpu::LaunchFuncOp createLaunch(OpBuilder &b, Location loc,
 } // namespace sigreg
 } // namespace mlir
 
-#endif // SIGREG_DIALECT_SIGREG_UTILS_KERNELBUILDER_H
+#endif // SIGREG_CONVERSION_GPUCOMMON_KERNELBUILDER_H
