@@ -650,7 +650,7 @@ def check_problem_buffers(m: Manifest) -> None:
 
 
 def scalar_values_for(m: Manifest, seed: Optional[int]) -> Dict[str, int]:
-    """Values of the manifest's scalars as bindProblem sets them (Harness.cpp)."""
+    """Values of the manifest's scalars as bindProblem sets them (lib/Runtime/HarnessInputs.cpp)."""
     p = m.problem
     vals: Dict[str, int] = {}
     for s in m.scalars:
