@@ -80,6 +80,74 @@ private:
   CudaDriver &drv;
   std::vector<CUevent> events;
 };
+/// Region rows: the seed's four first, then the artifact's others, each the
+/// median of its per-run times, with its share of their sum.
+std::vector<BenchRow>
+regionRows(const std::vector<std::string> &names,
+           const std::vector<std::vector<double>> &perRegion) {
+  std::vector<BenchRow> rows;
+  auto regionMedian = [&](const std::string &name) {
+    for (size_t r = 0; r < names.size(); ++r)
+      if (names[r] == name)
+        return median(perRegion[r]);
+    return 0.0;
+  };
+  for (const char *name : kSeedRegions)
+    rows.push_back({name, regionMedian(name), 0.0});
+  for (const std::string &name : names) {
+    bool seed = false;
+    for (const char *s : kSeedRegions)
+      seed |= name == s;
+    if (!seed)
+      rows.push_back({name, regionMedian(name), 0.0});
+  }
+  double total = 0;
+  for (const BenchRow &row : rows)
+    total += row.ms;
+  for (BenchRow &row : rows)
+    row.sharePct = total > 0 ? 100.0 * row.ms / total : 0.0;
+  return rows;
+}
+
+/// Input rotation: when all inputs together fit in L2, keep enough copies
+/// that one sweep over them spans twice the L2 (at most maxInputCopies and
+/// 4 GiB); iteration i runs on copy i % copies. Fills `inputs` (buffer
+/// indices), `ptrs[c][k]` (copy c of input k; copy 0 is the bound buffer),
+/// res.inputBytes and res.inputCopies.
+Status makeInputCopies(Executor &exec, const BenchOptions &opt, uint64_t l2,
+                       ScopedAllocs &allocs, BenchResult &res,
+                       std::vector<int> &inputs,
+                       std::vector<std::vector<CUdeviceptr>> &ptrs) {
+  CudaDriver &drv = exec.driver();
+  const Manifest &m = exec.manifest();
+  for (size_t i = 0; i < m.buffers.size(); ++i)
+    if (m.buffers[i].role == BufferRole::Input) {
+      inputs.push_back(static_cast<int>(i));
+      res.inputBytes += m.buffers[i].bytes;
+    }
+  int copies = 1;
+  if (res.inputBytes > 0 && res.inputBytes < l2) {
+    uint64_t want = (2 * l2 + res.inputBytes - 1) / res.inputBytes;
+    uint64_t memCap = std::max<uint64_t>(1, (4ull << 30) / res.inputBytes);
+    copies = static_cast<int>(std::min<uint64_t>(
+        {want, static_cast<uint64_t>(std::max(opt.maxInputCopies, 1)),
+         memCap}));
+  }
+  res.inputCopies = copies;
+  ptrs.assign(copies, {});
+  for (int c = 0; c < copies; ++c)
+    for (int k : inputs) {
+      CUdeviceptr base = 0;
+      SIGREG_RETURN_IF_ERROR(exec.bufferPointer(m.buffers[k].name, base));
+      CUdeviceptr p = base;
+      if (c > 0) {
+        SIGREG_RETURN_IF_ERROR(allocs.alloc(p, m.buffers[k].bytes));
+        SIGREG_RETURN_IF_ERROR(drv.memcpyDtoD(p, base, m.buffers[k].bytes));
+      }
+      ptrs[c].push_back(p);
+    }
+  return drv.ctxSynchronize();
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -100,40 +168,14 @@ Status sigreg::runtime::runBenchmark(Executor &exec, const BenchOptions &opt,
   res.iters = opt.iters;
   res.flushL2 = opt.flushL2;
 
-  // Input rotation: when all inputs together fit in L2, keep enough copies
-  // that one sweep over them spans twice the L2 (at most maxInputCopies and
-  // 4 GiB), and run iteration i on copy i % copies.
   std::vector<int> inputs;
-  for (size_t i = 0; i < m.buffers.size(); ++i)
-    if (m.buffers[i].role == BufferRole::Input) {
-      inputs.push_back(static_cast<int>(i));
-      res.inputBytes += m.buffers[i].bytes;
-    }
   uint64_t l2 = static_cast<uint64_t>(std::max(exec.device().l2CacheBytes, 0));
-  int copies = 1;
-  if (res.inputBytes > 0 && res.inputBytes < l2) {
-    uint64_t want = (2 * l2 + res.inputBytes - 1) / res.inputBytes;
-    uint64_t memCap = std::max<uint64_t>(1, (4ull << 30) / res.inputBytes);
-    copies = static_cast<int>(std::min<uint64_t>(
-        {want, static_cast<uint64_t>(std::max(opt.maxInputCopies, 1)),
-         memCap}));
-  }
-  res.inputCopies = copies;
   ScopedAllocs allocs(drv);
   // ptrs[c][k]: copy c of input k (copy 0: the currently bound buffers).
-  std::vector<std::vector<CUdeviceptr>> ptrs(copies);
-  for (int c = 0; c < copies; ++c)
-    for (int k : inputs) {
-      CUdeviceptr base = 0;
-      SIGREG_RETURN_IF_ERROR(exec.bufferPointer(m.buffers[k].name, base));
-      CUdeviceptr p = base;
-      if (c > 0) {
-        SIGREG_RETURN_IF_ERROR(allocs.alloc(p, m.buffers[k].bytes));
-        SIGREG_RETURN_IF_ERROR(drv.memcpyDtoD(p, base, m.buffers[k].bytes));
-      }
-      ptrs[c].push_back(p);
-    }
-  SIGREG_RETURN_IF_ERROR(drv.ctxSynchronize());
+  std::vector<std::vector<CUdeviceptr>> ptrs;
+  SIGREG_RETURN_IF_ERROR(
+      makeInputCopies(exec, opt, l2, allocs, res, inputs, ptrs));
+  int copies = res.inputCopies;
   auto bindCopy = [&](int c) {
     for (size_t j = 0; j < inputs.size(); ++j)
       SIGREG_RETURN_IF_ERROR(
@@ -221,28 +263,7 @@ Status sigreg::runtime::runBenchmark(Executor &exec, const BenchOptions &opt,
       res.fullForwardGraphMs = median(replay);
     }
 
-    // Region rows: the seed's four first, then the artifact's others.
-    const std::vector<std::string> &names = exec.regions();
-    auto regionMedian = [&](const std::string &name) {
-      for (size_t r = 0; r < names.size(); ++r)
-        if (names[r] == name)
-          return median(perRegion[r]);
-      return 0.0;
-    };
-    for (const char *name : kSeedRegions)
-      res.regions.push_back({name, regionMedian(name), 0.0});
-    for (const std::string &name : names) {
-      bool seed = false;
-      for (const char *s : kSeedRegions)
-        seed |= name == s;
-      if (!seed)
-        res.regions.push_back({name, regionMedian(name), 0.0});
-    }
-    double total = 0;
-    for (const BenchRow &row : res.regions)
-      total += row.ms;
-    for (BenchRow &row : res.regions)
-      row.sharePct = total > 0 ? 100.0 * row.ms / total : 0.0;
+    res.regions = regionRows(exec.regions(), perRegion);
     return Status::success();
   };
   status = body();

@@ -13,10 +13,10 @@
 
 #include "Kernels.h"
 
+#include "sigreg/Conversion/GPUCommon/KernelBuilder.h"
 #include "sigreg/Conversion/Passes.h"
 #include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
 #include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
-#include "sigreg/Conversion/GPUCommon/KernelBuilder.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -86,6 +86,10 @@ private:
   LogicalResult checkSupported();
   LogicalResult checkGridLimits(Operation *op);
   LogicalResult lowerOp(OpBuilder &b, Operation *op);
+  LogicalResult lowerProjection(OpBuilder &b, ProjectionOp proj);
+  LogicalResult lowerFusedEcf(OpBuilder &b, FusedEcfOp ecf);
+  LogicalResult lowerEpilogue(OpBuilder &b, FusedEpilogueOp epi);
+  LogicalResult lowerReturn(OpBuilder &b, func::ReturnOp ret);
   struct SeededProjection;
   LogicalResult lowerSingleLaunch(OpBuilder &b, FusedEpilogueOp epi);
   LogicalResult lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
@@ -316,99 +320,10 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
       map.map(ar.getGlobalCount(), map.lookup(ar.getLocalCount()));
     return success();
   }
-  if (auto proj = dyn_cast<ProjectionOp>(op)) {
-    // A tensor-core consumer reads g as packed 16-bit hi(/lo) words, with
-    // whole row pairs per chunk.
-    ProjectionSchedule layout = projectionSchedule(proj);
-    Type halfType = layout.packedElement;
-    bool split = layout.splitProjection;
-    ProjectionKernelShape shape{proj.getType().getDimSize(0),
-                                proj.getType().getDimSize(1), layout.chunkRows};
-    Type f32 = b.getF32Type(), i32 = b.getI32Type();
-    int64_t D = shape.featureDim, S = shape.numSlices;
-    SeededProjection info{Value(), Value(), Value(), shape.numChunks()};
-    if (halfType && layout.rowMajor) {
-      info.g =
-          memref::AllocOp::create(b, loc, MemRefType::get({D, S}, halfType));
-    } else if (halfType) {
-      auto words = MemRefType::get({(D + 1) / 2, S}, i32);
-      info.g = memref::AllocOp::create(b, loc, words);
-      if (split)
-        info.loWords = memref::AllocOp::create(b, loc, words);
-    } else {
-      info.g = memref::AllocOp::create(b, loc, MemRefType::get({D, S}, f32));
-    }
-    info.sumSq = memref::AllocOp::create(
-        b, loc, MemRefType::get({shape.numChunks(), S}, f32));
-    OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
-    std::array<int64_t, 3> grid = {
-        llvm::divideCeilSigned<int64_t>(S, kBlockThreads), shape.numChunks(),
-        1};
-    Value seed = map.lookup(proj.getSeed());
-    if (halfType && layout.rowMajor) {
-      createLaunch(b, loc,
-                   addKernel(buildProjectionKernel(kb, loc, shape, halfType)),
-                   grid, kBlockThreads, {seed, info.g, info.sumSq});
-    } else if (halfType) {
-      SmallVector<Value> args = {seed, info.g};
-      if (split)
-        args.push_back(info.loWords);
-      args.push_back(info.sumSq);
-      createLaunch(b, loc,
-                   addKernel(buildPackedProjectionKernel(kb, loc, shape,
-                                                         halfType, split)),
-                   grid, kBlockThreads, args);
-    } else
-      createLaunch(b, loc, addKernel(buildProjectionKernel(kb, loc, shape)),
-                   grid, kBlockThreads, {seed, info.g, info.sumSq});
-    seededProjections[proj.getResult()] = info;
-    return success();
-  }
-  if (auto ecf = dyn_cast<FusedEcfOp>(op)) {
-    EcfKernelShape sh;
-    fillEcfProblem(ecf, sh);
-    auto seeded = seededProjections.find(ecf.getProjection());
-    sh.seeded = seeded != seededProjections.end();
-    sh.projectionElement =
-        sh.seeded
-            ? cast<MemRefType>(seeded->second.g.getType()).getElementType()
-            : ecf.getProjection().getType().getElementType();
-    EcfSchedule sched = ecfSchedule(ecf);
-    sh.blockSlices = sched.blockSlices;
-    if (sched.wgmma)
-      return lowerWgmmaEcf(b, ecf, sh,
-                           seeded != seededProjections.end() ? &seeded->second
-                                                             : nullptr,
-                           sched.wgmmaPersistent);
-    bool mma = sched.tensorCores;
-    sh.normChunks = sh.seeded ? seeded->second.chunks : 0;
-    sh.blockRows = sched.blockRows;
-    sh.blockSlices = sched.blockSlices;
-    sh.tileK = sched.tileK;
-    if (!mma)
-      for (int64_t t : {sh.blockRows, sh.blockSlices})
-        if (t != 16 && t != 32 && t != 64)
-          return ecf.emitOpError("tile sizes must be 16, 32 or 64, got ") << t;
-
-    SmallVector<Value> args = {map.lookup(ecf.getInput())};
-    sh.splitProjection = sh.seeded && seeded->second.loWords;
-    if (sh.seeded && mma) {
-      args.push_back(seeded->second.g);
-      if (sh.splitProjection)
-        args.push_back(seeded->second.loWords);
-      args.push_back(seeded->second.sumSq);
-    } else if (sh.seeded)
-      args.append({seeded->second.g, seeded->second.sumSq});
-    else
-      args.push_back(map.lookup(ecf.getProjection()));
-    OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
-    gpu::GPUFuncOp kernel = addKernel(mma ? buildFusedEcfMmaKernel(kb, loc, sh)
-                                          : buildFusedEcfKernel(kb, loc, sh));
-    finishEcf(b, loc, ecf, kernel,
-              {sh.numSliceTiles(), sh.numBatchTiles(), sh.numViews},
-              kBlockThreads, args, sh.numBatchTiles(), 0);
-    return success();
-  }
+  if (auto proj = dyn_cast<ProjectionOp>(op))
+    return lowerProjection(b, proj);
+  if (auto ecf = dyn_cast<FusedEcfOp>(op))
+    return lowerFusedEcf(b, ecf);
   if (auto ar = dyn_cast<AllReduceMeanOp>(op)) {
     // One rank: the all-reduce is the identity.
     map.map(ar.getCosGlobal(), map.lookup(ar.getCos()));
@@ -416,52 +331,163 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
     map.map(ar.getGlobalCount(), map.lookup(ar.getLocalCount()));
     return success();
   }
-  if (auto epi = dyn_cast<FusedEpilogueOp>(op)) {
-    std::optional<int64_t> count =
-        getConstantIntValue(map.lookup(epi.getGlobalCount()));
-    if (!count)
-      return epi.emitOpError("needs a constant global count on the GPU");
-    auto cType = epi.getCos().getType();
-    EpilogueKernelShape sh{cType.getDimSize(0),
-                           cType.getDimSize(1),
-                           cType.getDimSize(2),
-                           epi.getTMax().convertToDouble(),
-                           *count,
-                           epi.getClip(),
-                           epi.getClipValue().convertToDouble(),
-                           epi.getReduction()};
-    Value out = destination(b, epi.getResult());
-    OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
-    gpu::GPUFuncOp kernel = addKernel(buildEpilogueKernel(kb, loc, sh));
-    int64_t blocks = sh.reduction == Reduction::none
-                         ? llvm::divideCeilSigned<int64_t>(
-                               sh.numViews * sh.numSlices, kBlockThreads)
-                         : 1;
-    createLaunch(b, loc, kernel, {blocks, 1, 1}, kBlockThreads,
-                 {map.lookup(epi.getCos()), map.lookup(epi.getSin()), out});
-    map.map(epi.getResult(), out);
-    return success();
-  }
-  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-    for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
-      Value m = map.lookupOrNull(v);
-      if (!m || !isa<MemRefType>(m.getType()))
-        return ret.emitOpError("operand ")
-               << i << " has no buffer in the GPU host code (only inputs and "
-               << "results of the lowered ops can be returned)";
-      Value base = m;
-      while (Operation *def = base.getDefiningOp()) {
-        if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
-          break;
-        base = def->getOperand(0);
-      }
-      if (base != outParams[i])
-        memref::CopyOp::create(b, loc, m, outParams[i]);
-    }
-    func::ReturnOp::create(b, loc);
-    return success();
-  }
+  if (auto epi = dyn_cast<FusedEpilogueOp>(op))
+    return lowerEpilogue(b, epi);
+  if (auto ret = dyn_cast<func::ReturnOp>(op))
+    return lowerReturn(b, ret);
   return op->emitOpError("cannot be lowered by --convert-sigreg-to-gpu");
+}
+
+/// A seeded projection: the generator kernel writes the raw g (as the
+/// consumer reads it) and the per-chunk sums of g^2; A is never materialized.
+LogicalResult FunctionLowering::lowerProjection(OpBuilder &b,
+                                                ProjectionOp proj) {
+  Location loc = proj.getLoc();
+  // A tensor-core consumer reads g as packed 16-bit hi(/lo) words, with
+  // whole row pairs per chunk.
+  ProjectionSchedule layout = projectionSchedule(proj);
+  Type halfType = layout.packedElement;
+  bool split = layout.splitProjection;
+  ProjectionKernelShape shape{proj.getType().getDimSize(0),
+                              proj.getType().getDimSize(1), layout.chunkRows};
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  int64_t D = shape.featureDim, S = shape.numSlices;
+  SeededProjection info{Value(), Value(), Value(), shape.numChunks()};
+  if (halfType && layout.rowMajor) {
+    info.g = memref::AllocOp::create(b, loc, MemRefType::get({D, S}, halfType));
+  } else if (halfType) {
+    auto words = MemRefType::get({(D + 1) / 2, S}, i32);
+    info.g = memref::AllocOp::create(b, loc, words);
+    if (split)
+      info.loWords = memref::AllocOp::create(b, loc, words);
+  } else {
+    info.g = memref::AllocOp::create(b, loc, MemRefType::get({D, S}, f32));
+  }
+  info.sumSq = memref::AllocOp::create(
+      b, loc, MemRefType::get({shape.numChunks(), S}, f32));
+  OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+  std::array<int64_t, 3> grid = {
+      llvm::divideCeilSigned<int64_t>(S, kBlockThreads), shape.numChunks(), 1};
+  Value seed = map.lookup(proj.getSeed());
+  if (halfType && layout.rowMajor) {
+    createLaunch(b, loc,
+                 addKernel(buildProjectionKernel(kb, loc, shape, halfType)),
+                 grid, kBlockThreads, {seed, info.g, info.sumSq});
+  } else if (halfType) {
+    SmallVector<Value> args = {seed, info.g};
+    if (split)
+      args.push_back(info.loWords);
+    args.push_back(info.sumSq);
+    createLaunch(
+        b, loc,
+        addKernel(buildPackedProjectionKernel(kb, loc, shape, halfType, split)),
+        grid, kBlockThreads, args);
+  } else
+    createLaunch(b, loc, addKernel(buildProjectionKernel(kb, loc, shape)), grid,
+                 kBlockThreads, {seed, info.g, info.sumSq});
+  seededProjections[proj.getResult()] = info;
+  return success();
+}
+
+/// A fused ECF on the SIMT or mma.sync kernel (the Hopper kernel in
+/// lowerWgmmaEcf), then the finalize kernel when the batch has several tiles.
+LogicalResult FunctionLowering::lowerFusedEcf(OpBuilder &b, FusedEcfOp ecf) {
+  Location loc = ecf.getLoc();
+  EcfKernelShape sh;
+  fillEcfProblem(ecf, sh);
+  auto seeded = seededProjections.find(ecf.getProjection());
+  sh.seeded = seeded != seededProjections.end();
+  sh.projectionElement =
+      sh.seeded ? cast<MemRefType>(seeded->second.g.getType()).getElementType()
+                : ecf.getProjection().getType().getElementType();
+  EcfSchedule sched = ecfSchedule(ecf);
+  sh.blockSlices = sched.blockSlices;
+  if (sched.wgmma)
+    return lowerWgmmaEcf(b, ecf, sh,
+                         seeded != seededProjections.end() ? &seeded->second
+                                                           : nullptr,
+                         sched.wgmmaPersistent);
+  bool mma = sched.tensorCores;
+  sh.normChunks = sh.seeded ? seeded->second.chunks : 0;
+  sh.blockRows = sched.blockRows;
+  sh.blockSlices = sched.blockSlices;
+  sh.tileK = sched.tileK;
+  if (!mma)
+    for (int64_t t : {sh.blockRows, sh.blockSlices})
+      if (t != 16 && t != 32 && t != 64)
+        return ecf.emitOpError("tile sizes must be 16, 32 or 64, got ") << t;
+
+  SmallVector<Value> args = {map.lookup(ecf.getInput())};
+  sh.splitProjection = sh.seeded && seeded->second.loWords;
+  if (sh.seeded && mma) {
+    args.push_back(seeded->second.g);
+    if (sh.splitProjection)
+      args.push_back(seeded->second.loWords);
+    args.push_back(seeded->second.sumSq);
+  } else if (sh.seeded)
+    args.append({seeded->second.g, seeded->second.sumSq});
+  else
+    args.push_back(map.lookup(ecf.getProjection()));
+  OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+  gpu::GPUFuncOp kernel = addKernel(mma ? buildFusedEcfMmaKernel(kb, loc, sh)
+                                        : buildFusedEcfKernel(kb, loc, sh));
+  finishEcf(b, loc, ecf, kernel,
+            {sh.numSliceTiles(), sh.numBatchTiles(), sh.numViews},
+            kBlockThreads, args, sh.numBatchTiles(), 0);
+  return success();
+}
+
+/// The fused epilogue kernel: the statistic, clip and reduction.
+LogicalResult FunctionLowering::lowerEpilogue(OpBuilder &b,
+                                              FusedEpilogueOp epi) {
+  Location loc = epi.getLoc();
+  std::optional<int64_t> count =
+      getConstantIntValue(map.lookup(epi.getGlobalCount()));
+  if (!count)
+    return epi.emitOpError("needs a constant global count on the GPU");
+  auto cType = epi.getCos().getType();
+  EpilogueKernelShape sh{cType.getDimSize(0),
+                         cType.getDimSize(1),
+                         cType.getDimSize(2),
+                         epi.getTMax().convertToDouble(),
+                         *count,
+                         epi.getClip(),
+                         epi.getClipValue().convertToDouble(),
+                         epi.getReduction()};
+  Value out = destination(b, epi.getResult());
+  OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+  gpu::GPUFuncOp kernel = addKernel(buildEpilogueKernel(kb, loc, sh));
+  int64_t blocks = sh.reduction == Reduction::none
+                       ? llvm::divideCeilSigned<int64_t>(
+                             sh.numViews * sh.numSlices, kBlockThreads)
+                       : 1;
+  createLaunch(b, loc, kernel, {blocks, 1, 1}, kBlockThreads,
+               {map.lookup(epi.getCos()), map.lookup(epi.getSin()), out});
+  map.map(epi.getResult(), out);
+  return success();
+}
+
+/// Results: copied to the out-parameters unless the last kernel wrote them in
+/// place.
+LogicalResult FunctionLowering::lowerReturn(OpBuilder &b, func::ReturnOp ret) {
+  Location loc = ret.getLoc();
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    Value m = map.lookupOrNull(v);
+    if (!m || !isa<MemRefType>(m.getType()))
+      return ret.emitOpError("operand ")
+             << i << " has no buffer in the GPU host code (only inputs and "
+             << "results of the lowered ops can be returned)";
+    Value base = m;
+    while (Operation *def = base.getDefiningOp()) {
+      if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
+        break;
+      base = def->getOperand(0);
+    }
+    if (base != outParams[i])
+      memref::CopyOp::create(b, loc, m, outParams[i]);
+  }
+  func::ReturnOp::create(b, loc);
+  return success();
 }
 
 /// Launches a fused ECF kernel whose trailing arguments are the cos/sin
