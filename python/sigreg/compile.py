@@ -1,0 +1,211 @@
+"""Compile on demand, with an on-disk artifact cache (docs/TORCH.md).
+
+``compile_artifact(problem)`` returns the directory of an AOT artifact (``manifest.json`` +
+``sigreg.ptx``, docs/AOT.md) for a SIGReg problem: the loss (``sigreg.loss``) or its gradient
+(``sigreg.loss_grad``), through the fused or the naive GPU pipeline. The first request for a
+problem runs the project's compiler, ``sigreg-run --compile-only --emit-artifact``; its result is
+kept under a key of the problem, the pipeline, the chip and the compiler's own bytes, so later
+processes, and the same process again, reuse it, the way Triton caches kernels.
+
+The compiler is found in this order:
+- ``$SIGREG_RUN``;
+- ``sigreg-run`` on ``PATH`` (the release tarball of docs/RELEASE.md installs one);
+- ``build/bin/sigreg-run`` of this repository.
+
+The cache is ``$SIGREG_CACHE_DIR``, else ``~/.cache/sigreg``. Compiling needs no GPU. Without a
+compiler and without a cached artifact, the request raises :class:`CompilerNotFound`, which names
+both.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Dict, Optional
+
+__all__ = ["Problem", "CompilerNotFound", "CompileError", "find_compiler", "cache_dir",
+           "source", "compile_artifact"]
+
+_REPO = Path(__file__).resolve().parents[2]
+
+
+class CompilerNotFound(RuntimeError):
+    """No cached artifact for the request and no compiler to make one."""
+
+
+class CompileError(RuntimeError):
+    """The compiler rejected the problem; the message carries its diagnostics."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """One compiled entry: shapes, dtype and knobs (docs/CONTRACT.md section 1)."""
+
+    N: int
+    D: int
+    S: int
+    V: int = 0  # 0: x is [N, D]; else [V, N, D]
+    P: int = 17
+    t_max: float = 3.0
+    clip: str = "none"  # none | zero_below | clamp_min
+    clip_value: float = 0.0
+    reduction: str = "mean"  # mean | sum | none
+    dtype: str = "bf16"  # bf16 | f16 | f32
+    projection: str = "seed"  # seed | explicit
+    gradient: bool = False  # sigreg.loss_grad instead of sigreg.loss
+
+    def __post_init__(self):
+        for name in ("N", "D", "S", "P"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.V < 0:
+            raise ValueError(f"V must be >= 0, got {self.V}")
+        if self.clip not in ("none", "zero_below", "clamp_min"):
+            raise ValueError(f"unknown clip {self.clip!r}")
+        if self.reduction not in ("mean", "sum", "none"):
+            raise ValueError(f"unknown reduction {self.reduction!r}")
+        if self.dtype not in ("bf16", "f16", "f32"):
+            raise ValueError(f"unknown dtype {self.dtype!r}")
+        if self.projection not in ("seed", "explicit"):
+            raise ValueError(f"unknown projection {self.projection!r}")
+
+
+def _f(v: float) -> str:
+    """An MLIR float literal (it needs a '.': 1e-05 -> 1.0e-05)."""
+    s = repr(float(v))
+    if "." not in s and "e" in s:
+        mantissa, exp = s.split("e")
+        s = f"{mantissa}.0e{exp}"
+    return s
+
+
+def source(p: Problem) -> str:
+    """The MLIR entry function ``@sigreg`` of a problem (the form sigreg-run compiles)."""
+    x = f"tensor<{p.N}x{p.D}x{p.dtype}>" if p.V == 0 else f"tensor<{p.V}x{p.N}x{p.D}x{p.dtype}>"
+    if p.reduction == "none":
+        loss = f"tensor<{p.S}xf32>" if p.V == 0 else f"tensor<{p.V}x{p.S}xf32>"
+    else:
+        loss = "tensor<f32>"
+    if p.projection == "seed":
+        arg2, use = "%seed: i64", "seed(%seed)"
+    else:
+        a = f"tensor<{p.D}x{p.S}x{p.dtype}>"
+        arg2, use = f"%a: {a}", f"projection(%a : {a})"
+    clip = f" clip = {p.clip}({_f(p.clip_value)})" if p.clip != "none" else ""
+    knobs = f"slices = {p.S} points = {p.P} t_max = {_f(p.t_max)}{clip} reduction = {p.reduction}"
+    if p.gradient:
+        dx = x.replace(f"x{p.dtype}>", "xf32>")
+        return (f"func.func @sigreg(%x: {x}, {arg2}, %g: {loss}) -> {dx} {{\n"
+                f"  %dx = sigreg.loss_grad %x {use} grad(%g : {loss}) {knobs} : {x} -> {dx}\n"
+                f"  return %dx : {dx}\n}}\n")
+    return (f"func.func @sigreg(%x: {x}, {arg2}) -> {loss} {{\n"
+            f"  %l = sigreg.loss %x {use} {knobs} : {x} -> {loss}\n"
+            f"  return %l : {loss}\n}}\n")
+
+
+def find_compiler() -> Optional[str]:
+    """The path of ``sigreg-run`` (see the module docstring), or None."""
+    env = os.environ.get("SIGREG_RUN")
+    if env:
+        return env if os.access(env, os.X_OK) else None
+    on_path = shutil.which("sigreg-run")
+    if on_path:
+        return on_path
+    built = _REPO / "build" / "bin" / "sigreg-run"
+    return str(built) if os.access(built, os.X_OK) else None
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("SIGREG_CACHE_DIR") or Path.home() / ".cache" / "sigreg")
+
+
+_COMPILER_IDS: Dict[str, str] = {}
+
+
+def _compiler_id(path: str) -> str:
+    """A digest of the compiler binary (cached per process by path, size and mtime)."""
+    st = os.stat(path)
+    memo = f"{os.path.realpath(path)}:{st.st_size}:{st.st_mtime_ns}"
+    if memo not in _COMPILER_IDS:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        _COMPILER_IDS[memo] = h.hexdigest()[:16]
+    return _COMPILER_IDS[memo]
+
+
+def _key(p: Problem, pipeline: str, chip: str, compiler_id: str) -> str:
+    text = json.dumps(dict(problem=dataclasses.asdict(p), pipeline=pipeline, chip=chip,
+                           compiler=compiler_id), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def _index_path() -> Path:
+    return cache_dir() / "index.json"
+
+
+def _read_index() -> Dict[str, str]:
+    try:
+        return json.loads(_index_path().read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _request_key(p: Problem, pipeline: str, chip: str) -> str:
+    """The request without the compiler (to find an artifact when no compiler is at hand)."""
+    return _key(p, pipeline, chip, "any")
+
+
+def compile_artifact(p: Problem, pipeline: str = "fused", chip: str = "sm_90a",
+                     compiler: Optional[str] = None) -> Path:
+    """The artifact directory (holding ``manifest.json``) of ``p`` through ``pipeline``.
+
+    Uses the cache when it holds the artifact of this compiler; compiles otherwise. Without a
+    compiler, the newest cached artifact of the same request is used if there is one.
+    """
+    if pipeline not in ("fused", "naive"):
+        raise ValueError(f"pipeline must be 'fused' or 'naive', got {pipeline!r}")
+    compiler = compiler or find_compiler()
+    root = cache_dir()
+    if compiler is None:
+        entry = _read_index().get(_request_key(p, pipeline, chip))
+        if entry and (root / entry / pipeline / "manifest.json").is_file():
+            return root / entry / pipeline
+        raise CompilerNotFound(
+            f"no cached artifact for {p} ({pipeline}, {chip}) under {root}, and no compiler: set "
+            "SIGREG_RUN to a sigreg-run binary or put one on PATH (build it with the README's "
+            "commands, or install the release tarball of docs/RELEASE.md)")
+    key = _key(p, pipeline, chip, _compiler_id(compiler))
+    out = root / key / pipeline
+    if (out / "manifest.json").is_file():
+        return out
+    root.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=root, prefix=".compile-") as tmp:
+        src = Path(tmp) / "sigreg.mlir"
+        src.write_text(source(p))
+        emit = Path(tmp) / "artifact"
+        cmd = [compiler, str(src), "--target=cuda", "--compile-only", f"--pipeline={pipeline}",
+               f"--chip={chip}", f"--emit-artifact={emit}"]
+        run = subprocess.run(cmd, capture_output=True, text=True)
+        if run.returncode != 0:
+            raise CompileError(f"{' '.join(cmd)} failed ({run.returncode}):\n{run.stderr}{run.stdout}")
+        (emit / pipeline / "source.mlir").write_text(source(p))
+        final = root / key
+        try:
+            os.replace(emit, final)  # atomic: a concurrent compile of the same key may win
+        except OSError:
+            if not (final / pipeline / "manifest.json").is_file():
+                raise
+    index = _read_index()
+    index[_request_key(p, pipeline, chip)] = key
+    tmp_index = root / f".index-{os.getpid()}.json"
+    tmp_index.write_text(json.dumps(index, indent=1, sort_keys=True))
+    os.replace(tmp_index, _index_path())
+    return out

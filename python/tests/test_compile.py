@@ -1,0 +1,73 @@
+"""sigreg.compile: compile on demand and the artifact cache (CPU: compiling needs no GPU)."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from sigreg import aot
+from sigreg import compile as sc
+
+COMPILER = sc.find_compiler()
+needs_compiler = pytest.mark.skipif(COMPILER is None, reason="no sigreg-run (build the project first)")
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SIGREG_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_source_forms():
+    p = sc.Problem(N=37, D=129, S=77, V=3, P=9, clip="zero_below", clip_value=1e-5, reduction="none")
+    text = sc.source(p)
+    assert "sigreg.loss %x seed(%seed) slices = 77 points = 9 t_max = 3.0 clip = zero_below(1.0e-05)" in text
+    assert "-> tensor<3x77xf32>" in text
+    g = sc.source(sc.Problem(N=4, D=8, S=2, projection="explicit", dtype="f16", gradient=True))
+    assert "sigreg.loss_grad %x projection(%a : tensor<8x2xf16>) grad(%g : tensor<f32>)" in g
+    assert "-> tensor<4x8xf32>" in g
+    with pytest.raises(ValueError, match="unknown clip"):
+        sc.Problem(N=1, D=1, S=1, clip="clip")
+
+
+@needs_compiler
+@pytest.mark.parametrize("pipeline", ["fused", "naive"])
+def test_compiles_once_then_hits_the_cache(cache, monkeypatch, pipeline):
+    p = sc.Problem(N=40, D=24, S=16, V=2, P=5, dtype="bf16", clip="clamp_min", clip_value=0.5)
+    out = sc.compile_artifact(p, pipeline=pipeline)
+    m = aot.load_manifest(str(out))
+    assert (m.problem.V, m.problem.N, m.problem.D, m.problem.S, m.problem.P) == (2, 40, 24, 16, 5)
+    assert m.problem.clip == "clamp_min" and m.problem.dtype == "bf16"
+    assert (out / "sigreg.ptx").is_file() and (out / "source.mlir").is_file()
+
+    def no_compiler(*args, **kwargs):
+        raise AssertionError("the cache should have answered")
+
+    monkeypatch.setattr(subprocess, "run", no_compiler)
+    assert sc.compile_artifact(p, pipeline=pipeline) == out
+    # Without a compiler the cached artifact of the same request is found too.
+    monkeypatch.setenv("SIGREG_RUN", str(cache / "missing"))
+    assert sc.compile_artifact(p, pipeline=pipeline) == out
+
+
+@needs_compiler
+def test_gradient_artifact(cache):
+    p = sc.Problem(N=37, D=129, S=77, P=9, dtype="f32", gradient=True)
+    m = aot.load_manifest(str(sc.compile_artifact(p, pipeline="naive")))
+    assert m.problem.gradient
+    assert m.buffer("grad").role == "input"
+
+
+@needs_compiler
+def test_compile_errors_carry_the_diagnostic(cache):
+    # The fused pipeline has no backward yet: the compiler says so.
+    p = sc.Problem(N=8, D=16, S=8, dtype="f32", gradient=True)
+    with pytest.raises(sc.CompileError, match="no fused GPU lowering"):
+        sc.compile_artifact(p, pipeline="fused")
+
+
+def test_no_compiler_and_no_cache_names_both(cache, monkeypatch):
+    monkeypatch.setenv("SIGREG_RUN", str(cache / "missing"))
+    with pytest.raises(sc.CompilerNotFound, match="no cached artifact.*SIGREG_RUN"):
+        sc.compile_artifact(sc.Problem(N=8, D=16, S=8))
