@@ -145,20 +145,26 @@ WgmmaTiling mlir::sigreg::getWgmmaTiling(int64_t tileSlices, bool persistent) {
   return {256, 4, 1, 384, 40, 232, false};
 }
 
-bool mlir::sigreg::usesWgmma(FusedEcfOp op, const EcfScheduleOptions &options,
-                             int64_t dynamicSize) {
-  if (!options.tensorCores || !options.hopper ||
-      !wgmmaObstacle(op, options.wgmmaSlices, dynamicSize).empty())
-    return false;
+int64_t mlir::sigreg::wgmmaTileSlices(FusedEcfOp op,
+                                      const EcfScheduleOptions &options,
+                                      int64_t dynamicSize) {
+  if (options.wgmmaSlices)
+    return options.wgmmaSlices;
   Type in = op.getInput().getType();
   int64_t slices = dimSize(op.getCos().getType(), 1, dynamicSize);
-  int64_t tiles =
-      dimSize(in, 0, dynamicSize) *
-      llvm::divideCeilSigned<int64_t>(dimSize(in, 1, dynamicSize),
-                                      kWgmmaTileRows) *
-      llvm::divideCeilSigned<int64_t>(
-          slices, options.wgmmaSlices ? options.wgmmaSlices : kWgmmaTileSlices);
-  return tiles >= kTargetBlocks / 2;
+  int64_t tiles = dimSize(in, 0, dynamicSize) *
+                  llvm::divideCeilSigned<int64_t>(dimSize(in, 1, dynamicSize),
+                                                  kWgmmaTileRows) *
+                  llvm::divideCeilSigned<int64_t>(slices, kWgmmaTileSlices);
+  return tiles >= kTargetBlocks / 2 ? kWgmmaTileSlices : 128;
+}
+
+bool mlir::sigreg::usesWgmma(FusedEcfOp op, const EcfScheduleOptions &options,
+                             int64_t dynamicSize) {
+  return options.tensorCores && options.hopper &&
+         wgmmaObstacle(op, wgmmaTileSlices(op, options, dynamicSize),
+                       dynamicSize)
+             .empty();
 }
 
 double mlir::sigreg::roundedProjectionError(FusedEcfOp op) {
@@ -208,8 +214,9 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
 
   EcfSchedule s;
   s.wgmma = usesWgmma(op, options, dynamicSize);
+  int64_t wgmmaSlices = s.wgmma ? wgmmaTileSlices(op, options, dynamicSize) : 0;
   s.wgmmaPersistent = s.wgmma && options.wgmmaPersistent &&
-                      options.wgmmaSlices != 128 &&
+                      wgmmaSlices == kWgmmaTileSlices &&
                       dimSize(op.getCos().getType(), 2, dynamicSize) <=
                           kWgmmaPersistentMaxPoints;
   s.tensorCores = s.wgmma || usesTensorCores(op, options, dynamicSize);
@@ -222,8 +229,7 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
   // two blocks per multiprocessor.
   if (s.wgmma) {
     s.blockRows = kWgmmaTileRows;
-    s.blockSlices =
-        options.wgmmaSlices ? options.wgmmaSlices : kWgmmaTileSlices;
+    s.blockSlices = wgmmaSlices;
   } else if (s.tensorCores) {
     s.blockRows = kMmaRows;
     s.blockSlices = kMmaSlices;

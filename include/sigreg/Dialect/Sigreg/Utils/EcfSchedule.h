@@ -114,10 +114,16 @@ bool usesTensorCores(FusedEcfOp op, const EcfScheduleOptions &options,
 /// options (tensor cores, sm_90a), bf16/f16 input, D and S multiples of 8
 /// (TMA needs 16-byte row strides), a seeded projection that may be rounded
 /// to 16 bits (no hi/lo split) and read by this op alone, or an explicit one
-/// of the input's type, and (cost rule) at least one 128 x 256 tile per
-/// multiprocessor; smaller problems keep the mma.sync kernel's finer tiles.
+/// of the input's type. No size rule: measured on the H200 (docs/PERF-NOTES.md
+/// v18), it beats the mma.sync kernel even with a few dozen tiles (mid: 0.037
+/// against 0.070 ms).
 bool usesWgmma(FusedEcfOp op, const EcfScheduleOptions &options,
                int64_t dynamicSize = 0);
+/// Slices per tile of the Hopper kernel: the option's, else 256 when the
+/// 128 x 256 tiles give at least one per multiprocessor, else 128 (twice the
+/// CTAs, two per multiprocessor: mid 0.037 ms against 0.046 with 256).
+int64_t wgmmaTileSlices(FusedEcfOp op, const EcfScheduleOptions &options,
+                        int64_t dynamicSize = 0);
 
 /// Tiles of the single-launch forward (sigreg_single_launch): blockRows
 /// batch rows x blockSlices slices per 256-thread block.
