@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "sigreg/Conversion/Passes.h"
 #include "sigreg/Conversion/GPUCommon/KernelBuilder.h"
+#include "sigreg/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

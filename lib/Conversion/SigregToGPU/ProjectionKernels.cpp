@@ -3,8 +3,8 @@
 #include "KernelUtils.h"
 #include "Kernels.h"
 
-#include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
 #include "sigreg/Conversion/GPUCommon/KernelBuilder.h"
+#include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
 #include "sigreg/Dialect/Sigreg/Utils/ProjectionBuilder.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
