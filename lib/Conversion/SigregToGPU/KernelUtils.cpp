@@ -9,7 +9,6 @@
 
 using namespace mlir;
 using namespace mlir::sigreg;
-using gpu::Dimension;
 
 gpu::GPUFuncOp mlir::sigreg::createKernel(OpBuilder &b, Location loc,
                                           StringRef name, StringRef region,

@@ -15,10 +15,6 @@
 using namespace mlir;
 using namespace mlir::sigreg;
 
-namespace {
-using gpu::Dimension;
-} // namespace
-
 //===----------------------------------------------------------------------===//
 // Fused ECF on tensor cores (bf16/f16 inputs): block = (128 slices, 64 batch
 // rows, view), 256 threads = 8 warps as 2 (rows) x 4 (slices); warp tile
