@@ -163,26 +163,42 @@ Value lowerProject(NaiveBuilder &nb, ProjectOp op) {
       });
 }
 
+/// The ECF's angles, as eager PyTorch forms them: args = y.unsqueeze(-1) * t,
+/// [V, N, S, P], materialized; with the grid points t, the batch size n and
+/// the shape (dynamic N in `dyn`) the callers build on.
+struct Angles {
+  Value t, n, args;
+  SmallVector<Value> dyn;
+  SmallVector<int64_t> shape;
+};
+
+Angles buildAngles(NaiveBuilder &nb, Value y, int64_t numPoints, double tMax) {
+  auto yType = cast<RankedTensorType>(y.getType());
+  Angles a;
+  IntegrationGrid grid = computeIntegrationGrid(numPoints, tMax);
+  a.t = nb.constant(grid.t);
+  a.n = tensor::DimOp::create(nb.b, y, 1);
+  if (yType.isDynamicDim(1))
+    a.dyn.push_back(a.n);
+  a.shape = {yType.getDimSize(0), yType.getDimSize(1), yType.getDimSize(2),
+             numPoints};
+  a.args = nb.generic({y, a.t}, nb.empty(a.shape, a.dyn),
+                      {{0, 1, 2}, {3}, {0, 1, 2, 3}}, {kPar, kPar, kPar, kPar},
+                      [](OpBuilder &ob, Location loc, ValueRange v) {
+                        return arith::MulFOp::create(ob, loc, v[0], v[1]);
+                      });
+  return a;
+}
+
 std::pair<Value, Value> lowerEcf(NaiveBuilder &nb, EcfOp op) {
   Value y = op.getSlices();
   auto yType = op.getSlices().getType();
-  auto cType = op.getCos().getType();
-  int64_t numViews = yType.getDimSize(0), batch = yType.getDimSize(1),
-          numSlices = yType.getDimSize(2), numPoints = cType.getDimSize(2);
-  IntegrationGrid grid =
-      computeIntegrationGrid(numPoints, op.getTMax().convertToDouble());
-  Value t = nb.constant(grid.t);
-  Value n = tensor::DimOp::create(nb.b, y, 1);
-  SmallVector<Value> dyn;
-  if (ShapedType::isDynamic(batch))
-    dyn.push_back(n);
-  SmallVector<int64_t> bigShape = {numViews, batch, numSlices, numPoints};
-  // args = y.unsqueeze(-1) * t: [V, N, S, P], materialized.
-  Value args = nb.generic(
-      {y, t}, nb.empty(bigShape, dyn), {{0, 1, 2}, {3}, {0, 1, 2, 3}},
-      {kPar, kPar, kPar, kPar}, [](OpBuilder &ob, Location loc, ValueRange a) {
-        return arith::MulFOp::create(ob, loc, a[0], a[1]);
-      });
+  int64_t numViews = yType.getDimSize(0), numSlices = yType.getDimSize(2),
+          numPoints = op.getCos().getType().getDimSize(2);
+  Angles angles = buildAngles(nb, y, numPoints, op.getTMax().convertToDouble());
+  Value args = angles.args, n = angles.n;
+  SmallVector<Value> dyn = angles.dyn;
+  SmallVector<int64_t> bigShape = angles.shape;
   auto elementwise = [&](auto opTag) {
     using OpT = decltype(opTag);
     return nb.generic({args}, nb.empty(bigShape, dyn),
@@ -349,21 +365,12 @@ Value lowerEcfGrad(NaiveBuilder &nb, EcfGradOp op) {
   int64_t numViews = yType.getDimSize(0), batch = yType.getDimSize(1),
           numSlices = yType.getDimSize(2),
           numPoints = op.getDcos().getType().getDimSize(2);
-  IntegrationGrid grid =
-      computeIntegrationGrid(numPoints, op.getTMax().convertToDouble());
-  Value t = nb.constant(grid.t);
-  Value n = tensor::DimOp::create(nb.b, y, 1);
-  SmallVector<Value> dyn;
-  if (ShapedType::isDynamic(batch))
-    dyn.push_back(n);
-  SmallVector<int64_t> bigShape = {numViews, batch, numSlices, numPoints};
-  // args = y.unsqueeze(-1) * t, then t * (dsin cos(args) - dcos sin(args)):
-  // [V, N, S, P], materialized, then summed over p.
-  Value args = nb.generic(
-      {y, t}, nb.empty(bigShape, dyn), {{0, 1, 2}, {3}, {0, 1, 2, 3}},
-      {kPar, kPar, kPar, kPar}, [](OpBuilder &ob, Location loc, ValueRange a) {
-        return arith::MulFOp::create(ob, loc, a[0], a[1]);
-      });
+  // The angles, then t * (dsin cos(args) - dcos sin(args)): [V, N, S, P],
+  // materialized, then summed over p.
+  Angles angles = buildAngles(nb, y, numPoints, op.getTMax().convertToDouble());
+  Value args = angles.args, n = angles.n, t = angles.t;
+  SmallVector<Value> dyn = angles.dyn;
+  SmallVector<int64_t> bigShape = angles.shape;
   Value terms =
       nb.generic({args, op.getDcos(), op.getDsin(), t}, nb.empty(bigShape, dyn),
                  {{0, 1, 2, 3}, {0, 2, 3}, {0, 2, 3}, {3}, {0, 1, 2, 3}},
