@@ -34,26 +34,41 @@ double sigreg::runtime::gradientToleranceForDtype(const std::string &dtype) {
   return dtype == "f32" ? 1e-3 : 1e-2;
 }
 
+namespace {
+/// The checks every validation starts with: tolerance and count set, sizes
+/// compared (false, with the message, on a mismatch), unwritten (poison) and
+/// non-finite outputs counted.
+bool startValidation(ValidationResult &r, double tolerance,
+                     const std::vector<float> &out,
+                     const std::vector<double> &ref) {
+  r.tolerance = tolerance;
+  r.count = static_cast<int64_t>(out.size());
+  if (out.size() != ref.size() || out.empty()) {
+    r.message = "FAIL: " + std::to_string(out.size()) + " outputs vs " +
+                std::to_string(ref.size()) + " reference values";
+    return false;
+  }
+  for (float v : out) {
+    uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    if (bits == kPoisonPattern)
+      ++r.unwritten;
+    if (!std::isfinite(v))
+      ++r.nonFinite;
+  }
+  return true;
+}
+} // namespace
+
 ValidationResult
 sigreg::runtime::validateGradient(const ProblemDesc &p,
                                   const std::vector<float> &out,
                                   const std::vector<double> &ref) {
   ValidationResult r;
-  r.tolerance = gradientToleranceForDtype(p.dtype);
-  r.count = static_cast<int64_t>(out.size());
-  if (out.size() != ref.size() || out.empty()) {
-    r.message = "FAIL: " + std::to_string(out.size()) + " outputs vs " +
-                std::to_string(ref.size()) + " reference values";
+  if (!startValidation(r, gradientToleranceForDtype(p.dtype), out, ref))
     return r;
-  }
   double diff2 = 0, ref2 = 0, out2 = 0;
   for (size_t i = 0; i < out.size(); ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, &out[i], 4);
-    if (bits == kPoisonPattern)
-      ++r.unwritten;
-    if (!std::isfinite(out[i]))
-      ++r.nonFinite;
     double d = out[i] - ref[i];
     diff2 += d * d;
     ref2 += ref[i] * ref[i];
@@ -90,13 +105,8 @@ ValidationResult sigreg::runtime::validateOutput(
   if (p.gradient)
     return validateGradient(p, out, ref);
   ValidationResult r;
-  r.tolerance = toleranceForDtype(p.dtype);
-  r.count = static_cast<int64_t>(out.size());
-  if (out.size() != ref.size() || out.empty()) {
-    r.message = "FAIL: " + std::to_string(out.size()) + " outputs vs " +
-                std::to_string(ref.size()) + " reference values";
+  if (!startValidation(r, toleranceForDtype(p.dtype), out, ref))
     return r;
-  }
   bool scalar = p.reduction != "none";
   bool clipped = p.clip != "none";
   size_t numStats = static_cast<size_t>(p.V * p.S);
@@ -105,12 +115,6 @@ ValidationResult sigreg::runtime::validateOutput(
   double sumOut = 0, sumRef = 0, sumAbsRef = 0, diff2 = 0, ref2 = 0;
   bool allZero = true;
   for (size_t i = 0; i < out.size(); ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, &out[i], 4);
-    if (bits == kPoisonPattern)
-      ++r.unwritten;
-    if (!std::isfinite(out[i]))
-      ++r.nonFinite;
     sumOut += out[i];
     sumRef += ref[i];
     sumAbsRef += std::fabs(ref[i]);
