@@ -125,13 +125,16 @@ hopper() {
   emit large-bf16-w128 0 8192 4096 4096 17 bf16 none 0 mean seed fused --wgmma-slices=128
   emit wg128-ragged-views 3 1000 1000 2000 17 bf16 none 0 mean seed fused --wgmma-slices=128
   emit wg128-f16-clamp-sum 0 4100 520 1032 33 f16 clamp_min 1.0 sum seed fused --wgmma-slices=128
-  # The persistent variant (the ECF of a tile overlapped with the next tile's MMAs).
+  # The persistent variant (an ECF warpgroup computes a tile's ECF while the next tile's
+  # MMAs run; 32-deep k-tiles: D = 1000 and 520 end in partial k-tiles).
   emit large-bf16-persist 0 8192 4096 4096 17 bf16 none 0 mean seed fused --wgmma-persistent
   emit large-bf16-explicit-persist 0 8192 4096 4096 17 bf16 none 0 mean explicit fused --wgmma-persistent
   emit wgp-ragged-views 3 1000 1000 2000 17 bf16 none 0 mean seed fused --wgmma-persistent
   emit wgp-f16-clamp-sum 0 4100 520 1032 9 f16 clamp_min 1.0 sum seed fused --wgmma-persistent
   emit wgp-views-none-explicit 2 3000 1024 2048 9 bf16 none 0 none explicit fused --wgmma-persistent
   emit wgp-d64-explicit 0 20000 64 4096 5 bf16 none 0 mean explicit fused --wgmma-persistent
+  emit wgp-p33-zero-explicit 0 4096 256 2048 33 bf16 zero_below 1.0 mean explicit fused --wgmma-persistent
+  emit wgp-n100-none 0 100 520 1032 17 bf16 none 0 none seed fused --wgmma-persistent
 }
 # The seeded generator of random problems (issue 11, item 7): prints one line per problem,
 # "name V N D S P dtype clip clipval reduction projection" (V = 0: no view dimension).

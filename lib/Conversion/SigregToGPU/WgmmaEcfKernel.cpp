@@ -52,13 +52,13 @@ using namespace mlir::sigreg;
 namespace {
 using gpu::Dimension;
 
-constexpr int64_t kRows = kWgmmaRows, kTileK = kWgmmaTileK;
-/// Bytes of one stage's x tile (16-bit elements).
-constexpr int64_t kXTileBytes = kRows * kTileK * 2;
+constexpr int64_t kRows = kWgmmaRows;
 /// g tiles are loaded as boxes of 64 k x 64 slices (128 bytes, the swizzle
 /// span).
 constexpr int64_t kGBoxSlices = 64;
 constexpr int64_t kConsumerThreads = 256;
+/// The persistent kernel's ECF warpgroup.
+constexpr int64_t kEcfThreads = 128;
 /// Rows of the y tile one ECF iteration takes: independent recurrences a
 /// thread interleaves (the ECF phase is latency-bound: ncu, 2026-11-30).
 constexpr int64_t kEcfRowsPerStep = 8;
@@ -71,7 +71,9 @@ constexpr int64_t kYRowPad = 4;
 /// Types shared by the stages of one kernel.
 struct WgmmaTypes {
   WgmmaTiling tiling;
-  int64_t slices, stages, gTileBytes;
+  /// Bytes of one stage's x tile [128][tileK] and g tile [tileK][slices]
+  /// (16-bit elements).
+  int64_t slices, stages, tileK, xTileBytes, gTileBytes;
   Type elem;
   Attribute workgroup;
   MemRefType smemBytes;
@@ -81,22 +83,27 @@ struct WgmmaTypes {
 
   WgmmaTypes(MLIRContext *ctx, Type elem, WgmmaTiling tiling)
       : tiling(tiling), slices(tiling.slices), stages(tiling.stages),
-        gTileBytes(kTileK * tiling.slices * 2), elem(elem) {
+        tileK(tiling.tileK), xTileBytes(kRows * tiling.tileK * 2),
+        gTileBytes(tiling.tileK * tiling.slices * 2), elem(elem) {
     workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     smemBytes = MemRefType::get({ShapedType::kDynamic},
                                 IntegerType::get(ctx, 8), nullptr, workgroup);
     barriers = nvgpu::MBarrierGroupType::get(ctx, workgroup, stages);
+    // The swizzle span is a box row: x rows of tileK features (128 or 64
+    // bytes), g rows of 64 slices (128 bytes).
     auto tmap = [&](ArrayRef<int64_t> box) {
       auto tile = MemRefType::get(
           box, elem, nullptr, IntegerAttr::get(IntegerType::get(ctx, 64), 3));
       return nvgpu::TensorMapDescriptorType::get(
-          ctx, tile, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+          ctx, tile,
+          box[1] * 2 == 64 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_64B
+                           : nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
           nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
           nvgpu::TensorMapOOBKind::OOB_ZERO,
           nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
     };
-    xMap = tmap({kRows, kTileK});
-    gMap = tmap({kTileK, kGBoxSlices});
+    xMap = tmap({kRows, tileK});
+    gMap = tmap({tileK, kGBoxSlices});
     acc = nvgpu::WarpgroupAccumulatorType::get(
         ctx, VectorType::get({64, slices}, Float32Type::get(ctx)));
   }
@@ -124,13 +131,22 @@ void consumerBarrier(KernelBuilder &k) {
                           /*reductionPredicate=*/Value());
 }
 
-/// Stage 1: barrier initialization by thread 0, then a CTA barrier.
+/// Stage 1: barrier initialization by thread 0, then a CTA barrier. The
+/// persistent kernel's y-tile hand-off: yFull completes when the 256
+/// consumer threads stored a tile, yEmpty when the 128 ECF threads read it.
 void emitBarrierSetup(KernelBuilder &k, const WgmmaTypes &t, Value full,
-                      Value empty, Value xMap, Value gMap, Value tid) {
+                      Value empty, Value xMap, Value gMap, Value tid,
+                      Value yFull = Value(), Value yEmpty = Value()) {
   k.ifThen(k.lt(tid, k.idx(1)), [&] {
     for (int64_t s = 0; s < t.stages; ++s) {
       nvgpu::MBarrierInitOp::create(k.b, full, k.idx(1), k.idx(s), Value());
       nvgpu::MBarrierInitOp::create(k.b, empty, k.idx(2), k.idx(s), Value());
+    }
+    if (yFull) {
+      nvgpu::MBarrierInitOp::create(k.b, yFull, k.idx(kConsumerThreads),
+                                    k.idx(0), Value());
+      nvgpu::MBarrierInitOp::create(k.b, yEmpty, k.idx(kEcfThreads), k.idx(0),
+                                    Value());
     }
     nvgpu::TmaPrefetchOp::create(k.b, xMap, Value());
     nvgpu::TmaPrefetchOp::create(k.b, gMap, Value());
@@ -139,124 +155,175 @@ void emitBarrierSetup(KernelBuilder &k, const WgmmaTypes &t, Value full,
 }
 
 /// Byte offsets of stage `s`'s tiles in the operand ring.
-Value xTileOffset(KernelBuilder &k, Value s) {
-  return k.mul(s, k.idx(kXTileBytes));
+Value xTileOffset(KernelBuilder &k, const WgmmaTypes &t, Value s) {
+  return k.mul(s, k.idx(t.xTileBytes));
 }
 Value gTileOffset(KernelBuilder &k, const WgmmaTypes &t, Value s) {
-  return k.add(k.idx(t.stages * kXTileBytes), k.mul(s, k.idx(t.gTileBytes)));
+  return k.add(k.idx(t.stages * t.xTileBytes), k.mul(s, k.idx(t.gTileBytes)));
 }
 
-/// Stage 2: one producer thread streams the k-tiles of one CTA tile through
-/// the ring. `stepBase` counts the k-tiles the ring carried before this tile
-/// (a persistent CTA's earlier tiles), so stages and phases continue.
+/// Stage 2: the load of global k-step `step` (k-tile `it` of the tile whose
+/// x rows start at `xRow0` and slices at `s0`) by one thread: waits until
+/// the consumers released the step's stage in the previous round (in round 0
+/// the wait on the "previous" phase, parity 1, passes at once), announces
+/// the bytes on full[stage], and loads the x box and the g boxes with TMA.
+void emitTmaLoad(KernelBuilder &k, const WgmmaTypes &t, Value smem, Value full,
+                 Value empty, Value xMap, Value gMap, Value xRow0, Value s0,
+                 Value it, Value step) {
+  Value one = arith::ConstantOp::create(k.b, k.b.getBoolAttr(true));
+  Value s = k.rem(step, k.idx(t.stages));
+  Value round = k.div(step, k.idx(t.stages));
+  Value parity = arith::XOrIOp::create(
+      k.b,
+      arith::IndexCastOp::create(k.b, k.b.getI1Type(), k.rem(round, k.idx(2))),
+      one);
+  nvgpu::MBarrierTryWaitParityOp::create(k.b, empty, parity, k.idx(10000000),
+                                         s);
+  nvgpu::MBarrierArriveExpectTxOp::create(
+      k.b, full, k.idx(t.xTileBytes + t.gTileBytes), s, Value());
+  Value k0 = k.mul(it, k.idx(t.tileK));
+  Value xTile =
+      smemView(k, smem, xTileOffset(k, t, s), t.tile({kRows, t.tileK}, t.elem));
+  nvgpu::TmaAsyncLoadOp::create(k.b, xTile, full, xMap, ValueRange{k0, xRow0},
+                                s, Value(), Value());
+  for (int64_t j = 0; j < t.slices / kGBoxSlices; ++j) {
+    Value off =
+        k.add(gTileOffset(k, t, s), k.idx(j * t.tileK * kGBoxSlices * 2));
+    Value gBox = smemView(k, smem, off, t.tile({t.tileK, kGBoxSlices}, t.elem));
+    nvgpu::TmaAsyncLoadOp::create(
+        k.b, gBox, full, gMap,
+        ValueRange{k.add(s0, k.idx(j * kGBoxSlices)), k0}, s, Value(), Value());
+  }
+}
+
+/// Stage 2 of the one-tile kernel: the producer thread streams the tile's
+/// k-tiles through the ring.
 void emitTmaProducer(KernelBuilder &k, const WgmmaTypes &t, Value smem,
                      Value full, Value empty, Value xMap, Value gMap,
-                     Value xRow0, Value s0, int64_t kTiles, Value stepBase) {
-  Value ticks = k.idx(10000000);
-  Value one = arith::ConstantOp::create(k.b, k.b.getBoolAttr(true));
+                     Value xRow0, Value s0, int64_t kTiles) {
   k.forEach(k.idx(0), k.idx(kTiles), k.idx(1), [&](Value it) {
-    Value step = k.add(stepBase, it);
-    Value s = k.rem(step, k.idx(t.stages));
-    Value round = k.div(step, k.idx(t.stages));
-    // A stage is free once the consumers released it in the previous round;
-    // in round 0 the wait on the "previous" phase (parity 1) passes at once.
-    Value parity =
-        arith::XOrIOp::create(k.b,
-                              arith::IndexCastOp::create(
-                                  k.b, k.b.getI1Type(), k.rem(round, k.idx(2))),
-                              one);
-    nvgpu::MBarrierTryWaitParityOp::create(k.b, empty, parity, ticks, s);
-    nvgpu::MBarrierArriveExpectTxOp::create(
-        k.b, full, k.idx(kXTileBytes + t.gTileBytes), s, Value());
-    Value k0 = k.mul(it, k.idx(kTileK));
-    Value xTile =
-        smemView(k, smem, xTileOffset(k, s), t.tile({kRows, kTileK}, t.elem));
-    nvgpu::TmaAsyncLoadOp::create(k.b, xTile, full, xMap, ValueRange{k0, xRow0},
-                                  s, Value(), Value());
-    for (int64_t j = 0; j < t.slices / kGBoxSlices; ++j) {
-      Value off =
-          k.add(gTileOffset(k, t, s), k.idx(j * kTileK * kGBoxSlices * 2));
-      Value gBox =
-          smemView(k, smem, off, t.tile({kTileK, kGBoxSlices}, t.elem));
-      nvgpu::TmaAsyncLoadOp::create(
-          k.b, gBox, full, gMap,
-          ValueRange{k.add(s0, k.idx(j * kGBoxSlices)), k0}, s, Value(),
-          Value());
-    }
+    emitTmaLoad(k, t, smem, full, empty, xMap, gMap, xRow0, s0, it, it);
   });
 }
 
-/// What the mainloop returns: the accumulator (all MMAs complete), the
-/// consumers' phase of the `full` ring, and the values `interleave` carried.
+/// The wgmma descriptor of a K-major operand tile at byte `offset` of the
+/// dynamic shared memory `smem`, stored with 64-byte swizzle (rows of 32
+/// 16-bit elements; 8-row groups 512 bytes apart). MLIR 22's
+/// nvgpu.warpgroup.generate.descriptor accepts only 128-byte swizzle, so the
+/// 64-bit descriptor is assembled here (PTX ISA, "matrix descriptor": start
+/// address >> 4 in bits 0-13, leading byte offset >> 4 in bits 16-29, unused
+/// for swizzled K-major tiles and set to 1, stride byte offset >> 4 in bits
+/// 32-45, layout 2 = 64-byte swizzle in bits 62-63) and handed to
+/// nvgpu.warpgroup.mma through a cast that folds away after lowering.
+Value swizzle64Descriptor(KernelBuilder &k,
+                          nvgpu::WarpgroupMatrixDescriptorType type, Value smem,
+                          Value offset) {
+  Type i64 = k.b.getI64Type();
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(k.b, smem);
+  Value addr =
+      arith::IndexCastUIOp::create(k.b, i64, k.add(base, offset)).getResult();
+  auto c = [&](int64_t v) {
+    return arith::ConstantOp::create(k.b, k.b.getI64IntegerAttr(v));
+  };
+  Value start = arith::ShRUIOp::create(
+      k.b, arith::AndIOp::create(k.b, addr, c(0x3FFFF)), c(4));
+  int64_t fields =
+      (int64_t(2) << 62) | (int64_t(512 >> 4) << 32) | (int64_t(1) << 16);
+  Value desc = arith::OrIOp::create(k.b, start, c(fields));
+  return UnrealizedConversionCastOp::create(k.b, type, desc).getResult(0);
+}
+
+/// The MMAs of one k-tile: this warpgroup's 64 rows of the x tile at byte
+/// `xOff` times the g tile at `gOff`, added to `acc`, asynchronously; returns
+/// once the previous k-tile's MMAs are complete. A 64-deep k-tile is one
+/// nvgpu.warpgroup.mma (4 x k16, upstream steps the descriptors). A 32-deep
+/// one is two single-k16 ops with their own descriptors, because upstream
+/// steps the B descriptor by (k-tile depth) x 16 elements, which is a 16-row
+/// step of the 128-byte-swizzled g box only when the box is 64 rows deep: the
+/// second k16 starts 32 bytes into the x rows (64-byte swizzle) and 16 rows
+/// (2 KB) into each g box. The first op waits for nothing (wait_group 3 with
+/// at most 3 groups pending), the second for the previous k-tile's pair.
+Value emitKTileMma(KernelBuilder &k, const WgmmaTypes &t, Value smem,
+                   Value xMap, Value gMap, Value xOff, Value gOff, Value acc) {
+  MLIRContext *ctx = k.b.getContext();
+  int64_t ops = t.tileK == 64 ? 1 : t.tileK / 16;
+  int64_t depth = t.tileK / ops;
+  auto xDescType = nvgpu::WarpgroupMatrixDescriptorType::get(
+      ctx, t.tile({64, depth}, t.elem));
+  auto gDescType = nvgpu::WarpgroupMatrixDescriptorType::get(
+      ctx, t.tile({depth, t.slices}, t.elem));
+  for (int64_t j = 0; j < ops; ++j) {
+    Value gTile =
+        smemView(k, smem, k.add(gOff, k.idx(j * depth * kGBoxSlices * 2)),
+                 t.tile({depth, t.slices}, t.elem));
+    Value xAt = k.add(xOff, k.idx(j * depth * 2));
+    Value xDesc =
+        t.tileK == 64
+            ? nvgpu::WarpgroupGenerateDescriptorOp::create(
+                  k.b, xDescType,
+                  smemView(k, smem, xAt, t.tile({64, depth}, t.elem)), xMap)
+                  .getResult()
+            : swizzle64Descriptor(k, xDescType, smem, xAt);
+    Value gDesc = nvgpu::WarpgroupGenerateDescriptorOp::create(k.b, gDescType,
+                                                               gTile, gMap);
+    uint64_t waitGroup = j + 1 == ops ? ops : ops + j + 1;
+    acc = nvgpu::WarpgroupMmaOp::create(k.b, t.acc, xDesc, gDesc, waitGroup,
+                                        /*transposeA=*/UnitAttr(),
+                                        /*transposeB=*/k.b.getUnitAttr(), acc);
+  }
+  return acc;
+}
+
+/// What the mainloop returns: the accumulator (all MMAs complete) and the
+/// consumers' phase of the `full` ring.
 struct MainloopResult {
   Value acc, parity;
-  SmallVector<Value> carried;
 };
 
-/// Work the consumers do between issuing a k-tile's MMAs and waiting for
-/// them: (k-tile index, carried values) -> next carried values.
-using InterleaveFn = std::function<SmallVector<Value>(Value, ValueRange)>;
-
 /// Stage 3: warpgroup `wg` (0 or 1) multiplies its 64 rows of every x tile
-/// with the whole g tile; the ring continues from `stepBase` k-tiles with
-/// phase `parity`. Each k-tile's MMAs run asynchronously while `interleave`
-/// (when given) runs; then the previous k-tile's stage goes back to the
-/// producer.
-MainloopResult emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
-                                 Value smem, Value full, Value empty,
-                                 Value xMap, Value gMap, Value wg,
-                                 Value primary, int64_t kTiles, Value stepBase,
-                                 Value parity0, ValueRange extraInit = {},
-                                 const InterleaveFn &interleave = nullptr) {
+/// with the whole g tile; the ring continues from global k-step `stepBase`
+/// with phase `parity0`. Each k-tile's MMAs run asynchronously; once the
+/// previous k-tile's are complete its stage goes back to the producer, and
+/// `afterRelease` (when given) runs with the released global step.
+MainloopResult
+emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t, Value smem, Value full,
+                  Value empty, Value xMap, Value gMap, Value wg, Value primary,
+                  int64_t kTiles, Value stepBase, Value parity0,
+                  const std::function<void(Value)> &afterRelease = nullptr) {
   MLIRContext *ctx = k.b.getContext();
   Value ticks = k.idx(10000000);
   Value one = arith::ConstantOp::create(k.b, k.b.getBoolAttr(true));
-  auto xDescType = nvgpu::WarpgroupMatrixDescriptorType::get(
-      ctx, t.tile({64, kTileK}, t.elem));
-  auto gDescType = nvgpu::WarpgroupMatrixDescriptorType::get(
-      ctx, t.tile({kTileK, t.slices}, t.elem));
   Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(k.b, t.acc);
-  SmallVector<Value> inits = {init, parity0};
-  inits.append(extraInit.begin(), extraInit.end());
   SmallVector<Value> results = k.forEach(
-      k.idx(0), k.idx(kTiles), k.idx(1), inits,
+      k.idx(0), k.idx(kTiles), k.idx(1), {init, parity0},
       [&](Value it, ValueRange carried) {
         Value acc = carried[0], parity = carried[1];
         Value step = k.add(stepBase, it);
         Value s = k.rem(step, k.idx(t.stages));
         nvgpu::MBarrierTryWaitParityOp::create(k.b, full, parity, ticks, s);
         Value xOff =
-            k.add(xTileOffset(k, s), k.mul(wg, k.idx(64 * kTileK * 2)));
-        Value xTile = smemView(k, smem, xOff, t.tile({64, kTileK}, t.elem));
-        Value gTile = smemView(k, smem, gTileOffset(k, t, s),
-                               t.tile({kTileK, t.slices}, t.elem));
-        Value xDesc = nvgpu::WarpgroupGenerateDescriptorOp::create(
-            k.b, xDescType, xTile, xMap);
-        Value gDesc = nvgpu::WarpgroupGenerateDescriptorOp::create(
-            k.b, gDescType, gTile, gMap);
-        Value next = nvgpu::WarpgroupMmaOp::create(
-            k.b, t.acc, xDesc, gDesc, /*waitGroup=*/uint64_t(1),
-            /*transposeA=*/UnitAttr(), /*transposeB=*/k.b.getUnitAttr(), acc);
-        // The MMAs of the previous k-tile are complete (wait_group 1): hand
-        // its stage back to the producer.
-        k.ifThen(k.land(primary, k.lt(k.idx(0), step)), [&] {
-          Value prev = k.rem(k.add(step, k.idx(t.stages - 1)), k.idx(t.stages));
-          nvgpu::MBarrierArriveOp::create(
-              k.b, nvgpu::MBarrierTokenType::get(ctx), empty, prev);
+            k.add(xTileOffset(k, t, s), k.mul(wg, k.idx(64 * t.tileK * 2)));
+        Value next = emitKTileMma(k, t, smem, xMap, gMap, xOff,
+                                  gTileOffset(k, t, s), acc);
+        // The MMAs of the previous k-tile are complete: hand its stage back
+        // to the producer.
+        k.ifThen(k.lt(k.idx(0), step), [&] {
+          Value prev = k.sub(step, k.idx(1));
+          k.ifThen(primary, [&] {
+            nvgpu::MBarrierArriveOp::create(
+                k.b, nvgpu::MBarrierTokenType::get(ctx), empty,
+                k.rem(prev, k.idx(t.stages)));
+          });
+          if (afterRelease)
+            afterRelease(prev);
         });
         Value wraps = arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, s,
                                             k.idx(t.stages - 1));
         Value flipped = arith::XOrIOp::create(k.b, parity, one);
-        SmallVector<Value> out = {next, k.select(wraps, flipped, parity)};
-        if (interleave) {
-          SmallVector<Value> extra = interleave(it, carried.drop_front(2));
-          out.append(extra.begin(), extra.end());
-        }
-        return out;
+        return SmallVector<Value>{next, k.select(wraps, flipped, parity)};
       });
   NVVM::WgmmaWaitGroupSyncOp::create(k.b, 0);
-  return {results[0], results[1],
-          SmallVector<Value>(results.begin() + 2, results.end())};
+  return {results[0], results[1]};
 }
 
 /// The y tile [rows][slices] f32 at byte `offset`: a view of rows padded to
@@ -452,13 +519,80 @@ void emitEcfColumns(KernelBuilder &k, const WgmmaTypes &t,
     emitEcfStore(k, sh, sums, count, s, v, batchTile, cosOut, sinOut);
   });
 }
+
+/// One CTA tile of the persistent kernel: first slice, first row in the
+/// batch, view, batch tile, and first row of x viewed as [V * N, D].
+struct WgmmaTile {
+  Value s0, m0, v, batchTile, xRow0;
+};
+
+/// Stage 4 of the persistent kernel: once the ECF warpgroup has read the
+/// previous tile (yEmpty, the phase before `phase`), the consumers store their
+/// accumulators into the y tile at `offset` (same row placement as
+/// emitAccumulatorTile) and each arrives on yFull. The mbarrier arrive
+/// releases the stores, the ECF warpgroup's wait acquires them.
+void emitAccumulatorHandOff(KernelBuilder &k, const WgmmaTypes &t, Value smem,
+                            Value acc, int64_t offset, Value yFull,
+                            Value yEmpty, Value phase) {
+  Value one = arith::ConstantOp::create(k.b, k.b.getBoolAttr(true));
+  nvgpu::MBarrierTryWaitParityOp::create(k.b, yEmpty,
+                                         arith::XOrIOp::create(k.b, phase, one),
+                                         k.idx(10000000), k.idx(0));
+  nvgpu::WarpgroupMmaStoreOp::create(k.b, acc,
+                                     yTileView(k, t, smem, offset, 64));
+  nvgpu::MBarrierArriveOp::create(
+      k.b, nvgpu::MBarrierTokenType::get(k.b.getContext()), yFull, k.idx(0));
+}
+
+/// Stage 5 of the persistent kernel, in the ECF warpgroup: waits for the
+/// tile's y (yFull, `phase`); thread `e` (0..127) sums slices s0 + e and
+/// s0 + e + 128 one after the other over the tile's rows inside the batch,
+/// kEcfRowsPerStep rows per iteration (emitEcfRow), writes each slice's sums
+/// (emitEcfStore), then releases the y tile (yEmpty).
+void emitEcfWarpgroupTile(KernelBuilder &k, const WgmmaTypes &t,
+                          const WgmmaEcfShape &sh, Value yTile, Value yFull,
+                          Value yEmpty, Value phase, Value sumSq, Value cosOut,
+                          Value sinOut, Value e, const WgmmaTile &tile) {
+  int64_t P = sh.numPoints, N = sh.batch, S = sh.numSlices;
+  nvgpu::MBarrierTryWaitParityOp::create(k.b, yFull, phase, k.idx(10000000),
+                                         k.idx(0));
+  Value count =
+      k.min(k.idx(kRows), arith::SubIOp::create(k.b, k.idx(N), tile.m0));
+  Value countN =
+      arith::AndIOp::create(k.b, count, k.idx(~(kEcfRowsPerStep - 1)));
+  k.forEach(k.idx(0), k.idx(t.slices / kEcfThreads), k.idx(1), [&](Value c) {
+    Value col = k.add(e, k.mul(c, k.idx(kEcfThreads)));
+    Value s = k.add(tile.s0, col);
+    Value scale = emitColumnScale(k, sh, sumSq, s);
+    SmallVector<Value> init(2 * (P - 1), k.f32(0.0f));
+    SmallVector<Value> sums =
+        k.forEach(k.idx(0), countN, k.idx(kEcfRowsPerStep), init,
+                  [&](Value r, ValueRange carried) {
+                    SmallVector<Value> next(carried.begin(), carried.end());
+                    for (int64_t h = 0; h < kEcfRowsPerStep; ++h)
+                      next = emitEcfRow(k, P, yTile, k.add(r, k.idx(h)), col,
+                                        scale, next);
+                    return next;
+                  });
+    sums = k.forEach(countN, count, k.idx(1), sums,
+                     [&](Value r, ValueRange carried) {
+                       return emitEcfRow(k, P, yTile, r, col, scale, carried);
+                     });
+    k.ifThen(k.lt(s, k.idx(S)), [&] {
+      emitEcfStore(k, sh, sums, count, s, tile.v, tile.batchTile, cosOut,
+                   sinOut);
+    });
+  });
+  nvgpu::MBarrierArriveOp::create(
+      k.b, nvgpu::MBarrierTokenType::get(k.b.getContext()), yEmpty, k.idx(0));
+}
 } // namespace
 
 int64_t mlir::sigreg::wgmmaDynamicSharedBytes(const WgmmaTiling &tiling) {
   // The operand ring and the f32 y tile [128][slices]: after the ring
   // (persistent: the previous tile's y is read while the ring fills), else
   // aliasing it after the mainloop.
-  int64_t ring = tiling.stages * (kXTileBytes + kTileK * tiling.slices * 2);
+  int64_t ring = tiling.stages * (kRows + tiling.slices) * tiling.tileK * 2;
   int64_t yTile = kRows * (tiling.slices + kYRowPad) * 4;
   return tiling.persistent ? ring + yTile : std::max(ring, yTile);
 }
@@ -472,6 +606,8 @@ struct WgmmaKernel {
   gpu::GPUFuncOp func;
   Value xMap, gMap, sumSq, cosOut, sinOut;
   Value tid, wg, primary, smem, full, empty;
+  /// Persistent only: the y-tile hand-off barriers (one each).
+  Value yFull, yEmpty;
   int64_t kTiles;
 };
 
@@ -518,8 +654,14 @@ WgmmaKernel createWgmmaKernel(OpBuilder &b, KernelBuilder &k, Location loc,
   kn.smem = gpu::DynamicSharedMemoryOp::create(k.b, t.smemBytes);
   kn.full = nvgpu::MBarrierCreateOp::create(k.b, t.barriers);
   kn.empty = nvgpu::MBarrierCreateOp::create(k.b, t.barriers);
-  kn.kTiles = (sh.featureDim + kTileK - 1) / kTileK;
-  emitBarrierSetup(k, t, kn.full, kn.empty, kn.xMap, kn.gMap, kn.tid);
+  if (sh.tiling.persistent) {
+    auto one = nvgpu::MBarrierGroupType::get(ctx, t.workgroup, 1);
+    kn.yFull = nvgpu::MBarrierCreateOp::create(k.b, one);
+    kn.yEmpty = nvgpu::MBarrierCreateOp::create(k.b, one);
+  }
+  kn.kTiles = (sh.featureDim + t.tileK - 1) / t.tileK;
+  emitBarrierSetup(k, t, kn.full, kn.empty, kn.xMap, kn.gMap, kn.tid, kn.yFull,
+                   kn.yEmpty);
   return kn;
 }
 
@@ -566,7 +708,7 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
       [&] {
         k.ifThen(kn.primary, [&] {
           emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
-                          xRow0, s0, kn.kTiles, k.idx(0));
+                          xRow0, s0, kn.kTiles);
         });
       },
       [&] {
@@ -591,7 +733,6 @@ mlir::sigreg::buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
   KernelBuilder k(loc, b);
   WgmmaKernel kn =
       createWgmmaKernel(b, k, loc, t, sh, "sigreg_fused_ecf_wgmma_persistent");
-  int64_t P = sh.numPoints, S = sh.numSlices;
   int64_t sliceTiles = sh.numSliceTiles(), batchTiles = sh.numBatchTiles();
   // The CTA's tiles: blockIdx.x, + gridDim.x, ...
   Value first = k.blockId(Dimension::x);
@@ -600,12 +741,9 @@ mlir::sigreg::buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
       k.div(k.add(arith::SubIOp::create(k.b, k.idx(sh.numTiles()), first),
                   k.sub(stride, k.idx(1))),
             stride);
-  struct Tile {
-    Value s0, m0, v, batchTile, xRow0;
-  };
   auto tileOf = [&](Value i) {
     Value index = k.add(first, k.mul(i, stride));
-    Tile tile;
+    WgmmaTile tile;
     Value sliceTile = k.rem(index, k.idx(sliceTiles));
     Value rest = k.div(index, k.idx(sliceTiles));
     tile.batchTile = k.rem(rest, k.idx(batchTiles));
@@ -615,83 +753,55 @@ mlir::sigreg::buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
     tile.xRow0 = k.add(k.mul(tile.v, k.idx(sh.batch)), tile.m0);
     return tile;
   };
-  // The y tile lives after the 2-stage ring for the whole kernel.
-  int64_t yOffset = t.stages * (kXTileBytes + t.gTileBytes);
-  Value yTile = yTileView(k, t, kn.smem, yOffset, kRows);
-  // Rows of the previous tile's ECF done per k-tile of the current one.
-  int64_t rowsPerStep = (kRows + kn.kTiles - 1) / kn.kTiles;
-  Value f32Zero = k.f32(0.0f);
-  SmallVector<Value> zeroSums(2 * (P - 1), f32Zero);
+  // The y tile lives after the ring for the whole kernel.
+  int64_t yOffset = t.stages * (t.xTileBytes + t.gTileBytes);
+  // Phase of the i-th use of a hand-off barrier: i mod 2.
+  auto phaseOf = [&](Value i) {
+    return arith::IndexCastOp::create(k.b, k.b.getI1Type(), k.rem(i, k.idx(2)));
+  };
+  // The ring's loads, issued by thread 0: global k-step `step` is k-tile
+  // step mod kTiles of the CTA's tile step / kTiles; steps past the CTA's
+  // last tile are not loaded.
+  Value totalSteps = k.mul(myTiles, k.idx(kn.kTiles));
+  Value loader = k.lt(kn.tid, k.idx(1));
+  auto load = [&](Value step) {
+    k.ifThen(k.land(loader, k.lt(step, totalSteps)), [&] {
+      WgmmaTile tile = tileOf(k.div(step, k.idx(kn.kTiles)));
+      emitTmaLoad(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
+                  tile.xRow0, tile.s0, k.rem(step, k.idx(kn.kTiles)), step);
+    });
+  };
 
-  emitWarpgroupRoles(
-      k, t, kn.wg,
-      [&] {
-        k.ifThen(kn.primary, [&] {
-          k.forEach(k.idx(0), myTiles, k.idx(1), [&](Value i) {
-            Tile tile = tileOf(i);
-            emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
-                            tile.xRow0, tile.s0, kn.kTiles,
-                            k.mul(i, k.idx(kn.kTiles)));
-          });
+  Value isEcf =
+      arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, kn.wg, k.idx(2));
+  auto roles = scf::IfOp::create(k.b, isEcf, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard g(k.b);
+    // Warpgroup 2: the ECF of every tile, one tile behind the MMAs.
+    k.b.setInsertionPoint(roles.thenBlock()->getTerminator());
+    Value e = k.sub(kn.tid, k.idx(2 * 128));
+    Value yTile = yTileView(k, t, kn.smem, yOffset, kRows);
+    k.forEach(k.idx(0), myTiles, k.idx(1), [&](Value i) {
+      emitEcfWarpgroupTile(k, t, sh, yTile, kn.yFull, kn.yEmpty, phaseOf(i),
+                           kn.sumSq, kn.cosOut, kn.sinOut, e, tileOf(i));
+    });
+    // Warpgroups 0 and 1: the MMAs; thread 0 fills the ring ahead (stages
+    // steps before the first, then one step per released stage).
+    k.b.setInsertionPoint(roles.elseBlock()->getTerminator());
+    k.forEach(k.idx(0), k.idx(t.stages), k.idx(1), load);
+    k.forEach(
+        k.idx(0), myTiles, k.idx(1),
+        {arith::ConstantOp::create(k.b, k.b.getBoolAttr(false))},
+        [&](Value i, ValueRange carried) {
+          MainloopResult r = emitWgmmaMainloop(
+              k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap, kn.wg,
+              kn.primary, kn.kTiles, k.mul(i, k.idx(kn.kTiles)), carried[0],
+              [&](Value released) { load(k.add(released, k.idx(t.stages))); });
+          emitAccumulatorHandOff(k, t, kn.smem, r.acc, yOffset, kn.yFull,
+                                 kn.yEmpty, phaseOf(i));
+          return SmallVector<Value>{r.parity};
         });
-      },
-      [&] {
-        // Carried over the tiles: the ring phase, then the previous tile's
-        // column scale, valid rows, slice, view and batch tile (rows 0: no
-        // previous tile).
-        SmallVector<Value> init = {
-            arith::ConstantOp::create(k.b, k.b.getBoolAttr(false)),
-            f32Zero,
-            k.idx(0),
-            k.idx(0),
-            k.idx(0),
-            k.idx(0)};
-        auto storePrevious = [&](ArrayRef<Value> sums, ValueRange prev) {
-          Value count = prev[2], s = prev[3];
-          k.ifThen(k.land(k.lt(k.idx(0), count), k.lt(s, k.idx(S))), [&] {
-            emitEcfStore(k, sh, sums, count, s, prev[4], prev[5], kn.cosOut,
-                         kn.sinOut);
-          });
-        };
-        SmallVector<Value> last = k.forEach(
-            k.idx(0), myTiles, k.idx(1), init,
-            [&](Value i, ValueRange carried) {
-              Tile tile = tileOf(i);
-              Value scale = carried[1], count = carried[2];
-              // The MMAs of this tile; between each k-tile's issue and its
-              // completion, rows of the previous tile's ECF.
-              MainloopResult r = emitWgmmaMainloop(
-                  k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap, kn.wg,
-                  kn.primary, kn.kTiles, k.mul(i, k.idx(kn.kTiles)), carried[0],
-                  zeroSums, [&](Value it, ValueRange sums) {
-                    Value lo = k.min(k.mul(it, k.idx(rowsPerStep)), count);
-                    Value hi = k.min(k.add(lo, k.idx(rowsPerStep)), count);
-                    return k.forEach(lo, hi, k.idx(1), sums,
-                                     [&](Value row, ValueRange acc) {
-                                       return emitEcfRow(k, P, yTile, row,
-                                                         kn.tid, scale, acc);
-                                     });
-                  });
-              storePrevious(r.carried, carried);
-              // This tile's accumulators replace the previous y tile.
-              emitAccumulatorTile(k, t, kn.smem, r.acc, yOffset);
-              Value s = k.add(tile.s0, kn.tid);
-              Value rows =
-                  k.min(k.idx(kRows),
-                        arith::SubIOp::create(k.b, k.idx(sh.batch), tile.m0));
-              return SmallVector<Value>{
-                  r.parity, emitColumnScale(k, sh, kn.sumSq, s),
-                  rows,     s,
-                  tile.v,   tile.batchTile};
-            });
-        // The last tile's ECF, with no MMAs left to hide it.
-        SmallVector<Value> sums = k.forEach(
-            k.idx(0), last[2], k.idx(1), zeroSums,
-            [&](Value row, ValueRange acc) {
-              return emitEcfRow(k, P, yTile, row, kn.tid, last[1], acc);
-            });
-        storePrevious(sums, last);
-      });
+  }
   gpu::ReturnOp::create(k.b);
   return kn.func;
 }

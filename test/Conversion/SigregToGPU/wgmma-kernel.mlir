@@ -117,34 +117,73 @@
 // The finalize kernel reads the slice-major partials, one slice per thread.
 // CHECK:       gpu.func @sigreg_ecf_finalize_sm(%{{.*}}: memref<8x3x5x1928xf32>, %{{.*}}: memref<8x3x5x1928xf32>, %{{.*}}: memref<3x1928x5xf32>, %{{.*}}: memref<3x1928x5xf32>)
 
-// The persistent variant: 132 CTAs walk the 192 tiles; the ring (2 stages,
-// 96 KB) and the y tile (130 KB, rows padded) side by side. In the mainloop of a tile,
-// after each k-tile's wgmma is issued, the consumers add rows
-// [it * 32, it * 32 + 32) of the previous tile's y (ceil(128 / 4 k-tiles))
-// to the ECF sums carried by the loop; after it, the previous tile's sums
-// are stored and the new accumulators replace the y tile. The last tile's
-// ECF runs after the tile loop.
+// The persistent variant: 132 CTAs of 384 threads walk the 192 tiles. The
+// ring (4 stages of k-tiles 32 deep: 8 KB of x, 16 KB of g) and the y tile
+// (130 KB, rows padded) sit side by side. x rows are 64 bytes, so the x map
+// has 64-byte swizzle; g boxes keep 128-byte rows.
 // PERSIST:       gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma_persistent blocks in (%c132, %c1, %c1) threads in (%c384, %c1, %c1)  dynamic_shared_memory_size %c231424_i32
 // PERSIST:       gpu.func @sigreg_fused_ecf_wgmma_persistent(
+// PERSIST-SAME:      known_block_size = array<i32: 384, 1, 1>
+// PERSIST:         %[[XMAP:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<128x32xbf16, 3>, swizzle = swizzle_64b
+// PERSIST:         %[[GMAP:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<32x64xbf16, 3>, swizzle = swizzle_128b
+// PERSIST:         %[[FULL:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
+// PERSIST:         %[[EMPTY:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
+// PERSIST:         %[[YFULL:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>>
+// PERSIST:         %[[YEMPTY:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>>
+
+// Stage 1: the y hand-off barriers complete on the 256 consumer threads
+// (yFull) and on the 128 ECF threads (yEmpty).
+// PERSIST:         nvgpu.mbarrier.init %[[YFULL]][%c0], %c256
+// PERSIST:         nvgpu.mbarrier.init %[[YEMPTY]][%c0], %c128
 // PERSIST:         gpu.grid_dim  x
-// PERSIST:         scf.for
-// PERSIST:           scf.for %{{.*}} = %c0 to %c4 step %c1 {
-// PERSIST:             nvgpu.tma.async.load
-// PERSIST:       } else {
-// PERSIST:         %[[TILES:.*]]:6 = scf.for {{.*}} -> (i1, f32, index, index, index, index) {
-// PERSIST:           %[[K:.*]]:10 = scf.for {{.*}} -> (!nvgpu.warpgroup.accumulator<fragmented = vector<64x256xf32>>, i1, f32, f32, f32, f32, f32, f32, f32, f32) {
-// PERSIST:             nvgpu.warpgroup.mma
-// PERSIST:             nvgpu.mbarrier.arrive
-// PERSIST:             scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32) {
+
+// Stage 5 in warpgroup 2 (emitEcfWarpgroupTile): per tile, wait for its y,
+// two slices per thread (e, e + 128) over the tile's rows, eight rows per
+// step, store the sums, release the y tile.
+// PERSIST:         scf.if %{{.*}} {
+// PERSIST:           %[[Y:.*]] = memref.subview %{{.*}}[0, 0] [128, 256] [1, 1] : memref<128x260xf32, #gpu.address_space<workgroup>> to memref<128x256xf32, strided<[260, 1]>
+// PERSIST:           scf.for
+// PERSIST:             nvgpu.mbarrier.try_wait.parity %[[YFULL]][%c0]
+// PERSIST:             scf.for %{{.*}} = %c0 to %c2 step %c1 {
+// PERSIST:               math.sqrt
+// PERSIST:               scf.for {{.*}} step %c8 iter_args
+// PERSIST-COUNT-8:         memref.load %[[Y]]
 // PERSIST:               llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
-// PERSIST:           nvvm.wgmma.wait.group.sync.aligned 0
-// PERSIST:           memref.store %[[K]]#2,
-// PERSIST:           nvvm.barrier
-// PERSIST:           nvgpu.warpgroup.mma.store %[[K]]#0
-// PERSIST:           nvvm.barrier
-// PERSIST:         scf.for %{{.*}} = %c0 to %[[TILES]]#2 step %c1
-// PERSIST:           llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
-// PERSIST:         memref.store
+// PERSIST:               memref.store
+// PERSIST:             nvgpu.mbarrier.arrive %[[YEMPTY]][%c0]
+
+// Warpgroups 0 and 1: thread 0 fills the 4 stages, then per tile the
+// mainloop: per k-tile two single-k16 wgmmas, the x descriptor assembled for
+// 64-byte swizzle (layout 2, stride 512 bytes: 0x8000002000010000), waiting
+// for nothing, then for the previous k-tile's pair; the released stage is
+// refilled with the step 4 ahead.
+// PERSIST:         } else {
+// PERSIST:           scf.for %{{.*}} = %c0 to %c4 step %c1 {
+// PERSIST:             nvgpu.tma.async.load %[[XMAP]]
+// PERSIST:           scf.for {{.*}} iter_args(%{{.*}} = %false) -> (i1) {
+// PERSIST:             nvgpu.warpgroup.mma.init.accumulator
+// PERSIST:             scf.for
+// PERSIST:               nvgpu.mbarrier.try_wait.parity %[[FULL]]
+// PERSIST:               memref.extract_aligned_pointer_as_index
+// PERSIST:               %[[DX0:.*]] = builtin.unrealized_conversion_cast %{{.*}} : i64 to !nvgpu.warpgroup.descriptor<tensor = memref<64x16xbf16
+// PERSIST:               %[[DG0:.*]] = nvgpu.warpgroup.generate.descriptor %{{.*}}, %[[GMAP]] : memref<16x256xbf16
+// PERSIST:               %[[M0:.*]] = nvgpu.warpgroup.mma %[[DX0]], %[[DG0]], %{{.*}} {transposeB, waitGroup = 3 : i64}
+// PERSIST:               arith.addi %{{.*}}, %c32 : index
+// PERSIST:               %[[DX1:.*]] = builtin.unrealized_conversion_cast %{{.*}} : i64 to !nvgpu.warpgroup.descriptor
+// PERSIST:               %[[DG1:.*]] = nvgpu.warpgroup.generate.descriptor
+// PERSIST:               nvgpu.warpgroup.mma %[[DX1]], %[[DG1]], %[[M0]] {transposeB, waitGroup = 2 : i64}
+// PERSIST:               nvgpu.mbarrier.arrive %[[EMPTY]]
+// PERSIST:               arith.addi %{{.*}}, %c3 : index
+// PERSIST:               nvgpu.mbarrier.try_wait.parity %[[EMPTY]]
+// PERSIST:               nvgpu.tma.async.load %[[XMAP]]
+// PERSIST:             nvvm.wgmma.wait.group.sync.aligned 0
+
+// Stage 4 (emitAccumulatorHandOff): wait until the ECF warpgroup released the
+// previous tile, store the accumulators, arrive on yFull.
+// PERSIST:             nvgpu.mbarrier.try_wait.parity %[[YEMPTY]][%c0]
+// PERSIST-NEXT:        nvgpu.warpgroup.mma.store
+// PERSIST-NEXT:        nvgpu.mbarrier.arrive %[[YFULL]][%c0]
+// PERSIST:         gpu.return
 
 // Without sm_90a the same problem runs the mma.sync kernel.
 // NOHOPPER-NOT:  sigreg_fused_ecf_wgmma

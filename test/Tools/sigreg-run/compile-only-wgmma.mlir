@@ -3,6 +3,10 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t/fused/sigreg.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/fused/manifest.json
 // RUN: %ptxas -arch=sm_90a -v %t/fused/sigreg.ptx -o %t/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
+// RUN: rm -rf %t.p && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=3x1000x200 --wgmma-persistent --emit-artifact=%t.p | FileCheck %s --check-prefix=OUT
+// RUN: FileCheck %s --check-prefix=PPTX < %t.p/fused/sigreg.ptx
+// RUN: FileCheck %s --check-prefix=PMANIFEST < %t.p/fused/manifest.json
+// RUN: %ptxas -arch=sm_90a -v %t.p/fused/sigreg.ptx -o %t.p/f.cubin 2>&1 | FileCheck %s --check-prefix=PPTXAS --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
 
 // The Hopper kernel through the whole pipeline (chip sm_90a, the default):
 // nvgpu -> NVVM -> PTX that ptxas assembles for sm_90a without spills.
@@ -50,6 +54,29 @@
 // PTXAS: Compiling entry function 'sigreg_fused_ecf_wgmma' for 'sm_90a'
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Used 168 registers
+// The persistent variant: 384 threads without setmaxnreg (the ECF
+// warpgroup replaces the producer warpgroup), two k16 wgmmas per 32-deep
+// k-tile, x in boxes of 32 x 128 with 64-byte swizzle.
+// PPTX:       .visible .entry sigreg_fused_ecf_wgmma_persistent(
+// PPTX:       .maxntid 384, 1, 1
+// PPTX-NOT:   setmaxnreg
+// PPTX:       cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PPTX:       wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// PPTX:       wgmma.wait_group.sync.aligned 3;
+// PPTX:       wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// PPTX:       wgmma.wait_group.sync.aligned 2;
+// PMANIFEST:      "tensor_map": {
+// PMANIFEST-NEXT:   "box": [
+// PMANIFEST-NEXT:     32,
+// PMANIFEST-NEXT:     128
+// PMANIFEST-NEXT:   ],
+// PMANIFEST:        "swizzle": "64b"
+// PMANIFEST:      "kernel": "sigreg_fused_ecf_wgmma_persistent",
+// PMANIFEST:      "shared_bytes": 231424
+// Register count recorded: within the 168 of 384 threads.
+// PPTXAS: Compiling entry function 'sigreg_fused_ecf_wgmma_persistent' for 'sm_90a'
+// PPTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PPTXAS: Used {{1[0-6][0-9]}} registers
 func.func @sigreg(%x: tensor<3x?x200xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1928 points = 5 : tensor<3x?x200xbf16> -> tensor<f32>
   return %l : tensor<f32>

@@ -139,10 +139,10 @@ bool mlir::sigreg::usesTensorCores(FusedEcfOp op,
 
 WgmmaTiling mlir::sigreg::getWgmmaTiling(int64_t tileSlices, bool persistent) {
   if (tileSlices == 128)
-    return {128, 3, 2, 288, 0, 0, false};
+    return {128, 3, 64, 2, 288, 0, 0, false};
   if (persistent)
-    return {256, 2, 1, 384, 40, 232, true};
-  return {256, 4, 1, 384, 40, 232, false};
+    return {256, 4, 32, 1, 384, 0, 0, true};
+  return {256, 4, 64, 1, 384, 40, 232, false};
 }
 
 int64_t mlir::sigreg::wgmmaTileSlices(FusedEcfOp op,
@@ -483,7 +483,7 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
     if (obstacle.empty() && kind == KernelKind::wgmma_persistent &&
         points > kWgmmaPersistentMaxPoints)
       return fail() << "needs P <= " << kWgmmaPersistentMaxPoints
-                    << " (the accumulators and the ECF sums in registers), "
+                    << " (the ECF warpgroup's sums in registers), "
                        "got P = "
                     << points;
     break;

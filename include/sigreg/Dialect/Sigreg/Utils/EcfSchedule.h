@@ -41,19 +41,24 @@ constexpr int64_t kWgmmaTileSlices = 256;
 /// multiprocessor, so that one CTA's ECF runs while the other's tensor cores
 /// work; no setmaxnreg (registers 0): ptxas would have to fit the wgmma into
 /// the 80 registers of a 384-thread CTA at entry.
-/// Persistent (256 slices only): one CTA per multiprocessor loops over the
-/// tiles; the consumers compute the previous tile's ECF from a shared y tile
-/// while the tensor cores run the current tile's MMAs (a 2-stage ring: the y
-/// tile takes the rest of the shared memory).
+/// Persistent (256 slices only): one CTA of 384 threads per multiprocessor
+/// loops over the tiles. Warpgroups 0 and 1 run the MMAs (their thread 0
+/// also issues the TMA loads, one k-step per released stage) and hand each
+/// tile's accumulators over through a shared y tile [128][256] f32; the ECF
+/// warpgroup 2 computes that tile's ECF while the next tile's MMAs run (warp
+/// specialization: the ECF under the MMAs). The y tile takes 130 KB, so the
+/// ring has 4 stages of k-tiles 32 deep (24 KB each). No setmaxnreg: ptxas
+/// compiles the whole kernel within the 168 registers of 384 threads.
 struct WgmmaTiling {
-  int64_t slices, stages, ctasPerSM, threads;
+  int64_t slices, stages, tileK, ctasPerSM, threads;
+  /// setmaxnreg targets of the producer and consumer warpgroups (0: none).
   int32_t producerRegisters, consumerRegisters;
   bool persistent;
 };
 WgmmaTiling getWgmmaTiling(int64_t tileSlices, bool persistent = false);
-/// Largest P of the persistent variant: its consumers hold the 128
-/// accumulators and the 2 (P - 1) ECF sums at once.
-constexpr int64_t kWgmmaPersistentMaxPoints = 17;
+/// Largest P of the persistent variant: each ECF thread holds the 2 (P - 1)
+/// sums of one column and eight rows in flight within its registers.
+constexpr int64_t kWgmmaPersistentMaxPoints = 33;
 
 /// The user-facing knobs (pass options) that the schedule follows. Zero tile
 /// sizes mean "by shape".
