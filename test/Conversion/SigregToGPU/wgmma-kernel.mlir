@@ -181,7 +181,7 @@
 // Stage 4 (emitAccumulatorHandOff): wait until the ECF warpgroup released the
 // previous tile, store the accumulators, arrive on yFull.
 // PERSIST:             nvgpu.mbarrier.try_wait.parity %[[YEMPTY]][%c0]
-// PERSIST-NEXT:        nvgpu.warpgroup.mma.store
+// PERSIST:             nvgpu.warpgroup.mma.store
 // PERSIST-NEXT:        nvgpu.mbarrier.arrive %[[YFULL]][%c0]
 // PERSIST:         gpu.return
 
