@@ -25,6 +25,14 @@
 //                         registers; writes the tile's partial sums (or the
 //                         means when the batch is one tile).
 //
+// `sigreg_fused_ecf_wgmma_persistent` (opt-in, --wgmma-persistent) walks
+// the tiles with warp specialization: warpgroups 0-1 run stage 3 with
+// 32-deep k-tiles (two k16 wgmmas each, x with 64-byte swizzle) and hand the
+// accumulators over (emitAccumulatorHandOff, a y tile beside the ring, two
+// mbarriers); warp 8 runs stage 2 (emitTmaLoad) for every tile; warps 9-11
+// run stage 5 on the handed-over tile (emitEcfWarpgroupTile) while the next
+// tile's MMAs run.
+//
 // The tensor maps arrive as 128-byte by-value kernel parameters (the kernel
 // sees an !llvm.ptr to them; --sigreg-grid-constant-params marks them), the
 // operand ring lives in dynamic shared memory aligned to 1024 bytes
@@ -57,11 +65,17 @@ constexpr int64_t kRows = kWgmmaRows;
 /// span).
 constexpr int64_t kGBoxSlices = 64;
 constexpr int64_t kConsumerThreads = 256;
-/// The persistent kernel's ECF warpgroup.
-constexpr int64_t kEcfThreads = 128;
+/// The persistent kernel's ECF threads: the warps after the producer warp 8.
+int64_t ecfThreads(const WgmmaTiling &tiling) {
+  return tiling.threads - kConsumerThreads - 32;
+}
 /// Rows of the y tile one ECF iteration takes: independent recurrences a
 /// thread interleaves (the ECF phase is latency-bound: ncu, 2026-11-30).
 constexpr int64_t kEcfRowsPerStep = 8;
+/// The same for the persistent kernel's ECF warps, which share the
+/// multiprocessor with the MMAs: 4 measured faster than 8 and 2 (PERF-NOTES
+/// v19).
+constexpr int64_t kEcfWarpRowsPerStep = 4;
 /// Padding of the y tile's rows (f32 words): with rows of slices + 4 words,
 /// the 8 rows one warp's accumulator store touches start 4 banks apart, so
 /// the store takes the minimum of 2 wavefronts instead of 8 (ncu counted
@@ -133,7 +147,7 @@ void consumerBarrier(KernelBuilder &k) {
 
 /// Stage 1: barrier initialization by thread 0, then a CTA barrier. The
 /// persistent kernel's y-tile hand-off: yFull completes when the 256
-/// consumer threads stored a tile, yEmpty when the 128 ECF threads read it.
+/// consumer threads stored a tile, yEmpty when the ECF threads read it.
 void emitBarrierSetup(KernelBuilder &k, const WgmmaTypes &t, Value full,
                       Value empty, Value xMap, Value gMap, Value tid,
                       Value yFull = Value(), Value yEmpty = Value()) {
@@ -145,8 +159,8 @@ void emitBarrierSetup(KernelBuilder &k, const WgmmaTypes &t, Value full,
     if (yFull) {
       nvgpu::MBarrierInitOp::create(k.b, yFull, k.idx(kConsumerThreads),
                                     k.idx(0), Value());
-      nvgpu::MBarrierInitOp::create(k.b, yEmpty, k.idx(kEcfThreads), k.idx(0),
-                                    Value());
+      nvgpu::MBarrierInitOp::create(k.b, yEmpty, k.idx(ecfThreads(t.tiling)),
+                                    k.idx(0), Value());
     }
     nvgpu::TmaPrefetchOp::create(k.b, xMap, Value());
     nvgpu::TmaPrefetchOp::create(k.b, gMap, Value());
@@ -544,11 +558,11 @@ void emitAccumulatorHandOff(KernelBuilder &k, const WgmmaTypes &t, Value smem,
       k.b, nvgpu::MBarrierTokenType::get(k.b.getContext()), yFull, k.idx(0));
 }
 
-/// Stage 5 of the persistent kernel, in the ECF warpgroup: waits for the
-/// tile's y (yFull, `phase`); thread `e` (0..127) sums slices s0 + e and
-/// s0 + e + 128 one after the other over the tile's rows inside the batch,
-/// kEcfRowsPerStep rows per iteration (emitEcfRow), writes each slice's sums
-/// (emitEcfStore), then releases the y tile (yEmpty).
+/// Stage 5 of the persistent kernel, in the ECF warps: waits for the tile's y
+/// (yFull, `phase`); ECF thread `e` sums slices s0 + e, s0 + e + threads, ...
+/// one after the other over the tile's rows inside the batch,
+/// kEcfWarpRowsPerStep rows per iteration (emitEcfRow), writes each slice's
+/// sums (emitEcfStore), then releases the y tile (yEmpty).
 void emitEcfWarpgroupTile(KernelBuilder &k, const WgmmaTypes &t,
                           const WgmmaEcfShape &sh, Value yTile, Value yFull,
                           Value yEmpty, Value phase, Value sumSq, Value cosOut,
@@ -559,28 +573,32 @@ void emitEcfWarpgroupTile(KernelBuilder &k, const WgmmaTypes &t,
   Value count =
       k.min(k.idx(kRows), arith::SubIOp::create(k.b, k.idx(N), tile.m0));
   Value countN =
-      arith::AndIOp::create(k.b, count, k.idx(~(kEcfRowsPerStep - 1)));
-  k.forEach(k.idx(0), k.idx(t.slices / kEcfThreads), k.idx(1), [&](Value c) {
-    Value col = k.add(e, k.mul(c, k.idx(kEcfThreads)));
-    Value s = k.add(tile.s0, col);
-    Value scale = emitColumnScale(k, sh, sumSq, s);
-    SmallVector<Value> init(2 * (P - 1), k.f32(0.0f));
-    SmallVector<Value> sums =
-        k.forEach(k.idx(0), countN, k.idx(kEcfRowsPerStep), init,
-                  [&](Value r, ValueRange carried) {
-                    SmallVector<Value> next(carried.begin(), carried.end());
-                    for (int64_t h = 0; h < kEcfRowsPerStep; ++h)
-                      next = emitEcfRow(k, P, yTile, k.add(r, k.idx(h)), col,
-                                        scale, next);
-                    return next;
-                  });
-    sums = k.forEach(countN, count, k.idx(1), sums,
-                     [&](Value r, ValueRange carried) {
-                       return emitEcfRow(k, P, yTile, r, col, scale, carried);
-                     });
-    k.ifThen(k.lt(s, k.idx(S)), [&] {
-      emitEcfStore(k, sh, sums, count, s, tile.v, tile.batchTile, cosOut,
-                   sinOut);
+      arith::AndIOp::create(k.b, count, k.idx(~(kEcfWarpRowsPerStep - 1)));
+  int64_t threads = ecfThreads(t.tiling);
+  int64_t passes = (t.slices + threads - 1) / threads;
+  k.forEach(k.idx(0), k.idx(passes), k.idx(1), [&](Value c) {
+    Value col = k.add(e, k.mul(c, k.idx(threads)));
+    k.ifThen(k.lt(col, k.idx(t.slices)), [&] {
+      Value s = k.add(tile.s0, col);
+      Value scale = emitColumnScale(k, sh, sumSq, s);
+      SmallVector<Value> init(2 * (P - 1), k.f32(0.0f));
+      SmallVector<Value> sums =
+          k.forEach(k.idx(0), countN, k.idx(kEcfWarpRowsPerStep), init,
+                    [&](Value r, ValueRange carried) {
+                      SmallVector<Value> next(carried.begin(), carried.end());
+                      for (int64_t h = 0; h < kEcfWarpRowsPerStep; ++h)
+                        next = emitEcfRow(k, P, yTile, k.add(r, k.idx(h)), col,
+                                          scale, next);
+                      return next;
+                    });
+      sums = k.forEach(countN, count, k.idx(1), sums,
+                       [&](Value r, ValueRange carried) {
+                         return emitEcfRow(k, P, yTile, r, col, scale, carried);
+                       });
+      k.ifThen(k.lt(s, k.idx(S)), [&] {
+        emitEcfStore(k, sh, sums, count, s, tile.v, tile.batchTile, cosOut,
+                     sinOut);
+      });
     });
   });
   nvgpu::MBarrierArriveOp::create(
@@ -759,48 +777,49 @@ mlir::sigreg::buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
   auto phaseOf = [&](Value i) {
     return arith::IndexCastOp::create(k.b, k.b.getI1Type(), k.rem(i, k.idx(2)));
   };
-  // The ring's loads, issued by thread 0: global k-step `step` is k-tile
-  // step mod kTiles of the CTA's tile step / kTiles; steps past the CTA's
-  // last tile are not loaded.
-  Value totalSteps = k.mul(myTiles, k.idx(kn.kTiles));
-  Value loader = k.lt(kn.tid, k.idx(1));
-  auto load = [&](Value step) {
-    k.ifThen(k.land(loader, k.lt(step, totalSteps)), [&] {
-      WgmmaTile tile = tileOf(k.div(step, k.idx(kn.kTiles)));
-      emitTmaLoad(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
-                  tile.xRow0, tile.s0, k.rem(step, k.idx(kn.kTiles)), step);
-    });
-  };
-
-  Value isEcf =
-      arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, kn.wg, k.idx(2));
-  auto roles = scf::IfOp::create(k.b, isEcf, /*withElseRegion=*/true);
+  Value warp = k.div(kn.tid, k.idx(32));
+  Value isWg2 = arith::CmpIOp::create(k.b, arith::CmpIPredicate::uge, kn.tid,
+                                      k.idx(kConsumerThreads));
+  auto roles = scf::IfOp::create(k.b, isWg2, /*withElseRegion=*/true);
   {
     OpBuilder::InsertionGuard g(k.b);
-    // Warpgroup 2: the ECF of every tile, one tile behind the MMAs.
     k.b.setInsertionPoint(roles.thenBlock()->getTerminator());
-    Value e = k.sub(kn.tid, k.idx(2 * 128));
+    Value isProducer =
+        arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, warp, k.idx(8));
+    auto split = scf::IfOp::create(k.b, isProducer, /*withElseRegion=*/true);
+    // Warp 8, one thread: the k-tiles of every tile through the ring.
+    k.b.setInsertionPoint(split.thenBlock()->getTerminator());
+    k.ifThen(k.lt(kn.tid, k.idx(8 * 32 + 1)), [&] {
+      k.forEach(k.idx(0), myTiles, k.idx(1), [&](Value i) {
+        WgmmaTile tile = tileOf(i);
+        k.forEach(k.idx(0), k.idx(kn.kTiles), k.idx(1), [&](Value it) {
+          emitTmaLoad(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
+                      tile.xRow0, tile.s0, it,
+                      k.add(k.mul(i, k.idx(kn.kTiles)), it));
+        });
+      });
+    });
+    // Warps 9-11: the ECF of every tile, one tile behind the MMAs.
+    k.b.setInsertionPoint(split.elseBlock()->getTerminator());
+    Value e = k.sub(kn.tid, k.idx(9 * 32));
     Value yTile = yTileView(k, t, kn.smem, yOffset, kRows);
     k.forEach(k.idx(0), myTiles, k.idx(1), [&](Value i) {
       emitEcfWarpgroupTile(k, t, sh, yTile, kn.yFull, kn.yEmpty, phaseOf(i),
                            kn.sumSq, kn.cosOut, kn.sinOut, e, tileOf(i));
     });
-    // Warpgroups 0 and 1: the MMAs; thread 0 fills the ring ahead (stages
-    // steps before the first, then one step per released stage).
+    // Warpgroups 0 and 1: the MMAs, then the hand-off of each tile.
     k.b.setInsertionPoint(roles.elseBlock()->getTerminator());
-    k.forEach(k.idx(0), k.idx(t.stages), k.idx(1), load);
-    k.forEach(
-        k.idx(0), myTiles, k.idx(1),
-        {arith::ConstantOp::create(k.b, k.b.getBoolAttr(false))},
-        [&](Value i, ValueRange carried) {
-          MainloopResult r = emitWgmmaMainloop(
-              k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap, kn.wg,
-              kn.primary, kn.kTiles, k.mul(i, k.idx(kn.kTiles)), carried[0],
-              [&](Value released) { load(k.add(released, k.idx(t.stages))); });
-          emitAccumulatorHandOff(k, t, kn.smem, r.acc, yOffset, kn.yFull,
-                                 kn.yEmpty, phaseOf(i));
-          return SmallVector<Value>{r.parity};
-        });
+    k.forEach(k.idx(0), myTiles, k.idx(1),
+              {arith::ConstantOp::create(k.b, k.b.getBoolAttr(false))},
+              [&](Value i, ValueRange carried) {
+                MainloopResult r =
+                    emitWgmmaMainloop(k, t, kn.smem, kn.full, kn.empty, kn.xMap,
+                                      kn.gMap, kn.wg, kn.primary, kn.kTiles,
+                                      k.mul(i, k.idx(kn.kTiles)), carried[0]);
+                emitAccumulatorHandOff(k, t, kn.smem, r.acc, yOffset, kn.yFull,
+                                       kn.yEmpty, phaseOf(i));
+                return SmallVector<Value>{r.parity};
+              });
   }
   gpu::ReturnOp::create(k.b);
   return kn.func;

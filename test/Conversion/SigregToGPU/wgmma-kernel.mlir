@@ -132,57 +132,65 @@
 // PERSIST:         %[[YEMPTY:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>>
 
 // Stage 1: the y hand-off barriers complete on the 256 consumer threads
-// (yFull) and on the 128 ECF threads (yEmpty).
+// (yFull) and on the 96 ECF threads (yEmpty).
 // PERSIST:         nvgpu.mbarrier.init %[[YFULL]][%c0], %c256
-// PERSIST:         nvgpu.mbarrier.init %[[YEMPTY]][%c0], %c128
+// PERSIST:         nvgpu.mbarrier.init %[[YEMPTY]][%c0], %c96
 // PERSIST:         gpu.grid_dim  x
 
-// Stage 5 in warpgroup 2 (emitEcfWarpgroupTile): per tile, wait for its y,
-// two slices per thread (e, e + 128) over the tile's rows, eight rows per
+// Stage 2 in warp 8, one thread (emitTmaLoad): every tile's 7 k-tiles of 32
+// features, 24 KB per stage: one x box, four g boxes.
+// PERSIST:         arith.cmpi uge, %{{.*}}, %c256 : index
+// PERSIST:           arith.cmpi eq, %{{.*}}, %c8 : index
+// PERSIST:             arith.cmpi ult, %{{.*}}, %c257 : index
+// PERSIST:               scf.for
+// PERSIST:                 scf.for %{{.*}} = %c0 to %c7 step %c1 {
+// PERSIST:                   nvgpu.mbarrier.try_wait.parity %[[EMPTY]]
+// PERSIST:                   nvgpu.mbarrier.arrive.expect_tx %[[FULL]][%{{.*}}], %c24576
+// PERSIST:                   nvgpu.tma.async.load %[[XMAP]]
+// PERSIST-COUNT-4:           nvgpu.tma.async.load %[[GMAP]]
+
+// Stage 5 in warps 9-11 (emitEcfWarpgroupTile): per tile, wait for its y,
+// slices e, e + 96, e + 192 (< 256) over the tile's rows, four rows per
 // step, store the sums, release the y tile.
-// PERSIST:         scf.if %{{.*}} {
+// PERSIST:         } else {
 // PERSIST:           %[[Y:.*]] = memref.subview %{{.*}}[0, 0] [128, 256] [1, 1] : memref<128x260xf32, #gpu.address_space<workgroup>> to memref<128x256xf32, strided<[260, 1]>
 // PERSIST:           scf.for
 // PERSIST:             nvgpu.mbarrier.try_wait.parity %[[YFULL]][%c0]
-// PERSIST:             scf.for %{{.*}} = %c0 to %c2 step %c1 {
+// PERSIST:             scf.for %{{.*}} = %c0 to %c3 step %c1 {
+// PERSIST:               arith.cmpi ult, %{{.*}}, %c256 : index
 // PERSIST:               math.sqrt
-// PERSIST:               scf.for {{.*}} step %c8 iter_args
-// PERSIST-COUNT-8:         memref.load %[[Y]]
+// PERSIST:               scf.for {{.*}} step %c4 iter_args
+// PERSIST-COUNT-4:         memref.load %[[Y]]
 // PERSIST:               llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
 // PERSIST:               memref.store
 // PERSIST:             nvgpu.mbarrier.arrive %[[YEMPTY]][%c0]
 
-// Warpgroups 0 and 1: thread 0 fills the 4 stages, then per tile the
-// mainloop: per k-tile two single-k16 wgmmas, the x descriptor assembled for
-// 64-byte swizzle (layout 2, stride 512 bytes: 0x8000002000010000), waiting
-// for nothing, then for the previous k-tile's pair; the released stage is
-// refilled with the step 4 ahead.
-// PERSIST:         } else {
-// PERSIST:           scf.for %{{.*}} = %c0 to %c4 step %c1 {
-// PERSIST:             nvgpu.tma.async.load %[[XMAP]]
-// PERSIST:           scf.for {{.*}} iter_args(%{{.*}} = %false) -> (i1) {
-// PERSIST:             nvgpu.warpgroup.mma.init.accumulator
-// PERSIST:             scf.for
-// PERSIST:               nvgpu.mbarrier.try_wait.parity %[[FULL]]
-// PERSIST:               memref.extract_aligned_pointer_as_index
-// PERSIST:               %[[DX0:.*]] = builtin.unrealized_conversion_cast %{{.*}} : i64 to !nvgpu.warpgroup.descriptor<tensor = memref<64x16xbf16
-// PERSIST:               %[[DG0:.*]] = nvgpu.warpgroup.generate.descriptor %{{.*}}, %[[GMAP]] : memref<16x256xbf16
-// PERSIST:               %[[M0:.*]] = nvgpu.warpgroup.mma %[[DX0]], %[[DG0]], %{{.*}} {transposeB, waitGroup = 3 : i64}
-// PERSIST:               arith.addi %{{.*}}, %c32 : index
-// PERSIST:               %[[DX1:.*]] = builtin.unrealized_conversion_cast %{{.*}} : i64 to !nvgpu.warpgroup.descriptor
-// PERSIST:               %[[DG1:.*]] = nvgpu.warpgroup.generate.descriptor
-// PERSIST:               nvgpu.warpgroup.mma %[[DX1]], %[[DG1]], %[[M0]] {transposeB, waitGroup = 2 : i64}
-// PERSIST:               nvgpu.mbarrier.arrive %[[EMPTY]]
-// PERSIST:               arith.addi %{{.*}}, %c3 : index
-// PERSIST:               nvgpu.mbarrier.try_wait.parity %[[EMPTY]]
-// PERSIST:               nvgpu.tma.async.load %[[XMAP]]
-// PERSIST:             nvvm.wgmma.wait.group.sync.aligned 0
+// Warpgroups 0 and 1, per tile the mainloop: per k-tile two single-k16
+// wgmmas, the x descriptor assembled for 64-byte swizzle (layout 2, stride
+// 512 bytes: 0x8000002000010000), waiting for nothing, then for the previous
+// k-tile's pair; then the stage goes back to the producer.
+// PERSIST:       } else {
+// PERSIST:         scf.for {{.*}} iter_args(%{{.*}} = %false) -> (i1) {
+// PERSIST:           nvgpu.warpgroup.mma.init.accumulator
+// PERSIST:           scf.for
+// PERSIST:             nvgpu.mbarrier.try_wait.parity %[[FULL]]
+// PERSIST:             memref.extract_aligned_pointer_as_index
+// PERSIST:             arith.ori %{{.*}}, %c-9223371899415756800_i64 : i64
+// PERSIST:             %[[DX0:.*]] = builtin.unrealized_conversion_cast %{{.*}} : i64 to !nvgpu.warpgroup.descriptor<tensor = memref<64x16xbf16
+// PERSIST:             %[[DG0:.*]] = nvgpu.warpgroup.generate.descriptor %{{.*}}, %[[GMAP]] : memref<16x256xbf16
+// PERSIST:             %[[M0:.*]] = nvgpu.warpgroup.mma %[[DX0]], %[[DG0]], %{{.*}} {transposeB, waitGroup = 3 : i64}
+// PERSIST:             arith.addi %{{.*}}, %c32 : index
+// PERSIST:             %[[DX1:.*]] = builtin.unrealized_conversion_cast %{{.*}} : i64 to !nvgpu.warpgroup.descriptor
+// PERSIST:             %[[DG1:.*]] = nvgpu.warpgroup.generate.descriptor
+// PERSIST:             nvgpu.warpgroup.mma %[[DX1]], %[[DG1]], %[[M0]] {transposeB, waitGroup = 2 : i64}
+// PERSIST:             nvgpu.mbarrier.arrive %[[EMPTY]]
+// PERSIST:           nvvm.wgmma.wait.group.sync.aligned 0
 
 // Stage 4 (emitAccumulatorHandOff): wait until the ECF warpgroup released the
 // previous tile, store the accumulators, arrive on yFull.
-// PERSIST:             nvgpu.mbarrier.try_wait.parity %[[YEMPTY]][%c0]
-// PERSIST:             nvgpu.warpgroup.mma.store
-// PERSIST-NEXT:        nvgpu.mbarrier.arrive %[[YFULL]][%c0]
+// PERSIST:           nvgpu.mbarrier.try_wait.parity %[[YEMPTY]][%c0]
+// PERSIST:           nvgpu.warpgroup.mma.store
+// PERSIST-NEXT:      nvgpu.mbarrier.arrive %[[YFULL]][%c0]
 // PERSIST:         gpu.return
 
 // Without sm_90a the same problem runs the mma.sync kernel.

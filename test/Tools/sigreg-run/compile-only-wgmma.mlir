@@ -54,9 +54,9 @@
 // PTXAS: Compiling entry function 'sigreg_fused_ecf_wgmma' for 'sm_90a'
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Used 168 registers
-// The persistent variant: 384 threads without setmaxnreg (the ECF
-// warpgroup replaces the producer warpgroup), two k16 wgmmas per 32-deep
-// k-tile, x in boxes of 32 x 128 with 64-byte swizzle.
+// The persistent variant: 384 threads without setmaxnreg (a producer warp
+// and three ECF warps beside the two consumer warpgroups), two k16 wgmmas
+// per 32-deep k-tile, x in boxes of 32 x 128 with 64-byte swizzle.
 // PPTX:       .visible .entry sigreg_fused_ecf_wgmma_persistent(
 // PPTX:       .maxntid 384, 1, 1
 // PPTX-NOT:   setmaxnreg

@@ -42,13 +42,14 @@ constexpr int64_t kWgmmaTileSlices = 256;
 /// work; no setmaxnreg (registers 0): ptxas would have to fit the wgmma into
 /// the 80 registers of a 384-thread CTA at entry.
 /// Persistent (256 slices only): one CTA of 384 threads per multiprocessor
-/// loops over the tiles. Warpgroups 0 and 1 run the MMAs (their thread 0
-/// also issues the TMA loads, one k-step per released stage) and hand each
-/// tile's accumulators over through a shared y tile [128][256] f32; the ECF
-/// warpgroup 2 computes that tile's ECF while the next tile's MMAs run (warp
-/// specialization: the ECF under the MMAs). The y tile takes 130 KB, so the
+/// loops over the tiles. Warpgroups 0 and 1 run the MMAs and hand each tile's
+/// accumulators over through a shared y tile [128][256] f32; warp 8 issues
+/// the TMA loads; warps 9-11 compute the handed-over tile's ECF while the
+/// next tile's MMAs run (warp specialization). The y tile takes 130 KB, so the
 /// ring has 4 stages of k-tiles 32 deep (24 KB each). No setmaxnreg: ptxas
-/// compiles the whole kernel within the 168 registers of 384 threads.
+/// compiles the whole kernel within the 168 registers of 384 threads (more
+/// threads leave too few for the 128 accumulators). Measured slower than the
+/// one-tile kernel at large (docs/PERF-NOTES.md, v19); opt-in.
 struct WgmmaTiling {
   int64_t slices, stages, tileK, ctasPerSM, threads;
   /// setmaxnreg targets of the producer and consumer warpgroups (0: none).
