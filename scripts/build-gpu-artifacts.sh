@@ -134,7 +134,7 @@ hopper() {
   emit wgp-views-none-explicit 2 3000 1024 2048 9 bf16 none 0 none explicit fused --wgmma-persistent
   emit wgp-d64-explicit 0 20000 64 4096 5 bf16 none 0 mean explicit fused --wgmma-persistent
   emit wgp-p33-zero-explicit 0 4096 256 2048 33 bf16 zero_below 1.0 mean explicit fused --wgmma-persistent
-  emit wgp-n100-none 0 100 520 1032 17 bf16 none 0 none seed fused --wgmma-persistent
+  emit wgp-n100-none 0 100 520 1032 17 bf16 none 0 none seed fused "--wgmma-persistent --wgmma-slices=256"
 }
 # The seeded generator of random problems (issue 11, item 7): prints one line per problem,
 # "name V N D S P dtype clip clipval reduction projection" (V = 0: no view dimension).
