@@ -11,7 +11,7 @@
 // CHECK-SAME:      %{{.*}}: memref<37x129xf32>, %{{.*}}: i64, %{{.*}}: memref<f32>) {
 // CHECK-NOT:     memref<1x37x77x9xf32>
 // CHECK-NOT:     memref<1x37x77xf32>
-// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_projection blocks in (%c1, %c3, %c1) threads in (%c256, %c1, %c1) {{.*}} {sigreg.region = "projection_generation"}
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_projection blocks in (%c1, %c9, %c1) threads in (%c256, %c1, %c1) {{.*}} {sigreg.region = "projection_generation"}
 // CHECK-NOT:     memref<1x37x77x9xf32>
 // CHECK-NOT:     memref<1x37x77xf32>
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf blocks in (%c5, %c1, %c1) threads in (%c256, %c1, %c1) {{.*}} {sigreg.region = "trig_reduction"}

@@ -37,7 +37,7 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
     Option<"blockSlices", "block-slices", "int64_t", "0",
            "Slices per block of the fused ECF kernel (16, 32 or 64; 0: by shape)">,
     Option<"projectionChunk", "projection-chunk", "int64_t", "64",
-           "Rows of D per thread of the projection kernel">,
+           "Most rows of D per thread of the projection kernel (fewer, down to 16, when the grid would not fill the GPU)">,
     Option<"tensorCores", "tensor-cores", "bool", "true",
            "bf16/f16 inputs: run the fused ECF GEMM on tensor cores (mma.sync)">,
     Option<"hopper", "hopper", "bool", "false",

@@ -9,7 +9,7 @@
 // SIMT on a bf16 problem, 32 x 16 tiles: grid (1024 / 16, 1024 / 32), f32 g.
 // CHECK-LABEL: func.func @forced_simt
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_projection blocks
-// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf blocks in (%c64, %c32, %c1{{.*}}) threads in (%c256
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf blocks in (%c64{{[_0-9]*}}, %c32{{[_0-9]*}}, %c1{{.*}}) threads in (%c256
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_ecf_finalize
 func.func @forced_simt(%x: tensor<1x1024x1024xbf16>, %seed: i64) -> tensor<f32> {
   %n = arith.constant 1024 : index

@@ -26,25 +26,26 @@
 
 // V=1, N=37, D=129, S=77, P=9, seeded, clamp_min, sum. BM = 64 (one batch
 // tile: no finalize); BS: 64 -> 2 blocks, 32 -> 3, 16 -> 5 (floor): grid
-// (5, 1, 1). Projection grid (ceil(77/256), ceil(129/64)) = (1, 3).
+// (5, 1, 1). Projection grid (ceil(77/256), ceil(129/16)) = (1, 9): 16-row
+// chunks, the fewest rows per chunk (the 64-row default would give 3 blocks).
 // CHECK-LABEL: func.func @seeded_sum(
 // CHECK-SAME:      %[[X:.*]]: memref<37x129xf32>, %[[SEED:.*]]: i64, %[[OUT:.*]]: memref<f32>) {
 // CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
-// CHECK-DAG:     %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG:     %[[C9:.*]] = arith.constant 9 : index
 // CHECK-DAG:     %[[C5:.*]] = arith.constant 5 : index
 // CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : index
 // CHECK:         %[[X3:.*]] = memref.expand_shape %[[X]] {{\[\[}}0, 1], [2]] output_shape [1, 37, 129] : memref<37x129xf32> into memref<1x37x129xf32>
 // CHECK-NEXT:    %[[G:.*]] = memref.alloc() : memref<129x77xf32>
-// CHECK-NEXT:    %[[SS:.*]] = memref.alloc() : memref<3x77xf32>
-// CHECK-NEXT:    gpu.launch_func @sigreg_kernels::@sigreg_projection blocks in (%[[C1]], %[[C3]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) args(%[[SEED]] : i64, %[[G]] : memref<129x77xf32>, %[[SS]] : memref<3x77xf32>) {sigreg.region = "projection_generation"}
+// CHECK-NEXT:    %[[SS:.*]] = memref.alloc() : memref<9x77xf32>
+// CHECK-NEXT:    gpu.launch_func @sigreg_kernels::@sigreg_projection blocks in (%[[C1]], %[[C9]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) args(%[[SEED]] : i64, %[[G]] : memref<129x77xf32>, %[[SS]] : memref<9x77xf32>) {sigreg.region = "projection_generation"}
 // CHECK-NEXT:    %[[COS:.*]] = memref.alloc() : memref<1x77x9xf32>
 // CHECK-NEXT:    %[[SIN:.*]] = memref.alloc() : memref<1x77x9xf32>
-// CHECK-NEXT:    gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf blocks in (%[[C5]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) args(%[[X3]] : memref<1x37x129xf32>, %[[G]] : memref<129x77xf32>, %[[SS]] : memref<3x77xf32>, %[[COS]] : memref<1x77x9xf32>, %[[SIN]] : memref<1x77x9xf32>) {sigreg.region = "trig_reduction"}
+// CHECK-NEXT:    gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf blocks in (%[[C5]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) args(%[[X3]] : memref<1x37x129xf32>, %[[G]] : memref<129x77xf32>, %[[SS]] : memref<9x77xf32>, %[[COS]] : memref<1x77x9xf32>, %[[SIN]] : memref<1x77x9xf32>) {sigreg.region = "trig_reduction"}
 // CHECK-NEXT:    gpu.launch_func @sigreg_kernels::@sigreg_epilogue blocks in (%[[C1]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) args(%[[COS]] : memref<1x77x9xf32>, %[[SIN]] : memref<1x77x9xf32>, %[[OUT]] : memref<f32>) {sigreg.region = "epilogue"}
 // CHECK-NEXT:    return
 // CHECK:       gpu.module @sigreg_kernels {
-// CHECK:         gpu.func @sigreg_projection(%{{.*}}: i64, %{{.*}}: memref<129x77xf32>, %{{.*}}: memref<3x77xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, sigreg.region = "projection_generation"}
-// CHECK:         gpu.func @sigreg_fused_ecf(%{{.*}}: memref<1x37x129xf32>, %{{.*}}: memref<129x77xf32>, %{{.*}}: memref<3x77xf32>, %{{.*}}: memref<1x77x9xf32>, %{{.*}}: memref<1x77x9xf32>)
+// CHECK:         gpu.func @sigreg_projection(%{{.*}}: i64, %{{.*}}: memref<129x77xf32>, %{{.*}}: memref<9x77xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, sigreg.region = "projection_generation"}
+// CHECK:         gpu.func @sigreg_fused_ecf(%{{.*}}: memref<1x37x129xf32>, %{{.*}}: memref<129x77xf32>, %{{.*}}: memref<9x77xf32>, %{{.*}}: memref<1x77x9xf32>, %{{.*}}: memref<1x77x9xf32>)
 // CHECK-SAME:      workgroup(%{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME:      kernel attributes {known_block_size = array<i32: 256, 1, 1>, sigreg.region = "trig_reduction"}
 // CHECK:           math.sqrt
@@ -127,14 +128,15 @@ func.func @rank2_none(%x: tensor<10x16xbf16>, %seed: i64) -> tensor<8xf32> {
 
 // The blog anchor (in f32: bf16/f16 inputs of enough blocks may take the
 // tensor-core kernel, whose schedule is not tested here): N=32, D=2048, S=1024. BM = 32, one batch tile; BS: 64 ->
-// 16 blocks, 32 -> 32, 16 -> 64: grid (64, 1, 1). Projection grid (4, 32).
+// 16 blocks, 32 -> 32, 16 -> 64: grid (64, 1, 1). Projection grid (4, 74):
+// 28-row chunks, so that 4 x chunks blocks fill the GPU (2048 * 4 / 264 -> 28).
 // Workgroup: 16*33 = 528, 16*16 = 256 (x3), 16.
 // CHECK-LABEL: func.func @blog(
 // CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : index
-// CHECK-DAG:     %[[C32:.*]] = arith.constant 32 : index
+// CHECK-DAG:     %[[C74:.*]] = arith.constant 74 : index
 // CHECK-DAG:     %[[C64:.*]] = arith.constant 64 : index
-// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_projection blocks in (%[[C4]], %[[C32]], %[[C1]])
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_projection blocks in (%[[C4]], %[[C74]], %[[C1]])
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf blocks in (%[[C64]], %[[C1]], %[[C1]])
 // CHECK-NOT:     sigreg_ecf_finalize
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_epilogue blocks in (%[[C1]], %[[C1]], %[[C1]])
@@ -143,7 +145,7 @@ func.func @rank2_none(%x: tensor<10x16xbf16>, %seed: i64) -> tensor<8xf32> {
 // OPT-LABEL:   func.func @blog(
 // OPT:           gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf blocks in (%[[C16:.*]], %[[C2:.*]], %[[C1:.*]]) threads
 // OPT:           gpu.launch_func @sigreg_kernels::@sigreg_ecf_finalize
-// OPT:           gpu.func @sigreg_fused_ecf(%{{.*}}: memref<1x32x2048xf32>, %{{.*}}: memref<2048x1024xf32>, %{{.*}}: memref<32x1024xf32>, %{{.*}}: memref<2x1x1024x17xf32>, %{{.*}}: memref<2x1x1024x17xf32>)
+// OPT:           gpu.func @sigreg_fused_ecf(%{{.*}}: memref<1x32x2048xf32>, %{{.*}}: memref<2048x1024xf32>, %{{.*}}: memref<74x1024xf32>, %{{.*}}: memref<2x1x1024x17xf32>, %{{.*}}: memref<2x1x1024x17xf32>)
 // OPT-SAME:        workgroup(%{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>)
 func.func @blog(%x: tensor<32x2048xf32>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 : tensor<32x2048xf32> -> tensor<f32>

@@ -24,8 +24,8 @@
 // CHECK-DAG:     %[[C128:.*]] = arith.constant 128 : index
 // CHECK-DAG:     %[[C64:.*]] = arith.constant 64 : index
 // CHECK:         %[[G:.*]] = memref.alloc() : memref<200x1928xbf16>
-// CHECK:         %[[SS:.*]] = memref.alloc() : memref<4x1928xf32>
-// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_projection_rows {{.*}} args(%[[SEED]] : i64, %[[G]] : memref<200x1928xbf16>, %[[SS]] : memref<4x1928xf32>)
+// CHECK:         %[[SS:.*]] = memref.alloc() : memref<13x1928xf32>
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_projection_rows {{.*}} args(%[[SEED]] : i64, %[[G]] : memref<200x1928xbf16>, %[[SS]] : memref<13x1928xf32>)
 // CHECK:         %[[ROWS:.*]] = memref.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : memref<3x1000x200xbf16> into memref<3000x200xbf16>
 // CHECK:         %[[XU:.*]] = memref.cast %[[ROWS]] : memref<3000x200xbf16> to memref<*xbf16>
 // CHECK:         %[[XD:.*]] = nvgpu.tma.create.descriptor %[[XU]] box[%[[C128]], %[[C64]]] : memref<*xbf16> -> <tensor = memref<128x64xbf16, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
@@ -35,16 +35,16 @@
 // CHECK:         %[[GP:.*]] = builtin.unrealized_conversion_cast %[[GD]] : {{.*}} to !llvm.ptr
 // CHECK:         %[[CP:.*]] = memref.alloc() : memref<8x3x5x1928xf32>
 // CHECK:         %[[SP:.*]] = memref.alloc() : memref<8x3x5x1928xf32>
-// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%[[C8]], %[[C8]], %[[C3]]) threads in (%[[C384]], %{{.*}}, %{{.*}})  dynamic_shared_memory_size %[[SMEM]] args(%[[XP]] : !llvm.ptr, %[[GP]] : !llvm.ptr, %[[SS]] : memref<4x1928xf32>, %[[CP]] : memref<8x3x5x1928xf32>, %[[SP]] : memref<8x3x5x1928xf32>) {sigreg.region = "trig_reduction"}
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%[[C8]], %[[C8]], %[[C3]]) threads in (%[[C384]], %{{.*}}, %{{.*}})  dynamic_shared_memory_size %[[SMEM]] args(%[[XP]] : !llvm.ptr, %[[GP]] : !llvm.ptr, %[[SS]] : memref<13x1928xf32>, %[[CP]] : memref<8x3x5x1928xf32>, %[[SP]] : memref<8x3x5x1928xf32>) {sigreg.region = "trig_reduction"}
 // CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_ecf_finalize_sm
 // CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_epilogue
 
 // The projection: g rounded to bf16, f32 sums of squares.
-// CHECK:       gpu.func @sigreg_projection_rows(%{{.*}}: i64, %{{.*}}: memref<200x1928xbf16>, %{{.*}}: memref<4x1928xf32>)
+// CHECK:       gpu.func @sigreg_projection_rows(%{{.*}}: i64, %{{.*}}: memref<200x1928xbf16>, %{{.*}}: memref<13x1928xf32>)
 // CHECK:         arith.truncf %{{.*}} : f32 to bf16
 
 // The kernel: tensor-map parameters listed for --sigreg-grid-constant-params.
-// CHECK:       gpu.func @sigreg_fused_ecf_wgmma(%[[XM:.*]]: !llvm.ptr, %[[GM:.*]]: !llvm.ptr, %[[SUMSQ:.*]]: memref<4x1928xf32>, %[[COS:.*]]: memref<8x3x5x1928xf32>, %[[SIN:.*]]: memref<8x3x5x1928xf32>) kernel
+// CHECK:       gpu.func @sigreg_fused_ecf_wgmma(%[[XM:.*]]: !llvm.ptr, %[[GM:.*]]: !llvm.ptr, %[[SUMSQ:.*]]: memref<13x1928xf32>, %[[COS:.*]]: memref<8x3x5x1928xf32>, %[[SIN:.*]]: memref<8x3x5x1928xf32>) kernel
 // CHECK-SAME:      known_block_size = array<i32: 384, 1, 1>, sigreg.grid_constants = array<i64: 0, 1>
 // CHECK:         %[[XMAP:.*]] = builtin.unrealized_conversion_cast %[[XM]] : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<128x64xbf16, 3>
 // CHECK:         %[[GMAP:.*]] = builtin.unrealized_conversion_cast %[[GM]] : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>

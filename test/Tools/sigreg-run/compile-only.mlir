@@ -47,7 +47,7 @@
 // FUSED-NEXT:     "dtype": "f32",
 // FUSED-NEXT:     "name": "ws0",
 // FUSED-NEXT:     "role": "workspace",
-// FUSED:          "bytes": 924,
+// FUSED:          "bytes": 2772,
 // FUSED:          "name": "ws1",
 // FUSED:          "bytes": 2772,
 // FUSED:          "name": "ws2",
@@ -89,7 +89,7 @@
 // FUSED-NEXT:     }
 // FUSED-NEXT:   ],
 // FUSED-NEXT:   "steps": [
-// Step 1: projection, grid (1, 3, 1), args (seed, ws0, ws1).
+// Step 1: projection, grid (1, 9, 1): 16-row chunks (the generator fills the GPU), args (seed, ws0, ws1).
 // FUSED:            "scalar": "seed"
 // FUSED:            "buffer": "ws0"
 // FUSED:            "buffer": "ws1"
@@ -100,7 +100,7 @@
 // FUSED-NEXT:     ],
 // FUSED-NEXT:     "grid": [
 // FUSED-NEXT:       1,
-// FUSED-NEXT:       3,
+// FUSED-NEXT:       9,
 // FUSED-NEXT:       1
 // FUSED-NEXT:     ],
 // FUSED-NEXT:     "kernel": "sigreg_projection",

@@ -295,9 +295,17 @@ ProjectionSchedule mlir::sigreg::chooseProjectionSchedule(
       s.splitProjection |= consumer.splitProjection;
     }
   }
-  s.chunkRows = projectionChunkRows(projectionChunk);
-  s.numChunks = llvm::divideCeilSigned<int64_t>(
-      dimSize(op.getType(), 0, dynamicSize), s.chunkRows);
+  // At most `projectionChunk` rows per chunk, fewer (down to 16) when the
+  // generator's grid, ceil(S / 256) x chunks blocks of 256 threads, would
+  // not fill the GPU: with 64-row chunks D = S = 1024 gave 64 blocks (ncu,
+  // docs/PERF-NOTES.md v19).
+  int64_t features = dimSize(op.getType(), 0, dynamicSize);
+  int64_t columnBlocks = llvm::divideCeilSigned<int64_t>(
+      dimSize(op.getType(), 1, dynamicSize), int64_t(256));
+  int64_t filling = features * columnBlocks / kTargetBlocks / 4 * 4;
+  s.chunkRows = projectionChunkRows(
+      std::min(projectionChunk, std::max<int64_t>(filling, 16)));
+  s.numChunks = llvm::divideCeilSigned<int64_t>(features, s.chunkRows);
   return s;
 }
 

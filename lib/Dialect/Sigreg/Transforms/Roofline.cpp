@@ -40,8 +40,9 @@
 //       statistics: a fused_ecf result reaching a fused_epilogue with
 //       reduction none, or any other consumer; a loss reduced over the
 //       slices reads hi words only), and the per-chunk sums of squares
-//       [C, S] f32, C = ceil(D / chunk), chunk = projection-chunk rounded up
-//       to a multiple of 4; FLOPs 2DS (square, add); the Philox/Box-Muller
+//       [C, S] f32, C = ceil(D / chunk), chunk = the projection schedule's
+//       rows (at most projection-chunk, fewer to fill the GPU, a multiple
+//       of 4); FLOPs 2DS (square, add); the Philox/Box-Muller
 //       draw is RNG work, 0 FLOPs as in the seed.
 //   sigreg.fused_ecf   projection_gemm: reads x (BD q(x)) and A (DS q(A)),
 //       or g (as written above) and the chunk sums when A is a

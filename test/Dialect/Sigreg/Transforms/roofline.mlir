@@ -40,13 +40,15 @@
 // 3409937*4 = 13639748, 71715*4 = 286860; total 47743184.
 //
 // Fused path (x bf16, seeded, SIMT kernel since 1*1*8 blocks < 66; 32 rows
-// per block, so one batch tile: no partials; 32 chunks of 64 rows of D):
+// per block, so one batch tile: no partials; 74 chunks of 28 rows of D, the
+// rows that let ceil(S/256) * chunks = 4 * 74 generator blocks fill the GPU,
+// 2048 * 4 / 264 -> 28):
 //   projection_generation  FLOPs 2DS                                = 4194304
-//                          bytes (DS + 32S) * 4 (g, chunk sums)     = 8519680
-//   projection_gemm        FLOPs 2BDS + 32S + S + BS
-//                              = 134217728 + 32768 + 1024 + 32768   = 134284288
-//                          bytes BD*2 + (DS + 32S)*4
-//                              = 131072 + 8519680                   = 8650752
+//                          bytes (DS + 74S) * 4 (g, chunk sums)     = 8691712
+//   projection_gemm        FLOPs 2BDS + 74S + S + BS
+//                              = 134217728 + 75776 + 1024 + 32768   = 134327296
+//                          bytes BD*2 + (DS + 74S)*4
+//                              = 131072 + 8691712                   = 8822784
 //   trig_reduction         FLOPs BS(1 + 6(P - 1) + 2P) + 2SP
 //                              = 32768 * 131 + 34816                = 4327424
 //                          bytes 2SP * 4 (cos/sin means)            = 139264
@@ -54,7 +56,7 @@
 //   epilogue               FLOPs 6SP + S + (S + 1)
 //                              = 104448 + 1024 + 1025               = 106497
 //                          bytes 2SP * 4 + 4                        = 139268
-//   total  FLOPs 142912513, bytes 17448964, intensity 8.1903
+//   total  FLOPs 142955521, bytes 17793028, intensity 8.0344
 //===----------------------------------------------------------------------===//
 
 // SEED-LABEL: remark: roofline: @blog path=naive q=2
@@ -72,11 +74,11 @@
 // NAIVE:       remark: total: flops=142322689 bytes=47743184 intensity=2.9810 sfu=1114112
 
 // FUSED-LABEL: remark: roofline: @blog path=fused q=per-type
-// FUSED:       remark: projection_generation: flops=4194304 bytes=8519680 intensity=0.4923
-// FUSED:       remark: projection_gemm: flops=134284288 bytes=8650752 intensity=15.5228
+// FUSED:       remark: projection_generation: flops=4194304 bytes=8691712 intensity=0.4826
+// FUSED:       remark: projection_gemm: flops=134327296 bytes=8822784 intensity=15.2250
 // FUSED:       remark: trig_reduction: flops=4327424 bytes=139264 intensity=31.0735 sfu=65536
 // FUSED:       remark: epilogue: flops=106497 bytes=139268 intensity=0.7647
-// FUSED:       remark: total: flops=142912513 bytes=17448964 intensity=8.1903 sfu=65536
+// FUSED:       remark: total: flops=142955521 bytes=17793028 intensity=8.0344 sfu=65536
 func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64) -> tensor<f32> {
   %loss = sigreg.loss %x seed(%seed) slices = 1024 points = 17 t_max = 3.0
       : tensor<32x2048xbf16> -> tensor<f32>
@@ -100,10 +102,10 @@ func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64) -> tensor<f32> {
 // Fused: 300 = 3 views x 100 rows; SIMT (3*2*1 blocks), 64 rows per block,
 // T = 2 batch tiles: the partials [2, 3, 40, 9] are written and read back,
 // so the ECF writes (4T + 2) VSP = 10 * 1080 f32 = 43200 bytes (an estimate
-// from the tile choice). Chunks: ceil(96 / 64) = 2.
-//   projection_generation  FLOPs 2 * 96 * 40 = 7680; bytes (3840 + 80) * 4 = 15680
-//   projection_gemm        FLOPs 2304000 + 80 + 40 + 12000 = 2316120
-//                          bytes 300*96*2 + 15680 = 73280
+// from the tile choice). Chunks: ceil(96 / 16) = 6 (16 rows, the fewest).
+//   projection_generation  FLOPs 2 * 96 * 40 = 7680; bytes (3840 + 240) * 4 = 16320
+//   projection_gemm        FLOPs 2304000 + 240 + 40 + 12000 = 2316280
+//                          bytes 300*96*2 + 16320 = 73920
 //   trig_reduction         FLOPs 12000 * (1 + 48 + 18) + 2160 = 806160
 //   epilogue               FLOPs 6720; bytes (2 * 1080 + 1) * 4 = 8644
 // With block-rows=16 (T = 7: (4*7 + 2) * 1080 * 4 = 129600 bytes) and
@@ -121,11 +123,11 @@ func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64) -> tensor<f32> {
 // NAIVE:       remark: total: flops=2648440 bytes=2834032 intensity=0.9345 sfu=216000
 
 // FUSED-LABEL: remark: roofline: @views_ragged path=fused
-// FUSED:       remark: projection_generation: flops=7680 bytes=15680 intensity=0.4898
-// FUSED:       remark: projection_gemm: flops=2316120 bytes=73280 intensity=31.6064
+// FUSED:       remark: projection_generation: flops=7680 bytes=16320 intensity=0.4706
+// FUSED:       remark: projection_gemm: flops=2316280 bytes=73920 intensity=31.3350
 // FUSED:       remark: trig_reduction: flops=806160 bytes=43200 intensity=18.6611 sfu=24000
 // FUSED:       remark: epilogue: flops=6720 bytes=8644 intensity=0.7774
-// FUSED:       remark: total: flops=3136680 bytes=140804 intensity=22.2769 sfu=24000
+// FUSED:       remark: total: flops=3136840 bytes=142084 intensity=22.0774 sfu=24000
 
 // SCHED-LABEL: remark: roofline: @views_ragged path=fused
 // SCHED:       remark: projection_generation: flops=7680 bytes=19200 intensity=0.4000
@@ -172,9 +174,10 @@ func.func @explicit(%x: tensor<2x50x64xbf16>, %a: tensor<64x24xbf16>) -> tensor<
 // slices, so the projection is not split (--convert-sigreg-to-gpu writes and
 // the MMA kernel reads the hi words only, ceil(63/2) * 1024 = 32768 of them;
 // a reduction = none loss would add as many lo words).
-// Default chunk 64: 1 chunk; g + sums (32768 + 1024) * 4 = 135168 bytes,
-//   intensity 129024 / 135168 = 0.9545; the GEMM reads 1024*63*2 + 135168 =
-//   264192 bytes, 133171200 / 264192 = 504.0698.
+// Default chunk: 16 rows (the fewest; 64 would give one generator block):
+//   4 chunks; g + sums (32768 + 4096) * 4 = 147456 bytes, intensity
+//   129024 / 147456 = 0.8750; the GEMM (FLOPs 2BDS + 4S + S + BS =
+//   133174272) reads 1024*63*2 + 147456 = 276480 bytes, 481.6778.
 // projection-chunk=3 is rounded up to 4 (whole Philox row groups): 16 chunks,
 //   (32768 + 16384) * 4 = 196608 bytes, 129024 / 196608 = 0.65625 (printed
 //   0.6562); the GEMM reads 129024 + 196608 = 325632 bytes,
@@ -182,8 +185,8 @@ func.func @explicit(%x: tensor<2x50x64xbf16>, %a: tensor<64x24xbf16>) -> tensor<
 //===----------------------------------------------------------------------===//
 
 // FUSED-LABEL: remark: roofline: @tensor_cores path=fused
-// FUSED:       remark: projection_generation: flops=129024 bytes=135168 intensity=0.9545
-// FUSED:       remark: projection_gemm: flops=133171200 bytes=264192 intensity=504.0698
+// FUSED:       remark: projection_generation: flops=129024 bytes=147456 intensity=0.8750
+// FUSED:       remark: projection_gemm: flops=133174272 bytes=276480 intensity=481.6778
 // FUSED:       remark: trig_reduction: flops=137398272 bytes=4595712 intensity=29.8971 sfu=2097152
 
 // SCHED-LABEL: remark: roofline: @tensor_cores path=fused
@@ -198,11 +201,11 @@ func.func @tensor_cores(%x: tensor<1024x63xbf16>, %seed: i64) -> tensor<f32> {
 
 // The same shape with reduction = none: per-slice statistics need the split,
 // so g is written and read as hi and lo words, 2 * 32768 of them: g + sums
-// (65536 + 1024) * 4 = 266240 bytes, 129024 / 266240 = 0.4846; the GEMM
-// reads 129024 + 266240 = 395264 bytes, 133171200 / 395264 = 336.9171.
+// (65536 + 4096) * 4 = 278528 bytes, 129024 / 278528 = 0.4632; the GEMM
+// reads 129024 + 278528 = 407552 bytes, 133174272 / 407552 = 326.7663.
 // FUSED-LABEL: remark: roofline: @tensor_cores_split path=fused
-// FUSED:       remark: projection_generation: flops=129024 bytes=266240 intensity=0.4846
-// FUSED:       remark: projection_gemm: flops=133171200 bytes=395264 intensity=336.9171
+// FUSED:       remark: projection_generation: flops=129024 bytes=278528 intensity=0.4632
+// FUSED:       remark: projection_gemm: flops=133174272 bytes=407552 intensity=326.7663
 func.func @tensor_cores_split(%x: tensor<1024x63xbf16>, %seed: i64) -> tensor<1024xf32> {
   %stats = sigreg.loss %x seed(%seed) slices = 1024 points = 17
       reduction = none : tensor<1024x63xbf16> -> tensor<1024xf32>
@@ -220,7 +223,7 @@ func.func @tensor_cores_split(%x: tensor<1024x63xbf16>, %seed: i64) -> tensor<10
 // NAIVE:       remark: total: flops=386913 bytes=720080 intensity=0.5373 sfu=52224
 
 // FUSED-LABEL: remark: roofline: @dynamic path=fused
-// FUSED:       remark: total: flops=508321 bytes=52228 intensity=9.7327 sfu=3072
+// FUSED:       remark: total: flops=508449 bytes=53252 intensity=9.5480 sfu=3072
 func.func @dynamic(%x: tensor<?x96xf32>, %seed: i64) -> tensor<f32> {
   %loss = sigreg.loss %x seed(%seed) slices = 32 points = 17
       : tensor<?x96xf32> -> tensor<f32>
@@ -258,14 +261,14 @@ func.func @distributed(%x: tensor<1x16x8xf32>, %seed: i64) -> tensor<f32> {
 // JSON-NEXT: "regions": {
 // JSON-NEXT:   "projection_generation": {
 // JSON-NEXT:     "flops": 4194304,
-// JSON-NEXT:     "bytes": 8519680,
-// JSON-NEXT:     "intensity": 0.49230769230769
+// JSON-NEXT:     "bytes": 8691712,
+// JSON-NEXT:     "intensity": 0.48256361922714
 // JSON-NEXT:     "sfu": 0
 // JSON:        "projection_gemm": {
-// JSON-NEXT:     "flops": 134284288,
+// JSON-NEXT:     "flops": 134327296,
 // JSON:        "total": {
-// JSON-NEXT:     "flops": 142912513,
-// JSON-NEXT:     "bytes": 17448964,
+// JSON-NEXT:     "flops": 142955521,
+// JSON-NEXT:     "bytes": 17793028,
 // JSON:      "function": "explicit",
 // JSON:        "projection_generation": {
 // JSON-NEXT:     "flops": 0,

@@ -134,7 +134,7 @@ def SigregRoofline : Pass<"sigreg-roofline"> {
     Option<"blockRows", "block-rows", "int64_t", "0",
            "Fused path: rows per fused ECF block, as --convert-sigreg-to-gpu (0: by shape)">,
     Option<"projectionChunk", "projection-chunk", "int64_t", "64",
-           "Fused path: rows of D per projection thread, as --convert-sigreg-to-gpu">,
+           "Fused path: most rows of D per projection thread, as --convert-sigreg-to-gpu">,
     Option<"tensorCores", "tensor-cores", "bool", "true",
            "Fused path: bf16/f16 ECF GEMMs may use the tensor-core kernel, as --convert-sigreg-to-gpu">
   ];
