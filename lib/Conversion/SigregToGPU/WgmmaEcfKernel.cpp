@@ -210,13 +210,14 @@ void emitTmaLoad(KernelBuilder &k, const WgmmaTypes &t, Value smem, Value full,
   }
 }
 
-/// Stage 2 of the one-tile kernel: the producer thread streams the tile's
-/// k-tiles through the ring.
+/// Stage 2: the producer thread streams one tile's k-tiles through the
+/// ring; `stepBase` counts the k-steps of the CTA's earlier tiles.
 void emitTmaProducer(KernelBuilder &k, const WgmmaTypes &t, Value smem,
                      Value full, Value empty, Value xMap, Value gMap,
-                     Value xRow0, Value s0, int64_t kTiles) {
+                     Value xRow0, Value s0, int64_t kTiles, Value stepBase) {
   k.forEach(k.idx(0), k.idx(kTiles), k.idx(1), [&](Value it) {
-    emitTmaLoad(k, t, smem, full, empty, xMap, gMap, xRow0, s0, it, it);
+    emitTmaLoad(k, t, smem, full, empty, xMap, gMap, xRow0, s0, it,
+                k.add(stepBase, it));
   });
 }
 
@@ -431,6 +432,30 @@ SmallVector<Value> emitEcfRow(KernelBuilder &k, int64_t P, Value yTile,
   return next;
 }
 
+/// The ECF sums of column `col` over rows [row0, row0 + count) of the y tile:
+/// `rowsPerStep` rows per iteration (independent recurrences interleaved),
+/// then the remainder one by one.
+SmallVector<Value> emitEcfRows(KernelBuilder &k, int64_t P, Value yTile,
+                               Value row0, Value count, Value col, Value scale,
+                               int64_t rowsPerStep) {
+  Value countN = arith::AndIOp::create(k.b, count, k.idx(~(rowsPerStep - 1)));
+  SmallVector<Value> init(2 * (P - 1), k.f32(0.0f));
+  SmallVector<Value> sums =
+      k.forEach(k.idx(0), countN, k.idx(rowsPerStep), init,
+                [&](Value r, ValueRange carried) {
+                  SmallVector<Value> next(carried.begin(), carried.end());
+                  for (int64_t h = 0; h < rowsPerStep; ++h)
+                    next =
+                        emitEcfRow(k, P, yTile, k.add(row0, k.add(r, k.idx(h))),
+                                   col, scale, next);
+                  return next;
+                });
+  return k.forEach(
+      countN, count, k.idx(1), sums, [&](Value r, ValueRange carried) {
+        return emitEcfRow(k, P, yTile, k.add(row0, r), col, scale, carried);
+      });
+}
+
 /// Writes a tile's ECF sums of slice `s` over `count` rows: the means when
 /// the batch is one tile, else the tile's partial sums.
 void emitEcfStore(KernelBuilder &k, const WgmmaEcfShape &sh,
@@ -480,24 +505,8 @@ void emitEcfColumns(KernelBuilder &k, const WgmmaTypes &t,
       arith::MaxSIOp::create(k.b, arith::SubIOp::create(k.b, count, row0),
                              k.idx(0)),
       k.idx(partRows));
-  Value countN =
-      arith::AndIOp::create(k.b, partCount, k.idx(~(kEcfRowsPerStep - 1)));
-
-  SmallVector<Value> init(2 * (P - 1), k.f32(0.0f));
   SmallVector<Value> sums =
-      k.forEach(k.idx(0), countN, k.idx(kEcfRowsPerStep), init,
-                [&](Value r, ValueRange carried) {
-                  SmallVector<Value> next(carried.begin(), carried.end());
-                  for (int64_t h = 0; h < kEcfRowsPerStep; ++h)
-                    next =
-                        emitEcfRow(k, P, yTile, k.add(row0, k.add(r, k.idx(h))),
-                                   col, scale, next);
-                  return next;
-                });
-  sums = k.forEach(
-      countN, partCount, k.idx(1), sums, [&](Value r, ValueRange carried) {
-        return emitEcfRow(k, P, yTile, k.add(row0, r), col, scale, carried);
-      });
+      emitEcfRows(k, P, yTile, row0, partCount, col, scale, kEcfRowsPerStep);
 
   Value first = k.lt(part, k.idx(1));
   if (parts == 2) {
@@ -572,8 +581,6 @@ void emitEcfWarpgroupTile(KernelBuilder &k, const WgmmaTypes &t,
                                          k.idx(0));
   Value count =
       k.min(k.idx(kRows), arith::SubIOp::create(k.b, k.idx(N), tile.m0));
-  Value countN =
-      arith::AndIOp::create(k.b, count, k.idx(~(kEcfWarpRowsPerStep - 1)));
   int64_t threads = ecfThreads(t.tiling);
   int64_t passes = (t.slices + threads - 1) / threads;
   k.forEach(k.idx(0), k.idx(passes), k.idx(1), [&](Value c) {
@@ -581,20 +588,8 @@ void emitEcfWarpgroupTile(KernelBuilder &k, const WgmmaTypes &t,
     k.ifThen(k.lt(col, k.idx(t.slices)), [&] {
       Value s = k.add(tile.s0, col);
       Value scale = emitColumnScale(k, sh, sumSq, s);
-      SmallVector<Value> init(2 * (P - 1), k.f32(0.0f));
-      SmallVector<Value> sums =
-          k.forEach(k.idx(0), countN, k.idx(kEcfWarpRowsPerStep), init,
-                    [&](Value r, ValueRange carried) {
-                      SmallVector<Value> next(carried.begin(), carried.end());
-                      for (int64_t h = 0; h < kEcfWarpRowsPerStep; ++h)
-                        next = emitEcfRow(k, P, yTile, k.add(r, k.idx(h)), col,
-                                          scale, next);
-                      return next;
-                    });
-      sums = k.forEach(countN, count, k.idx(1), sums,
-                       [&](Value r, ValueRange carried) {
-                         return emitEcfRow(k, P, yTile, r, col, scale, carried);
-                       });
+      SmallVector<Value> sums = emitEcfRows(k, P, yTile, k.idx(0), count, col,
+                                            scale, kEcfWarpRowsPerStep);
       k.ifThen(k.lt(s, k.idx(S)), [&] {
         emitEcfStore(k, sh, sums, count, s, tile.v, tile.batchTile, cosOut,
                      sinOut);
@@ -726,7 +721,7 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
       [&] {
         k.ifThen(kn.primary, [&] {
           emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
-                          xRow0, s0, kn.kTiles);
+                          xRow0, s0, kn.kTiles, k.idx(0));
         });
       },
       [&] {
@@ -792,11 +787,9 @@ mlir::sigreg::buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
     k.ifThen(k.lt(kn.tid, k.idx(8 * 32 + 1)), [&] {
       k.forEach(k.idx(0), myTiles, k.idx(1), [&](Value i) {
         WgmmaTile tile = tileOf(i);
-        k.forEach(k.idx(0), k.idx(kn.kTiles), k.idx(1), [&](Value it) {
-          emitTmaLoad(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
-                      tile.xRow0, tile.s0, it,
-                      k.add(k.mul(i, k.idx(kn.kTiles)), it));
-        });
+        emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
+                        tile.xRow0, tile.s0, kn.kTiles,
+                        k.mul(i, k.idx(kn.kTiles)));
       });
     });
     // Warps 9-11: the ECF of every tile, one tile behind the MMAs.
