@@ -172,6 +172,10 @@ def _ddp_worker(rank, world, init_file, x_full, A, knobs, out_dir):
         torch.save(dict(loss=loss.detach(), grad=shard.grad, ref_loss=ref.detach(), ref_grad=shard2.grad),
                    os.path.join(out_dir, f"rank{rank}.pt"))
     finally:
+        # Both ranks are past their last collective before either tears gloo down: without the
+        # barrier a rank could exit while the other's last send was in flight (once seen as a
+        # SIGABRT, "terminate called without an active exception", in CI on 2026-11-30).
+        dist.barrier()
         dist.destroy_process_group()
 
 
