@@ -298,13 +298,12 @@ struct MainloopResult {
 /// Stage 3: warpgroup `wg` (0 or 1) multiplies its 64 rows of every x tile
 /// with the whole g tile; the ring continues from global k-step `stepBase`
 /// with phase `parity0`. Each k-tile's MMAs run asynchronously; once the
-/// previous k-tile's are complete its stage goes back to the producer, and
-/// `afterRelease` (when given) runs with the released global step.
-MainloopResult
-emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t, Value smem, Value full,
-                  Value empty, Value xMap, Value gMap, Value wg, Value primary,
-                  int64_t kTiles, Value stepBase, Value parity0,
-                  const std::function<void(Value)> &afterRelease = nullptr) {
+/// previous k-tile's are complete its stage goes back to the producer.
+MainloopResult emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
+                                 Value smem, Value full, Value empty,
+                                 Value xMap, Value gMap, Value wg,
+                                 Value primary, int64_t kTiles, Value stepBase,
+                                 Value parity0) {
   MLIRContext *ctx = k.b.getContext();
   Value ticks = k.idx(10000000);
   Value one = arith::ConstantOp::create(k.b, k.b.getBoolAttr(true));
@@ -322,15 +321,10 @@ emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t, Value smem, Value full,
                                   gTileOffset(k, t, s), acc);
         // The MMAs of the previous k-tile are complete: hand its stage back
         // to the producer.
-        k.ifThen(k.lt(k.idx(0), step), [&] {
-          Value prev = k.sub(step, k.idx(1));
-          k.ifThen(primary, [&] {
-            nvgpu::MBarrierArriveOp::create(
-                k.b, nvgpu::MBarrierTokenType::get(ctx), empty,
-                k.rem(prev, k.idx(t.stages)));
-          });
-          if (afterRelease)
-            afterRelease(prev);
+        k.ifThen(k.land(primary, k.lt(k.idx(0), step)), [&] {
+          nvgpu::MBarrierArriveOp::create(
+              k.b, nvgpu::MBarrierTokenType::get(ctx), empty,
+              k.rem(k.sub(step, k.idx(1)), k.idx(t.stages)));
         });
         Value wraps = arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, s,
                                             k.idx(t.stages - 1));
