@@ -4,7 +4,7 @@
 # so that the GPU machine, which has no MLIR, runs them with sigreg-aot-run
 # (scripts/gpu-check.sh). Usage: scripts/build-gpu-artifacts.sh BUILD_DIR OUT_DIR [SET]
 #   SET: all (default: anchors, variants, hopper, single, grad and random) | anchors | quick | hopper |
-#        grad |
+#        grad | grad-fused |
 #        single | random | variants
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -47,11 +47,13 @@ MLIR
   fi
 }
 
-# emit_grad NAME V N D S P DTYPE CLIP CLIPVAL REDUCTION PROJ: the gradient dL/dx
-# (sigreg.loss_grad) of the same problem, naive pipeline (the backward has no
-# fused GPU lowering yet); validated against the float64 reference gradient.
+# emit_grad NAME V N D S P DTYPE CLIP CLIPVAL REDUCTION PROJ [PIPES]: the gradient
+# dL/dx (sigreg.loss_grad) of the same problem, through PIPES (naive, the
+# default, fused or both; the fused backward needs bf16/f16 and D, S multiples
+# of 8); validated against the float64 reference gradient.
 emit_grad() {
   local name=$1 V=$2 N=$3 D=$4 S=$5 P=$6 dt=$7 clip=$8 cv=$9 red=${10} proj=${11}
+  local pipes=${12:-naive}
   local xt gt dxt clipattr="" arg2 projuse
   if [ "$V" = 0 ]; then xt="tensor<${N}x${D}x${dt}>"; dxt="tensor<${N}x${D}xf32>"
   else xt="tensor<${V}x${N}x${D}x${dt}>"; dxt="tensor<${V}x${N}x${D}xf32>"; fi
@@ -67,7 +69,7 @@ func.func @sigreg(%x: ${xt}, ${arg2}, %g: ${gt}) -> ${dxt} {
   return %dx : ${dxt}
 }
 MLIR
-  "$run" "$src/$name.mlir" --target=cuda --compile-only --pipeline=naive \
+  "$run" "$src/$name.mlir" --target=cuda --compile-only --pipeline="$pipes" \
     --emit-artifact="$out/$name" > "$out/$name.compile.log" 2>&1 || {
     cat "$out/$name.compile.log"; echo "FAILED to compile $name"; exit 1; }
   cp "$src/$name.mlir" "$out/$name/source.mlir"
@@ -82,6 +84,21 @@ grad() {
   emit_grad grad-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed
   emit_grad grad-minimal-f32 4 256 16 256 17 f32 none 0 mean seed
   emit_grad grad-n300-f32-explicit 0 300 200 100 5 f32 clamp_min 0.5 sum explicit
+}
+
+# The fused GPU backward (issue 10): the anchors it applies to, views, ragged
+# N, every clip mode and reduction, both projection kinds, P from 3 to 33;
+# both pipelines, so that one run times the fused against the naive backward.
+grad_fused() {
+  emit_grad gradf-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed both
+  emit_grad gradf-mid-bf16 0 1024 1024 1024 17 bf16 none 0 mean seed both
+  emit_grad gradf-minimal-bf16 4 256 16 256 17 bf16 none 0 mean seed both
+  emit_grad gradf-large-bf16 0 8192 4096 4096 17 bf16 none 0 mean seed fused
+  emit_grad gradf-views-f16-zero-sum 3 37 136 72 9 f16 zero_below 0.9 sum seed both
+  emit_grad gradf-explicit-clamp-none 0 300 200 104 5 bf16 clamp_min 0.5 none explicit both
+  emit_grad gradf-p33-views-bf16 2 513 264 392 33 bf16 none 0 mean seed both
+  emit_grad gradf-p3-f16-explicit 0 1000 64 128 3 f16 none 0 sum explicit both
+  emit_grad gradf-n8192-d512-bf16 0 8192 512 1024 17 bf16 none 0 mean seed both
 }
 
 # The anchor configurations (docs/CONTRACT.md section 4; mean, no clip), bf16, f32.
@@ -195,8 +212,9 @@ case "$set_" in
          emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed ;;
   anchors) anchors ;;
   variants) variants ;;
-  all) anchors; variants; hopper; single; grad; random_set ;;
+  all) anchors; variants; hopper; single; grad; grad_fused; random_set ;;
   grad) grad ;;
+  grad-fused) grad_fused ;;
   hopper) hopper ;;
   random) random_set ;;
   single) single ;;

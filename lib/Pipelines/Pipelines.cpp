@@ -104,6 +104,7 @@ static void addDeviceLowering(OpPassManager &pm,
 void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
                                     const GpuPipelineOptions &options) {
   pm.addPass(createSigregDecompose());
+  pm.addPass(createSigregFuseEcfBackward());
   pm.addPass(createSigregFuseEcf());
   pm.addPass(createSigregFuseEpilogue());
   pm.addPass(createCanonicalizerPass());
@@ -116,9 +117,14 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   scheduleOpts.wgmmaPersistent = options.wgmmaPersistent;
   scheduleOpts.singleLaunch = options.singleLaunch;
   pm.addPass(createSigregChooseSchedule(scheduleOpts));
-  // Every fused op now carries its schedule: the lowering follows it (its
-  // own options are the fallback for IR without one).
-  pm.addPass(createConvertSigregToGPU());
+  // Every fused_ecf now carries its schedule: the lowering follows it (its
+  // own options are the fallback for IR without one). The fused backward has
+  // no schedule attribute yet: it needs to know the target has the Hopper
+  // kernels.
+  ConvertSigregToGPUOptions lowerOpts;
+  lowerOpts.tensorCores = options.tensorCores;
+  lowerOpts.hopper = scheduleOpts.hopper;
+  pm.addPass(createConvertSigregToGPU(lowerOpts));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   addDeviceLowering(pm, options);

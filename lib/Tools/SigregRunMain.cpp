@@ -433,12 +433,6 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
               const std::vector<double> &unclipped) {
   SmallVector<GpuPipelineKind> kinds;
   StringRef which = opts.pipeline;
-  // The backward has no fused GPU lowering yet: the naive pipeline runs it.
-  if (inputs.problem.gradient && which.empty())
-    which = "naive";
-  if (inputs.problem.gradient && which != "naive")
-    return fail("sigreg.loss_grad has no fused GPU lowering yet: use "
-                "--pipeline=naive");
   if (which.empty())
     which = opts.bench ? "both" : "fused";
   if (which == "fused" || which == "both")

@@ -73,6 +73,22 @@ gpu::GPUFuncOp mlir::sigreg::buildEcfFinalizeKernel(OpBuilder &b, Location loc,
   return func;
 }
 
+/// T[v, s] = count * sum_p w_p ((c - phi_p)^2 + s^2), unclipped.
+static Value emitUnclippedStatistic(KernelBuilder &k,
+                                    const IntegrationGrid &grid, Value cosIn,
+                                    Value sinIn, Value v, Value s,
+                                    Value count) {
+  Value dot = k.f32(0.0f);
+  for (size_t p = 0; p < grid.w.size(); ++p) {
+    Value c = k.load(cosIn, {v, s, k.idx(p)});
+    Value sn = k.load(sinIn, {v, s, k.idx(p)});
+    Value d = k.subf(c, k.f32(static_cast<float>(grid.phi[p])));
+    Value err = k.addf(k.mulf(d, d), k.mulf(sn, sn));
+    dot = k.addf(dot, k.mulf(err, k.f32(static_cast<float>(grid.w[p]))));
+  }
+  return k.mulf(dot, count);
+}
+
 //===----------------------------------------------------------------------===//
 // Epilogue. T[v, s] = count * sum_p w_p ((c - phi_p)^2 + s^2), clipped, with
 // phi and w folded in as constants (P is static).
@@ -101,15 +117,7 @@ mlir::sigreg::buildEpilogueKernel(OpBuilder &b, Location loc,
   Value clipV = k.f32(static_cast<float>(sh.clipValue));
 
   auto statistic = [&](Value v, Value s) {
-    Value dot = k.f32(0.0f);
-    for (int64_t p = 0; p < P; ++p) {
-      Value c = k.load(cosIn, {v, s, k.idx(p)});
-      Value sn = k.load(sinIn, {v, s, k.idx(p)});
-      Value d = k.subf(c, k.f32(static_cast<float>(grid.phi[p])));
-      Value err = k.addf(k.mulf(d, d), k.mulf(sn, sn));
-      dot = k.addf(dot, k.mulf(err, k.f32(static_cast<float>(grid.w[p]))));
-    }
-    Value stat = k.mulf(dot, count);
+    Value stat = emitUnclippedStatistic(k, grid, cosIn, sinIn, v, s, count);
     if (sh.clip == ClipMode::clamp_min)
       return Value(arith::MaximumFOp::create(k.b, stat, clipV));
     if (sh.clip == ClipMode::zero_below)
@@ -149,6 +157,58 @@ mlir::sigreg::buildEpilogueKernel(OpBuilder &b, Location loc,
     if (sh.reduction == Reduction::mean)
       total = k.divf(total, k.f32(static_cast<float>(V * S)));
     k.store(total, outArg, {});
+  });
+  return func;
+}
+
+//===----------------------------------------------------------------------===//
+// ECF cotangent (docs/CONTRACT.md section 2), one thread per (v, s): with r
+// the reduction's factor (grad / (V S), grad, or grad[v, s]) and the clip
+// gate (0 when the clip replaced T, T < clip_value),
+//   dcos[v, s, p] = 2 r gate count w_p (c - phi_p),
+//   dsin[v, s, p] = 2 r gate count w_p s.
+//===----------------------------------------------------------------------===//
+
+gpu::GPUFuncOp
+mlir::sigreg::buildEcfCotangentKernel(OpBuilder &b, Location loc,
+                                      const EpilogueKernelShape &sh) {
+  int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints;
+  bool none = sh.reduction == Reduction::none;
+  MemRefType ecf = f32Memref(b, {V, S, P});
+  MemRefType grad = none ? f32Memref(b, {V, S}) : f32Memref(b, {});
+  auto func = createKernel(b, loc, "sigreg_ecf_cotangent", "backward_epilogue",
+                           {ecf, ecf, grad, ecf, ecf}, {});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder k(loc, b);
+  IntegrationGrid grid = computeIntegrationGrid(P, sh.tMax);
+  Value cosIn = func.getArgument(0), sinIn = func.getArgument(1),
+        gradIn = func.getArgument(2), dcos = func.getArgument(3),
+        dsin = func.getArgument(4);
+  Value count = k.f32(static_cast<float>(sh.globalCount));
+  Value e = k.add(k.mul(k.blockId(Dimension::x), k.idx(kBlockThreads)),
+                  k.threadId(Dimension::x));
+  k.ifThen(k.lt(e, k.idx(V * S)), [&] {
+    Value v = k.div(e, k.idx(S)), s = k.rem(e, k.idx(S));
+    Value r = none ? k.load(gradIn, {v, s}) : k.load(gradIn, {});
+    if (sh.reduction == Reduction::mean)
+      r = k.divf(r, k.f32(static_cast<float>(V * S)));
+    if (sh.clip != ClipMode::none) {
+      Value stat = emitUnclippedStatistic(k, grid, cosIn, sinIn, v, s, count);
+      Value clipped =
+          arith::CmpFOp::create(k.b, arith::CmpFPredicate::OLT, stat,
+                                k.f32(static_cast<float>(sh.clipValue)));
+      r = k.select(clipped, k.f32(0.0f), r);
+    }
+    Value factor = k.mulf(k.mulf(r, count), k.f32(2.0f));
+    for (int64_t p = 0; p < P; ++p) {
+      Value wf = k.mulf(factor, k.f32(static_cast<float>(grid.w[p])));
+      Value c = k.load(cosIn, {v, s, k.idx(p)});
+      Value sn = k.load(sinIn, {v, s, k.idx(p)});
+      k.store(k.mulf(wf, k.subf(c, k.f32(static_cast<float>(grid.phi[p])))),
+              dcos, {v, s, k.idx(p)});
+      k.store(k.mulf(wf, sn), dsin, {v, s, k.idx(p)});
+    }
   });
   return func;
 }

@@ -117,6 +117,30 @@ int64_t wgmmaDynamicSharedBytes(const WgmmaTiling &tiling);
 gpu::GPUFuncOp buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
                                                   const WgmmaEcfShape &shape);
 
+/// The backward's ECF kernel (WgmmaEcfKernel.cpp): the forward kernel's
+/// tiles, grid and stages 1-4 (y recomputed by TMA + wgmma), then dL/dy
+/// formed per element from the ECF cotangents (emitEcfGradColumns):
+/// (xMap, gMap, [sumSq], dcos, dsin : [V, S, P], gradOut : memref<(V*N) x S
+/// x inputElement>) with gradOut = dL/dy / ||g_s|| (seeded) or dL/dy.
+gpu::GPUFuncOp buildEcfGradWgmmaKernel(OpBuilder &b, Location loc,
+                                       const WgmmaEcfShape &shape);
+
+/// The backward GEMM dx = G g^T on the Hopper kernel's machinery with a
+/// K-major B operand: G [rows, S] (the ECF-grad kernel's output, boxes of
+/// 128 x 64) times g [D, S] (boxes of tiling.slices x 64), K = S; CTA tile
+/// 128 rows x tiling.slices features, grid (ceil(D / tiling.slices),
+/// ceil(rows / 128)).
+struct ProjectTransposeShape {
+  int64_t rows, featureDim, numSlices;
+  Type inputElement;
+  WgmmaTiling tiling;
+};
+/// (gradMap, gMap : !llvm.ptr to 128-byte tensor maps, dx : memref<rows x D
+/// x f32>).
+gpu::GPUFuncOp
+buildProjectTransposeWgmmaKernel(OpBuilder &b, Location loc,
+                                 const ProjectTransposeShape &sh);
+
 /// (cosPart, sinPart : [T, V, S, P], or [T, V, P, S] when `sliceMajor`;
 /// cos, sin : [V, S, P]): fixed-order sum over the tiles, divided by the
 /// batch size.
@@ -136,6 +160,13 @@ struct EpilogueKernelShape {
 /// (cos, sin : [V, S, P], out : memref<f32> or memref<VxSxf32>).
 gpu::GPUFuncOp buildEpilogueKernel(OpBuilder &b, Location loc,
                                    const EpilogueKernelShape &shape);
+
+/// The backward of the statistic, clip and reduction
+/// (sigreg.ecf_cotangent), one thread per (v, s): (cos, sin : [V, S, P],
+/// grad : memref<f32> or memref<VxSxf32> for reduction none, dcos, dsin :
+/// [V, S, P]).
+gpu::GPUFuncOp buildEcfCotangentKernel(OpBuilder &b, Location loc,
+                                       const EpilogueKernelShape &shape);
 
 /// The whole forward (projection -> fused ECF -> one-rank all-reduce ->
 /// epilogue) in one launch, SingleLaunchKernel.cpp: block = (blockSlices

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <limits>
@@ -89,6 +90,11 @@ private:
   LogicalResult lowerProjection(OpBuilder &b, ProjectionOp proj);
   LogicalResult lowerFusedEcf(OpBuilder &b, FusedEcfOp ecf);
   LogicalResult lowerEpilogue(OpBuilder &b, FusedEpilogueOp epi);
+  LogicalResult lowerEcfCotangent(OpBuilder &b, EcfCotangentOp op);
+  LogicalResult lowerFusedEcfBackward(OpBuilder &b, FusedEcfBackwardOp op);
+  SmallVector<Value> tensorMapArgs(OpBuilder &b, Location loc,
+                                   gpu::GPUFuncOp kernel,
+                                   ArrayRef<Value> buffers);
   LogicalResult lowerReturn(OpBuilder &b, func::ReturnOp ret);
   struct SeededProjection;
   LogicalResult lowerSingleLaunch(OpBuilder &b, FusedEpilogueOp epi);
@@ -175,6 +181,18 @@ LogicalResult FunctionLowering::checkGridLimits(Operation *op) {
                                         kBlockThreads),
                                 1, 1)));
   }
+  if (auto bwd = dyn_cast<FusedEcfBackwardOp>(op)) {
+    auto in = bwd.getInput().getType();
+    if (!in.hasStaticShape())
+      return success();
+    int64_t V = in.getDimSize(0), N = in.getDimSize(1), D = in.getDimSize(2);
+    return failure(
+        failed(check("ECF gradient",
+                     ceilDiv(bwd.getDcos().getType().getDimSize(1), 128),
+                     ceilDiv(N, kWgmmaRows), V)) ||
+        failed(check("backward GEMM", ceilDiv(D, kWgmmaTileSlices),
+                     ceilDiv(V * N, kWgmmaRows), 1)));
+  }
   if (auto epi = dyn_cast<FusedEpilogueOp>(op)) {
     auto c = epi.getCos().getType();
     if (!c.hasStaticShape())
@@ -187,14 +205,16 @@ LogicalResult FunctionLowering::checkGridLimits(Operation *op) {
 }
 
 LogicalResult FunctionLowering::checkSupported() {
-  // The backward first: its ops also use the forward's values in ways the
-  // fused lowering rejects, and this is the error that explains why.
+  // The unfused backward first: its ops also use the forward's values in
+  // ways the fused lowering rejects, and this is the error that explains why.
   WalkResult backward = oldFunc.walk([&](Operation *op) {
-    if (!isa<EcfCotangentOp, EcfGradOp, ProjectTransposeOp>(op))
+    if (!isa<EcfGradOp, ProjectTransposeOp>(op))
       return WalkResult::advance();
-    op->emitOpError("is part of the backward, which has no fused GPU lowering "
-                    "yet: lower it through the naive GPU pipeline "
-                    "(--sigreg-naive-gpu-pipeline)");
+    op->emitOpError("has no GPU lowering in the fused pipeline: run "
+                    "--sigreg-fuse-ecf-backward first (it fuses "
+                    "project_transpose(ecf_grad(project(x, A)), A)), or lower "
+                    "through the naive GPU pipeline (--sigreg-naive-gpu-"
+                    "pipeline)");
     return WalkResult::interrupt();
   });
   if (backward.wasInterrupted())
@@ -220,8 +240,9 @@ LogicalResult FunctionLowering::checkSupported() {
       return WalkResult::interrupt();
     }
     if (!isa<ProjectionOp, FusedEcfOp, AllReduceMeanOp, FusedEpilogueOp,
-             tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::DimOp,
-             arith::ConstantOp, func::ReturnOp>(op)) {
+             EcfCotangentOp, FusedEcfBackwardOp, tensor::ExpandShapeOp,
+             tensor::CollapseShapeOp, tensor::DimOp, arith::ConstantOp,
+             func::ReturnOp>(op)) {
       op->emitOpError("cannot be lowered by --convert-sigreg-to-gpu");
       return WalkResult::interrupt();
     }
@@ -241,11 +262,15 @@ LogicalResult FunctionLowering::checkSupported() {
         auto ecf = dyn_cast<FusedEcfOp>(use.getOwner());
         if (ecf && ecf.getProjection() == use.get())
           continue;
+        auto bwd = dyn_cast<FusedEcfBackwardOp>(use.getOwner());
+        if (bwd && bwd.getProjection() == use.get())
+          continue;
         InFlightDiagnostic diag =
             proj.emitOpError("result is used by '")
             << use.getOwner()->getName()
             << "': --convert-sigreg-to-gpu supports a seeded projection only "
-               "as the projection operand of sigreg.fused_ecf (A itself is "
+               "as the projection operand of sigreg.fused_ecf and "
+               "sigreg.fused_ecf_backward (A itself is "
                "never materialized on the GPU; pass it with "
                "projection(...) or lower through the naive pipeline)";
         diag.attachNote(use.getOwner()->getLoc()) << "used here";
@@ -333,6 +358,10 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
   }
   if (auto epi = dyn_cast<FusedEpilogueOp>(op))
     return lowerEpilogue(b, epi);
+  if (auto cot = dyn_cast<EcfCotangentOp>(op))
+    return lowerEcfCotangent(b, cot);
+  if (auto bwd = dyn_cast<FusedEcfBackwardOp>(op))
+    return lowerFusedEcfBackward(b, bwd);
   if (auto ret = dyn_cast<func::ReturnOp>(op))
     return lowerReturn(b, ret);
   return op->emitOpError("cannot be lowered by --convert-sigreg-to-gpu");
@@ -529,6 +558,172 @@ void FunctionLowering::finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
   map.map(ecf.getSin(), sinOut);
 }
 
+/// The tensor-map arguments of a Hopper kernel whose first arguments take
+/// tensor maps of `buffers`: each an nvgpu.tma.create.descriptor (encoded by
+/// the runtime from the bound buffer) with the box of the kernel's
+/// descriptor type, passed as a pointer to a by-value parameter.
+SmallVector<Value> FunctionLowering::tensorMapArgs(OpBuilder &b, Location loc,
+                                                   gpu::GPUFuncOp kernel,
+                                                   ArrayRef<Value> buffers) {
+  // The kernel casts each tensor-map argument to its descriptor type.
+  auto descriptorType = [&](unsigned index) {
+    for (Operation *user : kernel.getArgument(index).getUsers())
+      if (auto c = dyn_cast<UnrealizedConversionCastOp>(user))
+        return cast<nvgpu::TensorMapDescriptorType>(c.getResultTypes()[0]);
+    llvm_unreachable("tensor-map argument without its descriptor cast");
+  };
+  SmallVector<Value> args;
+  for (auto [index, buffer] : llvm::enumerate(buffers)) {
+    auto type = descriptorType(index);
+    auto memref = cast<MemRefType>(buffer.getType());
+    Value unranked =
+        memref::CastOp::create(b, loc,
+                               UnrankedMemRefType::get(memref.getElementType(),
+                                                       memref.getMemorySpace()),
+                               buffer);
+    SmallVector<Value> box;
+    for (int64_t d : type.getTensor().getShape())
+      box.push_back(arith::ConstantIndexOp::create(b, loc, d));
+    Value desc =
+        nvgpu::TmaCreateDescriptorOp::create(b, loc, type, unranked, box);
+    args.push_back(UnrealizedConversionCastOp::create(
+                       b, loc, kernel.getArgumentTypes()[index], desc)
+                       .getResult(0));
+  }
+  return args;
+}
+
+/// The ECF cotangent kernel (backward of the statistic, clip and
+/// reduction).
+LogicalResult FunctionLowering::lowerEcfCotangent(OpBuilder &b,
+                                                  EcfCotangentOp op) {
+  Location loc = op.getLoc();
+  std::optional<int64_t> count =
+      getConstantIntValue(map.lookup(op.getGlobalCount()));
+  if (!count)
+    return op.emitOpError("needs a constant global count on the GPU");
+  auto cType = op.getCos().getType();
+  EpilogueKernelShape sh{cType.getDimSize(0),
+                         cType.getDimSize(1),
+                         cType.getDimSize(2),
+                         op.getTMax().convertToDouble(),
+                         *count,
+                         op.getClip(),
+                         op.getClipValue().convertToDouble(),
+                         op.getReduction()};
+  MemRefType ecf = toMemref(cType);
+  Value dcos = memref::AllocOp::create(b, loc, ecf);
+  Value dsin = memref::AllocOp::create(b, loc, ecf);
+  OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+  gpu::GPUFuncOp kernel = addKernel(buildEcfCotangentKernel(kb, loc, sh));
+  createLaunch(b, loc, kernel,
+               {llvm::divideCeilSigned<int64_t>(sh.numViews * sh.numSlices,
+                                                kBlockThreads),
+                1, 1},
+               kBlockThreads,
+               {map.lookup(op.getCos()), map.lookup(op.getSin()),
+                map.lookup(op.getGrad()), dcos, dsin});
+  map.map(op.getDcos(), dcos);
+  map.map(op.getDsin(), dsin);
+  return success();
+}
+
+/// The fused backward on the Hopper machinery (docs/BACKWARD.md): the ECF
+/// gradient kernel recomputes y per 128-row tile and writes G = dL/dy
+/// (divided by ||g_s|| when seeded) in the input's 16-bit type, [V * N, S];
+/// the backward GEMM then forms dx = G g^T, K = S, into the result.
+LogicalResult FunctionLowering::lowerFusedEcfBackward(OpBuilder &b,
+                                                      FusedEcfBackwardOp op) {
+  Location loc = op.getLoc();
+  auto inType = op.getInput().getType();
+  int64_t V = inType.getDimSize(0), N = inType.getDimSize(1),
+          D = inType.getDimSize(2);
+  int64_t S = op.getProjection().getType().getDimSize(1),
+          P = op.getDcos().getType().getDimSize(2);
+  Type elem = inType.getElementType();
+  auto fail = [&]() {
+    return op.emitOpError("has no fused GPU lowering for this problem: ");
+  };
+  if (!schedule.hopper || !schedule.tensorCores)
+    return fail() << "the fused backward runs on the Hopper kernels only "
+                     "(chip sm_90a with tensor cores); lower through "
+                     "--sigreg-naive-gpu-pipeline";
+  if (!elem.isBF16() && !elem.isF16())
+    return fail() << "it needs bf16 or f16 input, got " << elem
+                  << "; lower through --sigreg-naive-gpu-pipeline";
+  if (D % 8 || S % 8)
+    return fail() << "TMA needs D and S multiples of 8, got D = " << D
+                  << ", S = " << S
+                  << "; lower through --sigreg-naive-gpu-pipeline";
+  if (double err = fusedBackwardError(op); err > kFusedBackwardErrorBudget)
+    return fail() << "its estimated error with 16-bit roundings ("
+                  << llvm::formatv("{0:e1}", err).str() << ", N = " << N
+                  << ", D = " << D << ") exceeds the "
+                  << kFusedBackwardErrorBudget
+                  << " gradient tolerance; lower through "
+                     "--sigreg-naive-gpu-pipeline";
+  auto seeded = seededProjections.find(op.getProjection());
+  Value g;
+  if (seeded != seededProjections.end()) {
+    auto gType = cast<MemRefType>(seeded->second.g.getType());
+    if (gType.getElementType() != elem || gType.getShape() != ArrayRef{D, S})
+      return fail() << "its seeded projection is also read by a forward "
+                       "kernel that needs g in another layout than the "
+                       "row-major 16-bit one of the Hopper kernels";
+    g = seeded->second.g;
+  } else {
+    if (op.getProjection().getType().getElementType() != elem)
+      return fail() << "it needs an explicit projection of the input's type "
+                    << elem;
+    g = map.lookup(op.getProjection());
+  }
+  bool isSeeded = seeded != seededProjections.end();
+  int64_t batchTiles = llvm::divideCeilSigned<int64_t>(N, kWgmmaRows);
+  // 256-slice tiles where they give every multiprocessor one, else 128.
+  int64_t slices =
+      V * batchTiles * llvm::divideCeilSigned<int64_t>(S, kWgmmaTileSlices) >=
+              kTargetBlocks / 2
+          ? kWgmmaTileSlices
+          : 128;
+  WgmmaEcfShape w{V,
+                  N,
+                  D,
+                  S,
+                  P,
+                  op.getTMax().convertToDouble(),
+                  elem,
+                  isSeeded,
+                  isSeeded ? seeded->second.chunks : 0,
+                  getWgmmaTiling(slices)};
+  OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+  Value x = map.lookup(op.getInput());
+  Value rows = memref::CollapseShapeOp::create(
+      b, loc, x, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+  Value grad =
+      memref::AllocOp::create(b, loc, MemRefType::get({V * N, S}, elem));
+  gpu::GPUFuncOp ecfGrad = addKernel(buildEcfGradWgmmaKernel(kb, loc, w));
+  SmallVector<Value> args = tensorMapArgs(b, loc, ecfGrad, {rows, g});
+  if (isSeeded)
+    args.push_back(seeded->second.sumSq);
+  args.append({map.lookup(op.getDcos()), map.lookup(op.getDsin()), grad});
+  createLaunch(b, loc, ecfGrad, {w.numSliceTiles(), w.numBatchTiles(), V},
+               w.tiling.threads, args, wgmmaDynamicSharedBytes(w.tiling));
+
+  ProjectTransposeShape t{V * N, D, S, elem, getWgmmaTiling(kWgmmaTileSlices)};
+  gpu::GPUFuncOp gemm = addKernel(buildProjectTransposeWgmmaKernel(kb, loc, t));
+  Value dx = destination(b, op.getResult());
+  Value dxRows = memref::CollapseShapeOp::create(
+      b, loc, dx, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+  args = tensorMapArgs(b, loc, gemm, {grad, g});
+  args.push_back(dxRows);
+  createLaunch(b, loc, gemm,
+               {llvm::divideCeilSigned<int64_t>(D, t.tiling.slices),
+                llvm::divideCeilSigned<int64_t>(V * N, kWgmmaRows), 1},
+               t.tiling.threads, args, wgmmaDynamicSharedBytes(t.tiling));
+  map.map(op.getResult(), dx);
+  return success();
+}
+
 /// Host side of the Hopper kernel: x viewed as [V * N, D] and the 16-bit
 /// projection [D, S] get tensor maps (nvgpu.tma.create.descriptor, encoded
 /// by the runtime from the bound buffers), passed to the kernel as pointers
@@ -557,32 +752,7 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
   Value rows = memref::CollapseShapeOp::create(
       b, loc, x, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
   Value projection = seeded ? seeded->g : map.lookup(ecf.getProjection());
-  // The kernel casts each tensor-map argument to its descriptor type.
-  auto descriptorType = [&](unsigned index) {
-    for (Operation *user : kernel.getArgument(index).getUsers())
-      if (auto c = dyn_cast<UnrealizedConversionCastOp>(user))
-        return cast<nvgpu::TensorMapDescriptorType>(c.getResultTypes()[0]);
-    llvm_unreachable("tensor-map argument without its descriptor cast");
-  };
-  SmallVector<Value> args;
-  SmallVector<Value, 2> mapped = {rows, projection};
-  for (auto [index, buffer] : llvm::enumerate(mapped)) {
-    auto type = descriptorType(index);
-    auto memref = cast<MemRefType>(buffer.getType());
-    Value unranked =
-        memref::CastOp::create(b, loc,
-                               UnrankedMemRefType::get(memref.getElementType(),
-                                                       memref.getMemorySpace()),
-                               buffer);
-    SmallVector<Value> box;
-    for (int64_t d : type.getTensor().getShape())
-      box.push_back(arith::ConstantIndexOp::create(b, loc, d));
-    Value desc =
-        nvgpu::TmaCreateDescriptorOp::create(b, loc, type, unranked, box);
-    args.push_back(UnrealizedConversionCastOp::create(
-                       b, loc, kernel.getArgumentTypes()[index], desc)
-                       .getResult(0));
-  }
+  SmallVector<Value> args = tensorMapArgs(b, loc, kernel, {rows, projection});
   if (seeded)
     args.push_back(seeded->sumSq);
   // Persistent: one CTA per multiprocessor (at most one per tile).

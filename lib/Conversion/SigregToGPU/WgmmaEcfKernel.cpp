@@ -95,10 +95,18 @@ struct WgmmaTypes {
   nvgpu::TensorMapDescriptorType xMap, gMap;
   nvgpu::WarpgroupAccumulatorType acc;
 
-  WgmmaTypes(MLIRContext *ctx, Type elem, WgmmaTiling tiling)
+  /// The B operand is K-major ([slices][tileK] boxes, wgmma without
+  /// transpose): the backward GEMM's g [D, S], read with S as K. Otherwise
+  /// N-major ([tileK][64] boxes, transposed): the forward's g [D, S] with D
+  /// as K.
+  bool kMajorB;
+
+  WgmmaTypes(MLIRContext *ctx, Type elem, WgmmaTiling tiling,
+             bool kMajorB = false)
       : tiling(tiling), slices(tiling.slices), stages(tiling.stages),
         tileK(tiling.tileK), xTileBytes(kRows * tiling.tileK * 2),
-        gTileBytes(tiling.tileK * tiling.slices * 2), elem(elem) {
+        gTileBytes(tiling.tileK * tiling.slices * 2), elem(elem),
+        kMajorB(kMajorB) {
     workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     smemBytes = MemRefType::get({ShapedType::kDynamic},
                                 IntegerType::get(ctx, 8), nullptr, workgroup);
@@ -117,7 +125,7 @@ struct WgmmaTypes {
           nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
     };
     xMap = tmap({kRows, tileK});
-    gMap = tmap({tileK, kGBoxSlices});
+    gMap = kMajorB ? tmap({slices, tileK}) : tmap({tileK, kGBoxSlices});
     acc = nvgpu::WarpgroupAccumulatorType::get(
         ctx, VectorType::get({64, slices}, Float32Type::get(ctx)));
   }
@@ -200,6 +208,13 @@ void emitTmaLoad(KernelBuilder &k, const WgmmaTypes &t, Value smem, Value full,
       smemView(k, smem, xTileOffset(k, t, s), t.tile({kRows, t.tileK}, t.elem));
   nvgpu::TmaAsyncLoadOp::create(k.b, xTile, full, xMap, ValueRange{k0, xRow0},
                                 s, Value(), Value());
+  if (t.kMajorB) {
+    Value gTile = smemView(k, smem, gTileOffset(k, t, s),
+                           t.tile({t.slices, t.tileK}, t.elem));
+    nvgpu::TmaAsyncLoadOp::create(k.b, gTile, full, gMap, ValueRange{k0, s0}, s,
+                                  Value(), Value());
+    return;
+  }
   for (int64_t j = 0; j < t.slices / kGBoxSlices; ++j) {
     Value off =
         k.add(gTileOffset(k, t, s), k.idx(j * t.tileK * kGBoxSlices * 2));
@@ -248,6 +263,42 @@ Value swizzle64Descriptor(KernelBuilder &k,
   return UnrealizedConversionCastOp::create(k.b, type, desc).getResult(0);
 }
 
+/// The wait_group count of single-k16 op `j` of `ops` in a k-tile: the first
+/// ops wait for nothing (at most ops + j + 1 groups pending), the last for
+/// the previous k-tile's ops.
+uint64_t kTileWaitGroup(int64_t j, int64_t ops) {
+  return j + 1 == ops ? ops : ops + j + 1;
+}
+
+/// emitKTileMma with a K-major B tile [t.slices][64 k] (128-byte swizzle,
+/// like the x tile): one k16 wgmma per 16-deep step, both descriptors
+/// generated 32 bytes further along the rows for each step (upstream steps
+/// the B descriptor by whole rows, right only for an N-major B).
+Value emitKMajorKTileMma(KernelBuilder &k, const WgmmaTypes &t, Value smem,
+                         Value xMap, Value gMap, Value xOff, Value gOff,
+                         Value acc) {
+  MLIRContext *ctx = k.b.getContext();
+  int64_t ops = t.tileK / 16;
+  auto xDescType =
+      nvgpu::WarpgroupMatrixDescriptorType::get(ctx, t.tile({64, 16}, t.elem));
+  auto gDescType = nvgpu::WarpgroupMatrixDescriptorType::get(
+      ctx, t.tile({16, t.slices}, t.elem));
+  for (int64_t j = 0; j < ops; ++j) {
+    Value xAt = k.add(xOff, k.idx(j * 32));
+    Value gAt = k.add(gOff, k.idx(j * 32));
+    Value xDesc = nvgpu::WarpgroupGenerateDescriptorOp::create(
+        k.b, xDescType, smemView(k, smem, xAt, t.tile({64, 16}, t.elem)), xMap);
+    Value gDesc = nvgpu::WarpgroupGenerateDescriptorOp::create(
+        k.b, gDescType, smemView(k, smem, gAt, t.tile({16, t.slices}, t.elem)),
+        gMap);
+    acc = nvgpu::WarpgroupMmaOp::create(k.b, t.acc, xDesc, gDesc,
+                                        kTileWaitGroup(j, ops),
+                                        /*transposeA=*/UnitAttr(),
+                                        /*transposeB=*/UnitAttr(), acc);
+  }
+  return acc;
+}
+
 /// The MMAs of one k-tile: this warpgroup's 64 rows of the x tile at byte
 /// `xOff` times the g tile at `gOff`, added to `acc`, asynchronously; returns
 /// once the previous k-tile's MMAs are complete. A 64-deep k-tile is one
@@ -261,6 +312,8 @@ Value swizzle64Descriptor(KernelBuilder &k,
 Value emitKTileMma(KernelBuilder &k, const WgmmaTypes &t, Value smem,
                    Value xMap, Value gMap, Value xOff, Value gOff, Value acc) {
   MLIRContext *ctx = k.b.getContext();
+  if (t.kMajorB)
+    return emitKMajorKTileMma(k, t, smem, xMap, gMap, xOff, gOff, acc);
   int64_t ops = t.tileK == 64 ? 1 : t.tileK / 16;
   int64_t depth = t.tileK / ops;
   auto xDescType = nvgpu::WarpgroupMatrixDescriptorType::get(
@@ -281,8 +334,8 @@ Value emitKTileMma(KernelBuilder &k, const WgmmaTypes &t, Value smem,
             : swizzle64Descriptor(k, xDescType, smem, xAt);
     Value gDesc = nvgpu::WarpgroupGenerateDescriptorOp::create(k.b, gDescType,
                                                                gTile, gMap);
-    uint64_t waitGroup = j + 1 == ops ? ops : ops + j + 1;
-    acc = nvgpu::WarpgroupMmaOp::create(k.b, t.acc, xDesc, gDesc, waitGroup,
+    acc = nvgpu::WarpgroupMmaOp::create(k.b, t.acc, xDesc, gDesc,
+                                        kTileWaitGroup(j, ops),
                                         /*transposeA=*/UnitAttr(),
                                         /*transposeB=*/k.b.getUnitAttr(), acc);
   }
@@ -593,6 +646,97 @@ void emitEcfWarpgroupTile(KernelBuilder &k, const WgmmaTypes &t,
   nvgpu::MBarrierArriveOp::create(
       k.b, nvgpu::MBarrierTokenType::get(k.b.getContext()), yEmpty, k.idx(0));
 }
+
+/// Calls `row(r)` for r in [row0, row0 + count): `step` rows per iteration
+/// (independent rows the scheduler can interleave), then the remainder.
+void forEachRow(KernelBuilder &k, Value row0, Value count, int64_t step,
+                function_ref<void(Value)> row) {
+  Value countN = arith::AndIOp::create(k.b, count, k.idx(~(step - 1)));
+  k.forEach(k.idx(0), countN, k.idx(step), [&](Value r) {
+    for (int64_t h = 0; h < step; ++h)
+      row(k.add(row0, k.add(r, k.idx(h))));
+  });
+  k.forEach(countN, count, k.idx(1), [&](Value r) { row(k.add(row0, r)); });
+}
+
+/// Stage 5 of the backward kernel sigreg_ecf_grad_wgmma: the 256 consumer
+/// threads split the y tile as in emitEcfColumns (thread tid owns slice
+/// s0 + tid % t.slices and its part of the rows). A thread holds its slice's
+/// 2 (P - 1) coefficients a_p = t_p dsin[v, s, p] / (N ||g_s||) and b_p =
+/// t_p dcos[v, s, p] / (N ||g_s||) (no norm for an explicit projection) in
+/// registers; per row, one range-reduced sincos and the Chebyshev recurrence
+/// give G = sum_p a_p cos(t_p y) - b_p sin(t_p y) = dL/dy / ||g_s||, stored
+/// in the input's 16-bit type at [xRow0 + row, s] of `gradOut` [V * N, S]
+/// (consecutive threads write consecutive slices).
+void emitEcfGradColumns(KernelBuilder &k, const WgmmaTypes &t,
+                        const WgmmaEcfShape &sh, Value yTile, Value sumSq,
+                        Value dcos, Value dsin, Value gradOut, Value tid,
+                        Value s0, Value m0, Value v, Value xRow0) {
+  int64_t P = sh.numPoints, N = sh.batch, S = sh.numSlices;
+  int64_t parts = kConsumerThreads / t.slices, partRows = kRows / parts;
+  Value col = k.rem(tid, k.idx(t.slices));
+  Value part = k.div(tid, k.idx(t.slices));
+  Value s = k.add(s0, col);
+  // Slices past S (the last tile's) compute on slice S - 1 and store
+  // nothing: a branch around the whole stage would be divergent code after
+  // the wgmmas, which makes ptxas serialize them (C7520).
+  Value sc = k.min(s, k.idx(S - 1));
+  Value inSlices = k.lt(s, k.idx(S));
+  Value scale = emitColumnScale(k, sh, sumSq, sc);
+  double dt = sh.tMax / double(P - 1);
+  // 1 / (N ||g_s||) = scale / (dt N).
+  Value f = k.mulf(scale, k.f32(static_cast<float>(1.0 / (dt * N))));
+  SmallVector<Value> a, negB;
+  for (int64_t p = 1; p < P; ++p) {
+    Value tf = k.mulf(f, k.f32(static_cast<float>(p * dt)));
+    a.push_back(k.mulf(tf, k.load(dsin, {v, sc, k.idx(p)})));
+    negB.push_back(arith::NegFOp::create(
+        k.b, k.mulf(tf, k.load(dcos, {v, sc, k.idx(p)}))));
+  }
+  Value count = k.min(k.idx(kRows), arith::SubIOp::create(k.b, k.idx(N), m0));
+  Value row0 = k.mul(part, k.idx(partRows));
+  Value partCount = arith::MinSIOp::create(
+      k.b,
+      arith::MaxSIOp::create(k.b, arith::SubIOp::create(k.b, count, row0),
+                             k.idx(0)),
+      k.idx(partRows));
+  forEachRow(k, row0, partCount, kEcfRowsPerStep, [&](Value row) {
+    Value theta = k.mulf(k.load(yTile, {row, col}), scale);
+    auto [s1, c1] = reducedSinCos(k, theta);
+    Value twoC1 = k.addf(c1, c1);
+    Value cPrev = k.f32(1.0f), sPrev = k.f32(0.0f), c = c1, sn = s1;
+    Value g = k.f32(0.0f);
+    for (int64_t p = 1; p < P; ++p) {
+      g = k.fma(a[p - 1], c, k.fma(negB[p - 1], sn, g));
+      if (p + 1 < P) {
+        Value cNext = k.fma(twoC1, c, arith::NegFOp::create(k.b, cPrev));
+        Value sNext = k.fma(twoC1, sn, arith::NegFOp::create(k.b, sPrev));
+        cPrev = c;
+        sPrev = sn;
+        c = cNext;
+        sn = sNext;
+      }
+    }
+    Value gs = arith::TruncFOp::create(k.b, t.elem, g);
+    Value at = k.add(xRow0, row);
+    k.ifThen(inSlices, [&] { k.store(gs, gradOut, {at, s}); });
+  });
+}
+
+/// The epilogue of the backward GEMM: the accumulator tile, staged in the y
+/// tile, goes to dx [rows, D] f32: thread tid (< 256) copies column d0 + tid
+/// of every row of the tile inside the problem (coalesced rows).
+void emitTileStore(KernelBuilder &k, const WgmmaTypes &t, Value yTile, Value dx,
+                   Value tid, Value r0, Value d0, int64_t rows, int64_t D) {
+  Value d = k.add(d0, tid);
+  k.ifThen(k.lt(d, k.idx(D)), [&] {
+    Value count =
+        k.min(k.idx(kRows), arith::SubIOp::create(k.b, k.idx(rows), r0));
+    forEachRow(k, k.idx(0), count, 4, [&](Value r) {
+      k.store(k.load(yTile, {r, tid}), dx, {k.add(r0, r), d});
+    });
+  });
+}
 } // namespace
 
 int64_t mlir::sigreg::wgmmaDynamicSharedBytes(const WgmmaTiling &tiling) {
@@ -611,66 +755,90 @@ namespace {
 /// memory, and the barrier rings set up (stage 1).
 struct WgmmaKernel {
   gpu::GPUFuncOp func;
-  Value xMap, gMap, sumSq, cosOut, sinOut;
+  Value xMap, gMap;
+  /// The arguments after the two tensor maps.
+  SmallVector<Value> rest;
   Value tid, wg, primary, smem, full, empty;
   /// Persistent only: the y-tile hand-off barriers (one each).
   Value yFull, yEmpty;
   int64_t kTiles;
 };
 
+/// A kernel `name` of `region` taking the two tensor maps, then `restArgs`,
+/// whose GEMM has a reduction dimension of `reduction` (k-tiles of
+/// t.tileK).
 WgmmaKernel createWgmmaKernel(OpBuilder &b, KernelBuilder &k, Location loc,
-                              const WgmmaTypes &t, const WgmmaEcfShape &sh,
-                              StringRef name) {
+                              const WgmmaTypes &t, StringRef name,
+                              StringRef region, TypeRange restArgs,
+                              int64_t reduction) {
   MLIRContext *ctx = b.getContext();
-  int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints,
-          T = sh.numBatchTiles();
   Type ptr = LLVM::LLVMPointerType::get(ctx);
   SmallVector<Type> args = {ptr, ptr};
-  if (sh.seeded)
-    args.push_back(MemRefType::get({sh.normChunks, S}, b.getF32Type()));
-  MemRefType out = T == 1 ? MemRefType::get({V, S, P}, b.getF32Type())
-                          : MemRefType::get({T, V, P, S}, b.getF32Type());
-  args.append({out, out});
+  args.append(restArgs.begin(), restArgs.end());
 
   WgmmaKernel kn;
   kn.func = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(args, {}));
   gpu::GPUFuncOp func = kn.func;
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func->setAttr("sigreg.region", b.getStringAttr("trig_reduction"));
+  func->setAttr("sigreg.region", b.getStringAttr(region));
   func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({static_cast<int32_t>(sh.tiling.threads), 1, 1}));
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(t.tiling.threads), 1, 1}));
   func->setAttr(kGridConstantAttrName, b.getDenseI64ArrayAttr({0, 1}));
   // Several CTAs per multiprocessor: ptxas caps the registers at entry so
   // that they fit (setmaxnreg then moves them between the warpgroups).
-  if (sh.tiling.ctasPerSM > 1)
+  if (t.tiling.ctasPerSM > 1)
     func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
-                  b.getI32IntegerAttr(sh.tiling.ctasPerSM));
+                  b.getI32IntegerAttr(t.tiling.ctasPerSM));
   k.b.setInsertionPointToStart(&func.getBody().front());
 
   kn.xMap = UnrealizedConversionCastOp::create(k.b, t.xMap, func.getArgument(0))
                 .getResult(0);
   kn.gMap = UnrealizedConversionCastOp::create(k.b, t.gMap, func.getArgument(1))
                 .getResult(0);
-  unsigned next = 2;
-  kn.sumSq = sh.seeded ? func.getArgument(next++) : Value();
-  kn.cosOut = func.getArgument(next++);
-  kn.sinOut = func.getArgument(next++);
+  for (unsigned i = 2; i < args.size(); ++i)
+    kn.rest.push_back(func.getArgument(i));
   kn.tid = k.threadId(Dimension::x);
   kn.wg = k.div(kn.tid, k.idx(128));
   kn.primary = k.lt(k.rem(kn.tid, k.idx(128)), k.idx(1));
   kn.smem = gpu::DynamicSharedMemoryOp::create(k.b, t.smemBytes);
   kn.full = nvgpu::MBarrierCreateOp::create(k.b, t.barriers);
   kn.empty = nvgpu::MBarrierCreateOp::create(k.b, t.barriers);
-  if (sh.tiling.persistent) {
+  if (t.tiling.persistent) {
     auto one = nvgpu::MBarrierGroupType::get(ctx, t.workgroup, 1);
     kn.yFull = nvgpu::MBarrierCreateOp::create(k.b, one);
     kn.yEmpty = nvgpu::MBarrierCreateOp::create(k.b, one);
   }
-  kn.kTiles = (sh.featureDim + t.tileK - 1) / t.tileK;
+  kn.kTiles = (reduction + t.tileK - 1) / t.tileK;
   emitBarrierSetup(k, t, kn.full, kn.empty, kn.xMap, kn.gMap, kn.tid, kn.yFull,
                    kn.yEmpty);
   return kn;
 }
+
+/// The arguments of the forward kernels after the tensor maps: [sumSq], then
+/// the cos and sin outputs ([V, S, P] means for one batch tile, else per-tile
+/// sums [T, V, P, S]).
+SmallVector<Type> forwardArgs(OpBuilder &b, const WgmmaEcfShape &sh) {
+  int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints,
+          T = sh.numBatchTiles();
+  SmallVector<Type> args;
+  if (sh.seeded)
+    args.push_back(MemRefType::get({sh.normChunks, S}, b.getF32Type()));
+  MemRefType out = T == 1 ? MemRefType::get({V, S, P}, b.getF32Type())
+                          : MemRefType::get({T, V, P, S}, b.getF32Type());
+  args.append({out, out});
+  return args;
+}
+
+/// The forward's arguments unpacked from WgmmaKernel::rest.
+struct ForwardArgs {
+  Value sumSq, cosOut, sinOut;
+  ForwardArgs(const WgmmaEcfShape &sh, ArrayRef<Value> rest) {
+    unsigned next = 0;
+    sumSq = sh.seeded ? rest[next++] : Value();
+    cosOut = rest[next++];
+    sinOut = rest[next++];
+  }
+};
 
 /// The warpgroup split: `producer` runs in warpgroup 2, `consumers` in
 /// warpgroups 0 and 1, each after its setmaxnreg.
@@ -701,7 +869,9 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
   OpBuilder::InsertionGuard guard(b);
   KernelBuilder k(loc, b);
   WgmmaKernel kn =
-      createWgmmaKernel(b, k, loc, t, sh, "sigreg_fused_ecf_wgmma");
+      createWgmmaKernel(b, k, loc, t, "sigreg_fused_ecf_wgmma",
+                        "trig_reduction", forwardArgs(b, sh), sh.featureDim);
+  ForwardArgs out(sh, kn.rest);
   Value sliceTile = k.blockId(Dimension::x);
   Value batchTile = k.blockId(Dimension::y);
   Value v = k.blockId(Dimension::z);
@@ -725,8 +895,8 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
                         arith::ConstantOp::create(k.b, k.b.getBoolAttr(false)))
                         .acc;
         Value yTile = emitAccumulatorTile(k, t, kn.smem, acc);
-        emitEcfColumns(k, t, sh, kn.smem, yTile, kn.sumSq, kn.cosOut, kn.sinOut,
-                       kn.tid, s0, m0, v, batchTile);
+        emitEcfColumns(k, t, sh, kn.smem, yTile, out.sumSq, out.cosOut,
+                       out.sinOut, kn.tid, s0, m0, v, batchTile);
       });
   gpu::ReturnOp::create(k.b);
   return kn.func;
@@ -739,7 +909,9 @@ mlir::sigreg::buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
   OpBuilder::InsertionGuard guard(b);
   KernelBuilder k(loc, b);
   WgmmaKernel kn =
-      createWgmmaKernel(b, k, loc, t, sh, "sigreg_fused_ecf_wgmma_persistent");
+      createWgmmaKernel(b, k, loc, t, "sigreg_fused_ecf_wgmma_persistent",
+                        "trig_reduction", forwardArgs(b, sh), sh.featureDim);
+  ForwardArgs out(sh, kn.rest);
   int64_t sliceTiles = sh.numSliceTiles(), batchTiles = sh.numBatchTiles();
   // The CTA's tiles: blockIdx.x, + gridDim.x, ...
   Value first = k.blockId(Dimension::x);
@@ -792,7 +964,7 @@ mlir::sigreg::buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
     Value yTile = yTileView(k, t, kn.smem, yOffset, kRows);
     k.forEach(k.idx(0), myTiles, k.idx(1), [&](Value i) {
       emitEcfWarpgroupTile(k, t, sh, yTile, kn.yFull, kn.yEmpty, phaseOf(i),
-                           kn.sumSq, kn.cosOut, kn.sinOut, e, tileOf(i));
+                           out.sumSq, out.cosOut, out.sinOut, e, tileOf(i));
     });
     // Warpgroups 0 and 1: the MMAs, then the hand-off of each tile.
     k.b.setInsertionPoint(roles.elseBlock()->getTerminator());
@@ -808,6 +980,82 @@ mlir::sigreg::buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
                 return SmallVector<Value>{r.parity};
               });
   }
+  gpu::ReturnOp::create(k.b);
+  return kn.func;
+}
+
+gpu::GPUFuncOp mlir::sigreg::buildEcfGradWgmmaKernel(OpBuilder &b, Location loc,
+                                                     const WgmmaEcfShape &sh) {
+  WgmmaTypes t(b.getContext(), sh.inputElement, sh.tiling);
+  OpBuilder::InsertionGuard guard(b);
+  KernelBuilder k(loc, b);
+  int64_t V = sh.numViews, N = sh.batch, S = sh.numSlices, P = sh.numPoints;
+  SmallVector<Type> rest;
+  if (sh.seeded)
+    rest.push_back(MemRefType::get({sh.normChunks, S}, b.getF32Type()));
+  MemRefType ecf = MemRefType::get({V, S, P}, b.getF32Type());
+  rest.append({ecf, ecf, MemRefType::get({V * N, S}, sh.inputElement)});
+  WgmmaKernel kn = createWgmmaKernel(b, k, loc, t, "sigreg_ecf_grad_wgmma",
+                                     "backward_trig", rest, sh.featureDim);
+  unsigned next = 0;
+  Value sumSq = sh.seeded ? kn.rest[next++] : Value();
+  Value dcos = kn.rest[next++], dsin = kn.rest[next++],
+        gradOut = kn.rest[next++];
+  Value s0 = k.mul(k.blockId(Dimension::x), k.idx(t.slices));
+  Value m0 = k.mul(k.blockId(Dimension::y), k.idx(kRows));
+  Value v = k.blockId(Dimension::z);
+  Value xRow0 = k.add(k.mul(v, k.idx(N)), m0);
+  emitWarpgroupRoles(
+      k, t, kn.wg,
+      [&] {
+        k.ifThen(kn.primary, [&] {
+          emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
+                          xRow0, s0, kn.kTiles, k.idx(0));
+        });
+      },
+      [&] {
+        Value acc = emitWgmmaMainloop(
+                        k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
+                        kn.wg, kn.primary, kn.kTiles, k.idx(0),
+                        arith::ConstantOp::create(k.b, k.b.getBoolAttr(false)))
+                        .acc;
+        Value yTile = emitAccumulatorTile(k, t, kn.smem, acc);
+        emitEcfGradColumns(k, t, sh, yTile, sumSq, dcos, dsin, gradOut, kn.tid,
+                           s0, m0, v, xRow0);
+      });
+  gpu::ReturnOp::create(k.b);
+  return kn.func;
+}
+
+gpu::GPUFuncOp mlir::sigreg::buildProjectTransposeWgmmaKernel(
+    OpBuilder &b, Location loc, const ProjectTransposeShape &sh) {
+  WgmmaTypes t(b.getContext(), sh.inputElement, sh.tiling, /*kMajorB=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  KernelBuilder k(loc, b);
+  MemRefType dxType = MemRefType::get({sh.rows, sh.featureDim}, b.getF32Type());
+  WgmmaKernel kn =
+      createWgmmaKernel(b, k, loc, t, "sigreg_project_transpose_wgmma",
+                        "backward_gemm", TypeRange{dxType}, sh.numSlices);
+  Value dx = kn.rest[0];
+  Value d0 = k.mul(k.blockId(Dimension::x), k.idx(t.slices));
+  Value r0 = k.mul(k.blockId(Dimension::y), k.idx(kRows));
+  emitWarpgroupRoles(
+      k, t, kn.wg,
+      [&] {
+        k.ifThen(kn.primary, [&] {
+          emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
+                          r0, d0, kn.kTiles, k.idx(0));
+        });
+      },
+      [&] {
+        Value acc = emitWgmmaMainloop(
+                        k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
+                        kn.wg, kn.primary, kn.kTiles, k.idx(0),
+                        arith::ConstantOp::create(k.b, k.b.getBoolAttr(false)))
+                        .acc;
+        Value yTile = emitAccumulatorTile(k, t, kn.smem, acc);
+        emitTileStore(k, t, yTile, dx, kn.tid, r0, d0, sh.rows, sh.featureDim);
+      });
   gpu::ReturnOp::create(k.b);
   return kn.func;
 }

@@ -154,12 +154,13 @@ func.func @batch_grid(%x: tensor<1x4194305x16xf32>, %a: tensor<16x8xf32>) -> ten
 
 // -----
 
-// The backward has no fused GPU lowering yet: its first op says so, before
-// the projection's use by project_transpose is rejected.
+// The unfused backward has no GPU lowering in the fused pipeline: its first
+// op says what fuses it, before the projection's use by project_transpose is
+// rejected.
 func.func @backward(%x: tensor<1x4x16xf32>, %a: tensor<16x8xf32>, %c: tensor<1x8x3xf32>, %n: index, %g: tensor<f32>) -> tensor<1x4x16xf32> {
   %y = sigreg.project %x, %a : tensor<1x4x16xf32>, tensor<16x8xf32> -> tensor<1x4x8xf32>
-  // expected-error @+1 {{'sigreg.ecf_cotangent' op is part of the backward, which has no fused GPU lowering yet: lower it through the naive GPU pipeline (--sigreg-naive-gpu-pipeline)}}
   %dc, %ds = sigreg.ecf_cotangent %c, %c, %n, %g : tensor<1x8x3xf32>, tensor<f32>
+  // expected-error @+1 {{'sigreg.ecf_grad' op has no GPU lowering in the fused pipeline: run --sigreg-fuse-ecf-backward first (it fuses project_transpose(ecf_grad(project(x, A)), A)), or lower through the naive GPU pipeline (--sigreg-naive-gpu-pipeline)}}
   %dy = sigreg.ecf_grad %y, %dc, %ds : tensor<1x4x8xf32>, tensor<1x8x3xf32>
   %dx = sigreg.project_transpose %dy, %a : tensor<1x4x8xf32>, tensor<16x8xf32> -> tensor<1x4x16xf32>
   return %dx : tensor<1x4x16xf32>

@@ -38,6 +38,20 @@ std::string mmaObstacle(FusedEcfOp op) {
   return msg;
 }
 
+/// True when every reader of the seeded projection `projection` is `op` or a
+/// sigreg.fused_ecf_backward reading it as its projection: the Hopper
+/// kernels of the backward read g in the same row-major 16-bit layout.
+bool readByOpAndBackward(Value projection, FusedEcfOp op) {
+  for (OpOperand &use : projection.getUses()) {
+    if (use.getOwner() == op.getOperation())
+      continue;
+    auto bwd = dyn_cast<FusedEcfBackwardOp>(use.getOwner());
+    if (!bwd || bwd.getProjection() != use.get())
+      return false;
+  }
+  return true;
+}
+
 /// The Hopper kernel with `tileSlices` slices per CTA tile (0: the default
 /// 256).
 std::string wgmmaObstacle(FusedEcfOp op, int64_t tileSlices,
@@ -64,8 +78,9 @@ std::string wgmmaObstacle(FusedEcfOp op, int64_t tileSlices,
   }
   Value projection = op.getProjection();
   if (projection.getDefiningOp<ProjectionOp>()) {
-    if (!projection.hasOneUse())
-      os << "needs a seeded projection read by this op alone";
+    if (!readByOpAndBackward(projection, op))
+      os << "needs a seeded projection read by this op alone (and by the "
+            "fused backward)";
     else if (needsSplitProjection(op))
       os << "rounds the seeded projection to 16 bits, but this op needs the "
             "hi + lo split (per-slice statistics, or a rounding error above "
@@ -188,20 +203,41 @@ double mlir::sigreg::roundedProjectionError(FusedEcfOp op) {
          std::sqrt(V * S);
 }
 
+double mlir::sigreg::fusedBackwardError(FusedEcfBackwardOp op) {
+  auto in = op.getInput().getType();
+  if (!in.hasStaticShape())
+    return std::numeric_limits<double>::infinity();
+  Type e = in.getElementType();
+  double u = e.isBF16()  ? std::ldexp(1.0, -8)
+             : e.isF16() ? std::ldexp(1.0, -11)
+                         : std::ldexp(1.0, -24);
+  if (!op.getProjection().getDefiningOp<ProjectionOp>())
+    return u;
+  double N = in.getDimSize(1), D = in.getDimSize(2);
+  return u * (1.0 + std::sqrt(N / D) / 3.0);
+}
+
 bool mlir::sigreg::needsSplitProjection(FusedEcfOp op) {
+  bool reducedLoss = false;
   for (Operation *user : op->getUsers()) {
     auto ar = dyn_cast<AllReduceMeanOp>(user);
     if (!ar)
       return true;
     for (Operation *next : ar->getUsers()) {
+      // The gradient: its 1e-2 tolerance leaves room for g rounded to 16
+      // bits (docs/BACKWARD.md has the measured errors).
+      if (isa<EcfCotangentOp>(next))
+        continue;
       auto epi = dyn_cast<FusedEpilogueOp>(next);
       if (!epi || epi.getReduction() == Reduction::none)
         return true;
+      reducedLoss = true;
     }
   }
   // Reduced over the slices: g rounded to 16 bits only where the error
   // bound leaves room for the rest of the tolerance.
-  return roundedProjectionError(op) > kRoundedProjectionErrorBudget;
+  return reducedLoss &&
+         roundedProjectionError(op) > kRoundedProjectionErrorBudget;
 }
 
 EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
@@ -281,10 +317,15 @@ ProjectionSchedule mlir::sigreg::chooseProjectionSchedule(
     ProjectionOp op, int64_t projectionChunk,
     function_ref<EcfSchedule(FusedEcfOp)> scheduleOf, int64_t dynamicSize) {
   ProjectionSchedule s{Type(), false, false, 0, 0};
+  bool forwardReaders = false;
+  Type backwardElement;
   for (Operation *user : op->getUsers()) {
+    if (auto bwd = dyn_cast<FusedEcfBackwardOp>(user))
+      backwardElement = getElementTypeOrSelf(bwd.getInput().getType());
     auto ecf = dyn_cast<FusedEcfOp>(user);
     if (!ecf)
       continue;
+    forwardReaders = true;
     EcfSchedule consumer = scheduleOf(ecf);
     if (consumer.wgmma) {
       // The only consumer (usesWgmma checks it).
@@ -294,6 +335,13 @@ ProjectionSchedule mlir::sigreg::chooseProjectionSchedule(
       s.packedElement = getElementTypeOrSelf(ecf.getInput().getType());
       s.splitProjection |= consumer.splitProjection;
     }
+  }
+  // Read by the fused backward alone: the Hopper kernels' row-major 16-bit
+  // g (with forward readers, the backward follows their layout or reports
+  // that it cannot).
+  if (!forwardReaders && backwardElement) {
+    s.packedElement = backwardElement;
+    s.rowMajor = true;
   }
   // At most `projectionChunk` rows per chunk, fewer (down to 16) when the
   // generator's grid, ceil(S / 256) x chunks blocks of 256 threads, would

@@ -508,3 +508,39 @@ LogicalResult FusedEpilogueOp::verify() {
   return verifyReducedResult(getOperation(), getReduction(), statsType,
                              getResult().getType());
 }
+
+//===----------------------------------------------------------------------===//
+// FusedEcfBackwardOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult FusedEcfBackwardOp::verify() {
+  Operation *op = getOperation();
+  RankedTensorType inType = getInput().getType();
+  RankedTensorType projType = getProjection().getType();
+  RankedTensorType cType = getDcos().getType();
+  RankedTensorType resType = getResult().getType();
+  if (failed(
+          verifyRankAndStatic(op, "input", inType, 3, {0, 2}, "[V, N, D]")) ||
+      failed(verifyRankAndStatic(op, "projection", projType, 2, {0, 1},
+                                 "[D, S]")) ||
+      failed(verifyRankAndStatic(op, "ECF cotangents", cType, 3, {0, 1, 2},
+                                 "[V, S, P]")) ||
+      failed(verifyPoints(op, cType.getDimSize(2))) ||
+      failed(verifyTMax(op, getTMax().convertToDouble())))
+    return failure();
+  if (inType.getDimSize(2) != projType.getDimSize(0))
+    return emitOpError("feature dimension mismatch: input has D = ")
+           << inType.getDimSize(2)
+           << " but projection has D = " << projType.getDimSize(0);
+  if (cType.getDimSize(0) != inType.getDimSize(0) ||
+      cType.getDimSize(1) != projType.getDimSize(1))
+    return emitOpError("expects ECF cotangents of shape [V, S, P] with "
+                       "[V, S] = ")
+           << formatShape({inType.getDimSize(0), projType.getDimSize(1)})
+           << ", got " << formatShape(cType.getShape());
+  if (!dimsCompatibleShapes(resType.getShape(), inType.getShape()))
+    return emitOpError("expects result of shape [V, N, D] = ")
+           << formatShape(inType.getShape()) << ", got "
+           << formatShape(resType.getShape());
+  return verifyEcfSizes(op, inType, cType, inType.getDimSize(2));
+}

@@ -233,3 +233,35 @@ func.func @epi_cos_sin_mismatch(%c: tensor<1x8x5xf32>, %s: tensor<1x8x7xf32>, %n
   %r = "sigreg.fused_epilogue"(%c, %s, %n) : (tensor<1x8x5xf32>, tensor<1x8x7xf32>, index) -> tensor<f32>
   return
 }
+
+// -----
+
+func.func @bwd_feature_mismatch(%x: tensor<1x8x16xbf16>, %a: tensor<32x8xbf16>, %c: tensor<1x8x5xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf_backward' op feature dimension mismatch: input has D = 16 but projection has D = 32}}
+  %dx = sigreg.fused_ecf_backward %x, %a, %c, %c : tensor<1x8x16xbf16>, tensor<32x8xbf16>, tensor<1x8x5xf32> -> tensor<1x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_cotangent_shape(%x: tensor<2x8x16xbf16>, %a: tensor<16x8xbf16>, %c: tensor<1x8x5xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf_backward' op expects ECF cotangents of shape [V, S, P] with [V, S] = [2, 8], got [1, 8, 5]}}
+  %dx = sigreg.fused_ecf_backward %x, %a, %c, %c : tensor<2x8x16xbf16>, tensor<16x8xbf16>, tensor<1x8x5xf32> -> tensor<2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_result_shape(%x: tensor<1x8x16xbf16>, %a: tensor<16x8xbf16>, %c: tensor<1x8x5xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf_backward' op expects result of shape [V, N, D] = [1, 8, 16], got [1, 8, 8]}}
+  %dx = sigreg.fused_ecf_backward %x, %a, %c, %c : tensor<1x8x16xbf16>, tensor<16x8xbf16>, tensor<1x8x5xf32> -> tensor<1x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_even_points(%x: tensor<1x8x16xbf16>, %a: tensor<16x8xbf16>, %c: tensor<1x8x4xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf_backward' op}}
+  %dx = sigreg.fused_ecf_backward %x, %a, %c, %c : tensor<1x8x16xbf16>, tensor<16x8xbf16>, tensor<1x8x4xf32> -> tensor<1x8x16xf32>
+  return
+}

@@ -58,3 +58,13 @@ func.func @fused_epilogue_defaults(%c: tensor<1x8x17xf32>, %s: tensor<1x8x17xf32
   %r = sigreg.fused_epilogue %c, %s, %n t_max = 3.0 clip = none(0.0) reduction = mean : tensor<1x8x17xf32> -> tensor<f32>
   return %r : tensor<f32>
 }
+
+// The fused backward: input, projection, the ECF cotangents, t_max.
+// CHECK-LABEL: func.func @fused_ecf_backward(
+// CHECK-NEXT:    sigreg.fused_ecf_backward %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} t_max = 2.500000e+00 : tensor<3x37x136xbf16>, tensor<136x72xf32>, tensor<3x72x9xf32> -> tensor<3x37x136xf32>
+// GENERIC-LABEL: sym_name = "fused_ecf_backward"
+// GENERIC:       "sigreg.fused_ecf_backward"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{t_max = 2.500000e+00 : f64}>
+func.func @fused_ecf_backward(%x: tensor<3x37x136xbf16>, %a: tensor<136x72xf32>, %dc: tensor<3x72x9xf32>, %ds: tensor<3x72x9xf32>) -> tensor<3x37x136xf32> {
+  %dx = sigreg.fused_ecf_backward %x, %a, %dc, %ds t_max = 2.5 : tensor<3x37x136xbf16>, tensor<136x72xf32>, tensor<3x72x9xf32> -> tensor<3x37x136xf32>
+  return %dx : tensor<3x37x136xf32>
+}

@@ -420,4 +420,28 @@ def Sigreg_FusedEpilogueOp : Sigreg_Op<"fused_epilogue",
   let hasVerifier = 1;
 }
 
+def Sigreg_FusedEcfBackwardOp : Sigreg_Op<"fused_ecf_backward",
+    [Pure, AllTypesMatch<["dcos", "dsin"]>]> {
+  let summary = "backward of the fused ECF: dL/dx from the cotangents of the ECF means";
+  let description = [{
+    `sigreg.project_transpose(sigreg.ecf_grad(sigreg.project(input,
+    projection), dcos, dsin), projection)` as one op: `dL/dx[v, n, d] =
+    sum_s dL/dy[v, n, s] A[d, s]` with `dL/dy` the `sigreg.ecf_grad` formula
+    of the slices `y = input @ projection`. Neither the `[V, N, S, P]`
+    arguments nor y need to exist: lowerings recompute y tile by tile and
+    form `dL/dy` in registers. Produced by `--sigreg-fuse-ecf-backward`.
+  }];
+  let arguments = (ins
+    Sigreg_InputTensor:$input, Sigreg_InputTensor:$projection,
+    Sigreg_F32Tensor:$dcos, Sigreg_F32Tensor:$dsin,
+    DefaultValuedAttr<F64Attr, "3.0">:$t_max
+  );
+  let results = (outs Sigreg_F32Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $projection `,` $dcos `,` $dsin (`t_max` `=` $t_max^)? attr-dict
+    `:` type($input) `,` type($projection) `,` type($dcos) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // SIGREG_DIALECT_SIGREG_IR_SIGREGOPS_TD

@@ -42,6 +42,19 @@ def SigregFuseEcf : Pass<"sigreg-fuse-ecf"> {
   }];
 }
 
+def SigregFuseEcfBackward : Pass<"sigreg-fuse-ecf-backward"> {
+  let summary = "Fuse the backward of the ECF and of the projection GEMM";
+  let description = [{
+    Rewrites `sigreg.project_transpose(sigreg.ecf_grad(sigreg.project(x, A),
+    dcos, dsin), A)`, when `dL/dy` has no other use, into
+    `sigreg.fused_ecf_backward(x, A, dcos, dsin)`: neither `dL/dy` nor the
+    `[V, N, S, P]` tensors are materialized, and y is recomputed from x and
+    A. The forward's `sigreg.project` is erased when nothing else reads it;
+    run this pass before `--sigreg-fuse-ecf`, whose rewrite needs the
+    project's single use.
+  }];
+}
+
 def SigregFuseEpilogue : Pass<"sigreg-fuse-epilogue"> {
   let summary = "Fuse squared error, weighted integration, clip and final reduction";
   let description = [{

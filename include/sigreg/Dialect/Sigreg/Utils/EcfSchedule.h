@@ -194,6 +194,25 @@ double roundedProjectionError(FusedEcfOp op);
 /// 2e-3 bf16/f16 tolerance, leaving the rest for the other roundings.
 constexpr double kRoundedProjectionErrorBudget = 5e-4;
 
+/// Estimated relative L2 error of dL/dx from the fused backward on the
+/// Hopper kernels (sigreg_ecf_grad_wgmma + sigreg_project_transpose_wgmma),
+/// which round dL/dy to the input's 16-bit type and, for a seeded
+/// projection, multiply by g rounded to it in both GEMMs (unit roundoff u:
+/// 2^-8 bf16, 2^-11 f16):
+///   seeded:   u * (1 + sqrt(N / D) / 3),
+///   explicit: u (A is exact in 16 bits; only dL/dy is rounded).
+/// The rounded g perturbs every y by about u (one term per sample and
+/// slice), and each slice's ECF by u sqrt(N / D) relative, as in
+/// roundedProjectionError without the averaging over slices (dx sums the
+/// slices' contributions along nearly orthogonal directions). Fitted to the
+/// H200 runs of 2026-12-01 (docs/BACKWARD.md), which it bounds: bf16 seeded
+/// 3.7e-3 at N / D = 1/64 (estimate 4.0e-3), 4.4e-3 at 2 (5.7e-3), 6.7e-3 at
+/// 16 (9.1e-3); bf16 explicit 1.6e-3 (3.9e-3); f16 2.0e-4 to 4.2e-4.
+double fusedBackwardError(FusedEcfBackwardOp op);
+/// The fused backward runs where fusedBackwardError is at most the 16-bit
+/// gradient tolerance (docs/CONTRACT.md section 5).
+constexpr double kFusedBackwardErrorBudget = 1e-2;
+
 /// Rows of D per projection chunk: `requested`, rounded up to a multiple of 4
 /// (one Philox call makes 4 rows: docs/PROJECTION.md section 2).
 int64_t projectionChunkRows(int64_t requested);

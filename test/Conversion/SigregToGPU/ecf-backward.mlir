@@ -1,0 +1,123 @@
+// RUN: sigreg-opt %s -split-input-file --convert-sigreg-to-gpu=hopper=1 --canonicalize --cse | FileCheck %s
+
+// The fused backward (docs/BACKWARD.md) on the Hopper kernels, for V = 2
+// views of N = 300 rows (ragged: 3 batch tiles of 128), D = 136, S = 72,
+// P = 9, bf16, seeded: the DDP split's second entry point, x, seed and the
+// ECF cotangents to dL/dx.
+
+// Host: g generated once, rounded to bf16, row-major [D, S]; the ECF
+// gradient kernel reads x [V * N, D] and g through the forward's tensor maps
+// (boxes 128 x 64 and 64 x 64) and writes G = dL/dy / ||g_s|| as bf16 [V * N,
+// S]; the backward GEMM reads G (boxes 128 x 64) and g as a K-major operand
+// (boxes 256 x 64: 256 features by 64 slices) and writes dx [V * N, D] into
+// the result, 384 threads and 192 KB of dynamic shared memory.
+// CHECK-LABEL: func.func @backward_entry(
+// CHECK-SAME:      %[[X:.*]]: memref<2x300x136xbf16>, %[[SEED:.*]]: i64, %[[DC:.*]]: memref<2x72x9xf32>, %[[DS:.*]]: memref<2x72x9xf32>, %[[OUT:.*]]: memref<2x300x136xf32>)
+// CHECK:         %[[G:.*]] = memref.alloc() : memref<136x72xbf16>
+// CHECK:         %[[SS:.*]] = memref.alloc() : memref<9x72xf32>
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_projection_rows {{.*}} args(%[[SEED]] : i64, %[[G]] : memref<136x72xbf16>, %[[SS]] : memref<9x72xf32>)
+// CHECK:         %[[ROWS:.*]] = memref.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : memref<2x300x136xbf16> into memref<600x136xbf16>
+// CHECK:         %[[DY:.*]] = memref.alloc() : memref<600x72xbf16>
+// CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xbf16> -> <tensor = memref<128x64xbf16, 3>, swizzle = swizzle_128b
+// CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xbf16> -> <tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b
+// Few tiles (1 x 3 x 2): 128-slice tiles, 288 threads, 96 KB.
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_ecf_grad_wgmma blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}})  dynamic_shared_memory_size %{{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %[[SS]] : memref<9x72xf32>, %[[DC]] : memref<2x72x9xf32>, %[[DS]] : memref<2x72x9xf32>, %[[DY]] : memref<600x72xbf16>) {sigreg.region = "backward_trig"}
+// CHECK:         %[[DXROWS:.*]] = memref.collapse_shape %[[OUT]] {{\[\[}}0, 1], [2]] : memref<2x300x136xf32> into memref<600x136xf32>
+// CHECK:         %[[DYU:.*]] = memref.cast %[[DY]] : memref<600x72xbf16> to memref<*xbf16>
+// CHECK:         nvgpu.tma.create.descriptor %[[DYU]] box[%{{.*}}, %{{.*}}] : memref<*xbf16> -> <tensor = memref<128x64xbf16, 3>, swizzle = swizzle_128b
+// CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xbf16> -> <tensor = memref<256x64xbf16, 3>, swizzle = swizzle_128b
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_project_transpose_wgmma blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}})  dynamic_shared_memory_size %{{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %[[DXROWS]] : memref<600x136xf32>) {sigreg.region = "backward_gemm"}
+// CHECK-NEXT:    return
+
+// The ECF gradient kernel: the forward's stages 1-4 (N-major g boxes,
+// transposed B), then stage 5 (emitEcfGradColumns): the coefficients
+// t_p dsin / (N ||g_s||) and -t_p dcos / (N ||g_s||) of the thread's slice,
+// then per row one range-reduced sincos, the Chebyshev recurrence and two
+// FMAs per point, and a bf16 store of G where the slice is inside S (only
+// the store is guarded: a branch around the stage makes ptxas serialize the
+// wgmmas).
+// CHECK-LABEL: gpu.func @sigreg_ecf_grad_wgmma(
+// CHECK-SAME:      %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<9x72xf32>, %[[GDC:.*]]: memref<2x72x9xf32>, %[[GDS:.*]]: memref<2x72x9xf32>, %[[GOUT:.*]]: memref<600x72xbf16>) kernel
+// CHECK-SAME:      known_block_size = array<i32: 288, 1, 1>
+// CHECK-SAME:      sigreg.region = "backward_trig"
+// CHECK:         nvgpu.warpgroup.mma {{.*}} {transposeB}
+// CHECK:         nvgpu.warpgroup.mma.store
+// CHECK:         memref.load %[[GDS]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<2x72x9xf32>
+// CHECK:         memref.load %[[GDC]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<2x72x9xf32>
+// CHECK:         arith.negf
+// CHECK:         scf.for
+// CHECK:           llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+// CHECK:           llvm.call_intrinsic "llvm.nvvm.cos.approx.f"
+// CHECK-COUNT-8:   math.fma
+// CHECK:           %[[T:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK-NEXT:      %[[AT:.*]] = arith.addi
+// CHECK-NEXT:      scf.if
+// CHECK-NEXT:        memref.store %[[T]], %[[GOUT]][%[[AT]], %{{.*}}] : memref<600x72xbf16>
+// CHECK:         gpu.return
+
+// The backward GEMM: one TMA box of g [256 features][64 slices] per stage
+// (K-major B), four k16 wgmmas per 64-deep k-tile without the transpose,
+// each with its own descriptors 32 bytes further along the rows; the
+// accumulators go through the shared tile to dx, one column per thread.
+// CHECK-LABEL: gpu.func @sigreg_project_transpose_wgmma(
+// CHECK-SAME:      %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[DX:.*]]: memref<600x136xf32>) kernel
+// CHECK-SAME:      known_block_size = array<i32: 384, 1, 1>
+// CHECK-SAME:      sigreg.region = "backward_gemm"
+// CHECK:         nvgpu.tma.async.load {{.*}} -> memref<128x64xbf16, #gpu.address_space<workgroup>>
+// CHECK:         nvgpu.tma.async.load {{.*}} -> memref<256x64xbf16, #gpu.address_space<workgroup>>
+// CHECK:         nvgpu.warpgroup.generate.descriptor {{.*}} -> <tensor = memref<64x16xbf16, #gpu.address_space<workgroup>>>
+// CHECK:         nvgpu.warpgroup.generate.descriptor {{.*}} -> <tensor = memref<16x256xbf16, #gpu.address_space<workgroup>>>
+// CHECK:         nvgpu.warpgroup.mma %{{.*}}, %{{.*}}, %{{.*}} {waitGroup = 5 : i64} : <tensor = memref<64x16xbf16, {{.*}}>>, <tensor = memref<16x256xbf16, {{.*}}>>, <fragmented = vector<64x256xf32>>
+// CHECK:         nvgpu.warpgroup.mma %{{.*}}, %{{.*}}, %{{.*}} {waitGroup = 6 : i64}
+// CHECK:         nvgpu.warpgroup.mma %{{.*}}, %{{.*}}, %{{.*}} {waitGroup = 7 : i64}
+// CHECK:         nvgpu.warpgroup.mma %{{.*}}, %{{.*}}, %{{.*}} {waitGroup = 4 : i64}
+// CHECK-NOT:     transposeB
+// CHECK:         nvgpu.warpgroup.mma.store
+// CHECK:         scf.for
+// CHECK:           memref.load {{.*}} : memref<128x256xf32, strided<[260, 1]>, #gpu.address_space<workgroup>>
+// CHECK-NEXT:      memref.store %{{.*}}, %[[DX]][%{{.*}}, %{{.*}}] : memref<600x136xf32>
+// CHECK:         gpu.return
+func.func @backward_entry(%x: tensor<2x300x136xbf16>, %seed: i64, %dc: tensor<2x72x9xf32>, %ds: tensor<2x72x9xf32>) -> tensor<2x300x136xf32> {
+  %a = sigreg.projection seed(%seed) : tensor<136x72xf32>
+  %dx = sigreg.fused_ecf_backward %x, %a, %dc, %ds t_max = 2.5 : tensor<2x300x136xbf16>, tensor<136x72xf32>, tensor<2x72x9xf32> -> tensor<2x300x136xf32>
+  return %dx : tensor<2x300x136xf32>
+}
+
+// -----
+
+// The ECF cotangent kernel (backward of the statistic, clip and reduction),
+// one thread per (v, s) = 144 threads in one block: with reduction none the
+// cotangent of slice (v, s) is grad[v, s]; zero_below(0.5) gates it to 0
+// where the unclipped statistic T < 0.5; then dcos = 2 r count w_p (c -
+// phi_p) and dsin = 2 r count w_p s (count = 300; w_0 = dt = 0.375, phi_0 =
+// 1).
+// CHECK-LABEL: func.func @cotangent(
+// CHECK-SAME:      %[[C:.*]]: memref<2x72x9xf32>, %[[S:.*]]: memref<2x72x9xf32>, %[[GR:.*]]: memref<2x72xf32>, %{{.*}}: memref<2x72x9xf32>, %{{.*}}: memref<2x72x9xf32>)
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_ecf_cotangent blocks in (%[[ONE:.*]], %[[ONE]], %[[ONE]]) threads in (%{{.*}}, %[[ONE]], %[[ONE]])  args(%[[C]] : memref<2x72x9xf32>, %[[S]] : memref<2x72x9xf32>, %[[GR]] : memref<2x72xf32>, %{{.*}} : memref<2x72x9xf32>, %{{.*}} : memref<2x72x9xf32>) {sigreg.region = "backward_epilogue"}
+// CHECK-LABEL: gpu.func @sigreg_ecf_cotangent(
+// CHECK-DAG:     %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK-DAG:     %[[CLIP:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK-DAG:     %[[W0:.*]] = arith.constant 3.750000e-01 : f32
+// CHECK-DAG:     %[[ONEF:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:     %[[COUNT:.*]] = arith.constant 3.000000e+02 : f32
+// CHECK:         %[[R:.*]] = memref.load %{{.*}}[%[[V:.*]], %[[SL:.*]]] : memref<2x72xf32>
+// CHECK-NEXT:    %[[C0:.*]] = memref.load %{{.*}}[%[[V]], %[[SL]], %{{.*}}] : memref<2x72x9xf32>
+// CHECK-NEXT:    %[[S0:.*]] = memref.load %{{.*}}[%[[V]], %[[SL]], %{{.*}}] : memref<2x72x9xf32>
+// CHECK-NEXT:    %[[D0:.*]] = arith.subf %[[C0]], %[[ONEF]] : f32
+// CHECK:         %[[T:.*]] = arith.mulf %{{.*}}, %[[COUNT]] : f32
+// CHECK-NEXT:    %[[GATE:.*]] = arith.cmpf olt, %[[T]], %[[CLIP]] : f32
+// CHECK-NEXT:    %[[RG:.*]] = arith.select %[[GATE]], %[[ZERO]], %[[R]] : f32
+// CHECK-NEXT:    %[[RN:.*]] = arith.mulf %[[RG]], %[[COUNT]] : f32
+// CHECK-NEXT:    %[[F:.*]] = arith.mulf %[[RN]], %[[TWO]] : f32
+// CHECK-NEXT:    %[[F0:.*]] = arith.mulf %[[F]], %[[W0]] : f32
+// (c - phi_0) and s of p = 0 are the statistic's, shared by CSE.
+// CHECK-NEXT:    %[[DC0:.*]] = arith.mulf %[[F0]], %[[D0]] : f32
+// CHECK-NEXT:    memref.store %[[DC0]], %{{.*}}[%[[V]], %[[SL]], %{{.*}}] : memref<2x72x9xf32>
+// CHECK-NEXT:    %[[DS0:.*]] = arith.mulf %[[F0]], %[[S0]] : f32
+// CHECK-NEXT:    memref.store %[[DS0]], %{{.*}}[%[[V]], %[[SL]], %{{.*}}] : memref<2x72x9xf32>
+func.func @cotangent(%c: tensor<2x72x9xf32>, %s: tensor<2x72x9xf32>, %g: tensor<2x72xf32>) -> (tensor<2x72x9xf32>, tensor<2x72x9xf32>) {
+  %n = arith.constant 300 : index
+  %dc, %ds = sigreg.ecf_cotangent %c, %s, %n, %g clip = zero_below(0.5) reduction = none : tensor<2x72x9xf32>, tensor<2x72xf32>
+  return %dc, %ds : tensor<2x72x9xf32>, tensor<2x72x9xf32>
+}

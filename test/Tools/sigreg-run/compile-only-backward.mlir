@@ -1,0 +1,72 @@
+// REQUIRES: cuda-toolkit, ptxas
+// RUN: rm -rf %t && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=3x1000x200 --emit-artifact=%t | FileCheck %s --check-prefix=OUT
+// RUN: FileCheck %s --check-prefix=PTX < %t/fused/sigreg.ptx
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/fused/manifest.json
+// RUN: %ptxas -arch=sm_90a -v %t/fused/sigreg.ptx -o %t/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="{{[1-9][0-9]*}} bytes spill" --implicit-check-not=C7520
+
+// The gradient (sigreg.loss_grad) through the fused pipeline: the forward
+// (projection, Hopper ECF kernel, finalize), the ECF cotangent kernel, then
+// the fused backward's two Hopper kernels, PTX that ptxas assembles for
+// sm_90a without spills and without serialized wgmmas (C7520: a divergent
+// branch after the wgmmas made ptxas serialize them).
+
+// OUT: fused pipeline: 6 steps
+
+// PTX:       .visible .entry sigreg_ecf_grad_wgmma(
+// PTX-NEXT:    .param .align 64 .b8 sigreg_ecf_grad_wgmma_param_0[128],
+// PTX-NEXT:    .param .align 64 .b8 sigreg_ecf_grad_wgmma_param_1[128],
+// PTX:       wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// PTX:       sin.approx.f32
+// PTX:       cvt.rn.bf16.f32
+// PTX:       .visible .entry sigreg_project_transpose_wgmma(
+// PTX-NEXT:    .param .align 64 .b8 sigreg_project_transpose_wgmma_param_0[128],
+// PTX-NEXT:    .param .align 64 .b8 sigreg_project_transpose_wgmma_param_1[128],
+// The K-major B operand: no transpose of B (the last immediate).
+// PTX:       wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 0;
+
+// The steps in order, with the backward's tensor maps: G [3000, 1928] in
+// boxes of 64 x 128, and g [200, 1928] in boxes of 64 slices x 256 features.
+// MANIFEST:      "kernel": "sigreg_projection_rows",
+// MANIFEST:      "kernel": "sigreg_fused_ecf_wgmma",
+// MANIFEST:      "kernel": "sigreg_ecf_finalize_sm",
+// MANIFEST:      "kernel": "sigreg_ecf_cotangent",
+// MANIFEST:      "kernel": "sigreg_ecf_grad_wgmma",
+// MANIFEST:      "region": "backward_trig",
+// MANIFEST:      "tensor_map": {
+// MANIFEST-NEXT:   "box": [
+// MANIFEST-NEXT:     64,
+// MANIFEST-NEXT:     128
+// MANIFEST-NEXT:   ],
+// MANIFEST-NEXT:   "buffer": "[[DY:ws[0-9]+]]",
+// MANIFEST-NEXT:   "dims": [
+// MANIFEST-NEXT:     1928,
+// MANIFEST-NEXT:     3000
+// MANIFEST-NEXT:   ],
+// MANIFEST:      "tensor_map": {
+// MANIFEST-NEXT:   "box": [
+// MANIFEST-NEXT:     64,
+// MANIFEST-NEXT:     256
+// MANIFEST-NEXT:   ],
+// MANIFEST-NEXT:   "buffer": "{{ws[0-9]+}}",
+// MANIFEST-NEXT:   "dims": [
+// MANIFEST-NEXT:     1928,
+// MANIFEST-NEXT:     200
+// MANIFEST-NEXT:   ],
+// MANIFEST:      "buffer": "out"
+// MANIFEST:      "kernel": "sigreg_project_transpose_wgmma",
+// MANIFEST:      "region": "backward_gemm",
+// MANIFEST:      "shared_bytes": 196608
+
+// Register counts recorded: 168 per thread at entry for the 384-thread
+// kernels (setmaxnreg raises the consumers').
+// PTXAS: Compiling entry function 'sigreg_project_transpose_wgmma' for 'sm_90a'
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: Used 168 registers
+// PTXAS: Compiling entry function 'sigreg_ecf_grad_wgmma' for 'sm_90a'
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: Used 168 registers
+// PTXAS: Compiling entry function 'sigreg_ecf_cotangent' for 'sm_90a'
+func.func @sigreg(%x: tensor<3x?x200xbf16>, %seed: i64, %g: tensor<f32>) -> tensor<3x?x200xf32> {
+  %dx = sigreg.loss_grad %x seed(%seed) grad(%g : tensor<f32>) slices = 1928 points = 5 : tensor<3x?x200xbf16> -> tensor<3x?x200xf32>
+  return %dx : tensor<3x?x200xf32>
+}
