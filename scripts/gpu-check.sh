@@ -69,7 +69,8 @@ if [ $sanitize = 1 ] && command -v compute-sanitizer > /dev/null; then
               wg-ragged-views wg-f16-clamp-sum wg-views-none-explicit wg128-ragged-views wg128-f16-clamp-sum \
               wgp-ragged-views wgp-f16-clamp-sum wgp-views-none-explicit wgp-d64-explicit \
               minimal-bf16 sl-views-ragged-clamp sl-f32-p3-zero-none sl-f16-p33-explicit-sum \
-              sl-bf16-tiles-none sl-f16-tiles-mean; do
+              sl-bf16-tiles-none sl-f16-tiles-mean gradf-views-f16-zero-sum gradf-explicit-clamp-none \
+              gradf-p33-views-bf16; do
     [ -d "$art/$name/fused" ] || continue
     for tool in memcheck racecheck synccheck; do
       compute-sanitizer --tool $tool --error-exitcode 99 "$aot" "$art/$name/fused" \

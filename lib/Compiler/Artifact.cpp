@@ -31,6 +31,8 @@ mlir::sigreg::problemToJson(const ::sigreg::runtime::ProblemDesc &p) {
   // Only when set, so that forward manifests stay as they were.
   if (p.gradient)
     o["gradient"] = true;
+  if (!p.entryPoint.empty())
+    o["entry_point"] = p.entryPoint;
   return o;
 }
 
@@ -75,10 +77,10 @@ std::string dtypeOf(Type t) {
 /// Walks the host function and records buffers, scalars and steps.
 class ManifestBuilder {
 public:
-  /// `gradient`: the function is a sigreg.loss_grad entry, (x, seed or proj,
-  /// grad, out).
-  ManifestBuilder(func::FuncOp func, bool gradient)
-      : func(func), gradient(gradient) {}
+  /// The names of the function's memref arguments, in order (inputs, then
+  /// outputs), by the entry's kind (inputNames, outputNames).
+  ManifestBuilder(func::FuncOp func, const ::sigreg::runtime::ProblemDesc &p)
+      : func(func), problem(p) {}
 
   LogicalResult build(llvm::json::Array &buffers, llvm::json::Array &scalars,
                       llvm::json::Array &steps, std::string &kernelModule);
@@ -93,7 +95,7 @@ private:
   LogicalResult tensorMapOf(nvgpu::TmaCreateDescriptorOp op);
 
   func::FuncOp func;
-  bool gradient;
+  ::sigreg::runtime::ProblemDesc problem;
   DenseMap<Value, BufferRef> buffers;
   DenseMap<Value, std::string> scalarArgs;
   /// Ranked type of each memref.cast to an unranked memref (the TMA source).
@@ -306,18 +308,29 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
                                      llvm::json::Array &scalarList,
                                      llvm::json::Array &steps,
                                      std::string &kernelModule) {
-  // Arguments: x, then seed (i64 scalar) or proj, then (gradient) the loss's
-  // cotangent grad, then outputs.
-  unsigned numMemrefInputs = 0, firstOutput = gradient ? 3 : 2;
+  // Arguments: x, then seed (i64 scalar) or proj, then the entry's other
+  // inputs (grad; dcos and dsin), then the outputs.
+  SmallVector<std::string> names = {"x"};
+  if (problem.projection == "explicit")
+    names.push_back("proj");
+  if (problem.gradient)
+    names.push_back("grad");
+  if (problem.entryPoint == "ecf_backward")
+    names.append({"dcos", "dsin"});
+  size_t numInputs = names.size();
+  if (problem.entryPoint == "ecf")
+    names.append({"cos", "sin"});
+  else
+    names.push_back("out");
+  unsigned memrefIndex = 0;
   for (BlockArgument arg : func.getArguments()) {
     if (auto t = dyn_cast<MemRefType>(arg.getType())) {
-      bool isOutput = arg.getArgNumber() >= firstOutput;
-      std::string name = isOutput                  ? "out"
-                         : arg.getArgNumber() == 2 ? "grad"
-                         : numMemrefInputs++ == 0  ? "x"
-                                                   : "proj";
-      if (isOutput && arg.getArgNumber() > firstOutput)
-        name += std::to_string(arg.getArgNumber() - firstOutput);
+      if (memrefIndex >= names.size())
+        return func.emitError("the AOT manifest names ")
+               << names.size() << " buffers for this entry, the function has "
+               << "more memref arguments";
+      bool isOutput = memrefIndex >= numInputs;
+      std::string name = names[memrefIndex++];
       bufferList.push_back(bufferJson(name, isOutput ? "output" : "input", t));
       buffers[arg] = {name, 0};
     } else if (arg.getType().isInteger(64)) {
@@ -460,8 +473,8 @@ mlir::sigreg::extractArtifact(ModuleOp compiled, StringRef entry,
     return compiled.emitError("no host function '") << entry << "'";
   llvm::json::Array buffers, scalars, steps;
   std::string kernelModule;
-  if (failed(ManifestBuilder(func, p.gradient)
-                 .build(buffers, scalars, steps, kernelModule)))
+  if (failed(ManifestBuilder(func, p).build(buffers, scalars, steps,
+                                            kernelModule)))
     return failure();
 
   Artifact artifact;

@@ -27,8 +27,90 @@ template <typename Fn> static auto withLoss(Operation *op, Fn &&fn) {
   return fn(cast<LossGradOp>(op));
 }
 
+/// The DDP split's entry points (docs/TORCH.md), in this form (x [V, N, D]
+/// static, the projection a sigreg.projection of the seed argument or the
+/// argument itself):
+///   "ecf":          (x, seed | proj) -> (cos, sin) of one sigreg.ecf of
+///                   sigreg.project(x, A);
+///   "ecf_backward": (x, seed | proj, dcos, dsin) -> sigreg.project_transpose
+///                   (sigreg.ecf_grad(sigreg.project(x, A), dcos, dsin), A).
+struct EntryPoint {
+  StringRef kind;
+  Value x, projection;
+  Operation *op = nullptr; // the sigreg.ecf or sigreg.ecf_grad
+};
+
+/// The value a sigreg.project reads as its projection, looking through a
+/// sigreg.projection to its seed.
+static Value projectionSource(Value a) {
+  if (auto proj = a.getDefiningOp<ProjectionOp>())
+    return proj.getSeed();
+  return a;
+}
+
+static std::optional<EntryPoint> returnedEntryPoint(func::FuncOp func) {
+  if (func.isExternal() || !func.getBody().hasOneBlock())
+    return std::nullopt;
+  auto ret = dyn_cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  if (!ret)
+    return std::nullopt;
+  if (ret.getNumOperands() == 2) {
+    auto ecf = ret.getOperand(0).getDefiningOp<EcfOp>();
+    if (!ecf || ecf.getCos() != ret.getOperand(0) ||
+        ecf.getSin() != ret.getOperand(1))
+      return std::nullopt;
+    auto project = ecf.getSlices().getDefiningOp<ProjectOp>();
+    if (!project)
+      return std::nullopt;
+    return EntryPoint{"ecf", project.getInput(),
+                      projectionSource(project.getProjection()), ecf};
+  }
+  if (ret.getNumOperands() != 1)
+    return std::nullopt;
+  auto transpose = ret.getOperand(0).getDefiningOp<ProjectTransposeOp>();
+  auto grad = transpose ? transpose.getCotangent().getDefiningOp<EcfGradOp>()
+                        : EcfGradOp();
+  auto project =
+      grad ? grad.getSlices().getDefiningOp<ProjectOp>() : ProjectOp();
+  if (!project || project.getProjection() != transpose.getProjection())
+    return std::nullopt;
+  return EntryPoint{"ecf_backward", project.getInput(),
+                    projectionSource(project.getProjection()), grad};
+}
+
+/// Checks an entry point's form and emits an error otherwise.
+static LogicalResult checkEntryPointForm(func::FuncOp func,
+                                         const EntryPoint &e) {
+  auto isArg = [&](Value v, unsigned index) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner()->getParentOp() == func.getOperation() &&
+           arg.getArgNumber() == index;
+  };
+  bool backward = e.kind == "ecf_backward";
+  bool ok = func.getNumArguments() == (backward ? 4u : 2u) && isArg(e.x, 0) &&
+            isArg(e.projection, 1);
+  if (backward) {
+    auto grad = cast<EcfGradOp>(e.op);
+    ok = ok && isArg(grad.getDcos(), 2) && isArg(grad.getDsin(), 3);
+  }
+  if (!ok)
+    return e.op->emitError("sigreg-run expects the operands of the ")
+           << e.kind
+           << " entry point to be the function's arguments, in order (x, "
+              "seed or projection"
+           << (backward ? ", dcos, dsin)" : ")");
+  auto xType = cast<RankedTensorType>(e.x.getType());
+  if (xType.getRank() != 3 || !xType.hasStaticShape())
+    return func.emitError("the ")
+           << e.kind << " entry point needs a static x [V, N, D], got "
+           << xType;
+  return success();
+}
+
 /// Checks the form sigreg-run supports and emits an error otherwise.
 static LogicalResult checkEntryForm(func::FuncOp func) {
+  if (std::optional<EntryPoint> e = returnedEntryPoint(func))
+    return checkEntryPointForm(func, *e);
   Operation *op = returnedLoss(func);
   if (!op)
     return func.emitError("entry function '")
@@ -36,7 +118,10 @@ static LogicalResult checkEntryForm(func::FuncOp func) {
            << "' must return the result of a sigreg.loss or sigreg.loss_grad "
               "(sigreg-run compiles single-block functions of the form (x, "
               "seed : i64) or (x, projection) -> sigreg.loss, and (x, seed or "
-              "projection, grad) -> sigreg.loss_grad)";
+              "projection, grad) -> sigreg.loss_grad; or an entry point of the "
+              "DDP split: (x, seed or projection) -> the cos and sin of "
+              "sigreg.ecf(sigreg.project), and (x, seed or projection, dcos, "
+              "dsin) -> sigreg.project_transpose(sigreg.ecf_grad))";
   auto isArg = [&](Value v, unsigned index) {
     auto arg = dyn_cast<BlockArgument>(v);
     return arg && arg.getOwner()->getParentOp() == func.getOperation() &&
@@ -74,7 +159,7 @@ FailureOr<func::FuncOp> mlir::sigreg::findEntry(ModuleOp module,
   module.walk([&](func::FuncOp f) {
     bool hasLoss = false;
     f.walk([&](Operation *op) { hasLoss |= isa<LossOp, LossGradOp>(op); });
-    if (hasLoss)
+    if (hasLoss || returnedEntryPoint(f))
       candidates.push_back(f);
   });
   if (candidates.empty())
@@ -97,7 +182,37 @@ static std::string dtypeName(Type t) {
   return "f32";
 }
 
+/// The problem of an entry point (clip and reduction are the loss's, which
+/// the entry points leave to their caller: defaults).
+static ::sigreg::runtime::ProblemDesc describeEntryPoint(const EntryPoint &e) {
+  auto in = cast<RankedTensorType>(e.x.getType());
+  ::sigreg::runtime::ProblemDesc p;
+  p.entryPoint = e.kind.str();
+  p.views = true;
+  p.V = in.getDimSize(0);
+  p.N = in.getDimSize(1);
+  p.D = in.getDimSize(2);
+  RankedTensorType ecfType;
+  double tMax;
+  if (auto ecf = dyn_cast<EcfOp>(e.op)) {
+    ecfType = ecf.getCos().getType();
+    tMax = ecf.getTMax().convertToDouble();
+  } else {
+    auto grad = cast<EcfGradOp>(e.op);
+    ecfType = grad.getDcos().getType();
+    tMax = grad.getTMax().convertToDouble();
+  }
+  p.S = ecfType.getDimSize(1);
+  p.P = ecfType.getDimSize(2);
+  p.tMax = tMax;
+  p.dtype = dtypeName(in.getElementType());
+  p.projection = e.projection.getType().isInteger(64) ? "seed" : "explicit";
+  return p;
+}
+
 ::sigreg::runtime::ProblemDesc mlir::sigreg::describeEntry(func::FuncOp func) {
+  if (std::optional<EntryPoint> e = returnedEntryPoint(func))
+    return describeEntryPoint(*e);
   return withLoss(returnedLoss(func), [](auto loss) {
     RankedTensorType in = loss.getInput().getType();
     ::sigreg::runtime::ProblemDesc p;
@@ -122,6 +237,19 @@ static std::string dtypeName(Type t) {
 LogicalResult mlir::sigreg::specializeEntry(func::FuncOp func,
                                             std::optional<int64_t> batch,
                                             std::optional<std::string> dtype) {
+  if (std::optional<EntryPoint> e = returnedEntryPoint(func)) {
+    // Static by form: only a request that agrees with the function.
+    ::sigreg::runtime::ProblemDesc p = describeEntryPoint(*e);
+    if (batch && *batch != p.N)
+      return func.emitError("--shape batch size ")
+             << *batch << " disagrees with the static batch dimension " << p.N
+             << " of the " << e->kind << " entry point";
+    if (dtype && *dtype != p.dtype)
+      return func.emitError("--dtype=")
+             << *dtype << " disagrees with the " << p.dtype << " input of the "
+             << e->kind << " entry point (entry points are not specialized)";
+    return success();
+  }
   return withLoss(returnedLoss(func), [&](auto loss) -> LogicalResult {
     Builder b(func.getContext());
     Type elem;

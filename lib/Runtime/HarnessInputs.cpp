@@ -179,6 +179,49 @@ std::string sigreg::runtime::outputBufferName(const Manifest &m) {
   return name;
 }
 
+/// The buffers of a DDP entry point after x and proj (checked by the
+/// caller): "ecf" has f32 outputs cos and sin [V, S, P]; "ecf_backward" has
+/// f32 inputs dcos and dsin [V, S, P] and the f32 output out [V, N, D].
+static Status checkEntryPointBuffers(const Manifest &m) {
+  const ProblemDesc &p = m.problem;
+  uint64_t ecfBytes = 4 * uint64_t(p.V * p.S * p.P);
+  auto expectF32 = [&](const std::string &name, BufferRole role,
+                       uint64_t bytes) {
+    int i = m.findBuffer(name);
+    if (i < 0 || m.buffers[i].role != role || m.buffers[i].bytes != bytes ||
+        (!m.buffers[i].dtype.empty() && m.buffers[i].dtype != "f32"))
+      return Status::error(
+          "the " + p.entryPoint + " entry point needs an f32 " +
+          (role == BufferRole::Input ? "input" : "output") + " buffer '" +
+          name + "' of " + std::to_string(bytes) + " bytes");
+    return Status::success();
+  };
+  std::vector<std::string> inputs = {"x"}, outputs;
+  if (p.projection == "explicit")
+    inputs.push_back("proj");
+  if (p.entryPoint == "ecf") {
+    outputs = {"cos", "sin"};
+    SIGREG_RETURN_IF_ERROR(expectF32("cos", BufferRole::Output, ecfBytes));
+    SIGREG_RETURN_IF_ERROR(expectF32("sin", BufferRole::Output, ecfBytes));
+  } else {
+    inputs.insert(inputs.end(), {"dcos", "dsin"});
+    outputs = {"out"};
+    SIGREG_RETURN_IF_ERROR(expectF32("dcos", BufferRole::Input, ecfBytes));
+    SIGREG_RETURN_IF_ERROR(expectF32("dsin", BufferRole::Input, ecfBytes));
+    SIGREG_RETURN_IF_ERROR(
+        expectF32("out", BufferRole::Output, 4 * uint64_t(p.V * p.N * p.D)));
+  }
+  for (const BufferDesc &b : m.buffers) {
+    const std::vector<std::string> &known =
+        b.role == BufferRole::Input ? inputs : outputs;
+    if (b.role != BufferRole::Workspace &&
+        std::find(known.begin(), known.end(), b.name) == known.end())
+      return Status::error("unexpected buffer '" + b.name + "' in the " +
+                           p.entryPoint + " entry point");
+  }
+  return Status::success();
+}
+
 Status sigreg::runtime::checkProblemBuffers(const Manifest &m) {
   if (!m.hasProblem)
     return Status::error("manifest has no \"problem\" object");
@@ -204,6 +247,8 @@ Status sigreg::runtime::checkProblemBuffers(const Manifest &m) {
   bool explicitProj = p.projection == "explicit";
   if (explicitProj)
     SIGREG_RETURN_IF_ERROR(expect("proj", uint64_t(p.D * p.S) * elem));
+  if (!p.entryPoint.empty())
+    return checkEntryPointBuffers(m);
   if (p.gradient) {
     // The loss's cotangent: f32, one value or one per statistic.
     int i = m.findBuffer("grad");

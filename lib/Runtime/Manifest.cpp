@@ -580,7 +580,8 @@ bool parseProblem(Extractor &ex, const JValue &v, ProblemDesc &p) {
   if (!ex.expectKind(v, JValue::Kind::Object, path) ||
       !ex.checkKeys(v, path,
                     {"V", "N", "D", "S", "P", "t_max", "clip", "clip_value",
-                     "reduction", "dtype", "projection", "views", "gradient"}))
+                     "reduction", "dtype", "projection", "views", "gradient",
+                     "entry_point"}))
     return false;
   if (!ex.getInt(v, "V", path, p.V, false, 1, kI64Max) ||
       !ex.getInt(v, "N", path, p.N, true, 1, kI64Max) ||
@@ -594,7 +595,11 @@ bool parseProblem(Extractor &ex, const JValue &v, ProblemDesc &p) {
       !ex.getString(v, "dtype", path, p.dtype, true) ||
       !ex.getString(v, "projection", path, p.projection, false) ||
       !ex.getBool(v, "views", path, p.views, false) ||
-      !ex.getBool(v, "gradient", path, p.gradient, false))
+      !ex.getBool(v, "gradient", path, p.gradient, false) ||
+      !ex.getString(v, "entry_point", path, p.entryPoint, false))
+    return false;
+  if (!p.entryPoint.empty() &&
+      !ex.oneOf(p.entryPoint, path + ".entry_point", {"ecf", "ecf_backward"}))
     return false;
   if (!(p.tMax > 0.0))
     return ex.fail(path + ".t_max", "must be positive");

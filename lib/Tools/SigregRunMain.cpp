@@ -246,6 +246,10 @@ void printHeader(const rt::ProblemDesc &p, StringRef target, StringRef entry) {
                << " projection=" << p.projection;
   if (p.gradient)
     llvm::outs() << " output=dL/dx";
+  if (p.entryPoint == "ecf")
+    llvm::outs() << " entry_point=ecf output=cos,sin";
+  else if (p.entryPoint == "ecf_backward")
+    llvm::outs() << " entry_point=ecf_backward output=dL/dx";
   llvm::outs() << "\n";
   llvm::outs().flush();
 }
@@ -572,6 +576,14 @@ int mlir::sigreg::sigregRunMain(int argc, char **argv) {
   rt::ProblemDesc problem;
   if (failed(resolveProblem(*func, opts, problem)))
     return 2;
+  // The runners validate the loss and its gradient; the DDP split's entry
+  // points (the same kernels) are validated by the module that calls them.
+  if (!problem.entryPoint.empty() &&
+      !(opts.compileOnly && opts.target == Target::Cuda))
+    return fail("the " + problem.entryPoint +
+                " entry point is compiled for the PyTorch module, which "
+                "validates it (docs/TORCH.md): use --target=cuda "
+                "--compile-only --emit-artifact=DIR");
 
   Target target = opts.target;
   if (target != Target::Cpu && !(target == Target::Cuda && opts.compileOnly)) {

@@ -109,6 +109,9 @@ class Problem:
     projection: str = "seed"
     views: bool = False
     gradient: bool = False  # dL/dx of sigreg.loss_grad (input 'grad', output [x's shape])
+    # The DDP split's entry points (docs/TORCH.md): "ecf" (outputs cos, sin [V, S, P]) or
+    # "ecf_backward" (inputs dcos, dsin [V, S, P], output dL/dx [V, N, D]); "" otherwise.
+    entry_point: str = ""
 
     def x_shape(self) -> Tuple[int, ...]:
         return (self.V, self.N, self.D) if self.views else (self.N, self.D)
@@ -315,7 +318,7 @@ def _dim3(v, where) -> Tuple[int, int, int]:
 def _parse_problem(o, where) -> Problem:
     o = _obj(o, where)
     _check_keys(o, ("V", "N", "D", "S", "P", "t_max", "clip", "clip_value", "reduction", "dtype",
-                    "projection", "views", "gradient"), where)
+                    "projection", "views", "gradient", "entry_point"), where)
     p = Problem(
         N=_int(_req(o, "N", where), f"{where}.N", 1),
         D=_int(_req(o, "D", where), f"{where}.D", 1),
@@ -352,6 +355,10 @@ def _parse_problem(o, where) -> Problem:
         if not isinstance(o["gradient"], bool):
             _fail(f"{where}.gradient", "expected a boolean")
         p.gradient = o["gradient"]
+    if "entry_point" in o:
+        p.entry_point = _str(o["entry_point"], f"{where}.entry_point")
+        if p.entry_point not in ("ecf", "ecf_backward"):
+            _fail(f"{where}.entry_point", f"unknown entry point '{p.entry_point}'")
     return p
 
 

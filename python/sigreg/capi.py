@@ -139,6 +139,33 @@ class CapiFunction:
         self._check(self._lib.sigreg_aot_run(self._h, ctypes.c_void_p(stream)), "run")
         return out
 
+    def run(self, buffers: Dict[str, "object"], seed: Optional[int] = None) -> None:
+        """Runs the artifact on named tensors (contiguous, on the device, the sizes of the
+        manifest's buffers): every input and output of the manifest, by name, e.g. ``x``,
+        ``cos`` and ``sin`` for the ``ecf`` entry point; ``seed`` for a seeded projection. On
+        torch's current stream, like ``__call__``."""
+        torch = self._torch
+        names = {b.name for b in self.manifest.buffers if b.role in ("input", "output")}
+        missing = names - set(buffers)
+        if missing:
+            raise ValueError(f"missing buffers {sorted(missing)} (the artifact takes {sorted(names)})")
+        device = None
+        for name, t in buffers.items():
+            if name not in names:
+                raise ValueError(f"the artifact has no input or output '{name}'")
+            if not t.is_cuda or not t.is_contiguous():
+                raise ValueError(f"'{name}' must be a contiguous CUDA tensor")
+            device = t.device
+            self._bind(name, t)
+        if self.problem.projection == "seed":
+            if seed is None:
+                raise ValueError("this artifact generates its projection: pass seed=")
+            if seed != self._seed:
+                self._check(self._lib.sigreg_aot_set_seed(self._h, int(seed)), "set_seed")
+                self._seed = seed
+        stream = torch.cuda.current_stream(device).cuda_stream or 1
+        self._check(self._lib.sigreg_aot_run(self._h, ctypes.c_void_p(stream)), "run")
+
     def close(self):
         if getattr(self, "_h", None):
             self._lib.sigreg_aot_destroy(self._h)

@@ -59,6 +59,13 @@ class Problem:
     dtype: str = "bf16"  # bf16 | f16 | f32
     projection: str = "seed"  # seed | explicit
     gradient: bool = False  # sigreg.loss_grad instead of sigreg.loss
+    # An entry point of the DDP split (docs/TORCH.md) instead of the loss: "ecf", x [V, N, D]
+    # and the projection to the local ECF means cos, sin [V, S, P]; "ecf_backward", x, the
+    # projection and the means' cotangents dcos, dsin to dL/dx. clip and gradient do not
+    # apply (the caller computes the statistic from the means); for "ecf", reduction says
+    # whether that loss is reduced over the slices (mean, sum) or per slice (none), which
+    # decides the accuracy the forward needs.
+    entry_point: str = ""
 
     def __post_init__(self):
         for name in ("N", "D", "S", "P"):
@@ -74,6 +81,11 @@ class Problem:
             raise ValueError(f"unknown dtype {self.dtype!r}")
         if self.projection not in ("seed", "explicit"):
             raise ValueError(f"unknown projection {self.projection!r}")
+        if self.entry_point not in ("", "ecf", "ecf_backward"):
+            raise ValueError(f"unknown entry point {self.entry_point!r}")
+        if self.entry_point and (self.V < 1 or self.gradient):
+            raise ValueError("an entry point takes x [V, N, D] (V >= 1) and is not a gradient "
+                             "of the loss")
 
 
 def _f(v: float) -> str:
@@ -85,8 +97,39 @@ def _f(v: float) -> str:
     return s
 
 
+def _entry_point_source(p: Problem) -> str:
+    """The entry points of the DDP split: the mid-level ops that sigreg.loss decomposes into up
+    to the all-reduce boundary (``ecf``), and their backward (``ecf_backward``)."""
+    x = f"tensor<{p.V}x{p.N}x{p.D}x{p.dtype}>"
+    y = f"tensor<{p.V}x{p.N}x{p.S}xf32>"
+    ecf = f"tensor<{p.V}x{p.S}x{p.P}xf32>"
+    if p.projection == "seed":
+        a = f"tensor<{p.D}x{p.S}xf32>"
+        arg2, make_a = "%seed: i64", f"  %a = sigreg.projection seed(%seed) : {a}\n"
+    else:
+        a = f"tensor<{p.D}x{p.S}x{p.dtype}>"
+        arg2, make_a = f"%a: {a}", ""
+    project = f"  %y = sigreg.project %x, %a : {x}, {a} -> {y}\n"
+    t_max = f"t_max = {_f(p.t_max)}"
+    if p.entry_point == "ecf":
+        # A loss reduced over the slices lets the compiler round g to 16 bits where its error
+        # budget allows (EcfSchedule.h, needsSplitProjection): it says so on the results.
+        res = f"{ecf} {{sigreg.reduced}}" if p.reduction != "none" else ecf
+        return (f"func.func @sigreg(%x: {x}, {arg2}) -> ({res}, {res}) {{\n{make_a}{project}"
+                f"  %c, %s = sigreg.ecf %y {t_max} : {y} -> {ecf}\n"
+                f"  return %c, %s : {ecf}, {ecf}\n}}\n")
+    dx = f"tensor<{p.V}x{p.N}x{p.D}xf32>"
+    return (f"func.func @sigreg(%x: {x}, {arg2}, %dc: {ecf}, %ds: {ecf}) -> {dx} {{\n"
+            f"{make_a}{project}"
+            f"  %dy = sigreg.ecf_grad %y, %dc, %ds {t_max} : {y}, {ecf}\n"
+            f"  %dx = sigreg.project_transpose %dy, %a : {y}, {a} -> {dx}\n"
+            f"  return %dx : {dx}\n}}\n")
+
+
 def source(p: Problem) -> str:
     """The MLIR entry function ``@sigreg`` of a problem (the form sigreg-run compiles)."""
+    if p.entry_point:
+        return _entry_point_source(p)
     x = f"tensor<{p.N}x{p.D}x{p.dtype}>" if p.V == 0 else f"tensor<{p.V}x{p.N}x{p.D}x{p.dtype}>"
     if p.reduction == "none":
         loss = f"tensor<{p.S}xf32>" if p.V == 0 else f"tensor<{p.V}x{p.S}xf32>"

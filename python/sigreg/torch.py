@@ -30,10 +30,11 @@ from torch import nn
 
 from . import philox
 
-__all__ = ["SIGReg", "sigreg_loss", "projection"]
+__all__ = ["SIGReg", "sigreg_loss", "projection", "CompiledBackendUnavailable"]
 
 CLIP_MODES = ("zero_below", "clamp_min")
 REDUCTIONS = ("mean", "sum", "none")
+BACKENDS = ("auto", "torch", "compiled")
 # Rows of x per chunk of the ECF: bounds the [chunk, S, P] temporaries to
 # about 2^24 elements.
 _CHUNK_ELEMENTS = 1 << 24
@@ -43,9 +44,22 @@ def _compute_dtype(dtype: torch.dtype) -> torch.dtype:
     return torch.float64 if dtype == torch.float64 else torch.float32
 
 
+_GRIDS: dict = {}
+
+
 def _grid(num_points: int, t_max: float, device, dtype):
     """(t, phi, w) of docs/CONTRACT.md section 1.3, computed in float64 with torch ops (the
-    operations of sigreg.reference.integration_grid, so traceable), then cast."""
+    operations of sigreg.reference.integration_grid, so traceable), then cast. Eager calls
+    reuse the tensors of an earlier call (a dozen small launches fewer per call)."""
+    if torch.compiler.is_compiling():
+        return _make_grid(num_points, t_max, device, dtype)
+    key = (int(num_points), float(t_max), str(device), dtype)
+    if key not in _GRIDS:
+        _GRIDS[key] = _make_grid(num_points, t_max, device, dtype)
+    return _GRIDS[key]
+
+
+def _make_grid(num_points: int, t_max: float, device, dtype):
     P = int(num_points)
     dt = float(t_max) / (P - 1)
     t = torch.arange(P, dtype=torch.float64, device=device) * dt
@@ -138,6 +152,142 @@ torch.library.register_autograd("sigreg::ecf", _ecf_autograd_backward, setup_con
 
 
 # ---------------------------------------------------------------------------
+# 1b. The compiled entry points (docs/TORCH.md, "The compiled backend")
+# ---------------------------------------------------------------------------
+
+_TORCH_DTYPES = {torch.bfloat16: "bf16", torch.float16: "f16"}
+# (V, N, D, S, P, t_max, dtype) -> (ecf, ecf_backward) CapiFunctions, or the reason there are
+# none (so that a problem the compiler rejects is not compiled again every call).
+_COMPILED: dict = {}
+
+
+class CompiledBackendUnavailable(RuntimeError):
+    """backend='compiled' was asked for, and the compiled entry points cannot run this call."""
+
+
+_CAPABILITY: dict = {}
+
+
+def _compiled_obstacle(x: torch.Tensor) -> Optional[str]:
+    """Why the compiled entry points cannot take ``x`` [V, N, D] (None: they may)."""
+    if x.device.type != "cuda":
+        return f"x is on {x.device}, the compiled kernels run on CUDA devices"
+    if x.dtype not in _TORCH_DTYPES:
+        return f"x is {x.dtype}; the compiled forward and backward take bf16 or f16"
+    index = x.device.index if x.device.index is not None else torch.cuda.current_device()
+    if index not in _CAPABILITY:
+        _CAPABILITY[index] = torch.cuda.get_device_capability(index)
+    if _CAPABILITY[index] != (9, 0):
+        return "the compiled kernels are built for sm_90a (H100/H200)"
+    return None
+
+
+def _compiled_entries(V: int, N: int, D: int, S: int, P: int, t_max: float, dtype: str,
+                      reduced: bool = True):
+    """The two compiled entry points of this problem, compiled on demand (sigreg.compile: the
+    on-disk cache, else the compiler), loaded through the C ABI (sigreg.capi). ``reduced``:
+    the loss is reduced over the slices (mean, sum), which lets the forward round g to 16 bits
+    where the error budget allows. Raises CompiledBackendUnavailable with the reason when they
+    cannot be had."""
+    key = (V, N, D, S, P, float(t_max), dtype, bool(reduced))
+    got = _COMPILED.get(key)
+    if got is None:
+        from .capi import CapiError, CapiFunction  # noqa: PLC0415 (lazy: needs the runtime)
+        from .compile import CompileError, CompilerNotFound, Problem, compile_artifact  # noqa: PLC0415
+        try:
+            got = tuple(
+                CapiFunction(str(compile_artifact(Problem(
+                    N=N, D=D, S=S, V=V, P=P, t_max=float(t_max), dtype=dtype,
+                    reduction="none" if ep == "ecf" and not reduced else "mean",
+                    projection="seed", entry_point=ep))))
+                for ep in ("ecf", "ecf_backward"))
+        except (CompileError, CompilerNotFound, CapiError, OSError) as e:
+            got = str(e)
+        _COMPILED[key] = got
+    if isinstance(got, str):
+        raise CompiledBackendUnavailable(got)
+    return got
+
+
+@torch.library.custom_op("sigreg::ecf_compiled", mutates_args=())
+def _ecf_compiled(x: torch.Tensor, seed: torch.Tensor, num_slices: int, t_max: float,
+                  num_points: int, reduced: bool) -> Tuple[torch.Tensor, torch.Tensor]:
+    """sigreg::ecf of the seed's projection on the compiled ``ecf`` entry point: x [V, N, D]
+    (bf16/f16, CUDA) -> cos, sin [V, S, P] f32, the projection generated in the kernels."""
+    V, N, D = x.shape
+    fwd, _ = _compiled_entries(V, N, D, num_slices, num_points, t_max, _TORCH_DTYPES[x.dtype],
+                               reduced)
+    cos = torch.empty((V, num_slices, num_points), dtype=torch.float32, device=x.device)
+    sin = torch.empty_like(cos)
+    fwd.run({"x": x.contiguous(), "cos": cos, "sin": sin}, seed=int(seed.item()))
+    return cos, sin
+
+
+@_ecf_compiled.register_fake
+def _(x, seed, num_slices, t_max, num_points, reduced):
+    out = x.new_empty((x.shape[0], num_slices, num_points), dtype=torch.float32)
+    return out, torch.empty_like(out)
+
+
+@torch.library.custom_op("sigreg::ecf_compiled_backward", mutates_args=())
+def _ecf_compiled_backward(x: torch.Tensor, seed: torch.Tensor, dcos: torch.Tensor,
+                           dsin: torch.Tensor, t_max: float, reduced: bool) -> torch.Tensor:
+    """dL/dx [V, N, D] f32 on the compiled ``ecf_backward`` entry point (y recomputed, dL/dy
+    formed in registers, dL/dy A^T on tensor cores)."""
+    V, N, D = x.shape
+    S, P = dcos.shape[1], dcos.shape[2]
+    _, bwd = _compiled_entries(V, N, D, S, P, t_max, _TORCH_DTYPES[x.dtype], reduced)
+    dx = torch.empty((V, N, D), dtype=torch.float32, device=x.device)
+    bwd.run({"x": x.contiguous(), "dcos": dcos.float().contiguous(),
+             "dsin": dsin.float().contiguous(), "out": dx}, seed=int(seed.item()))
+    return dx
+
+
+@_ecf_compiled_backward.register_fake
+def _(x, seed, dcos, dsin, t_max, reduced):
+    return x.new_empty(x.shape, dtype=torch.float32)
+
+
+def _ecf_compiled_setup_context(ctx, inputs, output):
+    x, seed, _, t_max, _, reduced = inputs
+    ctx.save_for_backward(x, seed)
+    ctx.t_max = t_max
+    ctx.reduced = reduced
+
+
+def _ecf_compiled_autograd_backward(ctx, dcos, dsin):
+    x, seed = ctx.saved_tensors
+    dx = None
+    if ctx.needs_input_grad[0]:
+        dx = torch.ops.sigreg.ecf_compiled_backward(x, seed, dcos, dsin, ctx.t_max,
+                                                    ctx.reduced).to(x.dtype)
+    return dx, None, None, None, None, None
+
+
+torch.library.register_autograd("sigreg::ecf_compiled", _ecf_compiled_autograd_backward,
+                                setup_context=_ecf_compiled_setup_context)
+
+
+def _use_compiled(backend: str, x3: torch.Tensor, S: int, P: int, t_max: float,
+                  reduced: bool) -> bool:
+    """Whether this call runs on the compiled entry points: backend 'torch' never; 'compiled'
+    always (or CompiledBackendUnavailable with the reason); 'auto' when they can."""
+    if backend == "torch":
+        return False
+    why = _compiled_obstacle(x3)
+    if why is None:
+        V, N, D = x3.shape
+        try:
+            _compiled_entries(int(V), int(N), int(D), S, P, t_max, _TORCH_DTYPES[x3.dtype],
+                              reduced)
+        except CompiledBackendUnavailable as e:
+            why = str(e)
+    if why is not None and backend == "compiled":
+        raise CompiledBackendUnavailable(f"the compiled backend cannot run this call: {why}")
+    return why is None
+
+
+# ---------------------------------------------------------------------------
 # 2. The distributed boundary
 # ---------------------------------------------------------------------------
 
@@ -204,7 +354,8 @@ def _check_knobs(num_slices, num_points, t_max, clip_mode, reduction):
 def sigreg_loss(x: torch.Tensor, A: Optional[torch.Tensor] = None, *, seed=None,
                 num_slices: Optional[int] = None, num_points: int = 17, t_max: float = 3.0,
                 clip_value: Optional[float] = None, clip_mode: str = "zero_below",
-                reduction: str = "mean", group=None, distributed: Optional[bool] = None) -> torch.Tensor:
+                reduction: str = "mean", group=None, distributed: Optional[bool] = None,
+                backend: str = "auto") -> torch.Tensor:
     """The SIGReg loss of ``x`` ([N, D] or [V, N, D]; bf16, f16, f32 or f64).
 
     The projection is ``A`` [D, S] or the one of ``seed`` (an int or a 0-d integer tensor, with
@@ -212,9 +363,13 @@ def sigreg_loss(x: torch.Tensor, A: Optional[torch.Tensor] = None, *, seed=None,
     None disables clipping; ``clip_mode`` 'zero_below' (LeJEPA's library) or 'clamp_min' (the
     seed's code). ``reduction`` 'mean', 'sum' or 'none' ([S] or [V, S]). ``distributed``
     (default: whether torch.distributed is initialized) averages the ECF over the ranks of
-    ``group``; N_global = N * world size.
+    ``group``; N_global = N * world size. ``backend``: 'torch' (torch ops), 'compiled' (this
+    repository's compiled forward and backward, seeded projections on sm_90a GPUs; an error
+    says why when they cannot run) or 'auto' (compiled where they can, else torch).
     """
     _check_knobs(num_slices, num_points, t_max, clip_mode, reduction)
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if x.dim() not in (2, 3):
         raise ValueError(f"x must be [N, D] or [V, N, D], got shape {tuple(x.shape)}")
     if x.dtype not in (torch.bfloat16, torch.float16, torch.float32, torch.float64):
@@ -224,19 +379,37 @@ def sigreg_loss(x: torch.Tensor, A: Optional[torch.Tensor] = None, *, seed=None,
     D = x3.shape[-1]
     if (A is None) == (seed is None):
         raise ValueError("give exactly one of A (a [D, S] projection) or seed")
+    if x3.shape[1] < 1:
+        raise ValueError("the batch is empty")
     if A is None:
         if num_slices is None:
             raise ValueError("num_slices is required with a seed")
+        reduced = reduction != "none"
+        if _use_compiled(backend, x3, int(num_slices), int(num_points), float(t_max), reduced):
+            if not isinstance(seed, torch.Tensor):
+                seed = torch.tensor(int(seed), dtype=torch.long)
+            cos, sin = torch.ops.sigreg.ecf_compiled(x3, seed.to(torch.long), int(num_slices),
+                                                     float(t_max), int(num_points), reduced)
+            return _statistic(x, x3, cos, sin, num_points, t_max, clip_value, clip_mode,
+                              reduction, group, distributed)
         A = projection(seed, D, num_slices, device=x.device, dtype=_compute_dtype(x.dtype))
+    elif backend == "compiled":
+        raise CompiledBackendUnavailable("the compiled backend takes a seeded projection (it "
+                                         "generates A in its kernels), not an explicit A")
     if A.dim() != 2 or A.shape[0] != D:
         raise ValueError(f"A must be [D, S] with D = {D}, got shape {tuple(A.shape)}")
     if num_slices is not None and A.shape[1] != int(num_slices):
         raise ValueError(f"A has {A.shape[1]} slices, num_slices is {num_slices}")
-    if x3.shape[1] < 1:
-        raise ValueError("the batch is empty")
     A = A.detach().to(device=x.device)
-
     cos, sin = torch.ops.sigreg.ecf(x3, A, float(t_max), int(num_points))
+    return _statistic(x, x3, cos, sin, num_points, t_max, clip_value, clip_mode, reduction,
+                      group, distributed)
+
+
+def _statistic(x, x3, cos, sin, num_points, t_max, clip_value, clip_mode, reduction, group,
+               distributed):
+    """The boundary (all-reduce of the local means), then the statistic, clip and reduction."""
+    views = x.dim() == 3
     if distributed is None:
         distributed = dist.is_available() and dist.is_initialized()
     world = 1
@@ -277,9 +450,12 @@ class SIGReg(nn.Module):
     def __init__(self, num_slices: int = 1024, t_max: float = 3.0, n_points: int = 17,
                  clip_value: Optional[float] = None, clip_mode: str = "zero_below",
                  reduction: str = "mean", seed: Optional[int] = None,
-                 projection: Optional[torch.Tensor] = None, group=None):
+                 projection: Optional[torch.Tensor] = None, group=None, backend: str = "auto"):
         super().__init__()
         _check_knobs(num_slices, n_points, t_max, clip_mode, reduction)
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+        self.backend = backend
         if seed is not None and projection is not None:
             raise ValueError("give a seed or a projection, not both")
         self.num_slices = int(num_slices)
@@ -323,7 +499,7 @@ class SIGReg(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         knobs = dict(num_slices=self.num_slices, num_points=self.n_points, t_max=self.t_max,
                      clip_value=self.clip_value, clip_mode=self.clip_mode,
-                     reduction=self.reduction, group=self.group)
+                     reduction=self.reduction, group=self.group, backend=self.backend)
         if self.projection is not None:
             return sigreg_loss(x, self.projection, **knobs)
         seed = self.seed if self.seed is not None else self.next_seed()

@@ -61,7 +61,7 @@ def test_gradient_artifact(cache):
 
 @needs_compiler
 def test_compile_errors_carry_the_diagnostic(cache):
-    # The fused pipeline has no backward yet: the compiler says so.
+    # The fused backward runs on the Hopper kernels, for bf16/f16 inputs: the compiler says so.
     p = sc.Problem(N=8, D=16, S=8, dtype="f32", gradient=True)
     with pytest.raises(sc.CompileError, match="no fused GPU lowering"):
         sc.compile_artifact(p, pipeline="fused")
@@ -71,3 +71,38 @@ def test_no_compiler_and_no_cache_names_both(cache, monkeypatch):
     monkeypatch.setenv("SIGREG_RUN", str(cache / "missing"))
     with pytest.raises(sc.CompilerNotFound, match="no cached artifact.*SIGREG_RUN"):
         sc.compile_artifact(sc.Problem(N=8, D=16, S=8))
+
+
+def test_entry_point_sources():
+    fwd = sc.source(sc.Problem(N=300, D=136, S=72, V=2, P=9, entry_point="ecf"))
+    assert "-> (tensor<2x72x9xf32> {sigreg.reduced}, tensor<2x72x9xf32> {sigreg.reduced})" in fwd
+    assert "%c, %s = sigreg.ecf %y t_max = 3.0" in fwd
+    per_slice = sc.source(sc.Problem(N=300, D=136, S=72, V=2, P=9, entry_point="ecf",
+                                     reduction="none"))
+    assert "sigreg.reduced" not in per_slice
+    bwd = sc.source(sc.Problem(N=3, D=8, S=8, V=1, projection="explicit", entry_point="ecf_backward"))
+    assert "%a: tensor<8x8xbf16>, %dc: tensor<1x8x17xf32>, %ds: tensor<1x8x17xf32>" in bwd
+    assert "sigreg.project_transpose %dy, %a" in bwd
+    with pytest.raises(ValueError, match="unknown entry point"):
+        sc.Problem(N=1, D=1, S=1, V=1, entry_point="loss")
+    with pytest.raises(ValueError, match=r"x \[V, N, D\]"):
+        sc.Problem(N=1, D=1, S=1, entry_point="ecf")
+
+
+@needs_compiler
+def test_entry_point_artifacts_name_their_buffers(cache):
+    common = dict(N=300, D=136, S=72, V=2, P=9, dtype="bf16")
+    fwd = aot.load_manifest(str(sc.compile_artifact(sc.Problem(**common, entry_point="ecf"))))
+    assert fwd.problem.entry_point == "ecf"
+    roles = {b.name: b.role for b in fwd.buffers if b.role != "workspace"}
+    assert roles == {"x": "input", "cos": "output", "sin": "output"}
+    assert any(s.kernel == "sigreg_fused_ecf_wgmma" for s in fwd.steps)
+    bwd = aot.load_manifest(str(sc.compile_artifact(
+        sc.Problem(**common, entry_point="ecf_backward"))))
+    roles = {b.name: b.role for b in bwd.buffers if b.role != "workspace"}
+    assert roles == {"x": "input", "dcos": "input", "dsin": "input", "out": "output"}
+    assert [s.kernel for s in bwd.steps] == ["sigreg_projection_rows", "sigreg_ecf_grad_wgmma",
+                                             "sigreg_project_transpose_wgmma"]
+    # f32 inputs have no fused backward: the compiler says why.
+    with pytest.raises(sc.CompileError, match="needs bf16 or f16 input"):
+        sc.compile_artifact(sc.Problem(**dict(common, dtype="f32"), entry_point="ecf_backward"))

@@ -146,6 +146,20 @@ def test_bad_input_gives_clear_errors():
         st.sigreg_loss(torch.zeros(4, 8, dtype=torch.int32), seed=1, num_slices=4)
 
 
+def test_backend_selection_on_the_cpu():
+    x = torch.randn(16, 8, dtype=torch.bfloat16)
+    knobs = dict(seed=3, num_slices=8, num_points=5)
+    # auto falls back to the torch ops off the GPU, with the same result as backend='torch'.
+    torch.testing.assert_close(st.sigreg_loss(x, backend="auto", **knobs),
+                               st.sigreg_loss(x, backend="torch", **knobs))
+    with pytest.raises(st.CompiledBackendUnavailable, match="run on CUDA devices"):
+        st.sigreg_loss(x, backend="compiled", **knobs)
+    with pytest.raises(st.CompiledBackendUnavailable, match="seeded projection"):
+        st.sigreg_loss(x, torch.randn(8, 8), backend="compiled")
+    with pytest.raises(ValueError, match="backend must be one of"):
+        st.SIGReg(backend="triton")
+
+
 # ---------------------------------------------------------------------------
 # Two processes on gloo
 # ---------------------------------------------------------------------------

@@ -38,6 +38,12 @@ struct ProblemDesc {
   /// The entry computes dL/dx (sigreg.loss_grad, all-ones upstream gradient)
   /// instead of the loss. CPU target only for now (not in manifests).
   bool gradient = false;
+  /// The DDP split's entry points (docs/TORCH.md), empty for the loss and
+  /// its gradient: "ecf" computes the local ECF means (x, seed | proj) ->
+  /// (cos, sin) [V, S, P]; "ecf_backward" computes dL/dx from their
+  /// cotangents (x, seed | proj, dcos, dsin) -> out [V, N, D]. Both are
+  /// compiled for the PyTorch module; the runners do not validate them.
+  std::string entryPoint;
 };
 
 enum class BufferRole { Input, Output, Workspace };

@@ -532,9 +532,9 @@ void FunctionLowering::finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
   int64_t V = cType.getDimSize(0), S = cType.getDimSize(1),
           P = cType.getDimSize(2);
   int64_t batch = ecf.getInput().getType().getDimSize(1);
-  MemRefType full = toMemref(cType);
-  Value cosOut = memref::AllocOp::create(b, loc, full);
-  Value sinOut = memref::AllocOp::create(b, loc, full);
+  // Returned means (an entry point of the DDP split) are written in place.
+  Value cosOut = destination(b, ecf.getCos());
+  Value sinOut = destination(b, ecf.getSin());
   if (T == 1) {
     args.append({cosOut, sinOut});
     createLaunch(b, loc, kernel, grid, blockThreads, args, dynamicSharedBytes);

@@ -2,6 +2,8 @@
 
 #include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
@@ -219,7 +221,19 @@ double mlir::sigreg::fusedBackwardError(FusedEcfBackwardOp op) {
 
 bool mlir::sigreg::needsSplitProjection(FusedEcfOp op) {
   bool reducedLoss = false;
-  for (Operation *user : op->getUsers()) {
+  for (OpOperand &use : op->getUses()) {
+    Operation *user = use.getOwner();
+    // Returned means (an entry point of the DDP split) whose caller reduces
+    // the statistic over the slices: the function says so with the result
+    // attribute sigreg.reduced.
+    if (isa<func::ReturnOp>(user)) {
+      auto func = user->getParentOfType<func::FuncOp>();
+      if (!func ||
+          !func.getResultAttr(use.getOperandNumber(), kReducedAttrName))
+        return true;
+      reducedLoss = true;
+      continue;
+    }
     auto ar = dyn_cast<AllReduceMeanOp>(user);
     if (!ar)
       return true;

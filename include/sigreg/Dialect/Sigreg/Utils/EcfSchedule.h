@@ -173,7 +173,11 @@ bool usesSingleLaunch(FusedEcfOp op, const EcfScheduleOptions &options,
 /// slices uses g rounded to 16 bits, as eager PyTorch rounds A for its bf16
 /// GEMM, only when roundedProjectionError(op) <= kRoundedProjectionErrorBudget;
 /// otherwise it is split too.
+/// A fused_ecf whose means are returned (an entry point of the DDP split)
+/// counts as reduced over the slices where the function's result carries the
+/// unit attribute kReducedAttrName: the caller computes a mean or sum loss.
 bool needsSplitProjection(FusedEcfOp op);
+constexpr llvm::StringLiteral kReducedAttrName = "sigreg.reduced";
 
 /// Estimated relative error of a loss reduced over the V*S slices when the
 /// GEMM multiplies by g rounded to 16 bits (unit roundoff u: 2^-8 bf16,
