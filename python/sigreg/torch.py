@@ -15,8 +15,11 @@ section 1.5, like the compiler's ``sigreg.all_reduce_mean``:
    rank receives ``W`` times the formula of section 2 for its own samples).
 3. The statistic, the clip and the reduction: a few torch ops on ``[V, S, P]``.
 
-The ECF op runs the same torch code on every device today (float32, or float64 for float64
-inputs). The compiled kernels of this repository do not back it yet: see docs/TORCH.md.
+That ECF op is torch code (float32, or float64 for float64 inputs), on every device. On an
+sm_90 GPU with bf16/f16 embeddings and a seeded projection, ``backend="auto"`` (the default)
+replaces it with ``torch.ops.sigreg.ecf_compiled``: this repository's compiled entry points of the
+split, compiled on demand (``sigreg.compile``) and launched through the C ABI (``sigreg.capi``);
+see docs/TORCH.md, "The compiled backend".
 """
 
 from __future__ import annotations
