@@ -1,11 +1,13 @@
 """The compiled backend of ``sigreg.torch`` on the GPU (docs/TORCH.md).
 
-``python -m sigreg.module_check [--bench] [--compile] [--train]``:
+``python -m sigreg.module_check [--traced] [--bench] [--compile] [--train]``:
 
 - for each configuration, the loss and dL/dx of ``sigreg_loss(..., backend="compiled")``
   against the float64 reference (the torch backend on ``x.double()``, the same seeded
   projection), with the tolerances of docs/CONTRACT.md section 5 (loss 2e-3, gradient 1e-2 for
   16-bit inputs), and the same for ``backend="torch"`` in the input's dtype;
+- ``--traced``: the compiled backend under ``torch.compile(fullgraph=True)`` against the eager
+  call (mid);
 - ``--bench``: the median time of one forward + backward (CUDA events around each of 50
   iterations after 10 warm-up ones) of the compiled backend and of the LeJEPA-style eager
   implementation (``sigreg.torch_ref.sigreg_eager``, projection given), each called from
@@ -79,6 +81,28 @@ def check(configs):
             failed += not ok
             print(f"{name:22} {backend:9} {le:9.2e} {ge:9.2e} {'PASS' if ok else 'FAIL'}")
     return failed
+
+
+def check_traced():
+    """backend='compiled' under torch.compile(fullgraph=True): the custom ops trace (fake
+    implementations) and give what the eager call gives."""
+    x = _x(0, 1024, 1024, torch.bfloat16)
+    knobs = dict(seed=torch.tensor(SEED), num_slices=1024, backend="compiled")
+    eager_l, eager_g = _loss_and_grad_fn(lambda t: sigreg_loss(t, **knobs), x)
+    traced = torch.compile(lambda t: sigreg_loss(t, **knobs), fullgraph=True)
+    loss, grad = _loss_and_grad_fn(traced, x)
+    le, ge = _rel(loss, eager_l), _rel(grad, eager_g)
+    ok = le <= 1e-6 and ge <= 1e-6
+    print(f"{'mid, torch.compile':22} {'compiled':9} {le:9.2e} {ge:9.2e} "
+          f"{'PASS' if ok else 'FAIL'} (against the eager call)")
+    return not ok
+
+
+def _loss_and_grad_fn(fn, x):
+    x = x.detach().clone().requires_grad_(True)
+    loss = fn(x)
+    loss.sum().backward()
+    return loss.detach().double(), x.grad.double()
 
 
 def _median_ms(fn, warmup=10, iters=50):
@@ -190,10 +214,14 @@ def main(argv=None):
     ap.add_argument("--bench", action="store_true")
     ap.add_argument("--compile", action="store_true", help="with --bench: torch.compile too")
     ap.add_argument("--train", action="store_true")
+    ap.add_argument("--traced", action="store_true",
+                    help="also the compiled backend under torch.compile(fullgraph=True)")
     ap.add_argument("--only", default="", help="comma-separated configuration names")
     args = ap.parse_args(argv)
     configs = [c for c in CONFIGS if not args.only or c[0] in args.only.split(",")]
     failed = check(configs)
+    if args.traced:
+        failed += check_traced()
     if args.bench:
         bench(configs, args.compile)
     if args.train:
