@@ -124,6 +124,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   ConvertSigregToGPUOptions lowerOpts;
   lowerOpts.tensorCores = options.tensorCores;
   lowerOpts.hopper = scheduleOpts.hopper;
+  lowerOpts.wgmmaSlices = options.wgmmaSlices;
   pm.addPass(createConvertSigregToGPU(lowerOpts));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

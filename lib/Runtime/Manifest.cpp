@@ -10,8 +10,11 @@
 //             V, N, D, S, P (integers), t_max, clip ("none"|"zero_below"|
 //             "clamp_min"), clip_value, reduction ("mean"|"sum"|"none"),
 //             dtype ("bf16"|"f16"|"f32"), projection ("seed"|"explicit"),
-//             views (bool). N, D, S and dtype are required; the rest default
-//             to V=1, P=17, t_max=3, clip none/0, mean, seed, views=false.
+//             views (bool), gradient (bool: dL/dx of the loss, input grad),
+//             entry_point ("ecf"|"ecf_backward": the DDP split's entry
+//             points, docs/AOT.md). N, D, S and dtype are required; the rest
+//             default to V=1, P=17, t_max=3, clip none/0, mean, seed,
+//             views=false, the loss.
 //   buffers   [{name, role: input|output|workspace, bytes, dtype?, shape?,
 //             zero_init?}]; zero_init (bool, default false, workspaces
 //             only): the runtime zeroes the buffer once when it allocates it,

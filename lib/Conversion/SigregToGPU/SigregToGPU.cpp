@@ -679,12 +679,16 @@ LogicalResult FunctionLowering::lowerFusedEcfBackward(OpBuilder &b,
   }
   bool isSeeded = seeded != seededProjections.end();
   int64_t batchTiles = llvm::divideCeilSigned<int64_t>(N, kWgmmaRows);
-  // 256-slice tiles where they give every multiprocessor one, else 128.
+  // 256-slice tiles where they give every multiprocessor one, else 128
+  // (the forward's rule); the wgmma-slices option overrides it.
   int64_t slices =
-      V * batchTiles * llvm::divideCeilSigned<int64_t>(S, kWgmmaTileSlices) >=
-              kTargetBlocks / 2
-          ? kWgmmaTileSlices
-          : 128;
+      schedule.wgmmaSlices
+          ? schedule.wgmmaSlices
+          : (V * batchTiles *
+                         llvm::divideCeilSigned<int64_t>(S, kWgmmaTileSlices) >=
+                     kTargetBlocks / 2
+                 ? kWgmmaTileSlices
+                 : 128);
   WgmmaEcfShape w{V,
                   N,
                   D,

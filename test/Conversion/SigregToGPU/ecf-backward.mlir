@@ -1,4 +1,5 @@
 // RUN: sigreg-opt %s -split-input-file --convert-sigreg-to-gpu=hopper=1 --canonicalize --cse | FileCheck %s
+// RUN: sigreg-opt %s -split-input-file --convert-sigreg-to-gpu="hopper=1 wgmma-slices=256" | FileCheck %s --check-prefix=SLICES256
 
 // The fused backward (docs/BACKWARD.md) on the Hopper kernels, for V = 2
 // views of N = 300 rows (ragged: 3 batch tiles of 128), D = 136, S = 72,
@@ -20,7 +21,9 @@
 // CHECK:         %[[DY:.*]] = memref.alloc() : memref<600x72xbf16>
 // CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xbf16> -> <tensor = memref<128x64xbf16, 3>, swizzle = swizzle_128b
 // CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xbf16> -> <tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b
-// Few tiles (1 x 3 x 2): 128-slice tiles, 288 threads, 96 KB.
+// Few tiles (1 x 3 x 2): 128-slice tiles, 288 threads, 96 KB. The
+// wgmma-slices option overrides the rule: 256-slice tiles, 384 threads.
+// SLICES256: gpu.func @sigreg_ecf_grad_wgmma({{.*}}known_block_size = array<i32: 384, 1, 1>
 // CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_ecf_grad_wgmma blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}})  dynamic_shared_memory_size %{{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %[[SS]] : memref<9x72xf32>, %[[DC]] : memref<2x72x9xf32>, %[[DS]] : memref<2x72x9xf32>, %[[DY]] : memref<600x72xbf16>) {sigreg.region = "backward_trig"}
 // CHECK:         %[[DXROWS:.*]] = memref.collapse_shape %[[OUT]] {{\[\[}}0, 1], [2]] : memref<2x300x136xf32> into memref<600x136xf32>
 // CHECK:         %[[DYU:.*]] = memref.cast %[[DY]] : memref<600x72xbf16> to memref<*xbf16>
