@@ -860,6 +860,30 @@ void emitWarpgroupRoles(KernelBuilder &k, const WgmmaTypes &t, Value wg,
                                    NVVM::SetMaxRegisterAction::increase);
   consumers();
 }
+/// The one-tile kernels' body (stages 2-4): the producer warpgroup streams
+/// the tile's k-tiles (x rows from `xRow0`, g columns or rows from `s0`), the
+/// consumer warpgroups run the mainloop and store the accumulators into the
+/// shared y tile, then run `lastStage` on it.
+void emitOneTileGemm(KernelBuilder &k, const WgmmaTypes &t,
+                     const WgmmaKernel &kn, Value xRow0, Value s0,
+                     function_ref<void(Value yTile)> lastStage) {
+  emitWarpgroupRoles(
+      k, t, kn.wg,
+      [&] {
+        k.ifThen(kn.primary, [&] {
+          emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
+                          xRow0, s0, kn.kTiles, k.idx(0));
+        });
+      },
+      [&] {
+        Value acc = emitWgmmaMainloop(
+                        k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
+                        kn.wg, kn.primary, kn.kTiles, k.idx(0),
+                        arith::ConstantOp::create(k.b, k.b.getBoolAttr(false)))
+                        .acc;
+        lastStage(emitAccumulatorTile(k, t, kn.smem, acc));
+      });
+}
 } // namespace
 
 gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
@@ -880,24 +904,10 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
   // x is [V * N, D]: the tile's first row. Rows past N of the last tile of a
   // view are loaded (the next view's or zeros) but never summed.
   Value xRow0 = k.add(k.mul(v, k.idx(sh.batch)), m0);
-  emitWarpgroupRoles(
-      k, t, kn.wg,
-      [&] {
-        k.ifThen(kn.primary, [&] {
-          emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
-                          xRow0, s0, kn.kTiles, k.idx(0));
-        });
-      },
-      [&] {
-        Value acc = emitWgmmaMainloop(
-                        k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
-                        kn.wg, kn.primary, kn.kTiles, k.idx(0),
-                        arith::ConstantOp::create(k.b, k.b.getBoolAttr(false)))
-                        .acc;
-        Value yTile = emitAccumulatorTile(k, t, kn.smem, acc);
-        emitEcfColumns(k, t, sh, kn.smem, yTile, out.sumSq, out.cosOut,
-                       out.sinOut, kn.tid, s0, m0, v, batchTile);
-      });
+  emitOneTileGemm(k, t, kn, xRow0, s0, [&](Value yTile) {
+    emitEcfColumns(k, t, sh, kn.smem, yTile, out.sumSq, out.cosOut, out.sinOut,
+                   kn.tid, s0, m0, v, batchTile);
+  });
   gpu::ReturnOp::create(k.b);
   return kn.func;
 }
@@ -1005,24 +1015,10 @@ gpu::GPUFuncOp mlir::sigreg::buildEcfGradWgmmaKernel(OpBuilder &b, Location loc,
   Value m0 = k.mul(k.blockId(Dimension::y), k.idx(kRows));
   Value v = k.blockId(Dimension::z);
   Value xRow0 = k.add(k.mul(v, k.idx(N)), m0);
-  emitWarpgroupRoles(
-      k, t, kn.wg,
-      [&] {
-        k.ifThen(kn.primary, [&] {
-          emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
-                          xRow0, s0, kn.kTiles, k.idx(0));
-        });
-      },
-      [&] {
-        Value acc = emitWgmmaMainloop(
-                        k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
-                        kn.wg, kn.primary, kn.kTiles, k.idx(0),
-                        arith::ConstantOp::create(k.b, k.b.getBoolAttr(false)))
-                        .acc;
-        Value yTile = emitAccumulatorTile(k, t, kn.smem, acc);
-        emitEcfGradColumns(k, t, sh, yTile, sumSq, dcos, dsin, gradOut, kn.tid,
-                           s0, m0, v, xRow0);
-      });
+  emitOneTileGemm(k, t, kn, xRow0, s0, [&](Value yTile) {
+    emitEcfGradColumns(k, t, sh, yTile, sumSq, dcos, dsin, gradOut, kn.tid, s0,
+                       m0, v, xRow0);
+  });
   gpu::ReturnOp::create(k.b);
   return kn.func;
 }
@@ -1039,23 +1035,9 @@ gpu::GPUFuncOp mlir::sigreg::buildProjectTransposeWgmmaKernel(
   Value dx = kn.rest[0];
   Value d0 = k.mul(k.blockId(Dimension::x), k.idx(t.slices));
   Value r0 = k.mul(k.blockId(Dimension::y), k.idx(kRows));
-  emitWarpgroupRoles(
-      k, t, kn.wg,
-      [&] {
-        k.ifThen(kn.primary, [&] {
-          emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
-                          r0, d0, kn.kTiles, k.idx(0));
-        });
-      },
-      [&] {
-        Value acc = emitWgmmaMainloop(
-                        k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
-                        kn.wg, kn.primary, kn.kTiles, k.idx(0),
-                        arith::ConstantOp::create(k.b, k.b.getBoolAttr(false)))
-                        .acc;
-        Value yTile = emitAccumulatorTile(k, t, kn.smem, acc);
-        emitTileStore(k, t, yTile, dx, kn.tid, r0, d0, sh.rows, sh.featureDim);
-      });
+  emitOneTileGemm(k, t, kn, r0, d0, [&](Value yTile) {
+    emitTileStore(k, t, yTile, dx, kn.tid, r0, d0, sh.rows, sh.featureDim);
+  });
   gpu::ReturnOp::create(k.b);
   return kn.func;
 }
