@@ -25,6 +25,7 @@ see docs/TORCH.md, "The compiled backend".
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Optional, Tuple
 
 import torch
@@ -319,6 +320,12 @@ def _use_compiled(backend: str, x3: torch.Tensor, S: int, P: int, t_max: float,
                               reduced)
         except CompiledBackendUnavailable as e:
             why = str(e)
+            # The GPU could run the compiled kernels but they could not be had (no compiler
+            # and no cached artifact, or the compiler's diagnostic): say so once per problem.
+            if backend == "auto" and not torch.compiler.is_compiling():
+                warnings.warn(f"sigreg.torch: the compiled backend is unavailable for x "
+                              f"{tuple(x3.shape)}, running torch ops instead: {why}",
+                              RuntimeWarning, stacklevel=3)
     if why is not None and backend == "compiled":
         raise CompiledBackendUnavailable(f"the compiled backend cannot run this call: {why}")
     return why is None

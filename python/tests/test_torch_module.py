@@ -160,6 +160,23 @@ def test_backend_selection_on_the_cpu():
         st.SIGReg(backend="triton")
 
 
+def test_auto_backend_warns_when_the_compiled_kernels_cannot_be_had(monkeypatch):
+    # A device that could run them, and no compiler nor cached artifact: 'auto' says why, once,
+    # and runs the torch ops; 'compiled' raises with the same reason.
+    def unavailable(*args, **kwargs):
+        raise st.CompiledBackendUnavailable("no cached artifact and no compiler (test)")
+
+    monkeypatch.setattr(st, "_compiled_obstacle", lambda x: None)
+    monkeypatch.setattr(st, "_compiled_entries", unavailable)
+    x = torch.randn(16, 8, dtype=torch.bfloat16)
+    with pytest.warns(RuntimeWarning, match="running torch ops instead: no cached artifact"):
+        loss = st.sigreg_loss(x, seed=3, num_slices=8, num_points=5)
+    torch.testing.assert_close(loss, st.sigreg_loss(x, seed=3, num_slices=8, num_points=5,
+                                                    backend="torch"))
+    with pytest.raises(st.CompiledBackendUnavailable, match="no cached artifact"):
+        st.sigreg_loss(x, seed=3, num_slices=8, num_points=5, backend="compiled")
+
+
 # ---------------------------------------------------------------------------
 # Two processes on gloo
 # ---------------------------------------------------------------------------
