@@ -94,6 +94,8 @@ class CapiFunction:
         self._h = handle
         self._bound: Dict[str, int] = {}
         self._seed: Optional[int] = None
+        self._io_names = frozenset(b.name for b in self.manifest.buffers
+                                   if b.role in ("input", "output"))
 
     def _check(self, rc: int, what: str):
         if rc != 0:
@@ -145,14 +147,13 @@ class CapiFunction:
         ``cos`` and ``sin`` for the ``ecf`` entry point; ``seed`` for a seeded projection. On
         torch's current stream, like ``__call__``."""
         torch = self._torch
-        names = {b.name for b in self.manifest.buffers if b.role in ("input", "output")}
-        missing = names - set(buffers)
-        if missing:
-            raise ValueError(f"missing buffers {sorted(missing)} (the artifact takes {sorted(names)})")
+        names = self._io_names
+        if len(buffers) != len(names) or not names.issuperset(buffers):
+            missing, extra = names - set(buffers), set(buffers) - names
+            raise ValueError(f"the artifact takes {sorted(names)}: missing {sorted(missing)}, "
+                             f"unknown {sorted(extra)}")
         device = None
         for name, t in buffers.items():
-            if name not in names:
-                raise ValueError(f"the artifact has no input or output '{name}'")
             if not t.is_cuda or not t.is_contiguous():
                 raise ValueError(f"'{name}' must be a contiguous CUDA tensor")
             device = t.device
