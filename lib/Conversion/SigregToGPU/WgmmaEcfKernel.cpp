@@ -453,20 +453,17 @@ Value emitColumnScale(KernelBuilder &k, const WgmmaEcfShape &sh, Value sumSq,
   return k.divf(scale, math::SqrtOp::create(k.b, sum[0]));
 }
 
-/// Adds row `row`, column `col` of the y tile to the ECF sums of p = 1..P-1
-/// (cos sums, then sin sums; p = 0 is cos = 1, sin = 0: the row count): one
-/// range-reduced sincos of the angle, then the Chebyshev recurrence.
-SmallVector<Value> emitEcfRow(KernelBuilder &k, int64_t P, Value yTile,
-                              Value row, Value col, Value scale,
-                              ValueRange sums) {
-  SmallVector<Value> next(sums.begin(), sums.end());
-  Value theta = k.mulf(k.load(yTile, {row, col}), scale);
+/// The harmonics of an angle: one range-reduced sincos of `theta`, then the
+/// Chebyshev recurrence c_{p+1} = 2 c_1 c_p - c_{p-1} (same for sin);
+/// `point(p, cos(p theta), sin(p theta))` is called for p = 1..P-1 in order,
+/// each before the next harmonic is formed.
+void forEachHarmonic(KernelBuilder &k, int64_t P, Value theta,
+                     function_ref<void(int64_t, Value, Value)> point) {
   auto [s1, c1] = reducedSinCos(k, theta);
   Value twoC1 = k.addf(c1, c1);
   Value cPrev = k.f32(1.0f), sPrev = k.f32(0.0f), c = c1, sn = s1;
   for (int64_t p = 1; p < P; ++p) {
-    next[p - 1] = k.addf(next[p - 1], c);
-    next[P - 1 + p - 1] = k.addf(next[P - 1 + p - 1], sn);
+    point(p, c, sn);
     if (p + 1 < P) {
       Value cNext = k.fma(twoC1, c, arith::NegFOp::create(k.b, cPrev));
       Value sNext = k.fma(twoC1, sn, arith::NegFOp::create(k.b, sPrev));
@@ -476,6 +473,19 @@ SmallVector<Value> emitEcfRow(KernelBuilder &k, int64_t P, Value yTile,
       sn = sNext;
     }
   }
+}
+
+/// Adds row `row`, column `col` of the y tile to the ECF sums of p = 1..P-1
+/// (cos sums, then sin sums; p = 0 is cos = 1, sin = 0: the row count).
+SmallVector<Value> emitEcfRow(KernelBuilder &k, int64_t P, Value yTile,
+                              Value row, Value col, Value scale,
+                              ValueRange sums) {
+  SmallVector<Value> next(sums.begin(), sums.end());
+  Value theta = k.mulf(k.load(yTile, {row, col}), scale);
+  forEachHarmonic(k, P, theta, [&](int64_t p, Value c, Value sn) {
+    next[p - 1] = k.addf(next[p - 1], c);
+    next[P - 1 + p - 1] = k.addf(next[P - 1 + p - 1], sn);
+  });
   return next;
 }
 
@@ -527,6 +537,40 @@ void emitEcfStore(KernelBuilder &k, const WgmmaEcfShape &sh,
   }
 }
 
+/// How the 256 consumer threads split a y tile for a per-slice stage:
+/// `parts` groups of t.slices threads; thread `tid` owns column `col` =
+/// tid % t.slices (slice s0 + col) and the rows [row0, row0 + partCount) of
+/// part tid / t.slices among the `count` = min(128, N - m0) (> 0) rows of
+/// the tile inside the batch.
+struct ColumnPart {
+  int64_t parts;
+  Value col, part, s, count, row0, partCount;
+};
+
+/// The thread's column, part and slice (count, row0 and partCount come from
+/// splitRows, emitted where the stage needs them).
+ColumnPart splitColumns(KernelBuilder &k, const WgmmaTypes &t, Value tid,
+                        Value s0) {
+  ColumnPart c;
+  c.parts = kConsumerThreads / t.slices;
+  c.col = k.rem(tid, k.idx(t.slices));
+  c.part = k.div(tid, k.idx(t.slices));
+  c.s = k.add(s0, c.col);
+  return c;
+}
+
+/// The rows of `c`'s part in the tile whose first batch row is m0.
+void splitRows(KernelBuilder &k, ColumnPart &c, int64_t N, Value m0) {
+  int64_t partRows = kRows / c.parts;
+  c.count = k.min(k.idx(kRows), arith::SubIOp::create(k.b, k.idx(N), m0));
+  c.row0 = k.mul(c.part, k.idx(partRows));
+  c.partCount = arith::MinSIOp::create(
+      k.b,
+      arith::MaxSIOp::create(k.b, arith::SubIOp::create(k.b, c.count, c.row0),
+                             k.idx(0)),
+      k.idx(partRows));
+}
+
 /// Stage 5: the 256 consumer threads as `parts` groups of t.slices threads;
 /// thread `tid` sums slice s0 + tid % t.slices over its part of the tile's
 /// rows (rows [part * 128 / parts, ...) inside the batch), kEcfRowsPerStep
@@ -537,26 +581,17 @@ void emitEcfColumns(KernelBuilder &k, const WgmmaTypes &t,
                     const WgmmaEcfShape &sh, Value smem, Value yTile,
                     Value sumSq, Value cosOut, Value sinOut, Value tid,
                     Value s0, Value m0, Value v, Value batchTile) {
-  int64_t P = sh.numPoints, N = sh.batch, S = sh.numSlices;
-  int64_t parts = kConsumerThreads / t.slices, partRows = kRows / parts;
-  Value col = k.rem(tid, k.idx(t.slices));
-  Value part = k.div(tid, k.idx(t.slices));
-  Value s = k.add(s0, col);
+  int64_t P = sh.numPoints, S = sh.numSlices;
+  ColumnPart c = splitColumns(k, t, tid, s0);
+  Value col = c.col, s = c.s;
   Value scale = emitColumnScale(k, sh, sumSq, s);
-  // Rows of the tile inside the batch: min(128, N - m0) (> 0); this part's
-  // are [row0, row0 + partCount).
-  Value count = k.min(k.idx(kRows), arith::SubIOp::create(k.b, k.idx(N), m0));
-  Value row0 = k.mul(part, k.idx(partRows));
-  Value partCount = arith::MinSIOp::create(
-      k.b,
-      arith::MaxSIOp::create(k.b, arith::SubIOp::create(k.b, count, row0),
-                             k.idx(0)),
-      k.idx(partRows));
-  SmallVector<Value> sums =
-      emitEcfRows(k, P, yTile, row0, partCount, col, scale, kEcfRowsPerStep);
+  splitRows(k, c, sh.batch, m0);
+  Value count = c.count;
+  SmallVector<Value> sums = emitEcfRows(k, P, yTile, c.row0, c.partCount, col,
+                                        scale, kEcfRowsPerStep);
 
-  Value first = k.lt(part, k.idx(1));
-  if (parts == 2) {
+  Value first = k.lt(c.part, k.idx(1));
+  if (c.parts == 2) {
     // The y tile is read: reuse its start for the second part's sums
     // [2 (P - 1)][t.slices].
     auto sumsType = MemRefType::get({2 * (P - 1), t.slices}, k.b.getF32Type(),
@@ -673,10 +708,8 @@ void emitEcfGradColumns(KernelBuilder &k, const WgmmaTypes &t,
                         Value dcos, Value dsin, Value gradOut, Value tid,
                         Value s0, Value m0, Value v, Value xRow0) {
   int64_t P = sh.numPoints, N = sh.batch, S = sh.numSlices;
-  int64_t parts = kConsumerThreads / t.slices, partRows = kRows / parts;
-  Value col = k.rem(tid, k.idx(t.slices));
-  Value part = k.div(tid, k.idx(t.slices));
-  Value s = k.add(s0, col);
+  ColumnPart c = splitColumns(k, t, tid, s0);
+  Value col = c.col, s = c.s;
   // Slices past S (the last tile's) compute on slice S - 1 and store
   // nothing: a branch around the whole stage would be divergent code after
   // the wgmmas, which makes ptxas serialize them (C7520).
@@ -693,30 +726,13 @@ void emitEcfGradColumns(KernelBuilder &k, const WgmmaTypes &t,
     negB.push_back(arith::NegFOp::create(
         k.b, k.mulf(tf, k.load(dcos, {v, sc, k.idx(p)}))));
   }
-  Value count = k.min(k.idx(kRows), arith::SubIOp::create(k.b, k.idx(N), m0));
-  Value row0 = k.mul(part, k.idx(partRows));
-  Value partCount = arith::MinSIOp::create(
-      k.b,
-      arith::MaxSIOp::create(k.b, arith::SubIOp::create(k.b, count, row0),
-                             k.idx(0)),
-      k.idx(partRows));
-  forEachRow(k, row0, partCount, kEcfRowsPerStep, [&](Value row) {
+  splitRows(k, c, N, m0);
+  forEachRow(k, c.row0, c.partCount, kEcfRowsPerStep, [&](Value row) {
     Value theta = k.mulf(k.load(yTile, {row, col}), scale);
-    auto [s1, c1] = reducedSinCos(k, theta);
-    Value twoC1 = k.addf(c1, c1);
-    Value cPrev = k.f32(1.0f), sPrev = k.f32(0.0f), c = c1, sn = s1;
     Value g = k.f32(0.0f);
-    for (int64_t p = 1; p < P; ++p) {
-      g = k.fma(a[p - 1], c, k.fma(negB[p - 1], sn, g));
-      if (p + 1 < P) {
-        Value cNext = k.fma(twoC1, c, arith::NegFOp::create(k.b, cPrev));
-        Value sNext = k.fma(twoC1, sn, arith::NegFOp::create(k.b, sPrev));
-        cPrev = c;
-        sPrev = sn;
-        c = cNext;
-        sn = sNext;
-      }
-    }
+    forEachHarmonic(k, P, theta, [&](int64_t p, Value cp, Value sp) {
+      g = k.fma(a[p - 1], cp, k.fma(negB[p - 1], sp, g));
+    });
     Value gs = arith::TruncFOp::create(k.b, t.elem, g);
     Value at = k.add(xRow0, row);
     k.ifThen(inSlices, [&] { k.store(gs, gradOut, {at, s}); });
