@@ -91,6 +91,23 @@ private:
   LogicalResult lowerFusedEcf(OpBuilder &b, FusedEcfOp ecf);
   LogicalResult lowerEpilogue(OpBuilder &b, FusedEpilogueOp epi);
   LogicalResult lowerEcfCotangent(OpBuilder &b, EcfCotangentOp op);
+  /// The kernel shape of a fused_epilogue or ecf_cotangent: [V, S, P], the
+  /// knobs, and the global count, which must be a constant here.
+  template <typename OpT> FailureOr<EpilogueKernelShape> epilogueShape(OpT op) {
+    std::optional<int64_t> count =
+        getConstantIntValue(map.lookup(op.getGlobalCount()));
+    if (!count)
+      return op.emitOpError("needs a constant global count on the GPU");
+    auto cType = op.getCos().getType();
+    return EpilogueKernelShape{cType.getDimSize(0),
+                               cType.getDimSize(1),
+                               cType.getDimSize(2),
+                               op.getTMax().convertToDouble(),
+                               *count,
+                               op.getClip(),
+                               op.getClipValue().convertToDouble(),
+                               op.getReduction()};
+  }
   LogicalResult lowerFusedEcfBackward(OpBuilder &b, FusedEcfBackwardOp op);
   SmallVector<Value> tensorMapArgs(OpBuilder &b, Location loc,
                                    gpu::GPUFuncOp kernel,
@@ -470,19 +487,10 @@ LogicalResult FunctionLowering::lowerFusedEcf(OpBuilder &b, FusedEcfOp ecf) {
 LogicalResult FunctionLowering::lowerEpilogue(OpBuilder &b,
                                               FusedEpilogueOp epi) {
   Location loc = epi.getLoc();
-  std::optional<int64_t> count =
-      getConstantIntValue(map.lookup(epi.getGlobalCount()));
-  if (!count)
-    return epi.emitOpError("needs a constant global count on the GPU");
-  auto cType = epi.getCos().getType();
-  EpilogueKernelShape sh{cType.getDimSize(0),
-                         cType.getDimSize(1),
-                         cType.getDimSize(2),
-                         epi.getTMax().convertToDouble(),
-                         *count,
-                         epi.getClip(),
-                         epi.getClipValue().convertToDouble(),
-                         epi.getReduction()};
+  FailureOr<EpilogueKernelShape> shape = epilogueShape(epi);
+  if (failed(shape))
+    return failure();
+  const EpilogueKernelShape &sh = *shape;
   Value out = destination(b, epi.getResult());
   OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
   gpu::GPUFuncOp kernel = addKernel(buildEpilogueKernel(kb, loc, sh));
@@ -598,20 +606,11 @@ SmallVector<Value> FunctionLowering::tensorMapArgs(OpBuilder &b, Location loc,
 LogicalResult FunctionLowering::lowerEcfCotangent(OpBuilder &b,
                                                   EcfCotangentOp op) {
   Location loc = op.getLoc();
-  std::optional<int64_t> count =
-      getConstantIntValue(map.lookup(op.getGlobalCount()));
-  if (!count)
-    return op.emitOpError("needs a constant global count on the GPU");
-  auto cType = op.getCos().getType();
-  EpilogueKernelShape sh{cType.getDimSize(0),
-                         cType.getDimSize(1),
-                         cType.getDimSize(2),
-                         op.getTMax().convertToDouble(),
-                         *count,
-                         op.getClip(),
-                         op.getClipValue().convertToDouble(),
-                         op.getReduction()};
-  MemRefType ecf = toMemref(cType);
+  FailureOr<EpilogueKernelShape> shape = epilogueShape(op);
+  if (failed(shape))
+    return failure();
+  const EpilogueKernelShape &sh = *shape;
+  MemRefType ecf = toMemref(op.getCos().getType());
   Value dcos = memref::AllocOp::create(b, loc, ecf);
   Value dsin = memref::AllocOp::create(b, loc, ecf);
   OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
@@ -678,17 +677,8 @@ LogicalResult FunctionLowering::lowerFusedEcfBackward(OpBuilder &b,
     g = map.lookup(op.getProjection());
   }
   bool isSeeded = seeded != seededProjections.end();
-  int64_t batchTiles = llvm::divideCeilSigned<int64_t>(N, kWgmmaRows);
-  // 256-slice tiles where they give every multiprocessor one, else 128
-  // (the forward's rule); the wgmma-slices option overrides it.
-  int64_t slices =
-      schedule.wgmmaSlices
-          ? schedule.wgmmaSlices
-          : (V * batchTiles *
-                         llvm::divideCeilSigned<int64_t>(S, kWgmmaTileSlices) >=
-                     kTargetBlocks / 2
-                 ? kWgmmaTileSlices
-                 : 128);
+  // The forward's tile rule (and its wgmma-slices option).
+  int64_t slices = wgmmaTileSlices(V, N, S, schedule);
   WgmmaEcfShape w{V,
                   N,
                   D,

@@ -165,14 +165,20 @@ WgmmaTiling mlir::sigreg::getWgmmaTiling(int64_t tileSlices, bool persistent) {
 int64_t mlir::sigreg::wgmmaTileSlices(FusedEcfOp op,
                                       const EcfScheduleOptions &options,
                                       int64_t dynamicSize) {
+  Type in = op.getInput().getType();
+  return wgmmaTileSlices(
+      dimSize(in, 0, dynamicSize), dimSize(in, 1, dynamicSize),
+      dimSize(op.getCos().getType(), 1, dynamicSize), options);
+}
+
+int64_t mlir::sigreg::wgmmaTileSlices(int64_t numViews, int64_t batch,
+                                      int64_t numSlices,
+                                      const EcfScheduleOptions &options) {
   if (options.wgmmaSlices)
     return options.wgmmaSlices;
-  Type in = op.getInput().getType();
-  int64_t slices = dimSize(op.getCos().getType(), 1, dynamicSize);
-  int64_t tiles = dimSize(in, 0, dynamicSize) *
-                  llvm::divideCeilSigned<int64_t>(dimSize(in, 1, dynamicSize),
-                                                  kWgmmaTileRows) *
-                  llvm::divideCeilSigned<int64_t>(slices, kWgmmaTileSlices);
+  int64_t tiles = numViews *
+                  llvm::divideCeilSigned<int64_t>(batch, kWgmmaTileRows) *
+                  llvm::divideCeilSigned<int64_t>(numSlices, kWgmmaTileSlices);
   return tiles >= kTargetBlocks / 2 ? kWgmmaTileSlices : 128;
 }
 

@@ -130,6 +130,10 @@ bool usesWgmma(FusedEcfOp op, const EcfScheduleOptions &options,
 /// CTAs, two per multiprocessor: mid 0.037 ms against 0.046 with 256).
 int64_t wgmmaTileSlices(FusedEcfOp op, const EcfScheduleOptions &options,
                         int64_t dynamicSize = 0);
+/// The same rule for a problem of V views of N rows and S slices (the fused
+/// backward's ECF gradient kernel follows it too).
+int64_t wgmmaTileSlices(int64_t numViews, int64_t batch, int64_t numSlices,
+                        const EcfScheduleOptions &options);
 
 /// Tiles of the single-launch forward (sigreg_single_launch): blockRows
 /// batch rows x blockSlices slices per 256-thread block.
