@@ -2,8 +2,9 @@
 //
 // Each function appends one gpu.func (with the `gpu.kernel` attribute) to the
 // given gpu.module and returns it; each family lives in its own file
-// (ProjectionKernels.cpp, SimtEcfKernel.cpp, MmaEcfKernel.cpp,
-// WgmmaEcfKernel.cpp, SingleLaunchKernel.cpp, EpilogueKernels.cpp), the
+// (ProjectionKernels.cpp, SplitKernel.cpp, SimtEcfKernel.cpp,
+// MmaEcfKernel.cpp, WgmmaEcfKernel.cpp, SingleLaunchKernel.cpp,
+// EpilogueKernels.cpp), the
 // shared helpers in KernelUtils.h. Shapes are static; the schedule of each
 // kernel is described at its definition and in docs/GPU-SCHEDULES.md.
 //
@@ -32,10 +33,35 @@ struct ProjectionKernelShape {
 /// (seed : i64, g : memref<DxSxT>, sumSq : memref<CxSxf32>): T is f32 by
 /// default; a 16-bit `storeType` rounds g to it (`sigreg_projection_rows`:
 /// row-major [D, S] as the Hopper kernel's TMA loads it); the sums of squares
-/// stay f32 of the unrounded g.
+/// stay f32 of the unrounded g. With `splitRows` (Dp >= D, a 16-bit
+/// storeType; `sigreg_projection_split_rows`), g is [2 Dp, S]: its
+/// storeType hi part in rows [0, D), the lo part (g - hi, rounded) in rows
+/// [Dp, Dp + D), zeros in the padding rows: the split layout of an f32
+/// input on the Hopper kernel (wgmmaSplitsInput).
 gpu::GPUFuncOp buildProjectionKernel(OpBuilder &b, Location loc,
                                      const ProjectionKernelShape &shape,
-                                     Type storeType = Type());
+                                     Type storeType = Type(),
+                                     int64_t splitRows = 0);
+
+/// The split of an f32 operand into bf16 hi + lo parts for the Hopper
+/// kernel (`sigreg_split_operand`, SplitKernel.cpp): (in : memref<RxCxf32>,
+/// out) with out = [R, 2 Cp] = [hi | lo] along the columns (x, Cp =
+/// paddedExtent >= C), or [2 Rp, C] = [hi ; lo] along the rows (an explicit
+/// projection A [D, S], Rp = paddedExtent >= R); padding is stored as 0.
+/// hi = bf16(v), lo = bf16(v - hi). A thread takes four consecutive
+/// columns (one 16-byte load when C % 4 == 0); C (along rows) and the
+/// padded extent (along columns) are multiples of 4; grid ceil(items /
+/// 256).
+struct SplitOperandShape {
+  int64_t rows, cols;
+  bool alongRows;
+  int64_t paddedExtent;
+  MemRefType outType(MLIRContext *ctx) const;
+  /// Threads of the grid: one per four columns of the padded hi part.
+  int64_t items() const;
+};
+gpu::GPUFuncOp buildSplitOperandKernel(OpBuilder &b, Location loc,
+                                       const SplitOperandShape &shape);
 
 struct EcfKernelShape {
   int64_t numViews, batch, featureDim, numSlices, numPoints;
@@ -91,6 +117,18 @@ struct WgmmaEcfShape {
   bool seeded;
   int64_t normChunks;
   WgmmaTiling tiling;
+  /// g split into 16-bit hi + lo parts, [2 Dp, S] = [hi ; lo] with Dp =
+  /// splitFeatures = wgmmaSplitFeatures(D): the mainloop runs over 2 Dp
+  /// features, (x, g_hi) then (x, g_lo). With splitInput too (an f32
+  /// problem, wgmmaSplitsInput; inputElement is then bf16), x is [V * N,
+  /// 2 Dp] = [hi | lo] and the mainloop runs over 3 Dp features: (x_hi,
+  /// g_hi), (x_hi, g_lo), (x_lo, g_hi). 0: g is [D, S], one segment.
+  int64_t splitFeatures = 0;
+  bool splitInput = false;
+  /// Features of the GEMM's reduction.
+  int64_t reduction() const {
+    return splitFeatures ? (splitInput ? 3 : 2) * splitFeatures : featureDim;
+  }
   int64_t numBatchTiles() const {
     return (batch + kWgmmaRows - 1) / kWgmmaRows;
   }

@@ -63,14 +63,18 @@ Value emitProjectionRows(
 gpu::GPUFuncOp
 mlir::sigreg::buildProjectionKernel(OpBuilder &b, Location loc,
                                     const ProjectionKernelShape &shape,
-                                    Type storeType) {
+                                    Type storeType, int64_t splitRows) {
   int64_t D = shape.featureDim, S = shape.numSlices;
   bool rounded = storeType && !storeType.isF32();
+  assert((!splitRows || (rounded && splitRows >= D)) && "bad split layout");
+  StringRef name = splitRows ? "sigreg_projection_split_rows"
+                   : rounded ? "sigreg_projection_rows"
+                             : "sigreg_projection";
+  int64_t gRows = splitRows ? 2 * splitRows : D;
   auto func = createKernel(
-      b, loc, rounded ? "sigreg_projection_rows" : "sigreg_projection",
-      "projection_generation",
+      b, loc, name, "projection_generation",
       {b.getI64Type(),
-       MemRefType::get({D, S}, rounded ? storeType : b.getF32Type()),
+       MemRefType::get({gRows, S}, rounded ? storeType : b.getF32Type()),
        f32Memref(b, {shape.numChunks(), S})},
       {});
   OpBuilder::InsertionGuard guard(b);
@@ -89,9 +93,18 @@ mlir::sigreg::buildProjectionKernel(OpBuilder &b, Location loc,
           for (int64_t i = 0; i < 4; ++i) {
             Value gv = rows[i], di = k.add(d, k.idx(i));
             auto store = [&] {
-              k.store(rounded ? arith::TruncFOp::create(k.b, storeType, gv)
-                              : gv,
-                      g, {di, s});
+              if (!rounded) {
+                k.store(gv, g, {di, s});
+                return;
+              }
+              Value hi = arith::TruncFOp::create(k.b, storeType, gv);
+              k.store(hi, g, {di, s});
+              if (splitRows) {
+                Value rest = k.subf(
+                    gv, arith::ExtFOp::create(k.b, k.b.getF32Type(), hi));
+                k.store(arith::TruncFOp::create(k.b, storeType, rest), g,
+                        {k.add(di, k.idx(splitRows)), s});
+              }
             };
             // The group's first row is below D (d < d1 <= D).
             if (i == 0)
@@ -101,6 +114,19 @@ mlir::sigreg::buildProjectionKernel(OpBuilder &b, Location loc,
           }
         });
     k.store(sum, sumSq, {chunk, s});
+    // Split layout: the last chunk's threads zero the padding rows of both
+    // parts (rows [D, Dp) and [Dp + D, 2 Dp)).
+    if (splitRows > D)
+      k.ifThen(arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, chunk,
+                                     k.idx(shape.numChunks() - 1)),
+               [&] {
+                 Value zero = arith::ConstantOp::create(
+                     k.b, storeType, k.b.getFloatAttr(storeType, 0.0));
+                 k.forEach(k.idx(D), k.idx(splitRows), k.idx(1), [&](Value d) {
+                   k.store(zero, g, {d, s});
+                   k.store(zero, g, {k.add(d, k.idx(splitRows)), s});
+                 });
+               });
   });
   return func;
 }

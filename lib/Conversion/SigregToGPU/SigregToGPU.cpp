@@ -115,6 +115,8 @@ private:
   LogicalResult lowerReturn(OpBuilder &b, func::ReturnOp ret);
   struct SeededProjection;
   LogicalResult lowerSingleLaunch(OpBuilder &b, FusedEpilogueOp epi);
+  Value splitOperand(OpBuilder &b, Location loc, Value value,
+                     const SplitOperandShape &shape);
   LogicalResult lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
                               const EcfKernelShape &sh,
                               const SeededProjection *seeded, bool persistent);
@@ -399,8 +401,12 @@ LogicalResult FunctionLowering::lowerProjection(OpBuilder &b,
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
   int64_t D = shape.featureDim, S = shape.numSlices;
   SeededProjection info{Value(), Value(), Value(), shape.numChunks()};
+  // The Hopper kernel's split layout of an f32 problem: [2 Dp, S] hi ; lo.
+  int64_t splitRows =
+      halfType && layout.rowMajor && split ? wgmmaSplitFeatures(D) : 0;
   if (halfType && layout.rowMajor) {
-    info.g = memref::AllocOp::create(b, loc, MemRefType::get({D, S}, halfType));
+    info.g = memref::AllocOp::create(
+        b, loc, MemRefType::get({splitRows ? 2 * splitRows : D, S}, halfType));
   } else if (halfType) {
     auto words = MemRefType::get({(D + 1) / 2, S}, i32);
     info.g = memref::AllocOp::create(b, loc, words);
@@ -416,9 +422,10 @@ LogicalResult FunctionLowering::lowerProjection(OpBuilder &b,
       llvm::divideCeilSigned<int64_t>(S, kBlockThreads), shape.numChunks(), 1};
   Value seed = map.lookup(proj.getSeed());
   if (halfType && layout.rowMajor) {
-    createLaunch(b, loc,
-                 addKernel(buildProjectionKernel(kb, loc, shape, halfType)),
-                 grid, kBlockThreads, {seed, info.g, info.sumSq});
+    createLaunch(
+        b, loc,
+        addKernel(buildProjectionKernel(kb, loc, shape, halfType, splitRows)),
+        grid, kBlockThreads, {seed, info.g, info.sumSq});
   } else if (halfType) {
     SmallVector<Value> args = {seed, info.g};
     if (split)
@@ -727,16 +734,23 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
                                               const SeededProjection *seeded,
                                               bool persistent) {
   Location loc = ecf.getLoc();
+  bool split = wgmmaSplitsInput(ecf);
   WgmmaEcfShape w{sh.numViews,
                   sh.batch,
                   sh.featureDim,
                   sh.numSlices,
                   sh.numPoints,
                   sh.tMax,
-                  sh.inputElement,
+                  split ? b.getBF16Type() : sh.inputElement,
                   bool(seeded),
                   seeded ? seeded->chunks : 0,
                   getWgmmaTiling(sh.blockSlices, persistent)};
+  // A seeded g generated as hi and lo rows (lowerProjection), or an f32
+  // problem: the split layout.
+  bool splitG = seeded && cast<MemRefType>(seeded->g.getType()).getDimSize(0) !=
+                              sh.featureDim;
+  w.splitFeatures = split || splitG ? wgmmaSplitFeatures(sh.featureDim) : 0;
+  w.splitInput = split;
   OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
   gpu::GPUFuncOp kernel =
       addKernel(persistent ? buildFusedEcfWgmmaPersistentKernel(kb, loc, w)
@@ -746,6 +760,17 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
   Value rows = memref::CollapseShapeOp::create(
       b, loc, x, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
   Value projection = seeded ? seeded->g : map.lookup(ecf.getProjection());
+  if (split) {
+    // x as [V * N, 2 Dp] = [hi | lo]; an explicit A as [2 Dp, S] = [hi ; lo]
+    // (a seeded g was generated so).
+    rows = splitOperand(b, loc, rows,
+                        {sh.numViews * sh.batch, sh.featureDim,
+                         /*alongRows=*/false, w.splitFeatures});
+    if (!seeded)
+      projection = splitOperand(b, loc, projection,
+                                {sh.featureDim, sh.numSlices,
+                                 /*alongRows=*/true, w.splitFeatures});
+  }
   SmallVector<Value> args = tensorMapArgs(b, loc, kernel, {rows, projection});
   if (seeded)
     args.push_back(seeded->sumSq);
@@ -760,6 +785,19 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
             w.numBatchTiles(), wgmmaDynamicSharedBytes(w.tiling),
             /*sliceMajor=*/true);
   return success();
+}
+
+/// A workspace with `value` (an f32 matrix) split into bf16 hi + lo parts
+/// by sigreg_split_operand, in the layout of `shape`.
+Value FunctionLowering::splitOperand(OpBuilder &b, Location loc, Value value,
+                                     const SplitOperandShape &shape) {
+  Value out = memref::AllocOp::create(b, loc, shape.outType(b.getContext()));
+  OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+  createLaunch(
+      b, loc, addKernel(buildSplitOperandKernel(kb, loc, shape)),
+      {llvm::divideCeilSigned<int64_t>(shape.items(), kBlockThreads), 1, 1},
+      kBlockThreads, {value, out});
+  return out;
 }
 
 /// The chain projection -> fused_ecf -> all_reduce_mean -> fused_epilogue as

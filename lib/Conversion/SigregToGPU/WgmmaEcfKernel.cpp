@@ -101,12 +101,19 @@ struct WgmmaTypes {
   /// as K.
   bool kMajorB;
 
+  /// The split layout (WgmmaEcfShape::splitFeatures = Dp): Dp features per
+  /// part; k-tile `it` reads segment it / (Dp / tileK) of (x_hi, g_hi),
+  /// (x_hi, g_lo), (x_lo, g_hi): g rows from Dp in segment 1, x columns from
+  /// Dp in segment 2 (only an f32 problem has it). 0: one segment, x column
+  /// = g row.
+  int64_t splitFeatures;
+
   WgmmaTypes(MLIRContext *ctx, Type elem, WgmmaTiling tiling,
-             bool kMajorB = false)
+             bool kMajorB = false, int64_t splitFeatures = 0)
       : tiling(tiling), slices(tiling.slices), stages(tiling.stages),
         tileK(tiling.tileK), xTileBytes(kRows * tiling.tileK * 2),
         gTileBytes(tiling.tileK * tiling.slices * 2), elem(elem),
-        kMajorB(kMajorB) {
+        kMajorB(kMajorB), splitFeatures(splitFeatures) {
     workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     smemBytes = MemRefType::get({ShapedType::kDynamic},
                                 IntegerType::get(ctx, 8), nullptr, workgroup);
@@ -203,10 +210,22 @@ void emitTmaLoad(KernelBuilder &k, const WgmmaTypes &t, Value smem, Value full,
                                          s);
   nvgpu::MBarrierArriveExpectTxOp::create(
       k.b, full, k.idx(t.xTileBytes + t.gTileBytes), s, Value());
-  Value k0 = k.mul(it, k.idx(t.tileK));
+  // The x column and the g row of the k-tile (equal without the split).
+  Value k0 = k.mul(it, k.idx(t.tileK)), xK0 = k0;
+  if (t.splitFeatures) {
+    Value segment = k.div(k0, k.idx(t.splitFeatures));
+    Value local = k.rem(k0, k.idx(t.splitFeatures));
+    auto partOffset = [&](int64_t loSegment) {
+      Value isLo = arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, segment,
+                                         k.idx(loSegment));
+      return k.add(local, k.select(isLo, k.idx(t.splitFeatures), k.idx(0)));
+    };
+    xK0 = partOffset(2);
+    k0 = partOffset(1);
+  }
   Value xTile =
       smemView(k, smem, xTileOffset(k, t, s), t.tile({kRows, t.tileK}, t.elem));
-  nvgpu::TmaAsyncLoadOp::create(k.b, xTile, full, xMap, ValueRange{k0, xRow0},
+  nvgpu::TmaAsyncLoadOp::create(k.b, xTile, full, xMap, ValueRange{xK0, xRow0},
                                 s, Value(), Value());
   if (t.kMajorB) {
     Value gTile = smemView(k, smem, gTileOffset(k, t, s),
@@ -905,12 +924,13 @@ void emitOneTileGemm(KernelBuilder &k, const WgmmaTypes &t,
 gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
                                                       Location loc,
                                                       const WgmmaEcfShape &sh) {
-  WgmmaTypes t(b.getContext(), sh.inputElement, sh.tiling);
+  WgmmaTypes t(b.getContext(), sh.inputElement, sh.tiling, /*kMajorB=*/false,
+               sh.splitFeatures);
   OpBuilder::InsertionGuard guard(b);
   KernelBuilder k(loc, b);
   WgmmaKernel kn =
       createWgmmaKernel(b, k, loc, t, "sigreg_fused_ecf_wgmma",
-                        "trig_reduction", forwardArgs(b, sh), sh.featureDim);
+                        "trig_reduction", forwardArgs(b, sh), sh.reduction());
   ForwardArgs out(sh, kn.rest);
   Value sliceTile = k.blockId(Dimension::x);
   Value batchTile = k.blockId(Dimension::y);
@@ -931,12 +951,13 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
 gpu::GPUFuncOp
 mlir::sigreg::buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
                                                  const WgmmaEcfShape &sh) {
-  WgmmaTypes t(b.getContext(), sh.inputElement, sh.tiling);
+  WgmmaTypes t(b.getContext(), sh.inputElement, sh.tiling, /*kMajorB=*/false,
+               sh.splitFeatures);
   OpBuilder::InsertionGuard guard(b);
   KernelBuilder k(loc, b);
   WgmmaKernel kn =
       createWgmmaKernel(b, k, loc, t, "sigreg_fused_ecf_wgmma_persistent",
-                        "trig_reduction", forwardArgs(b, sh), sh.featureDim);
+                        "trig_reduction", forwardArgs(b, sh), sh.reduction());
   ForwardArgs out(sh, kn.rest);
   int64_t sliceTiles = sh.numSliceTiles(), batchTiles = sh.numBatchTiles();
   // The CTA's tiles: blockIdx.x, + gridDim.x, ...

@@ -49,9 +49,11 @@
 // BWD:       "kernel": "sigreg_project_transpose_wgmma",
 
 // Without sigreg.reduced the means may become per-slice statistics: g keeps
-// its f32 accuracy (hi + lo split or f32), so not the Hopper kernel.
+// its f32 accuracy as 16-bit hi + lo rows, two segments of the Hopper
+// kernel's reduction.
 // SLICE:     "entry_point": "ecf",
-// SLICE-NOT: sigreg_fused_ecf_wgmma
+// SLICE:     "kernel": "sigreg_projection_split_rows",
+// SLICE:     "kernel": "sigreg_fused_ecf_wgmma",
 
 // CPUERR: the ecf entry point is compiled for the PyTorch module, which validates it (docs/TORCH.md): use --target=cuda --compile-only --emit-artifact=DIR
 // SHAPE: error: --shape batch size 100 disagrees with the static batch dimension 300 of the ecf entry point

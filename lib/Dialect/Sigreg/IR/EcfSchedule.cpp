@@ -6,6 +6,7 @@
 
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/bit.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -58,15 +59,37 @@ bool readByOpAndBackward(Value projection, FusedEcfOp op) {
 /// 256).
 std::string wgmmaObstacle(FusedEcfOp op, int64_t tileSlices,
                           int64_t dynamicSize) {
-  std::string msg = mmaObstacle(op);
+  Type in = op.getInput().getType();
+  Type e = getElementTypeOrSelf(in);
+  // f32 runs as bf16 hi + lo parts (wgmmaSplitsInput), any D.
+  bool split = e.isF32();
+  std::string msg = split ? "" : mmaObstacle(op);
   if (!msg.empty())
     return msg;
   llvm::raw_string_ostream os(msg);
-  Type in = op.getInput().getType();
-  Type e = getElementTypeOrSelf(in);
   int64_t features = dimSize(in, 2, dynamicSize);
   int64_t slices = dimSize(op.getCos().getType(), 1, dynamicSize);
-  if (features % 8 != 0 || slices % 8 != 0) {
+  if (split && slices % 8 != 0) {
+    os << "needs S a multiple of 8 (16-byte TMA row strides), got S = "
+       << slices;
+    return msg;
+  }
+  if (split && needsSplitProjection(op)) {
+    os << "multiplies bf16 hi + lo parts of an f32 input (about 2^-16 "
+          "relative), which meets the f32 tolerance only for a loss reduced "
+          "over the slices; per-slice statistics need the f32 GEMM";
+    return msg;
+  }
+  if (split && splitInputError(op) > kSplitInputErrorBudget) {
+    os << "multiplies bf16 hi + lo parts of an f32 input; its estimated "
+          "error "
+       << llvm::formatv("{0:e1}", splitInputError(op)).str()
+       << " exceeds the budget "
+       << llvm::formatv("{0:e1}", kSplitInputErrorBudget).str()
+       << " (half the f32 tolerance)";
+    return msg;
+  }
+  if (!split && (features % 8 != 0 || slices % 8 != 0)) {
     os << "needs D and S multiples of 8 (16-byte TMA row strides), got D = "
        << features << ", S = " << slices;
     return msg;
@@ -83,10 +106,6 @@ std::string wgmmaObstacle(FusedEcfOp op, int64_t tileSlices,
     if (!readByOpAndBackward(projection, op))
       os << "needs a seeded projection read by this op alone (and by the "
             "fused backward)";
-    else if (needsSplitProjection(op))
-      os << "rounds the seeded projection to 16 bits, but this op needs the "
-            "hi + lo split (per-slice statistics, or a rounding error above "
-            "the budget)";
   } else if (getElementTypeOrSelf(projection.getType()) != e) {
     os << "needs an explicit projection of the input's type " << e << ", got "
        << getElementTypeOrSelf(projection.getType());
@@ -182,6 +201,14 @@ int64_t mlir::sigreg::wgmmaTileSlices(int64_t numViews, int64_t batch,
   return tiles >= kTargetBlocks / 2 ? kWgmmaTileSlices : 128;
 }
 
+bool mlir::sigreg::wgmmaSplitsInput(FusedEcfOp op) {
+  return getElementTypeOrSelf(op.getInput().getType()).isF32();
+}
+
+int64_t mlir::sigreg::wgmmaSplitFeatures(int64_t featureDim) {
+  return llvm::alignTo(featureDim, kWgmmaSplitAlign);
+}
+
 bool mlir::sigreg::usesWgmma(FusedEcfOp op, const EcfScheduleOptions &options,
                              int64_t dynamicSize) {
   return options.tensorCores && options.hopper &&
@@ -209,6 +236,18 @@ double mlir::sigreg::roundedProjectionError(FusedEcfOp op) {
       worldSize = std::max<int64_t>(worldSize, ar.getWorldSize());
   return u * std::sqrt(N * static_cast<double>(worldSize) / D) /
          std::sqrt(V * S);
+}
+
+double mlir::sigreg::splitInputError(FusedEcfOp op) {
+  auto in = op.getInput().getType();
+  if (!in.hasStaticShape())
+    return std::numeric_limits<double>::infinity();
+  int64_t worldSize = 1;
+  for (Operation *user : op->getUsers())
+    if (auto ar = dyn_cast<AllReduceMeanOp>(user))
+      worldSize = std::max<int64_t>(worldSize, ar.getWorldSize());
+  double N = static_cast<double>(in.getDimSize(1)) * worldSize;
+  return std::ldexp(1.0, -16) * std::sqrt(N) / 32.0;
 }
 
 double mlir::sigreg::fusedBackwardError(FusedEcfBackwardOp op) {
@@ -277,10 +316,12 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
                           kWgmmaPersistentMaxPoints;
   s.tensorCores = s.wgmma || usesTensorCores(op, options, dynamicSize);
   // Only a seeded projection is split; an explicit one has the input's
-  // 16-bit type already.
-  s.splitProjection = s.tensorCores && !s.wgmma &&
-                      op.getProjection().getDefiningOp<ProjectionOp>() &&
-                      needsSplitProjection(op);
+  // type already (the Hopper kernel splits an f32 one itself). The Hopper
+  // kernel splits a seeded g exactly when it splits the input.
+  bool seeded = bool(op.getProjection().getDefiningOp<ProjectionOp>());
+  s.splitProjection =
+      seeded && s.tensorCores &&
+      ((s.wgmma && wgmmaSplitsInput(op)) || needsSplitProjection(op));
   // Tile choice: rows by batch size, slices shrunk until the grid has about
   // two blocks per multiprocessor.
   if (s.wgmma) {
@@ -348,9 +389,12 @@ ProjectionSchedule mlir::sigreg::chooseProjectionSchedule(
     forwardReaders = true;
     EcfSchedule consumer = scheduleOf(ecf);
     if (consumer.wgmma) {
-      // The only consumer (usesWgmma checks it).
-      s.packedElement = getElementTypeOrSelf(ecf.getInput().getType());
+      // The only consumer (usesWgmma checks it); an f32 one reads bf16 hi
+      // and lo rows.
+      Type in = getElementTypeOrSelf(ecf.getInput().getType());
+      s.packedElement = in.isF32() ? BFloat16Type::get(op.getContext()) : in;
       s.rowMajor = true;
+      s.splitProjection = consumer.splitProjection;
     } else if (consumer.tensorCores) {
       s.packedElement = getElementTypeOrSelf(ecf.getInput().getType());
       s.splitProjection |= consumer.splitProjection;
@@ -508,20 +552,22 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
                           "or rounded)";
   if (seeded) {
     ProjectionMode expected = projection;
+    // The tensor-core kernels read g split or rounded to 16 bits; the
+    // Hopper kernel splits it always for an f32 input.
+    bool splitOnly = kind != KernelKind::mma && wgmmaSplitsInput(op);
     if (kind == KernelKind::simt || kind == KernelKind::single_launch)
       expected = ProjectionMode::f32;
-    else if (kind != KernelKind::mma)
-      expected = ProjectionMode::rounded;
-    else if (projection == ProjectionMode::f32)
+    else if (splitOnly || projection == ProjectionMode::f32)
       expected = ProjectionMode::split;
     if (projection != expected)
       return fail() << "reads a seeded projection as projection = "
                     << stringifyProjectionMode(expected)
-                    << (kind == KernelKind::mma ? " or rounded" : "")
+                    << (expected == ProjectionMode::split && !splitOnly
+                            ? " or rounded"
+                            : "")
                     << ", got projection = "
                     << stringifyProjectionMode(projection);
-    if (kind == KernelKind::mma && projection == ProjectionMode::rounded &&
-        needsSplitProjection(op))
+    if (projection == ProjectionMode::rounded && needsSplitProjection(op))
       return fail() << "with projection = rounded: this op needs the hi + lo "
                        "split (per-slice statistics, or a rounding error "
                        "above the budget); use projection = split";

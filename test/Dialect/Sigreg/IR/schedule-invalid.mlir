@@ -4,10 +4,10 @@
 // EcfSchedule.cpp, the rules the choice follows) rejects schedules the
 // kernels cannot run, one precise diagnostic per broken rule.
 
-func.func @wgmma_f32(%x: tensor<1x256x64xf32>, %a: tensor<64x256xf32>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
-  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma needs a bf16 or f16 input, got f32}}
-  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
-  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+func.func @wgmma_f32_slices(%x: tensor<1x256x64xf32>, %a: tensor<64x252xf32>) -> (tensor<1x252x17xf32>, tensor<1x252x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma needs S a multiple of 8 (16-byte TMA row strides), got S = 252}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xf32>, tensor<64x252xf32> -> tensor<1x252x17xf32>
+  return %c, %s : tensor<1x252x17xf32>, tensor<1x252x17xf32>
 }
 
 // -----
@@ -38,17 +38,33 @@ func.func @wgmma_projection_type(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xf3
 
 func.func @wgmma_split(%x: tensor<1x256x64xbf16>, %seed: i64) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
   %a = sigreg.projection seed(%seed) : tensor<64x256xf32>
-  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma rounds the seeded projection to 16 bits, but this op needs the hi + lo split (per-slice statistics, or a rounding error above the budget)}}
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma with projection = rounded: this op needs the hi + lo split (per-slice statistics, or a rounding error above the budget); use projection = split}}
   %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = rounded>} : tensor<1x256x64xbf16>, tensor<64x256xf32> -> tensor<1x256x17xf32>
   return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
 }
 
 // -----
 
-func.func @wgmma_projection_mode(%x: tensor<1x256x64xbf16>, %seed: i64) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+func.func @wgmma_f32_per_slice(%x: tensor<1x256x64xf32>, %a: tensor<64x256xf32>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma multiplies bf16 hi + lo parts of an f32 input (about 2^-16 relative), which meets the f32 tolerance only for a loss reduced over the slices; per-slice statistics need the f32 GEMM}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @wgmma_f32_large_batch(%x: tensor<1x20000x64xf32>, %a: tensor<64x256xf32>) -> (tensor<1x256x17xf32> {sigreg.reduced}, tensor<1x256x17xf32> {sigreg.reduced}) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma multiplies bf16 hi + lo parts of an f32 input; its estimated error 6.7e-05 exceeds the budget 5.0e-05 (half the f32 tolerance)}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 157, projection = explicit>} : tensor<1x20000x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @wgmma_f32_projection_mode(%x: tensor<1x256x64xf32>, %seed: i64) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
   %a = sigreg.projection seed(%seed) : tensor<64x256xf32>
-  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma reads a seeded projection as projection = rounded, got projection = split}}
-  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = split>} : tensor<1x256x64xbf16>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma reads a seeded projection as projection = split, got projection = rounded}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = rounded>} : tensor<1x256x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
   return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
 }
 

@@ -50,22 +50,23 @@ func.func @large(%x: tensor<8192x4096xbf16>, %seed: i64) -> tensor<f32> {
   return %l : tensor<f32>
 }
 
-// Large f32: the SIMT kernel, also on sm_90a.
+// Large f32: the SIMT kernel without sm_90a; on sm_90a the Hopper kernel on
+// bf16 hi + lo parts (x split by a kernel, g generated split).
 // CHECK-LABEL:  func.func @large_f32
 // CHECK:          schedule = #sigreg.schedule<kernel = simt, tile = [64, 64], k_tile = 16, batch_tiles = 128, projection = f32>
 // HOPPER-LABEL: func.func @large_f32
-// HOPPER:         schedule = #sigreg.schedule<kernel = simt, tile = [64, 64], k_tile = 16, batch_tiles = 128, projection = f32>
+// HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 64, projection = split>
 func.func @large_f32(%x: tensor<8192x4096xf32>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 4096 points = 17 : tensor<8192x4096xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
 
-// Per-slice statistics need the hi + lo split, and so never take the Hopper
-// kernel.
+// Per-slice statistics need the hi + lo split of g: two MMAs per fragment
+// on mma.sync, two segments of the reduction on the Hopper kernel.
 // CHECK-LABEL:  func.func @none_bf16
 // CHECK:          schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 16, projection = split>
 // HOPPER-LABEL: func.func @none_bf16
-// HOPPER:         schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 16, projection = split>
+// HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 8, projection = split>
 func.func @none_bf16(%x: tensor<1024x1024xbf16>, %seed: i64) -> tensor<1024xf32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 reduction = none : tensor<1024x1024xbf16> -> tensor<1024xf32>
   return %l : tensor<1024xf32>

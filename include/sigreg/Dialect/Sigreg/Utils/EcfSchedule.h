@@ -117,14 +117,43 @@ bool usesTensorCores(FusedEcfOp op, const EcfScheduleOptions &options,
                      int64_t dynamicSize = 0);
 
 /// True when `op` runs on the Hopper kernel (TMA + wgmma): allowed by the
-/// options (tensor cores, sm_90a), bf16/f16 input, D and S multiples of 8
-/// (TMA needs 16-byte row strides), a seeded projection that may be rounded
-/// to 16 bits (no hi/lo split) and read by this op alone, or an explicit one
-/// of the input's type. No size rule: measured on the H200 (docs/PERF-NOTES.md
-/// v18), it beats the mma.sync kernel even with a few dozen tiles (mid: 0.037
-/// against 0.070 ms).
+/// options (tensor cores, sm_90a), and either a bf16/f16 input with D and S
+/// multiples of 8 (TMA needs 16-byte row strides) and a seeded projection
+/// that may be rounded to 16 bits (no hi/lo split), or an f32 input (split
+/// into bf16 hi + lo parts, wgmmaSplitsInput) with S a multiple of 8; a
+/// seeded projection must be read by this op alone (or the fused backward),
+/// an explicit one must have the input's type. No size rule: measured on the
+/// H200 (docs/PERF-NOTES.md v18), it beats the mma.sync kernel even with a few
+/// dozen tiles (mid: 0.037 against 0.070 ms).
 bool usesWgmma(FusedEcfOp op, const EcfScheduleOptions &options,
                int64_t dynamicSize = 0);
+/// True when the Hopper kernel runs `op` on bf16 hi + lo parts of an f32
+/// input (bf16x3): x = x_hi + x_lo and g = g_hi + g_lo (each exact to about
+/// 2^-17 relative), y = x_hi g_hi + x_hi g_lo + x_lo g_hi as one bf16 GEMM
+/// over three segments of the feature dimension; the dropped x_lo g_lo
+/// term is about 2^-16 of y. A seeded g is generated in that split
+/// (projection = split), an explicit f32 A is split by a kernel like x.
+/// usesWgmma takes it only for a loss reduced over the slices whose
+/// splitInputError is within kSplitInputErrorBudget: per-slice statistics
+/// moved by 2e-4 to 7e-4 on the H200 (against the 1e-4 f32 tolerance),
+/// so they keep the SIMT kernel's f32 GEMM.
+bool wgmmaSplitsInput(FusedEcfOp op);
+/// Estimated relative error of a loss reduced over the slices computed from
+/// bf16 hi + lo parts of an f32 input: 2^-16 sqrt(N_global) / 32. Fitted to
+/// the H200 runs of 2026-12-01 (docs/PERF-NOTES.md), which it bounds: N 1024
+/// 1.06e-5 (estimate 1.5e-5), N 8192 2.87e-5 (4.3e-5), 2 views of N 4096
+/// 4.4e-6 (3.1e-5), N 2048 D 3 1.6e-6 (2.2e-5). The error grows with the
+/// batch, not with fewer slices: the per-row perturbations of y shift every
+/// slice's ECF the same way.
+double splitInputError(FusedEcfOp op);
+/// Half the 1e-4 f32 tolerance: N_global up to about 10^4 rows.
+constexpr double kSplitInputErrorBudget = 5e-5;
+/// Features per part in the split layout: D rounded up to kWgmmaSplitAlign,
+/// so that the hi and lo parts start on k-tile boundaries (x is stored as
+/// [V * N, 2 Dp] = [hi | lo], g as [2 Dp, S] = [hi ; lo], zero padded).
+constexpr int64_t kWgmmaSplitAlign = 64;
+int64_t wgmmaSplitFeatures(int64_t featureDim);
+
 /// Slices per tile of the Hopper kernel: the option's, else 256 when the
 /// 128 x 256 tiles give at least one per multiprocessor, else 128 (twice the
 /// CTAs, two per multiprocessor: mid 0.037 ms against 0.046 with 256).
@@ -233,7 +262,8 @@ struct ProjectionSchedule {
   /// Packed: lo words are written too (some consumer needs the split).
   bool splitProjection;
   /// With packedElement: g rounded to it and stored row-major [D, S] for the
-  /// Hopper kernel's TMA, instead of packed words.
+  /// Hopper kernel's TMA, instead of packed words; with splitProjection too,
+  /// its hi and lo parts as [2 Dp, S] (wgmmaSplitFeatures).
   bool rowMajor;
   int64_t chunkRows, numChunks;
 };
