@@ -4,7 +4,7 @@
 # so that the GPU machine, which has no MLIR, runs them with sigreg-aot-run
 # (scripts/gpu-check.sh). Usage: scripts/build-gpu-artifacts.sh BUILD_DIR OUT_DIR [SET]
 #   SET: all (default: anchors, variants, hopper, split, single, grad and random) | anchors |
-#        quick | hopper | split | grad | grad-fused |
+#        quick | hopper | split | training | grad | grad-fused |
 #        single | random | variants
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -54,6 +54,7 @@ MLIR
 emit_grad() {
   local name=$1 V=$2 N=$3 D=$4 S=$5 P=$6 dt=$7 clip=$8 cv=$9 red=${10} proj=${11}
   local pipes=${12:-naive}
+  local extra=${13:-}
   local xt gt dxt clipattr="" arg2 projuse
   if [ "$V" = 0 ]; then xt="tensor<${N}x${D}x${dt}>"; dxt="tensor<${N}x${D}xf32>"
   else xt="tensor<${V}x${N}x${D}x${dt}>"; dxt="tensor<${V}x${N}x${D}xf32>"; fi
@@ -70,7 +71,7 @@ func.func @sigreg(%x: ${xt}, ${arg2}, %g: ${gt}) -> ${dxt} {
 }
 MLIR
   "$run" "$src/$name.mlir" --target=cuda --compile-only --pipeline="$pipes" \
-    --emit-artifact="$out/$name" > "$out/$name.compile.log" 2>&1 || {
+    --emit-artifact="$out/$name" $extra > "$out/$name.compile.log" 2>&1 || {
     cat "$out/$name.compile.log"; echo "FAILED to compile $name"; exit 1; }
   cp "$src/$name.mlir" "$out/$name/source.mlir"
 }
@@ -99,6 +100,15 @@ grad_fused() {
   emit_grad gradf-p33-views-bf16 2 513 264 392 33 bf16 none 0 mean seed both
   emit_grad gradf-p3-f16-explicit 0 1000 64 128 3 f16 none 0 sum explicit both
   emit_grad gradf-n8192-d512-bf16 0 8192 512 1024 17 bf16 none 0 mean seed both
+  # y recomputed by the backward (--save-slices=false) against the forward's saved
+  # slices (the default, --sigreg-save-slices), side by side.
+  emit_grad gradf-large-bf16-recompute 0 8192 4096 4096 17 bf16 none 0 mean seed fused --save-slices=false
+  emit_grad gradf-mid-bf16-recompute 0 1024 1024 1024 17 bf16 none 0 mean seed fused --save-slices=false
+  emit_grad gradf-blog-bf16-recompute 0 32 2048 1024 17 bf16 none 0 mean seed fused --save-slices=false
+  # Unclipped: with clamp_min(1.0) this shape fails on both fused paths (3.1e-2, saved
+  # or recomputed y; naive 3.4e-6): slices whose statistic lies within the 16-bit
+  # rounding of the threshold flip between clamped and not (docs/BACKWARD.md).
+  emit_grad gradf-w128-views-bf16 3 1000 1000 2000 17 bf16 none 0 mean seed fused
 }
 
 # The anchor configurations (docs/CONTRACT.md section 4; mean, no clip), bf16, f32.
@@ -181,6 +191,15 @@ split_set() {
   emit wgs-f16-none 0 4100 520 1032 9 f16 none 0 none seed fused
   emit wgs-small-d-sum 3 2048 8 64 17 bf16 none 0 sum seed fused
 }
+# Training-like shapes (D >= 2048, S >= 4096, several views) for the same-process comparison
+# with PyTorch: python -m sigreg.bench --artifacts DIR --configs large --shape NAME=V,N,D,S,P
+# (artifacts named NAME-bf16, as the anchors).
+training() {
+  emit views2-bf16 2 2048 2048 4096 17 bf16 none 0 mean seed fused
+  emit wide-bf16 0 4096 4096 8192 17 bf16 none 0 mean seed fused
+  emit views4-bf16 4 1024 2048 4096 17 bf16 none 0 mean seed fused
+  emit views8-bf16 8 512 3072 6144 17 bf16 none 0 mean seed fused
+}
 # The seeded generator of random problems (issue 11, item 7): prints one line per problem,
 # "name V N D S P dtype clip clipval reduction projection" (V = 0: no view dimension).
 random_problems() {
@@ -245,6 +264,7 @@ case "$set_" in
   grad-fused) grad_fused ;;
   hopper) hopper ;;
   split) split_set ;;
+  training) training ;;
   random) random_set ;;
   single) single ;;
   *) echo "unknown set $set_"; exit 2 ;;

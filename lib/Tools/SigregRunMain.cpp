@@ -99,6 +99,12 @@ struct Options {
       "wgmma-persistent",
       llvm::cl::desc("sm_90a: persistent TMA + wgmma kernel, the ECF of a "
                      "tile overlapped with the next tile's MMAs")};
+  llvm::cl::opt<bool> saveSlices{
+      "save-slices",
+      llvm::cl::desc("sigreg.loss_grad: the fused backward reads the "
+                     "forward's slices instead of recomputing them, where the "
+                     "cost rule allows (default true)"),
+      llvm::cl::init(true)};
   llvm::cl::opt<int64_t> wgmmaSlices{
       "wgmma-slices",
       llvm::cl::desc("sm_90a: slices per tile of the TMA + wgmma kernel, "
@@ -186,6 +192,7 @@ SmallVector<std::string> cudaOnlyFlags(Options &opts) {
   note(opts.singleLaunch);
   note(opts.wgmmaSlices);
   note(opts.wgmmaPersistent);
+  note(opts.saveSlices);
   note(opts.warmup); // the CPU benchmark has no warm-up runs
   return given;
 }
@@ -453,6 +460,7 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.tensorCores = opts.tensorCores;
   gpuOpts.wgmmaSlices = opts.wgmmaSlices;
   gpuOpts.wgmmaPersistent = opts.wgmmaPersistent;
+  gpuOpts.saveSlices = opts.saveSlices;
   gpuOpts.singleLaunch = opts.singleLaunch;
   std::string jsonReports;
   int exitCode = 0;

@@ -910,12 +910,27 @@ def main(argv=None) -> int:
     ap.add_argument("--input-seed", type=int, default=42, help="seed of x")
     ap.add_argument("--threads", type=int, default=None, help="CPU threads for the float64 reference")
     ap.add_argument("--no-ceilings", action="store_true", help="skip the launch/copy/GEMM ceilings")
+    ap.add_argument("--shape", action="append", default=[], metavar="NAME=V,N,D,S,P",
+                    help="an extra configuration (repeatable; V=1 means x is [N, D]), run after "
+                         "--configs; artifacts DIR/NAME-<dtype>/...")
     args = ap.parse_args(argv)
 
     names = [c.strip() for c in args.configs.split(",") if c.strip()]
     unknown = [c for c in names if c not in CONFIGS]
     if unknown:
         ap.error(f"unknown configuration(s) {unknown}; known: {list(CONFIGS)}")
+    configs = OrderedDict((n, CONFIGS[n]) for n in names)
+    for spec in args.shape:
+        name, _, dims = spec.partition("=")
+        try:
+            parsed = tuple(int(v) for v in dims.split(","))
+        except ValueError:
+            parsed = ()
+        if not name or len(parsed) != 5 or min(parsed) < 1 or parsed[4] < 3 or parsed[4] % 2 == 0:
+            ap.error(f"--shape {spec!r}: expected NAME=V,N,D,S,P with positive sizes and P odd >= 3")
+        if name in configs:
+            ap.error(f"--shape {spec!r}: configuration {name!r} given twice")
+        configs[name] = parsed
 
     import torch  # noqa: PLC0415
 
@@ -948,9 +963,9 @@ def main(argv=None) -> int:
             f"bf16 GEMM {c['gemm_bf16_flops_per_s'] / 1e12:.0f} TFLOP/s" if "gemm_bf16_flops_per_s" in c
             else "GEMM n/a"]), flush=True)
         _write_json(args.json, doc)
-    for name in names:
+    for name, dims in configs.items():
         try:
-            cfg = run_config(torch, bench, name, CONFIGS[name], args, doc["ceilings"])
+            cfg = run_config(torch, bench, name, dims, args, doc["ceilings"])
         except Exception as e:  # noqa: BLE001 (keep going with the other configurations)
             traceback.print_exc()
             doc["configs"][name] = {"name": name, "error": f"{type(e).__name__}: {e}"}

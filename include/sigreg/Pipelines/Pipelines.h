@@ -52,6 +52,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "wgmma-slices",
       llvm::cl::desc("TMA + wgmma kernel slice tile, 128 or 256 (0: auto)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> saveSlices{
+      *this, "save-slices",
+      llvm::cl::desc("Fused backward: read the forward's slices instead of "
+                     "recomputing them, where --sigreg-save-slices's cost rule "
+                     "allows"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> wgmmaPersistent{
       *this, "wgmma-persistent",
       llvm::cl::desc("TMA + wgmma kernel: persistent, ECF overlapped"),

@@ -125,6 +125,10 @@ struct WgmmaEcfShape {
   /// g_hi), (x_hi, g_lo), (x_lo, g_hi). 0: g is [D, S], one segment.
   int64_t splitFeatures = 0;
   bool splitInput = false;
+  /// The one-tile kernel also writes the slices y = acc / ||g_s|| (or acc)
+  /// as f32 [V * N, S] (a last argument; for the fused backward,
+  /// --sigreg-save-slices).
+  bool storeSlices = false;
   /// Features of the GEMM's reduction.
   int64_t reduction() const {
     return splitFeatures ? (splitInput ? 3 : 2) * splitFeatures : featureDim;
@@ -154,6 +158,23 @@ int64_t wgmmaDynamicSharedBytes(const WgmmaTiling &tiling);
 /// tile fastest, then batch tile, then view).
 gpu::GPUFuncOp buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
                                                   const WgmmaEcfShape &shape);
+
+/// The backward's ECF stage from saved slices (`sigreg_ecf_grad_slices`,
+/// WgmmaEcfKernel.cpp): (slices : memref<(V*N) x S x f32>, [sumSq], dcos,
+/// dsin : [V, S, P], gradOut : memref<(V*N) x S x inputElement>) with
+/// gradOut = dL/dy / ||g_s|| (seeded) or dL/dy, the values
+/// buildEcfGradWgmmaKernel computes after recomputing y. Thread = one slice
+/// (consecutive threads, consecutive slices), `rowsPerBlock` rows, the next
+/// 8 rows' loads issued before the current 8 rows' harmonics (ncu: the first
+/// version waited on its loads, L1TEX stalls); grid (ceil(S / 256),
+/// ceil(N / rowsPerBlock), V), 256 threads.
+gpu::GPUFuncOp buildEcfGradSlicesKernel(OpBuilder &b, Location loc,
+                                        const WgmmaEcfShape &shape,
+                                        int64_t rowsPerBlock);
+/// Rows per block of sigreg_ecf_grad_slices: 64, halved (down to 8) while
+/// the grid has fewer than two blocks per multiprocessor (mid, 1024 x 1024:
+/// 64 blocks of 64 rows left half the GPU idle).
+int64_t ecfGradSliceRows(int64_t numViews, int64_t batch, int64_t numSlices);
 
 /// The backward's ECF kernel (WgmmaEcfKernel.cpp): the forward kernel's
 /// tiles, grid and stages 1-4 (y recomputed by TMA + wgmma), then dL/dy

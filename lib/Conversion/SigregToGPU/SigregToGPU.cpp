@@ -124,7 +124,7 @@ private:
                  gpu::GPUFuncOp kernel, std::array<int64_t, 3> grid,
                  int64_t blockThreads, SmallVector<Value> args,
                  int64_t numBatchTiles, int64_t dynamicSharedBytes,
-                 bool sliceMajor = false);
+                 bool sliceMajor = false, ValueRange trailingArgs = {});
   Value destination(OpBuilder &b, Value result);
   /// The schedule of `ecf`: its #sigreg.schedule, else chosen from the
   /// options as --sigreg-choose-schedule would.
@@ -455,6 +455,9 @@ LogicalResult FunctionLowering::lowerFusedEcf(OpBuilder &b, FusedEcfOp ecf) {
                 : ecf.getProjection().getType().getElementType();
   EcfSchedule sched = ecfSchedule(ecf);
   sh.blockSlices = sched.blockSlices;
+  if (ecf.getSlices() && (!sched.wgmma || sched.wgmmaPersistent))
+    return ecf.emitOpError("the slices result needs the one-tile Hopper kernel "
+                           "(schedule kernel = wgmma)");
   if (sched.wgmma)
     return lowerWgmmaEcf(b, ecf, sh,
                          seeded != seededProjections.end() ? &seeded->second
@@ -542,7 +545,7 @@ void FunctionLowering::finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
                                  std::array<int64_t, 3> grid,
                                  int64_t blockThreads, SmallVector<Value> args,
                                  int64_t T, int64_t dynamicSharedBytes,
-                                 bool sliceMajor) {
+                                 bool sliceMajor, ValueRange trailingArgs) {
   auto cType = ecf.getCos().getType();
   int64_t V = cType.getDimSize(0), S = cType.getDimSize(1),
           P = cType.getDimSize(2);
@@ -552,6 +555,7 @@ void FunctionLowering::finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
   Value sinOut = destination(b, ecf.getSin());
   if (T == 1) {
     args.append({cosOut, sinOut});
+    args.append(trailingArgs.begin(), trailingArgs.end());
     createLaunch(b, loc, kernel, grid, blockThreads, args, dynamicSharedBytes);
   } else {
     auto partType = MemRefType::get(sliceMajor ? ArrayRef<int64_t>{T, V, P, S}
@@ -560,6 +564,7 @@ void FunctionLowering::finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
     Value cosPart = memref::AllocOp::create(b, loc, partType);
     Value sinPart = memref::AllocOp::create(b, loc, partType);
     args.append({cosPart, sinPart});
+    args.append(trailingArgs.begin(), trailingArgs.end());
     createLaunch(b, loc, kernel, grid, blockThreads, args, dynamicSharedBytes);
     OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
     gpu::GPUFuncOp finalize = addKernel(
@@ -702,13 +707,30 @@ LogicalResult FunctionLowering::lowerFusedEcfBackward(OpBuilder &b,
       b, loc, x, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
   Value grad =
       memref::AllocOp::create(b, loc, MemRefType::get({V * N, S}, elem));
-  gpu::GPUFuncOp ecfGrad = addKernel(buildEcfGradWgmmaKernel(kb, loc, w));
-  SmallVector<Value> args = tensorMapArgs(b, loc, ecfGrad, {rows, g});
-  if (isSeeded)
-    args.push_back(seeded->second.sumSq);
-  args.append({map.lookup(op.getDcos()), map.lookup(op.getDsin()), grad});
-  createLaunch(b, loc, ecfGrad, {w.numSliceTiles(), w.numBatchTiles(), V},
-               w.tiling.threads, args, wgmmaDynamicSharedBytes(w.tiling));
+  SmallVector<Value> args;
+  if (Value saved = op.getSlices()) {
+    // dL/dy from the forward's slices (--sigreg-save-slices): no GEMM.
+    args = {memref::CollapseShapeOp::create(
+        b, loc, map.lookup(saved),
+        ArrayRef<ReassociationIndices>{{0, 1}, {2}})};
+    if (isSeeded)
+      args.push_back(seeded->second.sumSq);
+    args.append({map.lookup(op.getDcos()), map.lookup(op.getDsin()), grad});
+    int64_t rowsPerBlock = ecfGradSliceRows(V, N, S);
+    createLaunch(b, loc,
+                 addKernel(buildEcfGradSlicesKernel(kb, loc, w, rowsPerBlock)),
+                 {llvm::divideCeilSigned<int64_t>(S, kBlockThreads),
+                  llvm::divideCeilSigned<int64_t>(N, rowsPerBlock), V},
+                 kBlockThreads, args);
+  } else {
+    gpu::GPUFuncOp ecfGrad = addKernel(buildEcfGradWgmmaKernel(kb, loc, w));
+    args = tensorMapArgs(b, loc, ecfGrad, {rows, g});
+    if (isSeeded)
+      args.push_back(seeded->second.sumSq);
+    args.append({map.lookup(op.getDcos()), map.lookup(op.getDsin()), grad});
+    createLaunch(b, loc, ecfGrad, {w.numSliceTiles(), w.numBatchTiles(), V},
+                 w.tiling.threads, args, wgmmaDynamicSharedBytes(w.tiling));
+  }
 
   ProjectTransposeShape t{V * N, D, S, elem, getWgmmaTiling(kWgmmaTileSlices)};
   gpu::GPUFuncOp gemm = addKernel(buildProjectTransposeWgmmaKernel(kb, loc, t));
@@ -751,6 +773,18 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
                               sh.featureDim;
   w.splitFeatures = split || splitG ? wgmmaSplitFeatures(sh.featureDim) : 0;
   w.splitInput = split;
+  // The slices for the fused backward (--sigreg-save-slices), written where
+  // their reader finds them.
+  Value slices;
+  if (ecf.getSlices()) {
+    if (persistent)
+      return ecf.emitOpError("the slices result needs the one-tile Hopper "
+                             "kernel (schedule kernel = wgmma), not "
+                             "wgmma_persistent");
+    w.storeSlices = true;
+    slices = destination(b, ecf.getSlices());
+    map.map(ecf.getSlices(), slices);
+  }
   OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
   gpu::GPUFuncOp kernel =
       addKernel(persistent ? buildFusedEcfWgmmaPersistentKernel(kb, loc, w)
@@ -781,9 +815,13 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
                                           1, 1}
                  : std::array<int64_t, 3>{w.numSliceTiles(), w.numBatchTiles(),
                                           w.numViews};
+  SmallVector<Value> trailing;
+  if (slices)
+    trailing.push_back(memref::CollapseShapeOp::create(
+        b, loc, slices, ArrayRef<ReassociationIndices>{{0, 1}, {2}}));
   finishEcf(b, loc, ecf, kernel, grid, w.tiling.threads, args,
             w.numBatchTiles(), wgmmaDynamicSharedBytes(w.tiling),
-            /*sliceMajor=*/true);
+            /*sliceMajor=*/true, trailing);
   return success();
 }
 

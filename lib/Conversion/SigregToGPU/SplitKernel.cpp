@@ -45,15 +45,15 @@ using gpu::Dimension;
 Value loadFour(KernelBuilder &k, Value in, int64_t R, int64_t C, Value r,
                Value c) {
   auto f32x4 = VectorType::get({4}, k.b.getF32Type());
-  Value zero = arith::ConstantOp::create(
-      k.b, f32x4, DenseElementsAttr::get(f32x4, 0.0f));
+  Value zero = arith::ConstantOp::create(k.b, f32x4,
+                                         DenseElementsAttr::get(f32x4, 0.0f));
   Value rowOk = k.lt(r, k.idx(R));
   Value rClamped = k.min(r, k.idx(R - 1));
   if (C % 4 == 0) {
     Value ok = k.land(rowOk, k.lt(c, k.idx(C)));
-    Value v = vector::LoadOp::create(k.b, f32x4, in,
-                                     ValueRange{rClamped, k.min(c, k.idx(C - 4))},
-                                     /*nontemporal=*/false, llvm::MaybeAlign(16));
+    Value v = vector::LoadOp::create(
+        k.b, f32x4, in, ValueRange{rClamped, k.min(c, k.idx(C - 4))},
+        /*nontemporal=*/false, llvm::MaybeAlign(16));
     return k.select(ok, v, zero);
   }
   Value v = zero;
@@ -94,9 +94,9 @@ mlir::sigreg::buildSplitOperandKernel(OpBuilder &b, Location loc,
     Value hi = arith::TruncFOp::create(k.b, bf16x4, v);
     Value lo = arith::TruncFOp::create(
         k.b, bf16x4, k.subf(v, arith::ExtFOp::create(k.b, f32x4, hi)));
-    SmallVector<Value> loAt =
-        shape.alongRows ? SmallVector<Value>{k.add(r, k.idx(P)), c}
-                        : SmallVector<Value>{r, k.add(c, k.idx(P))};
+    SmallVector<Value> loAt = shape.alongRows
+                                  ? SmallVector<Value>{k.add(r, k.idx(P)), c}
+                                  : SmallVector<Value>{r, k.add(c, k.idx(P))};
     vector::StoreOp::create(k.b, hi, out, ValueRange{r, c},
                             /*nontemporal=*/false, llvm::MaybeAlign(8));
     vector::StoreOp::create(k.b, lo, out, loAt, /*nontemporal=*/false,

@@ -41,6 +41,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelUtils.h"
 #include "Kernels.h"
 
 #include "sigreg/Conversion/GPUCommon/KernelBuilder.h"
@@ -713,6 +714,72 @@ void forEachRow(KernelBuilder &k, Value row0, Value count, int64_t step,
   k.forEach(countN, count, k.idx(1), [&](Value r) { row(k.add(row0, r)); });
 }
 
+/// 1 / ||g_s|| of slice `s` (the per-chunk sums of g^2 added in chunk
+/// order, as emitColumnScale), 1 for an explicit projection.
+Value emitInverseNorm(KernelBuilder &k, const WgmmaEcfShape &sh, Value sumSq,
+                      Value s) {
+  double dt = sh.tMax / double(sh.numPoints - 1);
+  return k.mulf(emitColumnScale(k, sh, sumSq, s),
+                k.f32(static_cast<float>(1.0 / dt)));
+}
+
+/// Stage 4b (forward with storeSlices): the 256 consumer threads, split as
+/// in emitEcfColumns, write their rows of the y tile, divided by the column
+/// norm, to the slices [V * N, S] at row xRow0 + row (consecutive threads,
+/// consecutive slices: coalesced). Slices past S compute on slice S - 1 and
+/// store nothing (only the store is guarded: divergent code after the
+/// wgmmas would serialize them, C7520).
+void emitSliceStore(KernelBuilder &k, const WgmmaTypes &t,
+                    const WgmmaEcfShape &sh, Value yTile, Value sumSq,
+                    Value slicesOut, Value tid, Value s0, Value m0,
+                    Value xRow0) {
+  ColumnPart c = splitColumns(k, t, tid, s0);
+  Value sc = k.min(c.s, k.idx(sh.numSlices - 1));
+  Value inSlices = k.lt(c.s, k.idx(sh.numSlices));
+  Value inverseNorm = emitInverseNorm(k, sh, sumSq, sc);
+  splitRows(k, c, sh.batch, m0);
+  forEachRow(k, c.row0, c.partCount, kEcfRowsPerStep, [&](Value row) {
+    Value y = k.mulf(k.load(yTile, {row, c.col}), inverseNorm);
+    k.ifThen(inSlices, [&] {
+      k.store(y, slicesOut, {k.add(xRow0, row), c.s});
+    });
+  });
+}
+
+/// The coefficients of dL/dy / ||g_s|| for slice `sc` of view `v`: a_p =
+/// t_p dsin[v, s, p] / (N ||g_s||) and -b_p = -t_p dcos[v, s, p] / (N
+/// ||g_s||), p = 1..P-1 (no norm for an explicit projection); `scale` is
+/// emitColumnScale's dt / ||g_s|| (or dt).
+struct GradCoefficients {
+  SmallVector<Value> a, negB;
+};
+GradCoefficients emitGradCoefficients(KernelBuilder &k, const WgmmaEcfShape &sh,
+                                      Value scale, Value dcos, Value dsin,
+                                      Value v, Value sc) {
+  int64_t P = sh.numPoints;
+  double dt = sh.tMax / double(P - 1);
+  // 1 / (N ||g_s||) = scale / (dt N).
+  Value f = k.mulf(scale, k.f32(static_cast<float>(1.0 / (dt * sh.batch))));
+  GradCoefficients c;
+  for (int64_t p = 1; p < P; ++p) {
+    Value tf = k.mulf(f, k.f32(static_cast<float>(p * dt)));
+    c.a.push_back(k.mulf(tf, k.load(dsin, {v, sc, k.idx(p)})));
+    c.negB.push_back(arith::NegFOp::create(
+        k.b, k.mulf(tf, k.load(dcos, {v, sc, k.idx(p)}))));
+  }
+  return c;
+}
+
+/// G = sum_p a_p cos(p theta) - b_p sin(p theta) (forEachHarmonic).
+Value emitGradValue(KernelBuilder &k, int64_t P, Value theta,
+                    const GradCoefficients &c) {
+  Value g = k.f32(0.0f);
+  forEachHarmonic(k, P, theta, [&](int64_t p, Value cp, Value sp) {
+    g = k.fma(c.a[p - 1], cp, k.fma(c.negB[p - 1], sp, g));
+  });
+  return g;
+}
+
 /// Stage 5 of the backward kernel sigreg_ecf_grad_wgmma: the 256 consumer
 /// threads split the y tile as in emitEcfColumns (thread tid owns slice
 /// s0 + tid % t.slices and its part of the rows). A thread holds its slice's
@@ -735,23 +802,11 @@ void emitEcfGradColumns(KernelBuilder &k, const WgmmaTypes &t,
   Value sc = k.min(s, k.idx(S - 1));
   Value inSlices = k.lt(s, k.idx(S));
   Value scale = emitColumnScale(k, sh, sumSq, sc);
-  double dt = sh.tMax / double(P - 1);
-  // 1 / (N ||g_s||) = scale / (dt N).
-  Value f = k.mulf(scale, k.f32(static_cast<float>(1.0 / (dt * N))));
-  SmallVector<Value> a, negB;
-  for (int64_t p = 1; p < P; ++p) {
-    Value tf = k.mulf(f, k.f32(static_cast<float>(p * dt)));
-    a.push_back(k.mulf(tf, k.load(dsin, {v, sc, k.idx(p)})));
-    negB.push_back(arith::NegFOp::create(
-        k.b, k.mulf(tf, k.load(dcos, {v, sc, k.idx(p)}))));
-  }
+  GradCoefficients coef = emitGradCoefficients(k, sh, scale, dcos, dsin, v, sc);
   splitRows(k, c, N, m0);
   forEachRow(k, c.row0, c.partCount, kEcfRowsPerStep, [&](Value row) {
     Value theta = k.mulf(k.load(yTile, {row, col}), scale);
-    Value g = k.f32(0.0f);
-    forEachHarmonic(k, P, theta, [&](int64_t p, Value cp, Value sp) {
-      g = k.fma(a[p - 1], cp, k.fma(negB[p - 1], sp, g));
-    });
+    Value g = emitGradValue(k, P, theta, coef);
     Value gs = arith::TruncFOp::create(k.b, t.elem, g);
     Value at = k.add(xRow0, row);
     k.ifThen(inSlices, [&] { k.store(gs, gradOut, {at, s}); });
@@ -861,17 +916,20 @@ SmallVector<Type> forwardArgs(OpBuilder &b, const WgmmaEcfShape &sh) {
   MemRefType out = T == 1 ? MemRefType::get({V, S, P}, b.getF32Type())
                           : MemRefType::get({T, V, P, S}, b.getF32Type());
   args.append({out, out});
+  if (sh.storeSlices)
+    args.push_back(MemRefType::get({V * sh.batch, S}, b.getF32Type()));
   return args;
 }
 
 /// The forward's arguments unpacked from WgmmaKernel::rest.
 struct ForwardArgs {
-  Value sumSq, cosOut, sinOut;
+  Value sumSq, cosOut, sinOut, slicesOut;
   ForwardArgs(const WgmmaEcfShape &sh, ArrayRef<Value> rest) {
     unsigned next = 0;
     sumSq = sh.seeded ? rest[next++] : Value();
     cosOut = rest[next++];
     sinOut = rest[next++];
+    slicesOut = sh.storeSlices ? rest[next++] : Value();
   }
 };
 
@@ -941,6 +999,9 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
   // view are loaded (the next view's or zeros) but never summed.
   Value xRow0 = k.add(k.mul(v, k.idx(sh.batch)), m0);
   emitOneTileGemm(k, t, kn, xRow0, s0, [&](Value yTile) {
+    if (out.slicesOut)
+      emitSliceStore(k, t, sh, yTile, out.sumSq, out.slicesOut, kn.tid, s0, m0,
+                     xRow0);
     emitEcfColumns(k, t, sh, kn.smem, yTile, out.sumSq, out.cosOut, out.sinOut,
                    kn.tid, s0, m0, v, batchTile);
   });
@@ -951,6 +1012,7 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
 gpu::GPUFuncOp
 mlir::sigreg::buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
                                                  const WgmmaEcfShape &sh) {
+  assert(!sh.storeSlices && "the persistent kernel does not store y");
   WgmmaTypes t(b.getContext(), sh.inputElement, sh.tiling, /*kMajorB=*/false,
                sh.splitFeatures);
   OpBuilder::InsertionGuard guard(b);
@@ -1058,6 +1120,86 @@ gpu::GPUFuncOp mlir::sigreg::buildEcfGradWgmmaKernel(OpBuilder &b, Location loc,
   });
   gpu::ReturnOp::create(k.b);
   return kn.func;
+}
+
+int64_t mlir::sigreg::ecfGradSliceRows(int64_t numViews, int64_t batch,
+                                       int64_t numSlices) {
+  int64_t columns =
+      numViews * llvm::divideCeilSigned<int64_t>(numSlices, kBlockThreads);
+  int64_t rows = 64;
+  while (rows > kEcfRowsPerStep &&
+         columns * llvm::divideCeilSigned<int64_t>(batch, rows) < kTargetBlocks)
+    rows /= 2;
+  return rows;
+}
+
+gpu::GPUFuncOp mlir::sigreg::buildEcfGradSlicesKernel(OpBuilder &b,
+                                                      Location loc,
+                                                      const WgmmaEcfShape &sh,
+                                                      int64_t rowsPerBlock) {
+  int64_t V = sh.numViews, N = sh.batch, S = sh.numSlices, P = sh.numPoints;
+  SmallVector<Type> args = {MemRefType::get({V * N, S}, b.getF32Type())};
+  if (sh.seeded)
+    args.push_back(MemRefType::get({sh.normChunks, S}, b.getF32Type()));
+  MemRefType ecf = MemRefType::get({V, S, P}, b.getF32Type());
+  args.append({ecf, ecf, MemRefType::get({V * N, S}, sh.inputElement)});
+  auto func =
+      createKernel(b, loc, "sigreg_ecf_grad_slices", "backward_trig", args, {});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder k(loc, b);
+  unsigned next = 0;
+  Value slices = func.getArgument(next++);
+  Value sumSq = sh.seeded ? func.getArgument(next++) : Value();
+  Value dcos = func.getArgument(next++), dsin = func.getArgument(next++),
+        gradOut = func.getArgument(next++);
+  Value s = k.add(k.mul(k.blockId(Dimension::x), k.idx(kBlockThreads)),
+                  k.threadId(Dimension::x));
+  Value n0 = k.mul(k.blockId(Dimension::y), k.idx(rowsPerBlock));
+  Value v = k.blockId(Dimension::z);
+  k.ifThen(k.lt(s, k.idx(S)), [&] {
+    // y is normalized already: the angle is dt y; the coefficients carry
+    // 1 / ||g_s||.
+    Value scale = emitColumnScale(k, sh, sumSq, s);
+    GradCoefficients coef =
+        emitGradCoefficients(k, sh, scale, dcos, dsin, v, s);
+    Value dt = k.f32(static_cast<float>(sh.tMax / double(P - 1)));
+    Value count =
+        k.min(k.idx(rowsPerBlock), arith::SubIOp::create(k.b, k.idx(N), n0));
+    Value row0 = k.add(k.mul(v, k.idx(N)), n0);
+    Value lastRow = k.add(row0, arith::SubIOp::create(k.b, count, k.idx(1)));
+    // The rows [r, r + step) of the block, clamped to its last row (a
+    // clamped row is loaded again, never stored).
+    constexpr int64_t step = kEcfRowsPerStep;
+    auto loadGroup = [&](Value r) {
+      SmallVector<Value> ys;
+      for (int64_t h = 0; h < step; ++h)
+        ys.push_back(k.load(
+            slices, {k.min(k.add(row0, k.add(r, k.idx(h))), lastRow), s}));
+      return ys;
+    };
+    auto emitRow = [&](Value row, Value y) {
+      Value g = emitGradValue(k, P, k.mulf(y, dt), coef);
+      k.store(arith::TruncFOp::create(k.b, sh.inputElement, g), gradOut,
+              {row, s});
+    };
+    // Groups of `step` rows, the next group's loads issued before this
+    // group's harmonics; then the remaining rows one by one.
+    Value countN = arith::AndIOp::create(k.b, count, k.idx(~(step - 1)));
+    SmallVector<Value> first = loadGroup(k.idx(0));
+    k.forEach(k.idx(0), countN, k.idx(step), first,
+              [&](Value r, ValueRange current) {
+                SmallVector<Value> ahead = loadGroup(k.add(r, k.idx(step)));
+                for (int64_t h = 0; h < step; ++h)
+                  emitRow(k.add(row0, k.add(r, k.idx(h))), current[h]);
+                return ahead;
+              });
+    k.forEach(countN, count, k.idx(1), [&](Value r) {
+      Value row = k.add(row0, r);
+      emitRow(row, k.load(slices, {row, s}));
+    });
+  });
+  return func;
 }
 
 gpu::GPUFuncOp mlir::sigreg::buildProjectTransposeWgmmaKernel(

@@ -124,3 +124,60 @@ func.func @cotangent(%c: tensor<2x72x9xf32>, %s: tensor<2x72x9xf32>, %g: tensor<
   %dc, %ds = sigreg.ecf_cotangent %c, %s, %n, %g clip = zero_below(0.5) reduction = none : tensor<2x72x9xf32>, tensor<2x72xf32>
   return %dc, %ds : tensor<2x72x9xf32>, tensor<2x72x9xf32>
 }
+
+// -----
+
+// Saved slices (--sigreg-save-slices): the forward kernel stores y = acc /
+// ||g_s|| as f32 [V * N, S] (its last argument, stage 4b emitSliceStore:
+// consecutive threads write consecutive slices, only the store guarded), and
+// the backward forms G from y in sigreg_ecf_grad_slices (no GEMM: a thread
+// per slice, 8 rows per block (ecfGradSliceRows: halved from 64 while the grid has fewer than 264 blocks), grid (1, ceil(300 / 8), V)) before the
+// backward GEMM.
+// CHECK-LABEL: func.func @saved(
+// CHECK-SAME:      %[[X:[^:]*]]: memref<2x300x136xbf16>, %[[SEED:[^:]*]]: i64, %[[DC:[^:]*]]: memref<2x72x9xf32>, %[[DS:[^:]*]]: memref<2x72x9xf32>
+// CHECK:         %[[SS:.*]] = memref.alloc() : memref<9x72xf32>
+// CHECK:         %[[Y:.*]] = memref.alloc() : memref<2x300x72xf32>
+// CHECK:         %[[YROWS:.*]] = memref.collapse_shape %[[Y]] {{\[\[}}0, 1], [2]] : memref<2x300x72xf32> into memref<600x72xf32>
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %[[SS]] : memref<9x72xf32>, %{{.*}} : memref<3x2x9x72xf32>, %{{.*}} : memref<3x2x9x72xf32>, %[[YROWS]] : memref<600x72xf32>)
+// CHECK:         %[[G:.*]] = memref.alloc() : memref<600x72xbf16>
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_ecf_grad_slices blocks in (%c1, %c38, %c2) threads in (%c256, %c1, %c1)  args(%[[YROWS]] : memref<600x72xf32>, %[[SS]] : memref<9x72xf32>, %[[DC]] : memref<2x72x9xf32>, %[[DS]] : memref<2x72x9xf32>, %[[G]] : memref<600x72xbf16>) {sigreg.region = "backward_trig"}
+// CHECK-NOT:     sigreg_ecf_grad_wgmma
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_project_transpose_wgmma
+
+// CHECK-LABEL: gpu.func @sigreg_fused_ecf_wgmma(
+// CHECK-SAME:      %[[YOUT:[^:]*]]: memref<600x72xf32>) kernel
+// CHECK:         nvgpu.warpgroup.mma.store
+// CHECK:         %[[INSIDE:.*]] = arith.cmpi ult, %{{.*}}, %c72 : index
+// CHECK:         %[[NORM:.*]] = math.sqrt
+// CHECK:         scf.for
+// CHECK:           %[[ACC:.*]] = memref.load %{{.*}} : memref<128x128xf32, strided<[132, 1]>, #gpu.address_space<workgroup>>
+// CHECK:           %[[YV:.*]] = arith.mulf %[[ACC]], %{{.*}} : f32
+// CHECK:           scf.if %[[INSIDE]] {
+// CHECK:             memref.store %[[YV]], %[[YOUT]][%{{.*}}, %{{.*}}] : memref<600x72xf32>
+// The ECF stage follows as without the slices.
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+
+// CHECK-LABEL: gpu.func @sigreg_ecf_grad_slices(
+// CHECK-SAME:      %[[YIN:.*]]: memref<600x72xf32>, %{{.*}}: memref<9x72xf32>, %[[GDC:.*]]: memref<2x72x9xf32>, %[[GDS:.*]]: memref<2x72x9xf32>, %[[GOUT:.*]]: memref<600x72xbf16>) kernel
+// CHECK-SAME:      sigreg.region = "backward_trig"
+// CHECK-NOT:     nvgpu
+// CHECK:         memref.load %[[GDS]]
+// CHECK:         memref.load %[[GDC]]
+// Groups of 8 rows: the next group's 8 loads (rows clamped to the block's
+// last) are issued before the current group's harmonics.
+// CHECK-COUNT-8: memref.load %[[YIN]][%{{.*}}, %{{.*}}] : memref<600x72xf32>
+// CHECK:         scf.for %{{.*}} = %c0 to %{{.*}} step %c8 iter_args(%[[CUR:[^ ]*]] = %{{.*}}
+// CHECK-COUNT-8:   memref.load %[[YIN]][%{{.*}}, %{{.*}}] : memref<600x72xf32>
+// CHECK:           arith.mulf %[[CUR]], %cst{{.*}} : f32
+// CHECK:           llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+// CHECK:           llvm.call_intrinsic "llvm.nvvm.cos.approx.f"
+// CHECK-COUNT-16:  math.fma
+// CHECK:           %[[GV:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK:           memref.store %[[GV]], %[[GOUT]][%{{.*}}, %{{.*}}] : memref<600x72xbf16>
+// CHECK:         gpu.return
+func.func @saved(%x: tensor<2x300x136xbf16>, %seed: i64, %dc: tensor<2x72x9xf32>, %ds: tensor<2x72x9xf32>) -> (tensor<2x72x9xf32> {sigreg.reduced}, tensor<2x72x9xf32> {sigreg.reduced}, tensor<2x300x136xf32>) {
+  %a = sigreg.projection seed(%seed) : tensor<136x72xf32>
+  %c, %s, %y = sigreg.fused_ecf %x, %a t_max = 2.5 {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 3, projection = rounded>} : tensor<2x300x136xbf16>, tensor<136x72xf32> -> tensor<2x72x9xf32>, slices tensor<2x300x72xf32>
+  %dx = sigreg.fused_ecf_backward %x, %a, %dc, %ds slices(%y : tensor<2x300x72xf32>) t_max = 2.5 : tensor<2x300x136xbf16>, tensor<136x72xf32>, tensor<2x72x9xf32> -> tensor<2x300x136xf32>
+  return %c, %s, %dx : tensor<2x72x9xf32>, tensor<2x72x9xf32>, tensor<2x300x136xf32>
+}

@@ -1,14 +1,21 @@
 // REQUIRES: cuda-toolkit, ptxas
-// RUN: rm -rf %t && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=3x1000x200 --emit-artifact=%t | FileCheck %s --check-prefix=OUT
+// RUN: rm -rf %t && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=3x1000x200 --save-slices=false --emit-artifact=%t | FileCheck %s --check-prefix=OUT
 // RUN: FileCheck %s --check-prefix=PTX < %t/fused/sigreg.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/fused/manifest.json
 // RUN: %ptxas -arch=sm_90a -v %t/fused/sigreg.ptx -o %t/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="{{[1-9][0-9]*}} bytes spill" --implicit-check-not=C7520
+// RUN: rm -rf %t.s && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=3x1000x200 --emit-artifact=%t.s | FileCheck %s --check-prefix=OUT
+// RUN: FileCheck %s --check-prefix=SPTX < %t.s/fused/sigreg.ptx
+// RUN: FileCheck %s --check-prefix=SMANIFEST < %t.s/fused/manifest.json
+// RUN: %ptxas -arch=sm_90a -v %t.s/fused/sigreg.ptx -o %t.s/f.cubin 2>&1 | FileCheck %s --check-prefix=SPTXAS --implicit-check-not="{{[1-9][0-9]*}} bytes spill" --implicit-check-not=C7520
 
 // The gradient (sigreg.loss_grad) through the fused pipeline: the forward
 // (projection, Hopper ECF kernel, finalize), the ECF cotangent kernel, then
-// the fused backward's two Hopper kernels, PTX that ptxas assembles for
-// sm_90a without spills and without serialized wgmmas (C7520: a divergent
-// branch after the wgmmas made ptxas serialize them).
+// the fused backward, PTX that ptxas assembles for sm_90a without spills and
+// without serialized wgmmas (C7520: a divergent branch after the wgmmas made
+// ptxas serialize them). With --save-slices=false the backward recomputes y
+// in two Hopper kernels; by default (--sigreg-save-slices) the forward kernel
+// stores y and the backward forms dL/dy from it (sigreg_ecf_grad_slices),
+// then the one backward GEMM.
 
 // OUT: fused pipeline: 6 steps
 
@@ -66,6 +73,30 @@
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Used 168 registers
 // PTXAS: Compiling entry function 'sigreg_ecf_cotangent' for 'sm_90a'
+// Saved slices: the forward kernel takes y [3000, 1928] f32 as its last
+// argument (the workspace the gradient kernel reads), the gradient kernel
+// has no GEMM (no wgmma, no tensor maps).
+// SPTX:       .visible .entry sigreg_fused_ecf_wgmma(
+// SPTX:         .param .u64 .ptr .align 1 sigreg_fused_ecf_wgmma_param_5{{$}}
+// SPTX-NEXT:  )
+// SPTX:       wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// SPTX:       st.global.b32
+// SPTX:       .visible .entry sigreg_ecf_grad_slices(
+// SPTX-NOT:   wgmma
+// SPTX:       ld.global.b32
+// SPTX-NOT:   wgmma
+// SPTX:       sin.approx.f32
+// SPTX-NOT:   wgmma
+// SPTX:       st.global.b16
+// SPTX:       .visible .entry sigreg_project_transpose_wgmma(
+// SMANIFEST:      "kernel": "sigreg_fused_ecf_wgmma",
+// SMANIFEST:      "kernel": "sigreg_ecf_cotangent",
+// SMANIFEST:      "kernel": "sigreg_ecf_grad_slices",
+// SMANIFEST:      "region": "backward_trig",
+// SMANIFEST:      "kernel": "sigreg_project_transpose_wgmma",
+// SMANIFEST-NOT:  sigreg_ecf_grad_wgmma
+// SPTXAS: Compiling entry function 'sigreg_ecf_grad_slices' for 'sm_90a'
+// SPTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 func.func @sigreg(%x: tensor<3x?x200xbf16>, %seed: i64, %g: tensor<f32>) -> tensor<3x?x200xf32> {
   %dx = sigreg.loss_grad %x seed(%seed) grad(%g : tensor<f32>) slices = 1928 points = 5 : tensor<3x?x200xbf16> -> tensor<3x?x200xf32>
   return %dx : tensor<3x?x200xf32>

@@ -266,7 +266,14 @@ double mlir::sigreg::fusedBackwardError(FusedEcfBackwardOp op) {
 
 bool mlir::sigreg::needsSplitProjection(FusedEcfOp op) {
   bool reducedLoss = false;
-  for (OpOperand &use : op->getUses()) {
+  // The means' readers (the saved slices go to the fused backward, whose
+  // accuracy fusedBackwardError covers).
+  SmallVector<OpOperand *> uses;
+  for (Value mean : {op.getCos(), op.getSin()})
+    for (OpOperand &use : mean.getUses())
+      uses.push_back(&use);
+  for (OpOperand *usePtr : uses) {
+    OpOperand &use = *usePtr;
     Operation *user = use.getOwner();
     // Returned means (an entry point of the DDP split) whose caller reduces
     // the statistic over the slices: the function says so with the result
@@ -537,6 +544,11 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
   auto isPow2In = [](int64_t v, int64_t lo, int64_t hi) {
     return v >= lo && v <= hi && llvm::isPowerOf2_64(v);
   };
+
+  // Only the one-tile Hopper kernel stores the slices.
+  if (op.getSlices() && kind != KernelKind::wgmma)
+    return fail() << "does not store the slices result (only kernel = "
+                     "wgmma does)";
 
   // How the projection is read.
   ProjectionMode projection = attr.getProjection();

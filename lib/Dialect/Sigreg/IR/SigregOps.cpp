@@ -468,6 +468,21 @@ LogicalResult ProjectTransposeOp::verify() {
 // FusedEcfOp
 //===----------------------------------------------------------------------===//
 
+/// The slices y = input @ projection of a fused op: f32 [V, N, S].
+static LogicalResult verifySlicesType(Operation *op, StringRef what,
+                                      Value slices, RankedTensorType inType,
+                                      RankedTensorType projType) {
+  auto type = cast<RankedTensorType>(slices.getType());
+  SmallVector<int64_t> expected = {inType.getDimSize(0), inType.getDimSize(1),
+                                   projType.getDimSize(1)};
+  if (type.getRank() != 3 ||
+      !dimsCompatibleShapes(type.getShape(), ArrayRef<int64_t>(expected)))
+    return op->emitOpError("expects slices ")
+           << what << " of shape [V, N, S] = " << formatShape(expected)
+           << ", got " << formatShape(type.getShape());
+  return success();
+}
+
 LogicalResult FusedEcfOp::verify() {
   Operation *op = getOperation();
   RankedTensorType inType = getInput().getType();
@@ -488,6 +503,9 @@ LogicalResult FusedEcfOp::verify() {
   if (failed(
           verifyEcfSizes(op, inType, getCos().getType(), inType.getDimSize(2))))
     return failure();
+  if (Value slices = getSlices())
+    if (failed(verifySlicesType(op, "result", slices, inType, projType)))
+      return failure();
   if (ScheduleAttr schedule = getScheduleAttr())
     return verifySchedule(*this, schedule, [&] { return emitOpError(); });
   return success();
@@ -542,5 +560,8 @@ LogicalResult FusedEcfBackwardOp::verify() {
     return emitOpError("expects result of shape [V, N, D] = ")
            << formatShape(inType.getShape()) << ", got "
            << formatShape(resType.getShape());
+  if (Value slices = getSlices())
+    if (failed(verifySlicesType(op, "operand", slices, inType, projType)))
+      return failure();
   return verifyEcfSizes(op, inType, cType, inType.getDimSize(2));
 }

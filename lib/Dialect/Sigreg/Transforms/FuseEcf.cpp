@@ -31,11 +31,11 @@ struct SigregFuseEcfPass : sigreg::impl::SigregFuseEcfBase<SigregFuseEcfPass> {
       if (!project || !project->hasOneUse())
         return;
       rewriter.setInsertionPoint(ecf);
-      auto fused =
-          FusedEcfOp::create(rewriter, ecf.getLoc(), ecf.getCos().getType(),
-                             ecf.getSin().getType(), project.getInput(),
-                             project.getProjection(), ecf.getTMaxAttr(),
-                             /*schedule=*/ScheduleAttr());
+      auto fused = FusedEcfOp::create(
+          rewriter, ecf.getLoc(), ecf.getCos().getType(),
+          ecf.getSin().getType(), /*slices=*/Type(), project.getInput(),
+          project.getProjection(), ecf.getTMaxAttr(),
+          /*schedule=*/ScheduleAttr());
       rewriter.replaceOp(ecf, fused.getResults());
       rewriter.eraseOp(project);
     });

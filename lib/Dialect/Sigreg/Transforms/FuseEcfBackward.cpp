@@ -39,7 +39,7 @@ struct SigregFuseEcfBackwardPass
       auto fused = FusedEcfBackwardOp::create(
           rewriter, transpose.getLoc(), transpose.getType(), project.getInput(),
           project.getProjection(), grad.getDcos(), grad.getDsin(),
-          grad.getTMaxAttr());
+          /*slices=*/Value(), grad.getTMaxAttr());
       rewriter.replaceOp(transpose, fused.getResult());
       rewriter.eraseOp(grad);
       if (project->use_empty())

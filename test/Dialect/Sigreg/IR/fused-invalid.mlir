@@ -265,3 +265,19 @@ func.func @bwd_even_points(%x: tensor<1x8x16xbf16>, %a: tensor<16x8xbf16>, %c: t
   %dx = sigreg.fused_ecf_backward %x, %a, %c, %c : tensor<1x8x16xbf16>, tensor<16x8xbf16>, tensor<1x8x4xf32> -> tensor<1x8x16xf32>
   return
 }
+
+// -----
+
+func.func @slices_result_shape(%x: tensor<1x8x16xbf16>, %a: tensor<16x8xbf16>) -> tensor<1x8x16xf32> {
+  // expected-error @+1 {{'sigreg.fused_ecf' op expects slices result of shape [V, N, S] = [1, 8, 8], got [1, 8, 16]}}
+  %c, %s, %y = sigreg.fused_ecf %x, %a : tensor<1x8x16xbf16>, tensor<16x8xbf16> -> tensor<1x8x5xf32>, slices tensor<1x8x16xf32>
+  return %y : tensor<1x8x16xf32>
+}
+
+// -----
+
+func.func @slices_operand_shape(%x: tensor<2x8x16xbf16>, %a: tensor<16x8xbf16>, %c: tensor<2x8x5xf32>, %y: tensor<1x8x8xf32>) -> tensor<2x8x16xf32> {
+  // expected-error @+1 {{'sigreg.fused_ecf_backward' op expects slices operand of shape [V, N, S] = [2, 8, 8], got [1, 8, 8]}}
+  %dx = sigreg.fused_ecf_backward %x, %a, %c, %c slices(%y : tensor<1x8x8xf32>) : tensor<2x8x16xbf16>, tensor<16x8xbf16>, tensor<2x8x5xf32> -> tensor<2x8x16xf32>
+  return %dx : tensor<2x8x16xf32>
+}

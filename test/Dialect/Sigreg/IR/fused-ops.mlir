@@ -68,3 +68,17 @@ func.func @fused_ecf_backward(%x: tensor<3x37x136xbf16>, %a: tensor<136x72xf32>,
   %dx = sigreg.fused_ecf_backward %x, %a, %dc, %ds t_max = 2.5 : tensor<3x37x136xbf16>, tensor<136x72xf32>, tensor<3x72x9xf32> -> tensor<3x37x136xf32>
   return %dx : tensor<3x37x136xf32>
 }
+
+// The forward's saved slices (--sigreg-save-slices): a third result of
+// sigreg.fused_ecf, an operand of sigreg.fused_ecf_backward.
+// CHECK-LABEL: func.func @saved_slices(
+// CHECK-NEXT:    %[[C:.*]], %[[S:.*]], %[[Y:.*]] = sigreg.fused_ecf %{{.*}}, %{{.*}} t_max = 2.500000e+00 : tensor<3x37x136xbf16>, tensor<136x72xf32> -> tensor<3x72x9xf32>, slices tensor<3x37x72xf32>
+// CHECK-NEXT:    sigreg.fused_ecf_backward %{{.*}}, %{{.*}}, %[[C]], %[[S]] slices(%[[Y]] : tensor<3x37x72xf32>) t_max = 2.500000e+00 : tensor<3x37x136xbf16>, tensor<136x72xf32>, tensor<3x72x9xf32> -> tensor<3x37x136xf32>
+// GENERIC-LABEL: sym_name = "saved_slices"
+// GENERIC:       "sigreg.fused_ecf"(%{{.*}}, %{{.*}}) <{t_max = 2.500000e+00 : f64}> : (tensor<3x37x136xbf16>, tensor<136x72xf32>) -> (tensor<3x72x9xf32>, tensor<3x72x9xf32>, tensor<3x37x72xf32>)
+// GENERIC:       "sigreg.fused_ecf_backward"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{t_max = 2.500000e+00 : f64}>
+func.func @saved_slices(%x: tensor<3x37x136xbf16>, %a: tensor<136x72xf32>) -> tensor<3x37x136xf32> {
+  %c, %s, %y = sigreg.fused_ecf %x, %a t_max = 2.5 : tensor<3x37x136xbf16>, tensor<136x72xf32> -> tensor<3x72x9xf32>, slices tensor<3x37x72xf32>
+  %dx = sigreg.fused_ecf_backward %x, %a, %c, %s slices(%y : tensor<3x37x72xf32>) t_max = 2.5 : tensor<3x37x136xbf16>, tensor<136x72xf32>, tensor<3x72x9xf32> -> tensor<3x37x136xf32>
+  return %dx : tensor<3x37x136xf32>
+}

@@ -233,3 +233,11 @@ func.func @unknown_kernel(%x: tensor<1x32x64xf32>, %a: tensor<64x256xf32>) -> (t
   %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = tensor, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = explicit>} : tensor<1x32x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
   return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
 }
+
+// -----
+
+func.func @slices_not_wgmma(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) -> tensor<1x256x256xf32> {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = mma does not store the slices result (only kernel = wgmma does)}}
+  %c, %s, %y = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 4, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>, slices tensor<1x256x256xf32>
+  return %y : tensor<1x256x256xf32>
+}

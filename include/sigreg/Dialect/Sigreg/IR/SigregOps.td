@@ -382,16 +382,21 @@ def Sigreg_FusedEcfOp : Sigreg_Op<"fused_ecf", [Pure, AllTypesMatch<["cos", "sin
     sums per tile. Produced by `--sigreg-fuse-ecf`. When `projection` is a
     `sigreg.projection`, the GPU lowering folds the column normalization
     after the GEMM (`x.a_s = (x.g_s) / ||g_s||`).
+
+    The optional third result is the slices `y = input @ projection`
+    `[V, N, S]` in f32, for a `sigreg.fused_ecf_backward` that reads them
+    instead of recomputing the GEMM (`--sigreg-save-slices`).
   }];
   let arguments = (ins
     Sigreg_InputTensor:$input, Sigreg_InputTensor:$projection,
     DefaultValuedAttr<F64Attr, "3.0">:$t_max,
     OptionalAttr<Sigreg_ScheduleAttr>:$schedule
   );
-  let results = (outs Sigreg_F32Tensor:$cos, Sigreg_F32Tensor:$sin);
+  let results = (outs Sigreg_F32Tensor:$cos, Sigreg_F32Tensor:$sin,
+                      Optional<Sigreg_F32Tensor>:$slices);
   let assemblyFormat = [{
     $input `,` $projection (`t_max` `=` $t_max^)? attr-dict `:` type($input)
-    `,` type($projection) `->` type($cos)
+    `,` type($projection) `->` type($cos) (`,` `slices` type($slices)^)?
   }];
   let hasVerifier = 1;
 }
@@ -430,15 +435,22 @@ def Sigreg_FusedEcfBackwardOp : Sigreg_Op<"fused_ecf_backward",
     of the slices `y = input @ projection`. Neither the `[V, N, S, P]`
     arguments nor y need to exist: lowerings recompute y tile by tile and
     form `dL/dy` in registers. Produced by `--sigreg-fuse-ecf-backward`.
+
+    With the optional `slices` operand (the forward's saved y, the third
+    result of a `sigreg.fused_ecf` of the same input and projection, set by
+    `--sigreg-save-slices`), `dL/dy` is formed from y directly and only the
+    `dL/dy A^T` GEMM remains.
   }];
   let arguments = (ins
     Sigreg_InputTensor:$input, Sigreg_InputTensor:$projection,
     Sigreg_F32Tensor:$dcos, Sigreg_F32Tensor:$dsin,
+    Optional<Sigreg_F32Tensor>:$slices,
     DefaultValuedAttr<F64Attr, "3.0">:$t_max
   );
   let results = (outs Sigreg_F32Tensor:$result);
   let assemblyFormat = [{
-    $input `,` $projection `,` $dcos `,` $dsin (`t_max` `=` $t_max^)? attr-dict
+    $input `,` $projection `,` $dcos `,` $dsin (`slices` `(` $slices^ `:`
+    type($slices) `)`)? (`t_max` `=` $t_max^)? attr-dict
     `:` type($input) `,` type($projection) `,` type($dcos) `->` type($result)
   }];
   let hasVerifier = 1;

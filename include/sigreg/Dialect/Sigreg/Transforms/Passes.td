@@ -55,6 +55,24 @@ def SigregFuseEcfBackward : Pass<"sigreg-fuse-ecf-backward"> {
   }];
 }
 
+def SigregSaveSlices : Pass<"sigreg-save-slices"> {
+  let summary = "Let the fused backward read the forward's slices instead of recomputing them";
+  let description = [{
+    For every `sigreg.fused_ecf_backward` without a `slices` operand whose
+    input and projection are those of a `sigreg.fused_ecf` earlier in the
+    same block, scheduled on the one-tile Hopper kernel (`#sigreg.schedule`
+    kernel = wgmma: its lowering can store y), the forward gains the slices
+    result `y [V, N, S]` f32 and the backward reads it: the backward's GEMM
+    that recomputed y disappears, at the price of writing and reading y once
+    (docs/BACKWARD.md has the measured trade). Cost rule: y's bytes
+    (V N S x 4) at most `max-bytes`. Run after `--sigreg-choose-schedule`.
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", "int64_t(1) << 30",
+           "Largest slices tensor saved, in bytes (0: never save)">
+  ];
+}
+
 def SigregFuseEpilogue : Pass<"sigreg-fuse-epilogue"> {
   let summary = "Fuse squared error, weighted integration, clip and final reduction";
   let description = [{
