@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 cd "$root"
 echo "lint: clang-format"
-git ls-files '*.cpp' '*.h' | xargs clang-format --dry-run -Werror
+git ls-files --cached --others --exclude-standard '*.cpp' '*.h' | xargs clang-format --dry-run -Werror
 echo "lint: clang-tidy"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT

@@ -66,10 +66,10 @@ struct SigregSaveSlicesPass
       Value slices = ecf.getSlices();
       if (!slices) {
         auto in = ecf.getInput().getType();
-        auto type = RankedTensorType::get(
-            {in.getDimSize(0), in.getDimSize(1),
-             ecf.getCos().getType().getDimSize(1)},
-            rewriter.getF32Type());
+        auto type =
+            RankedTensorType::get({in.getDimSize(0), in.getDimSize(1),
+                                   ecf.getCos().getType().getDimSize(1)},
+                                  rewriter.getF32Type());
         rewriter.setInsertionPoint(ecf);
         auto saving = FusedEcfOp::create(
             rewriter, ecf.getLoc(), ecf.getCos().getType(),
