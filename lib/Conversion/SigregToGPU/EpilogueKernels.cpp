@@ -181,34 +181,50 @@ mlir::sigreg::buildEcfCotangentKernel(OpBuilder &b, Location loc,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder k(loc, b);
-  IntegrationGrid grid = computeIntegrationGrid(P, sh.tMax);
   Value cosIn = func.getArgument(0), sinIn = func.getArgument(1),
         gradIn = func.getArgument(2), dcos = func.getArgument(3),
         dsin = func.getArgument(4);
-  Value count = k.f32(static_cast<float>(sh.globalCount));
   Value e = k.add(k.mul(k.blockId(Dimension::x), k.idx(kBlockThreads)),
                   k.threadId(Dimension::x));
   k.ifThen(k.lt(e, k.idx(V * S)), [&] {
     Value v = k.div(e, k.idx(S)), s = k.rem(e, k.idx(S));
-    Value r = none ? k.load(gradIn, {v, s}) : k.load(gradIn, {});
-    if (sh.reduction == Reduction::mean)
-      r = k.divf(r, k.f32(static_cast<float>(V * S)));
-    if (sh.clip != ClipMode::none) {
-      Value stat = emitUnclippedStatistic(k, grid, cosIn, sinIn, v, s, count);
-      Value clipped =
-          arith::CmpFOp::create(k.b, arith::CmpFPredicate::OLT, stat,
-                                k.f32(static_cast<float>(sh.clipValue)));
-      r = k.select(clipped, k.f32(0.0f), r);
-    }
-    Value factor = k.mulf(k.mulf(r, count), k.f32(2.0f));
+    SliceCotangent c = emitSliceCotangent(k, sh, cosIn, sinIn, gradIn, v, s);
     for (int64_t p = 0; p < P; ++p) {
-      Value wf = k.mulf(factor, k.f32(static_cast<float>(grid.w[p])));
-      Value c = k.load(cosIn, {v, s, k.idx(p)});
-      Value sn = k.load(sinIn, {v, s, k.idx(p)});
-      k.store(k.mulf(wf, k.subf(c, k.f32(static_cast<float>(grid.phi[p])))),
-              dcos, {v, s, k.idx(p)});
-      k.store(k.mulf(wf, sn), dsin, {v, s, k.idx(p)});
+      k.store(c.dcos[p], dcos, {v, s, k.idx(p)});
+      k.store(c.dsin[p], dsin, {v, s, k.idx(p)});
     }
   });
   return func;
+}
+
+SliceCotangent mlir::sigreg::emitSliceCotangent(KernelBuilder &k,
+                                                const EpilogueKernelShape &sh,
+                                                Value cosIn, Value sinIn,
+                                                Value gradIn, Value v,
+                                                Value s) {
+  int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints;
+  IntegrationGrid grid = computeIntegrationGrid(P, sh.tMax);
+  Value count = k.f32(static_cast<float>(sh.globalCount));
+  Value r = sh.reduction == Reduction::none ? k.load(gradIn, {v, s})
+                                            : k.load(gradIn, {});
+  if (sh.reduction == Reduction::mean)
+    r = k.divf(r, k.f32(static_cast<float>(V * S)));
+  if (sh.clip != ClipMode::none) {
+    Value stat = emitUnclippedStatistic(k, grid, cosIn, sinIn, v, s, count);
+    Value clipped =
+        arith::CmpFOp::create(k.b, arith::CmpFPredicate::OLT, stat,
+                              k.f32(static_cast<float>(sh.clipValue)));
+    r = k.select(clipped, k.f32(0.0f), r);
+  }
+  Value factor = k.mulf(k.mulf(r, count), k.f32(2.0f));
+  SliceCotangent c;
+  for (int64_t p = 0; p < P; ++p) {
+    Value wf = k.mulf(factor, k.f32(static_cast<float>(grid.w[p])));
+    Value cp = k.load(cosIn, {v, s, k.idx(p)});
+    Value sp = k.load(sinIn, {v, s, k.idx(p)});
+    c.dcos.push_back(
+        k.mulf(wf, k.subf(cp, k.f32(static_cast<float>(grid.phi[p])))));
+    c.dsin.push_back(k.mulf(wf, sp));
+  }
+  return c;
 }

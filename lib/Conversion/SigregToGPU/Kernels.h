@@ -16,12 +16,15 @@
 #include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
 #include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
 
+#include "sigreg/Conversion/GPUCommon/KernelBuilder.h"
 #include "sigreg/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 namespace mlir {
 namespace sigreg {
+
+struct EpilogueKernelShape;
 
 /// Threads per block of every kernel below.
 constexpr int64_t kBlockThreads = 256;
@@ -168,9 +171,14 @@ gpu::GPUFuncOp buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
 /// 8 rows' loads issued before the current 8 rows' harmonics (ncu: the first
 /// version waited on its loads, L1TEX stalls); grid (ceil(S / 256),
 /// ceil(N / rowsPerBlock), V), 256 threads.
-gpu::GPUFuncOp buildEcfGradSlicesKernel(OpBuilder &b, Location loc,
-                                        const WgmmaEcfShape &shape,
-                                        int64_t rowsPerBlock);
+/// With `cotangent` (the sigreg.ecf_cotangent feeding the backward, folded
+/// in: its kernel and the dcos, dsin buffers disappear), the arguments are
+/// (slices, [sumSq], cos, sin, grad, gradOut) and each thread computes its
+/// slice's cotangent (emitSliceCotangent) before the coefficients.
+gpu::GPUFuncOp
+buildEcfGradSlicesKernel(OpBuilder &b, Location loc, const WgmmaEcfShape &shape,
+                         int64_t rowsPerBlock,
+                         const EpilogueKernelShape *cotangent = nullptr);
 /// Rows per block of sigreg_ecf_grad_slices: 64, halved (down to 8) while
 /// the grid has fewer than two blocks per multiprocessor (mid, 1024 x 1024:
 /// 64 blocks of 64 rows left half the GPU idle).
@@ -226,6 +234,16 @@ gpu::GPUFuncOp buildEpilogueKernel(OpBuilder &b, Location loc,
 /// [V, S, P]).
 gpu::GPUFuncOp buildEcfCotangentKernel(OpBuilder &b, Location loc,
                                        const EpilogueKernelShape &shape);
+/// The cotangents dcos[v, s, p], dsin[v, s, p] (p = 0..P-1) of one slice,
+/// as sigreg_ecf_cotangent computes them, from the global means and the
+/// loss's cotangent `gradIn` (EpilogueKernels.cpp); for kernels that fold
+/// the cotangent in.
+struct SliceCotangent {
+  SmallVector<Value> dcos, dsin;
+};
+SliceCotangent emitSliceCotangent(KernelBuilder &k,
+                                  const EpilogueKernelShape &shape, Value cosIn,
+                                  Value sinIn, Value gradIn, Value v, Value s);
 
 /// The whole forward (projection -> fused ECF -> one-rank all-reduce ->
 /// epilogue) in one launch, SingleLaunchKernel.cpp: block = (blockSlices

@@ -160,6 +160,10 @@ private:
     int64_t chunks;
   };
   DenseMap<Value, SeededProjection> seededProjections;
+  /// sigreg.ecf_cotangent ops whose work the gradient kernel of their fused
+  /// backward (with saved slices) does, by that backward.
+  DenseMap<Operation *, std::pair<EcfCotangentOp, EpilogueKernelShape>>
+      foldedCotangents;
   /// Ops of the chains lowered as one launch (usesSingleLaunch): the
   /// projection, fused_ecf and all_reduce_mean emit nothing, the epilogue
   /// emits the launch.
@@ -622,6 +626,17 @@ LogicalResult FunctionLowering::lowerEcfCotangent(OpBuilder &b,
   if (failed(shape))
     return failure();
   const EpilogueKernelShape &sh = *shape;
+  // Read only by a fused backward that forms dL/dy from saved slices: its
+  // gradient kernel computes each slice's cotangent itself (one launch and
+  // the dcos, dsin buffers fewer).
+  if (op.getDcos().hasOneUse() && op.getDsin().hasOneUse()) {
+    auto bwd = dyn_cast<FusedEcfBackwardOp>(*op.getDcos().getUsers().begin());
+    if (bwd && bwd.getSlices() && bwd.getDcos() == op.getDcos() &&
+        bwd.getDsin() == op.getDsin()) {
+      foldedCotangents[bwd.getOperation()] = {op, sh};
+      return success();
+    }
+  }
   MemRefType ecf = toMemref(op.getCos().getType());
   Value dcos = memref::AllocOp::create(b, loc, ecf);
   Value dsin = memref::AllocOp::create(b, loc, ecf);
@@ -709,16 +724,27 @@ LogicalResult FunctionLowering::lowerFusedEcfBackward(OpBuilder &b,
       memref::AllocOp::create(b, loc, MemRefType::get({V * N, S}, elem));
   SmallVector<Value> args;
   if (Value saved = op.getSlices()) {
-    // dL/dy from the forward's slices (--sigreg-save-slices): no GEMM.
+    // dL/dy from the forward's slices (--sigreg-save-slices): no GEMM; the
+    // cotangent folded in where lowerEcfCotangent left it to this kernel.
     args = {memref::CollapseShapeOp::create(
         b, loc, map.lookup(saved),
         ArrayRef<ReassociationIndices>{{0, 1}, {2}})};
     if (isSeeded)
       args.push_back(seeded->second.sumSq);
-    args.append({map.lookup(op.getDcos()), map.lookup(op.getDsin()), grad});
+    auto folded = foldedCotangents.find(op.getOperation());
+    const EpilogueKernelShape *cotangent = nullptr;
+    if (folded != foldedCotangents.end()) {
+      EcfCotangentOp cot = folded->second.first;
+      cotangent = &folded->second.second;
+      args.append({map.lookup(cot.getCos()), map.lookup(cot.getSin()),
+                   map.lookup(cot.getGrad()), grad});
+    } else {
+      args.append({map.lookup(op.getDcos()), map.lookup(op.getDsin()), grad});
+    }
     int64_t rowsPerBlock = ecfGradSliceRows(V, N, S);
     createLaunch(b, loc,
-                 addKernel(buildEcfGradSlicesKernel(kb, loc, w, rowsPerBlock)),
+                 addKernel(buildEcfGradSlicesKernel(kb, loc, w, rowsPerBlock,
+                                                    cotangent)),
                  {llvm::divideCeilSigned<int64_t>(S, kBlockThreads),
                   llvm::divideCeilSigned<int64_t>(N, rowsPerBlock), V},
                  kBlockThreads, args);

@@ -753,9 +753,11 @@ void emitSliceStore(KernelBuilder &k, const WgmmaTypes &t,
 struct GradCoefficients {
   SmallVector<Value> a, negB;
 };
-GradCoefficients emitGradCoefficients(KernelBuilder &k, const WgmmaEcfShape &sh,
-                                      Value scale, Value dcos, Value dsin,
-                                      Value v, Value sc) {
+/// The same from the slice's cotangent values dcosP[p], dsinP[p] (p =
+/// 0..P-1; p = 0 does not enter).
+GradCoefficients gradCoefficientsFrom(KernelBuilder &k, const WgmmaEcfShape &sh,
+                                      Value scale, ArrayRef<Value> dcosP,
+                                      ArrayRef<Value> dsinP) {
   int64_t P = sh.numPoints;
   double dt = sh.tMax / double(P - 1);
   // 1 / (N ||g_s||) = scale / (dt N).
@@ -763,11 +765,20 @@ GradCoefficients emitGradCoefficients(KernelBuilder &k, const WgmmaEcfShape &sh,
   GradCoefficients c;
   for (int64_t p = 1; p < P; ++p) {
     Value tf = k.mulf(f, k.f32(static_cast<float>(p * dt)));
-    c.a.push_back(k.mulf(tf, k.load(dsin, {v, sc, k.idx(p)})));
-    c.negB.push_back(arith::NegFOp::create(
-        k.b, k.mulf(tf, k.load(dcos, {v, sc, k.idx(p)}))));
+    c.a.push_back(k.mulf(tf, dsinP[p]));
+    c.negB.push_back(arith::NegFOp::create(k.b, k.mulf(tf, dcosP[p])));
   }
   return c;
+}
+GradCoefficients emitGradCoefficients(KernelBuilder &k, const WgmmaEcfShape &sh,
+                                      Value scale, Value dcos, Value dsin,
+                                      Value v, Value sc) {
+  SmallVector<Value> dcosP = {Value()}, dsinP = {Value()};
+  for (int64_t p = 1; p < sh.numPoints; ++p) {
+    dsinP.push_back(k.load(dsin, {v, sc, k.idx(p)}));
+    dcosP.push_back(k.load(dcos, {v, sc, k.idx(p)}));
+  }
+  return gradCoefficientsFrom(k, sh, scale, dcosP, dsinP);
 }
 
 /// G = sum_p a_p cos(p theta) - b_p sin(p theta) (forEachHarmonic).
@@ -1133,16 +1144,21 @@ int64_t mlir::sigreg::ecfGradSliceRows(int64_t numViews, int64_t batch,
   return rows;
 }
 
-gpu::GPUFuncOp mlir::sigreg::buildEcfGradSlicesKernel(OpBuilder &b,
-                                                      Location loc,
-                                                      const WgmmaEcfShape &sh,
-                                                      int64_t rowsPerBlock) {
+gpu::GPUFuncOp mlir::sigreg::buildEcfGradSlicesKernel(
+    OpBuilder &b, Location loc, const WgmmaEcfShape &sh, int64_t rowsPerBlock,
+    const EpilogueKernelShape *cotangent) {
   int64_t V = sh.numViews, N = sh.batch, S = sh.numSlices, P = sh.numPoints;
   SmallVector<Type> args = {MemRefType::get({V * N, S}, b.getF32Type())};
   if (sh.seeded)
     args.push_back(MemRefType::get({sh.normChunks, S}, b.getF32Type()));
   MemRefType ecf = MemRefType::get({V, S, P}, b.getF32Type());
-  args.append({ecf, ecf, MemRefType::get({V * N, S}, sh.inputElement)});
+  args.append({ecf, ecf});
+  // The loss's cotangent: a scalar, or [V, S] for per-slice statistics.
+  if (cotangent)
+    args.push_back(cotangent->reduction == Reduction::none
+                       ? MemRefType::get({V, S}, b.getF32Type())
+                       : MemRefType::get({}, b.getF32Type()));
+  args.push_back(MemRefType::get({V * N, S}, sh.inputElement));
   auto func =
       createKernel(b, loc, "sigreg_ecf_grad_slices", "backward_trig", args, {});
   OpBuilder::InsertionGuard guard(b);
@@ -1151,8 +1167,11 @@ gpu::GPUFuncOp mlir::sigreg::buildEcfGradSlicesKernel(OpBuilder &b,
   unsigned next = 0;
   Value slices = func.getArgument(next++);
   Value sumSq = sh.seeded ? func.getArgument(next++) : Value();
-  Value dcos = func.getArgument(next++), dsin = func.getArgument(next++),
-        gradOut = func.getArgument(next++);
+  // dcos, dsin, or (with the cotangent folded in) the global means cos,
+  // sin and the loss's cotangent.
+  Value dcos = func.getArgument(next++), dsin = func.getArgument(next++);
+  Value lossGrad = cotangent ? func.getArgument(next++) : Value();
+  Value gradOut = func.getArgument(next++);
   Value s = k.add(k.mul(k.blockId(Dimension::x), k.idx(kBlockThreads)),
                   k.threadId(Dimension::x));
   Value n0 = k.mul(k.blockId(Dimension::y), k.idx(rowsPerBlock));
@@ -1161,8 +1180,14 @@ gpu::GPUFuncOp mlir::sigreg::buildEcfGradSlicesKernel(OpBuilder &b,
     // y is normalized already: the angle is dt y; the coefficients carry
     // 1 / ||g_s||.
     Value scale = emitColumnScale(k, sh, sumSq, s);
-    GradCoefficients coef =
-        emitGradCoefficients(k, sh, scale, dcos, dsin, v, s);
+    GradCoefficients coef;
+    if (cotangent) {
+      SliceCotangent c =
+          emitSliceCotangent(k, *cotangent, dcos, dsin, lossGrad, v, s);
+      coef = gradCoefficientsFrom(k, sh, scale, c.dcos, c.dsin);
+    } else {
+      coef = emitGradCoefficients(k, sh, scale, dcos, dsin, v, s);
+    }
     Value dt = k.f32(static_cast<float>(sh.tMax / double(P - 1)));
     Value count =
         k.min(k.idx(rowsPerBlock), arith::SubIOp::create(k.b, k.idx(N), n0));

@@ -114,10 +114,12 @@ func.func @backward_entry(%x: tensor<2x300x136xbf16>, %seed: i64, %dc: tensor<2x
 // CHECK-NEXT:    %[[RN:.*]] = arith.mulf %[[RG]], %[[COUNT]] : f32
 // CHECK-NEXT:    %[[F:.*]] = arith.mulf %[[RN]], %[[TWO]] : f32
 // CHECK-NEXT:    %[[F0:.*]] = arith.mulf %[[F]], %[[W0]] : f32
-// (c - phi_0) and s of p = 0 are the statistic's, shared by CSE.
+// (c - phi_0) and s of p = 0 are the statistic's, shared by CSE. The P
+// values of each (emitSliceCotangent, which the gradient kernel of saved
+// slices shares), then the stores.
 // CHECK-NEXT:    %[[DC0:.*]] = arith.mulf %[[F0]], %[[D0]] : f32
-// CHECK-NEXT:    memref.store %[[DC0]], %{{.*}}[%[[V]], %[[SL]], %{{.*}}] : memref<2x72x9xf32>
 // CHECK-NEXT:    %[[DS0:.*]] = arith.mulf %[[F0]], %[[S0]] : f32
+// CHECK:         memref.store %[[DC0]], %{{.*}}[%[[V]], %[[SL]], %{{.*}}] : memref<2x72x9xf32>
 // CHECK-NEXT:    memref.store %[[DS0]], %{{.*}}[%[[V]], %[[SL]], %{{.*}}] : memref<2x72x9xf32>
 func.func @cotangent(%c: tensor<2x72x9xf32>, %s: tensor<2x72x9xf32>, %g: tensor<2x72xf32>) -> (tensor<2x72x9xf32>, tensor<2x72x9xf32>) {
   %n = arith.constant 300 : index
@@ -180,4 +182,34 @@ func.func @saved(%x: tensor<2x300x136xbf16>, %seed: i64, %dc: tensor<2x72x9xf32>
   %c, %s, %y = sigreg.fused_ecf %x, %a t_max = 2.5 {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 3, projection = rounded>} : tensor<2x300x136xbf16>, tensor<136x72xf32> -> tensor<2x72x9xf32>, slices tensor<2x300x72xf32>
   %dx = sigreg.fused_ecf_backward %x, %a, %dc, %ds slices(%y : tensor<2x300x72xf32>) t_max = 2.5 : tensor<2x300x136xbf16>, tensor<136x72xf32>, tensor<2x72x9xf32> -> tensor<2x300x136xf32>
   return %c, %s, %dx : tensor<2x72x9xf32>, tensor<2x72x9xf32>, tensor<2x300x136xf32>
+}
+
+// -----
+
+// The cotangent folded into the gradient kernel of saved slices: an
+// ecf_cotangent read only by a fused backward with slices emits no kernel
+// and no dcos, dsin buffers; sigreg_ecf_grad_slices takes the global means
+// and the loss's cotangent and computes each slice's statistic, clip gate
+// and cotangent itself before its coefficients.
+// CHECK-LABEL: func.func @folded_cotangent(
+// CHECK-NOT:     sigreg_ecf_cotangent
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_ecf_grad_slices {{.*}} args(%{{.*}} : memref<600x72xf32>, %{{.*}} : memref<9x72xf32>, %{{.*}} : memref<2x72x9xf32>, %{{.*}} : memref<2x72x9xf32>, %{{.*}} : memref<f32>, %{{.*}} : memref<600x72xbf16>)
+// CHECK-LABEL: gpu.func @sigreg_ecf_grad_slices(
+// CHECK-SAME:      %{{.*}}: memref<600x72xf32>, %{{.*}}: memref<9x72xf32>, %[[FC:.*]]: memref<2x72x9xf32>, %[[FS:.*]]: memref<2x72x9xf32>, %[[FG:.*]]: memref<f32>, %{{.*}}: memref<600x72xbf16>)
+// CHECK:         memref.load %[[FG]][] : memref<f32>
+// CHECK:         memref.load %[[FC]]
+// The zero_below gate on the unclipped statistic.
+// CHECK:         arith.cmpf olt
+// CHECK:         arith.select
+// CHECK:         scf.for
+// CHECK:           llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+func.func @folded_cotangent(%x: tensor<2x300x136xbf16>, %seed: i64, %g: tensor<f32>) -> (tensor<f32>, tensor<2x300x136xf32>) {
+  %a = sigreg.projection seed(%seed) : tensor<136x72xf32>
+  %c, %s, %y = sigreg.fused_ecf %x, %a t_max = 2.5 {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 3, projection = rounded>} : tensor<2x300x136xbf16>, tensor<136x72xf32> -> tensor<2x72x9xf32>, slices tensor<2x300x72xf32>
+  %n0 = arith.constant 300 : index
+  %cg, %sg, %n = sigreg.all_reduce_mean %c, %s, %n0 : tensor<2x72x9xf32>
+  %l = sigreg.fused_epilogue %cg, %sg, %n t_max = 2.5 clip = zero_below(0.5) reduction = mean : tensor<2x72x9xf32> -> tensor<f32>
+  %dc, %ds = sigreg.ecf_cotangent %cg, %sg, %n, %g t_max = 2.5 clip = zero_below(0.5) reduction = mean : tensor<2x72x9xf32>, tensor<f32>
+  %dx = sigreg.fused_ecf_backward %x, %a, %dc, %ds slices(%y : tensor<2x300x72xf32>) t_max = 2.5 : tensor<2x300x136xbf16>, tensor<136x72xf32>, tensor<2x72x9xf32> -> tensor<2x300x136xf32>
+  return %l, %dx : tensor<f32>, tensor<2x300x136xf32>
 }
