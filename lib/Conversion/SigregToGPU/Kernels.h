@@ -168,7 +168,7 @@ gpu::GPUFuncOp buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
 /// gradOut = dL/dy / ||g_s|| (seeded) or dL/dy, the values
 /// buildEcfGradWgmmaKernel computes after recomputing y. Thread = one slice
 /// (consecutive threads, consecutive slices), `rowsPerBlock` rows, the next
-/// 8 rows' loads issued before the current 8 rows' harmonics (ncu: the first
+/// 4 rows' loads issued before the current 4 rows' harmonics (ncu: the first
 /// version waited on its loads, L1TEX stalls); grid (ceil(S / 256),
 /// ceil(N / rowsPerBlock), V), 256 threads.
 /// With `cotangent` (the sigreg.ecf_cotangent feeding the backward, folded

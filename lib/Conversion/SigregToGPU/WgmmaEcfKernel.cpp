@@ -77,6 +77,11 @@ constexpr int64_t kEcfRowsPerStep = 8;
 /// multiprocessor with the MMAs: 4 measured faster than 8 and 2 (PERF-NOTES
 /// v19).
 constexpr int64_t kEcfWarpRowsPerStep = 4;
+/// Rows of y per group in sigreg_ecf_grad_slices (the next group's loads
+/// are in flight while this group's harmonics run): 4 measured 0.168 ms at
+/// large against 0.174 with 8 (52 registers against 62; forcing 5 blocks
+/// per multiprocessor, 48 registers, spilled and measured 0.175).
+constexpr int64_t kGradSliceRowsPerStep = 4;
 /// Padding of the y tile's rows (f32 words): with rows of slices + 4 words,
 /// the 8 rows one warp's accumulator store touches start 4 banks apart, so
 /// the store takes the minimum of 2 wavefronts instead of 8 (ncu counted
@@ -1195,7 +1200,7 @@ gpu::GPUFuncOp mlir::sigreg::buildEcfGradSlicesKernel(
     Value lastRow = k.add(row0, arith::SubIOp::create(k.b, count, k.idx(1)));
     // The rows [r, r + step) of the block, clamped to its last row (a
     // clamped row is loaded again, never stored).
-    constexpr int64_t step = kEcfRowsPerStep;
+    constexpr int64_t step = kGradSliceRowsPerStep;
     auto loadGroup = [&](Value r) {
       SmallVector<Value> ys;
       for (int64_t h = 0; h < step; ++h)

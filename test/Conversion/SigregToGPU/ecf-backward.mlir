@@ -165,11 +165,11 @@ func.func @cotangent(%c: tensor<2x72x9xf32>, %s: tensor<2x72x9xf32>, %g: tensor<
 // CHECK-NOT:     nvgpu
 // CHECK:         memref.load %[[GDS]]
 // CHECK:         memref.load %[[GDC]]
-// Groups of 8 rows: the next group's 8 loads (rows clamped to the block's
+// Groups of 4 rows: the next group's 4 loads (rows clamped to the block's
 // last) are issued before the current group's harmonics.
-// CHECK-COUNT-8: memref.load %[[YIN]][%{{.*}}, %{{.*}}] : memref<600x72xf32>
-// CHECK:         scf.for %{{.*}} = %c0 to %{{.*}} step %c8 iter_args(%[[CUR:[^ ]*]] = %{{.*}}
-// CHECK-COUNT-8:   memref.load %[[YIN]][%{{.*}}, %{{.*}}] : memref<600x72xf32>
+// CHECK-COUNT-4: memref.load %[[YIN]][%{{.*}}, %{{.*}}] : memref<600x72xf32>
+// CHECK:         scf.for %{{.*}} = %c0 to %{{.*}} step %c4 iter_args(%[[CUR:[^ ]*]] = %{{.*}}
+// CHECK-COUNT-4:   memref.load %[[YIN]][%{{.*}}, %{{.*}}] : memref<600x72xf32>
 // CHECK:           arith.mulf %[[CUR]], %cst{{.*}} : f32
 // CHECK:           llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
 // CHECK:           llvm.call_intrinsic "llvm.nvvm.cos.approx.f"
