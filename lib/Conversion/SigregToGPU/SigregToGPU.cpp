@@ -802,11 +802,8 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
   // The slices for the fused backward (--sigreg-save-slices), written where
   // their reader finds them.
   Value slices;
+  // (lowerFusedEcf sends only the one-tile kernel here with a slices result.)
   if (ecf.getSlices()) {
-    if (persistent)
-      return ecf.emitOpError("the slices result needs the one-tile Hopper "
-                             "kernel (schedule kernel = wgmma), not "
-                             "wgmma_persistent");
     w.storeSlices = true;
     slices = destination(b, ecf.getSlices());
     map.map(ecf.getSlices(), slices);
