@@ -47,7 +47,7 @@ for dir in "$art"/*/; do
     args=("$dir/$pipe")
     [ $bench = 1 ] && args+=(--bench --json="$out/$name-$pipe.json")
     log="$out/$name-$pipe.log"
-    "$aot" "${args[@]}" > "$log" 2>&1; rc=$?
+    timeout 300 "$aot" "${args[@]}" > "$log" 2>&1; rc=$?
     res=$([ $rc = 0 ] && echo PASS || echo "FAIL($rc)")
     [ $rc = 0 ] || fail=1
     err=$(grep -m1 -E "^(relative error|max relative error)" "$log" | awk '{print $NF}')

@@ -25,13 +25,12 @@
 //                         registers; writes the tile's partial sums (or the
 //                         means when the batch is one tile).
 //
-// `sigreg_fused_ecf_wgmma_persistent` (opt-in, --wgmma-persistent) walks
-// the tiles with warp specialization: warpgroups 0-1 run stage 3 with
-// 32-deep k-tiles (two k16 wgmmas each, x with 64-byte swizzle) and hand the
-// accumulators over (emitAccumulatorHandOff, a y tile beside the ring, two
-// mbarriers); warp 8 runs stage 2 (emitTmaLoad) for every tile; warps 9-11
-// run stage 5 on the handed-over tile (emitEcfWarpgroupTile) while the next
-// tile's MMAs run.
+// `sigreg_fused_ecf_wgmma_persistent` (--wgmma-persistent) walks the tiles:
+// the producer thread runs stage 2 for every tile of the CTA; the consumer
+// warpgroups run stage 3 with 32-deep k-tiles (two k16 wgmmas each, x with
+// 64-byte swizzle) and, between a k-tile's MMAs and the next, the ECF of a
+// few rows of the previous tile's y (emitInterleavedEcfRows), kept in a y
+// tile beside the ring; stage 4 then stores the tile's accumulators there.
 //
 // The tensor maps arrive as 128-byte by-value kernel parameters (the kernel
 // sees an !llvm.ptr to them; --sigreg-grid-constant-params marks them), the
@@ -66,17 +65,12 @@ constexpr int64_t kRows = kWgmmaRows;
 /// span).
 constexpr int64_t kGBoxSlices = 64;
 constexpr int64_t kConsumerThreads = 256;
-/// The persistent kernel's ECF threads: the warps after the producer warp 8.
-int64_t ecfThreads(const WgmmaTiling &tiling) {
-  return tiling.threads - kConsumerThreads - 32;
-}
 /// Rows of the y tile one ECF iteration takes: independent recurrences a
 /// thread interleaves (the ECF phase is latency-bound: ncu, 2026-11-30).
 constexpr int64_t kEcfRowsPerStep = 8;
-/// The same for the persistent kernel's ECF warps, which share the
-/// multiprocessor with the MMAs: 4 measured faster than 8 and 2 (PERF-NOTES
-/// v19).
-constexpr int64_t kEcfWarpRowsPerStep = 4;
+/// At most this many rows per k-tile in the persistent kernel's ECF between
+/// MMAs (kept a power of two).
+constexpr int64_t kInterleavedRowsPerStep = 4;
 /// Rows of y per group in sigreg_ecf_grad_slices (the next group's loads
 /// are in flight while this group's harmonics run): 4 measured 0.168 ms at
 /// large against 0.174 with 8 (52 registers against 62; forcing 5 blocks
@@ -101,6 +95,12 @@ struct WgmmaTypes {
   nvgpu::TensorMapDescriptorType xMap, gMap;
   nvgpu::WarpgroupAccumulatorType acc;
 
+  /// The mainloop waits for the previous k-tile's MMAs after its
+  /// interleaved work, not right after issuing a k-tile's (the persistent
+  /// kernel: its consumers compute ECF rows while two k-tiles' MMAs are
+  /// pending).
+  bool deferWait;
+
   /// The B operand is K-major ([slices][tileK] boxes, wgmma without
   /// transpose): the backward GEMM's g [D, S], read with S as K. Otherwise
   /// N-major ([tileK][64] boxes, transposed): the forward's g [D, S] with D
@@ -119,7 +119,8 @@ struct WgmmaTypes {
       : tiling(tiling), slices(tiling.slices), stages(tiling.stages),
         tileK(tiling.tileK), xTileBytes(kRows * tiling.tileK * 2),
         gTileBytes(tiling.tileK * tiling.slices * 2), elem(elem),
-        kMajorB(kMajorB), splitFeatures(splitFeatures) {
+        deferWait(tiling.persistent), kMajorB(kMajorB),
+        splitFeatures(splitFeatures) {
     workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     smemBytes = MemRefType::get({ShapedType::kDynamic},
                                 IntegerType::get(ctx, 8), nullptr, workgroup);
@@ -142,6 +143,10 @@ struct WgmmaTypes {
     acc = nvgpu::WarpgroupAccumulatorType::get(
         ctx, VectorType::get({64, slices}, Float32Type::get(ctx)));
   }
+
+  /// wgmma ops (commit groups) per k-tile: one 64-deep op, or single k16
+  /// ops (emitKTileMma).
+  int64_t opsPerKTile() const { return tileK == 64 ? 1 : tileK / 16; }
 
   MemRefType tile(ArrayRef<int64_t> shape, Type e) const {
     return MemRefType::get(shape, e, nullptr, workgroup);
@@ -166,22 +171,13 @@ void consumerBarrier(KernelBuilder &k) {
                           /*reductionPredicate=*/Value());
 }
 
-/// Stage 1: barrier initialization by thread 0, then a CTA barrier. The
-/// persistent kernel's y-tile hand-off: yFull completes when the 256
-/// consumer threads stored a tile, yEmpty when the ECF threads read it.
+/// Stage 1: barrier initialization by thread 0, then a CTA barrier.
 void emitBarrierSetup(KernelBuilder &k, const WgmmaTypes &t, Value full,
-                      Value empty, Value xMap, Value gMap, Value tid,
-                      Value yFull = Value(), Value yEmpty = Value()) {
+                      Value empty, Value xMap, Value gMap, Value tid) {
   k.ifThen(k.lt(tid, k.idx(1)), [&] {
     for (int64_t s = 0; s < t.stages; ++s) {
       nvgpu::MBarrierInitOp::create(k.b, full, k.idx(1), k.idx(s), Value());
       nvgpu::MBarrierInitOp::create(k.b, empty, k.idx(2), k.idx(s), Value());
-    }
-    if (yFull) {
-      nvgpu::MBarrierInitOp::create(k.b, yFull, k.idx(kConsumerThreads),
-                                    k.idx(0), Value());
-      nvgpu::MBarrierInitOp::create(k.b, yEmpty, k.idx(ecfThreads(t.tiling)),
-                                    k.idx(0), Value());
     }
     nvgpu::TmaPrefetchOp::create(k.b, xMap, Value());
     nvgpu::TmaPrefetchOp::create(k.b, gMap, Value());
@@ -290,8 +286,11 @@ Value swizzle64Descriptor(KernelBuilder &k,
 
 /// The wait_group count of single-k16 op `j` of `ops` in a k-tile: the first
 /// ops wait for nothing (at most ops + j + 1 groups pending), the last for
-/// the previous k-tile's ops.
-uint64_t kTileWaitGroup(int64_t j, int64_t ops) {
+/// the previous k-tile's ops. With `deferWait` (the caller waits later) no
+/// op waits: at most 2 ops + j + 1 groups are pending.
+uint64_t kTileWaitGroup(int64_t j, int64_t ops, bool deferWait = false) {
+  if (deferWait)
+    return 2 * ops + j + 1;
   return j + 1 == ops ? ops : ops + j + 1;
 }
 
@@ -317,7 +316,7 @@ Value emitKMajorKTileMma(KernelBuilder &k, const WgmmaTypes &t, Value smem,
         k.b, gDescType, smemView(k, smem, gAt, t.tile({16, t.slices}, t.elem)),
         gMap);
     acc = nvgpu::WarpgroupMmaOp::create(k.b, t.acc, xDesc, gDesc,
-                                        kTileWaitGroup(j, ops),
+                                        kTileWaitGroup(j, ops, t.deferWait),
                                         /*transposeA=*/UnitAttr(),
                                         /*transposeB=*/UnitAttr(), acc);
   }
@@ -339,7 +338,7 @@ Value emitKTileMma(KernelBuilder &k, const WgmmaTypes &t, Value smem,
   MLIRContext *ctx = k.b.getContext();
   if (t.kMajorB)
     return emitKMajorKTileMma(k, t, smem, xMap, gMap, xOff, gOff, acc);
-  int64_t ops = t.tileK == 64 ? 1 : t.tileK / 16;
+  int64_t ops = t.opsPerKTile();
   int64_t depth = t.tileK / ops;
   auto xDescType = nvgpu::WarpgroupMatrixDescriptorType::get(
       ctx, t.tile({64, depth}, t.elem));
@@ -360,34 +359,44 @@ Value emitKTileMma(KernelBuilder &k, const WgmmaTypes &t, Value smem,
     Value gDesc = nvgpu::WarpgroupGenerateDescriptorOp::create(k.b, gDescType,
                                                                gTile, gMap);
     acc = nvgpu::WarpgroupMmaOp::create(k.b, t.acc, xDesc, gDesc,
-                                        kTileWaitGroup(j, ops),
+                                        kTileWaitGroup(j, ops, t.deferWait),
                                         /*transposeA=*/UnitAttr(),
                                         /*transposeB=*/k.b.getUnitAttr(), acc);
   }
   return acc;
 }
 
-/// What the mainloop returns: the accumulator (all MMAs complete) and the
-/// consumers' phase of the `full` ring.
+/// What the mainloop returns: the accumulator (all MMAs complete), the
+/// consumers' phase of the `full` ring and the values `interleave` carried.
 struct MainloopResult {
   Value acc, parity;
+  SmallVector<Value> carried;
 };
+/// Work done between a k-tile's MMAs and the next k-tile's: k-tile `it`,
+/// the values carried from the previous k-tile -> the next ones.
+using InterleaveFn =
+    function_ref<SmallVector<Value>(Value it, ValueRange carried)>;
 
 /// Stage 3: warpgroup `wg` (0 or 1) multiplies its 64 rows of every x tile
 /// with the whole g tile; the ring continues from global k-step `stepBase`
 /// with phase `parity0`. Each k-tile's MMAs run asynchronously; once the
-/// previous k-tile's are complete its stage goes back to the producer.
+/// previous k-tile's are complete its stage goes back to the producer, and
+/// `interleave` (if any) runs while the k-tile's MMAs do, carrying
+/// `interleaveInit` through the k-tiles.
 MainloopResult emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
                                  Value smem, Value full, Value empty,
                                  Value xMap, Value gMap, Value wg,
                                  Value primary, int64_t kTiles, Value stepBase,
-                                 Value parity0) {
+                                 Value parity0, ValueRange interleaveInit = {},
+                                 InterleaveFn interleave = nullptr) {
   MLIRContext *ctx = k.b.getContext();
   Value ticks = k.idx(10000000);
   Value one = arith::ConstantOp::create(k.b, k.b.getBoolAttr(true));
   Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(k.b, t.acc);
+  SmallVector<Value> inits = {init, parity0};
+  inits.append(interleaveInit.begin(), interleaveInit.end());
   SmallVector<Value> results = k.forEach(
-      k.idx(0), k.idx(kTiles), k.idx(1), {init, parity0},
+      k.idx(0), k.idx(kTiles), k.idx(1), inits,
       [&](Value it, ValueRange carried) {
         Value acc = carried[0], parity = carried[1];
         Value step = k.add(stepBase, it);
@@ -397,6 +406,11 @@ MainloopResult emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
             k.add(xTileOffset(k, t, s), k.mul(wg, k.idx(64 * t.tileK * 2)));
         Value next = emitKTileMma(k, t, smem, xMap, gMap, xOff,
                                   gTileOffset(k, t, s), acc);
+        SmallVector<Value> interleaved;
+        if (interleave)
+          interleaved = interleave(it, carried.drop_front(2));
+        if (t.deferWait)
+          NVVM::WgmmaWaitGroupSyncOp::create(k.b, t.opsPerKTile());
         // The MMAs of the previous k-tile are complete: hand its stage back
         // to the producer.
         k.ifThen(k.land(primary, k.lt(k.idx(0), step)), [&] {
@@ -407,10 +421,13 @@ MainloopResult emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
         Value wraps = arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, s,
                                             k.idx(t.stages - 1));
         Value flipped = arith::XOrIOp::create(k.b, parity, one);
-        return SmallVector<Value>{next, k.select(wraps, flipped, parity)};
+        SmallVector<Value> yielded = {next, k.select(wraps, flipped, parity)};
+        llvm::append_range(yielded, interleaved);
+        return yielded;
       });
   NVVM::WgmmaWaitGroupSyncOp::create(k.b, 0);
-  return {results[0], results[1]};
+  return {results[0], results[1],
+          SmallVector<Value>(llvm::drop_begin(results, 2))};
 }
 
 /// The y tile [rows][slices] f32 at byte `offset`: a view of rows padded to
@@ -514,14 +531,16 @@ SmallVector<Value> emitEcfRow(KernelBuilder &k, int64_t P, Value yTile,
   return next;
 }
 
-/// The ECF sums of column `col` over rows [row0, row0 + count) of the y tile:
-/// `rowsPerStep` rows per iteration (independent recurrences interleaved),
-/// then the remainder one by one.
+/// The ECF sums of column `col` over rows [row0, row0 + count) of the y tile
+/// (added to `sums0` if given): `rowsPerStep` rows per iteration
+/// (independent recurrences interleaved), then the remainder one by one.
 SmallVector<Value> emitEcfRows(KernelBuilder &k, int64_t P, Value yTile,
                                Value row0, Value count, Value col, Value scale,
-                               int64_t rowsPerStep) {
+                               int64_t rowsPerStep, ValueRange sums0 = {}) {
   Value countN = arith::AndIOp::create(k.b, count, k.idx(~(rowsPerStep - 1)));
   SmallVector<Value> init(2 * (P - 1), k.f32(0.0f));
+  if (!sums0.empty())
+    init.assign(sums0.begin(), sums0.end());
   SmallVector<Value> sums =
       k.forEach(k.idx(0), countN, k.idx(rowsPerStep), init,
                 [&](Value r, ValueRange carried) {
@@ -656,55 +675,25 @@ struct WgmmaTile {
   Value s0, m0, v, batchTile, xRow0;
 };
 
-/// Stage 4 of the persistent kernel: once the ECF warpgroup has read the
-/// previous tile (yEmpty, the phase before `phase`), the consumers store their
-/// accumulators into the y tile at `offset` (same row placement as
-/// emitAccumulatorTile) and each arrives on yFull. The mbarrier arrive
-/// releases the stores, the ECF warpgroup's wait acquires them.
-void emitAccumulatorHandOff(KernelBuilder &k, const WgmmaTypes &t, Value smem,
-                            Value acc, int64_t offset, Value yFull,
-                            Value yEmpty, Value phase) {
-  Value one = arith::ConstantOp::create(k.b, k.b.getBoolAttr(true));
-  nvgpu::MBarrierTryWaitParityOp::create(k.b, yEmpty,
-                                         arith::XOrIOp::create(k.b, phase, one),
-                                         k.idx(10000000), k.idx(0));
-  nvgpu::WarpgroupMmaStoreOp::create(k.b, acc,
-                                     yTileView(k, t, smem, offset, 64));
-  nvgpu::MBarrierArriveOp::create(
-      k.b, nvgpu::MBarrierTokenType::get(k.b.getContext()), yFull, k.idx(0));
-}
-
-/// Stage 5 of the persistent kernel, in the ECF warps: waits for the tile's y
-/// (yFull, `phase`); ECF thread `e` sums slices s0 + e, s0 + e + threads, ...
-/// one after the other over the tile's rows inside the batch,
-/// kEcfWarpRowsPerStep rows per iteration (emitEcfRow), writes each slice's
-/// sums (emitEcfStore), then releases the y tile (yEmpty).
-void emitEcfWarpgroupTile(KernelBuilder &k, const WgmmaTypes &t,
-                          const WgmmaEcfShape &sh, Value yTile, Value yFull,
-                          Value yEmpty, Value phase, Value sumSq, Value cosOut,
-                          Value sinOut, Value e, const WgmmaTile &tile) {
-  int64_t P = sh.numPoints, N = sh.batch, S = sh.numSlices;
-  nvgpu::MBarrierTryWaitParityOp::create(k.b, yFull, phase, k.idx(10000000),
-                                         k.idx(0));
-  Value count =
-      k.min(k.idx(kRows), arith::SubIOp::create(k.b, k.idx(N), tile.m0));
-  int64_t threads = ecfThreads(t.tiling);
-  int64_t passes = (t.slices + threads - 1) / threads;
-  k.forEach(k.idx(0), k.idx(passes), k.idx(1), [&](Value c) {
-    Value col = k.add(e, k.mul(c, k.idx(threads)));
-    k.ifThen(k.lt(col, k.idx(t.slices)), [&] {
-      Value s = k.add(tile.s0, col);
-      Value scale = emitColumnScale(k, sh, sumSq, s);
-      SmallVector<Value> sums = emitEcfRows(k, P, yTile, k.idx(0), count, col,
-                                            scale, kEcfWarpRowsPerStep);
-      k.ifThen(k.lt(s, k.idx(S)), [&] {
-        emitEcfStore(k, sh, sums, count, s, tile.v, tile.batchTile, cosOut,
-                     sinOut);
-      });
-    });
-  });
-  nvgpu::MBarrierArriveOp::create(
-      k.b, nvgpu::MBarrierTokenType::get(k.b.getContext()), yEmpty, k.idx(0));
+/// Stage 5 of the persistent kernel, a piece of it between the MMAs of
+/// k-tile `it`: the rows [it * rowsPerTile, (it + 1) * rowsPerTile) among the
+/// `count` rows of the previous tile's y (none for the first tile: count 0)
+/// added to the column's sums.
+SmallVector<Value> emitInterleavedEcfRows(KernelBuilder &k, int64_t P,
+                                          Value yTile, Value it,
+                                          int64_t rowsPerTile, Value count,
+                                          Value col, Value scale,
+                                          ValueRange sums) {
+  Value row0 = k.mul(it, k.idx(rowsPerTile));
+  Value rows = arith::MinSIOp::create(
+      k.b,
+      arith::MaxSIOp::create(k.b, arith::SubIOp::create(k.b, count, row0),
+                             k.idx(0)),
+      k.idx(rowsPerTile));
+  return emitEcfRows(k, P, yTile, row0, rows, col, scale,
+                     std::min<int64_t>(llvm::PowerOf2Ceil(rowsPerTile + 1) / 2,
+                                       kInterleavedRowsPerStep),
+                     sums);
 }
 
 /// Calls `row(r)` for r in [row0, row0 + count): `step` rows per iteration
@@ -865,8 +854,6 @@ struct WgmmaKernel {
   /// The arguments after the two tensor maps.
   SmallVector<Value> rest;
   Value tid, wg, primary, smem, full, empty;
-  /// Persistent only: the y-tile hand-off barriers (one each).
-  Value yFull, yEmpty;
   int64_t kTiles;
 };
 
@@ -909,14 +896,8 @@ WgmmaKernel createWgmmaKernel(OpBuilder &b, KernelBuilder &k, Location loc,
   kn.smem = gpu::DynamicSharedMemoryOp::create(k.b, t.smemBytes);
   kn.full = nvgpu::MBarrierCreateOp::create(k.b, t.barriers);
   kn.empty = nvgpu::MBarrierCreateOp::create(k.b, t.barriers);
-  if (t.tiling.persistent) {
-    auto one = nvgpu::MBarrierGroupType::get(ctx, t.workgroup, 1);
-    kn.yFull = nvgpu::MBarrierCreateOp::create(k.b, one);
-    kn.yEmpty = nvgpu::MBarrierCreateOp::create(k.b, one);
-  }
   kn.kTiles = (reduction + t.tileK - 1) / t.tileK;
-  emitBarrierSetup(k, t, kn.full, kn.empty, kn.xMap, kn.gMap, kn.tid, kn.yFull,
-                   kn.yEmpty);
+  emitBarrierSetup(k, t, kn.full, kn.empty, kn.xMap, kn.gMap, kn.tid);
   return kn;
 }
 
@@ -1059,52 +1040,69 @@ mlir::sigreg::buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
   };
   // The y tile lives after the ring for the whole kernel.
   int64_t yOffset = t.stages * (t.xTileBytes + t.gTileBytes);
-  // Phase of the i-th use of a hand-off barrier: i mod 2.
-  auto phaseOf = [&](Value i) {
-    return arith::IndexCastOp::create(k.b, k.b.getI1Type(), k.rem(i, k.idx(2)));
+  int64_t P = sh.numPoints, N = sh.batch, S = sh.numSlices;
+  // Rows of the previous tile's y per k-tile: all of them within the
+  // mainloop.
+  int64_t rowsPerTile = llvm::divideCeil(kRows, kn.kTiles);
+  auto rowsOf = [&](const WgmmaTile &tile) {
+    return k.min(k.idx(kRows), arith::SubIOp::create(k.b, k.idx(N), tile.m0));
   };
-  Value warp = k.div(kn.tid, k.idx(32));
-  Value isWg2 = arith::CmpIOp::create(k.b, arith::CmpIPredicate::uge, kn.tid,
-                                      k.idx(kConsumerThreads));
-  auto roles = scf::IfOp::create(k.b, isWg2, /*withElseRegion=*/true);
-  {
-    OpBuilder::InsertionGuard g(k.b);
-    k.b.setInsertionPoint(roles.thenBlock()->getTerminator());
-    Value isProducer =
-        arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, warp, k.idx(8));
-    auto split = scf::IfOp::create(k.b, isProducer, /*withElseRegion=*/true);
-    // Warp 8, one thread: the k-tiles of every tile through the ring.
-    k.b.setInsertionPoint(split.thenBlock()->getTerminator());
-    k.ifThen(k.lt(kn.tid, k.idx(8 * 32 + 1)), [&] {
-      k.forEach(k.idx(0), myTiles, k.idx(1), [&](Value i) {
-        WgmmaTile tile = tileOf(i);
-        emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
-                        tile.xRow0, tile.s0, kn.kTiles,
-                        k.mul(i, k.idx(kn.kTiles)));
-      });
-    });
-    // Warps 9-11: the ECF of every tile, one tile behind the MMAs.
-    k.b.setInsertionPoint(split.elseBlock()->getTerminator());
-    Value e = k.sub(kn.tid, k.idx(9 * 32));
-    Value yTile = yTileView(k, t, kn.smem, yOffset, kRows);
-    k.forEach(k.idx(0), myTiles, k.idx(1), [&](Value i) {
-      emitEcfWarpgroupTile(k, t, sh, yTile, kn.yFull, kn.yEmpty, phaseOf(i),
-                           out.sumSq, out.cosOut, out.sinOut, e, tileOf(i));
-    });
-    // Warpgroups 0 and 1: the MMAs, then the hand-off of each tile.
-    k.b.setInsertionPoint(roles.elseBlock()->getTerminator());
-    k.forEach(k.idx(0), myTiles, k.idx(1),
-              {arith::ConstantOp::create(k.b, k.b.getBoolAttr(false))},
-              [&](Value i, ValueRange carried) {
-                MainloopResult r =
-                    emitWgmmaMainloop(k, t, kn.smem, kn.full, kn.empty, kn.xMap,
-                                      kn.gMap, kn.wg, kn.primary, kn.kTiles,
-                                      k.mul(i, k.idx(kn.kTiles)), carried[0]);
-                emitAccumulatorHandOff(k, t, kn.smem, r.acc, yOffset, kn.yFull,
-                                       kn.yEmpty, phaseOf(i));
-                return SmallVector<Value>{r.parity};
+  emitWarpgroupRoles(
+      k, t, kn.wg,
+      [&] {
+        // One thread: the k-tiles of every tile of the CTA through the ring.
+        k.ifThen(kn.primary, [&] {
+          k.forEach(k.idx(0), myTiles, k.idx(1), [&](Value i) {
+            WgmmaTile tile = tileOf(i);
+            emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
+                            tile.xRow0, tile.s0, kn.kTiles,
+                            k.mul(i, k.idx(kn.kTiles)));
+          });
+        });
+      },
+      [&] {
+        // Consumer thread tid owns column tid of every y tile.
+        Value col = kn.tid;
+        Value yTile = yTileView(k, t, kn.smem, yOffset, kRows);
+        SmallVector<Value> zeros(2 * (P - 1), k.f32(0.0f));
+        k.forEach(
+            k.idx(0), myTiles, k.idx(1),
+            {arith::ConstantOp::create(k.b, k.b.getBoolAttr(false))},
+            [&](Value i, ValueRange carried) {
+              // The previous tile (tile 0 stands in for tile 0's: no rows).
+              Value hasPrev = k.lt(k.idx(0), i);
+              WgmmaTile prev =
+                  tileOf(k.select(hasPrev, k.sub(i, k.idx(1)), k.idx(0)));
+              Value prevRows = k.select(hasPrev, rowsOf(prev), k.idx(0));
+              Value prevSlice = k.add(prev.s0, col);
+              Value scale = emitColumnScale(k, sh, out.sumSq, prevSlice);
+              MainloopResult r = emitWgmmaMainloop(
+                  k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap, kn.wg,
+                  kn.primary, kn.kTiles, k.mul(i, k.idx(kn.kTiles)), carried[0],
+                  zeros, [&](Value it, ValueRange sums) {
+                    return emitInterleavedEcfRows(k, P, yTile, it, rowsPerTile,
+                                                  prevRows, col, scale, sums);
+                  });
+              k.ifThen(k.land(hasPrev, k.lt(prevSlice, k.idx(S))), [&] {
+                emitEcfStore(k, sh, r.carried, prevRows, prevSlice, prev.v,
+                             prev.batchTile, out.cosOut, out.sinOut);
               });
-  }
+              // Stage 4: every consumer has read the previous y.
+              emitAccumulatorTile(k, t, kn.smem, r.acc, yOffset);
+              return SmallVector<Value>{r.parity};
+            });
+        // The last tile's ECF after the MMAs.
+        WgmmaTile last = tileOf(k.sub(myTiles, k.idx(1)));
+        Value s = k.add(last.s0, col);
+        Value scale = emitColumnScale(k, sh, out.sumSq, s);
+        Value rows = rowsOf(last);
+        SmallVector<Value> sums = emitEcfRows(k, P, yTile, k.idx(0), rows, col,
+                                              scale, kEcfRowsPerStep);
+        k.ifThen(k.lt(s, k.idx(S)), [&] {
+          emitEcfStore(k, sh, sums, rows, s, last.v, last.batchTile, out.cosOut,
+                       out.sinOut);
+        });
+      });
   gpu::ReturnOp::create(k.b);
   return kn.func;
 }

@@ -128,49 +128,32 @@
 // PERSIST:         %[[GMAP:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<32x64xbf16, 3>, swizzle = swizzle_128b
 // PERSIST:         %[[FULL:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
 // PERSIST:         %[[EMPTY:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
-// PERSIST:         %[[YFULL:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>>
-// PERSIST:         %[[YEMPTY:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>>
-
-// Stage 1: the y hand-off barriers complete on the 256 consumer threads
-// (yFull) and on the 96 ECF threads (yEmpty).
-// PERSIST:         nvgpu.mbarrier.init %[[YFULL]][%c0], %c256
-// PERSIST:         nvgpu.mbarrier.init %[[YEMPTY]][%c0], %c96
+// PERSIST-NOT:     nvgpu.mbarrier.create
 // PERSIST:         gpu.grid_dim  x
 
-// Stage 2 in warp 8, one thread (emitTmaLoad): every tile's 7 k-tiles of 32
-// features, 24 KB per stage: one x box, four g boxes.
-// PERSIST:         arith.cmpi uge, %{{.*}}, %c256 : index
-// PERSIST:           arith.cmpi eq, %{{.*}}, %c8 : index
-// PERSIST:             arith.cmpi ult, %{{.*}}, %c257 : index
-// PERSIST:               scf.for
-// PERSIST:                 scf.for %{{.*}} = %c0 to %c7 step %c1 {
-// PERSIST:                   nvgpu.mbarrier.try_wait.parity %[[EMPTY]]
-// PERSIST:                   nvgpu.mbarrier.arrive.expect_tx %[[FULL]][%{{.*}}], %c24576
-// PERSIST:                   nvgpu.tma.async.load %[[XMAP]]
-// PERSIST-COUNT-4:           nvgpu.tma.async.load %[[GMAP]]
+// Stage 2 in the producer warpgroup, one thread (emitTmaLoad): every tile's 7
+// k-tiles of 32 features, 24 KB per stage: one x box, four g boxes.
+// PERSIST:         scf.if
+// PERSIST-NEXT:      nvvm.setmaxregister  decrease 40
+// PERSIST:             scf.for
+// PERSIST:               scf.for %{{.*}} = %c0 to %c7 step %c1 {
+// PERSIST:                 nvgpu.mbarrier.try_wait.parity %[[EMPTY]]
+// PERSIST:                 nvgpu.mbarrier.arrive.expect_tx %[[FULL]][%{{.*}}], %c24576
+// PERSIST:                 nvgpu.tma.async.load %[[XMAP]]
+// PERSIST-COUNT-4:         nvgpu.tma.async.load %[[GMAP]]
 
-// Stage 5 in warps 9-11 (emitEcfWarpgroupTile): per tile, wait for its y,
-// slices e, e + 96, e + 192 (< 256) over the tile's rows, four rows per
-// step, store the sums, release the y tile.
-// PERSIST:         } else {
-// PERSIST:           %[[Y:.*]] = memref.subview %{{.*}}[0, 0] [128, 256] [1, 1] : memref<128x260xf32, #gpu.address_space<workgroup>> to memref<128x256xf32, strided<[260, 1]>
-// PERSIST:           scf.for
-// PERSIST:             nvgpu.mbarrier.try_wait.parity %[[YFULL]][%c0]
-// PERSIST:             scf.for %{{.*}} = %c0 to %c3 step %c1 {
-// PERSIST:               arith.cmpi ult, %{{.*}}, %c256 : index
-// PERSIST:               math.sqrt
-// PERSIST:               scf.for {{.*}} step %c4 iter_args
-// PERSIST-COUNT-4:         memref.load %[[Y]]
-// PERSIST:               llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
-// PERSIST:               memref.store
-// PERSIST:             nvgpu.mbarrier.arrive %[[YEMPTY]][%c0]
-
-// Warpgroups 0 and 1, per tile the mainloop: per k-tile two single-k16
-// wgmmas, the x descriptor assembled for 64-byte swizzle (layout 2, stride
-// 512 bytes: 0x8000002000010000), waiting for nothing, then for the previous
-// k-tile's pair; then the stage goes back to the producer.
+// The consumer warpgroups, per tile: the column scale of the previous tile's
+// slice (thread = column), then the mainloop: per k-tile two single-k16
+// wgmmas (the x descriptor assembled for 64-byte swizzle, layout 2, stride
+// 512 bytes: 0x8000002000010000) that wait for nothing, then up to 19 (=
+// ceil(128 / 7)) rows of the previous tile's y, four per step, while they
+// run; then the wait for the previous k-tile's pair and its stage back to the
+// producer.
 // PERSIST:       } else {
+// PERSIST-NEXT:    nvvm.setmaxregister  increase 232
+// PERSIST:         %[[Y:.*]] = memref.subview %{{.*}}[0, 0] [128, 256] [1, 1] : memref<128x260xf32, #gpu.address_space<workgroup>> to memref<128x256xf32, strided<[260, 1]>
 // PERSIST:         scf.for {{.*}} iter_args(%{{.*}} = %false) -> (i1) {
+// PERSIST:           math.sqrt
 // PERSIST:           nvgpu.warpgroup.mma.init.accumulator
 // PERSIST:           scf.for
 // PERSIST:             nvgpu.mbarrier.try_wait.parity %[[FULL]]
@@ -178,19 +161,25 @@
 // PERSIST:             arith.ori %{{.*}}, %c-9223371899415756800_i64 : i64
 // PERSIST:             %[[DX0:.*]] = builtin.unrealized_conversion_cast %{{.*}} : i64 to !nvgpu.warpgroup.descriptor<tensor = memref<64x16xbf16
 // PERSIST:             %[[DG0:.*]] = nvgpu.warpgroup.generate.descriptor %{{.*}}, %[[GMAP]] : memref<16x256xbf16
-// PERSIST:             %[[M0:.*]] = nvgpu.warpgroup.mma %[[DX0]], %[[DG0]], %{{.*}} {transposeB, waitGroup = 3 : i64}
-// PERSIST:             arith.addi %{{.*}}, %c32 : index
+// PERSIST:             %[[M0:.*]] = nvgpu.warpgroup.mma %[[DX0]], %[[DG0]], %{{.*}} {transposeB, waitGroup = 5 : i64}
 // PERSIST:             %[[DX1:.*]] = builtin.unrealized_conversion_cast %{{.*}} : i64 to !nvgpu.warpgroup.descriptor
 // PERSIST:             %[[DG1:.*]] = nvgpu.warpgroup.generate.descriptor
-// PERSIST:             nvgpu.warpgroup.mma %[[DX1]], %[[DG1]], %[[M0]] {transposeB, waitGroup = 2 : i64}
+// PERSIST:             nvgpu.warpgroup.mma %[[DX1]], %[[DG1]], %[[M0]] {transposeB, waitGroup = 6 : i64}
+// PERSIST:             arith.minsi %{{.*}}, %c19 : index
+// PERSIST:             scf.for {{.*}} step %c4 iter_args
+// PERSIST-COUNT-4:       memref.load %[[Y]]
+// PERSIST:             nvvm.wgmma.wait.group.sync.aligned 2
 // PERSIST:             nvgpu.mbarrier.arrive %[[EMPTY]]
 // PERSIST:           nvvm.wgmma.wait.group.sync.aligned 0
-
-// Stage 4 (emitAccumulatorHandOff): wait until the ECF warpgroup released the
-// previous tile, store the accumulators, arrive on yFull.
-// PERSIST:           nvgpu.mbarrier.try_wait.parity %[[YEMPTY]][%c0]
+// The previous tile's sums, then stage 4: every consumer has read y, the
+// accumulators replace it.
+// PERSIST:           scf.if
+// PERSIST:             memref.store
+// PERSIST:           nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // PERSIST:           nvgpu.warpgroup.mma.store
-// PERSIST-NEXT:      nvgpu.mbarrier.arrive %[[YFULL]][%c0]
+// PERSIST:           nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// The last tile's ECF after the loop, eight rows per step.
+// PERSIST:         scf.for {{.*}} step %c8 iter_args
 // PERSIST:         gpu.return
 
 // Without sm_90a the same problem runs the mma.sync kernel.

@@ -177,7 +177,7 @@ WgmmaTiling mlir::sigreg::getWgmmaTiling(int64_t tileSlices, bool persistent) {
   if (tileSlices == 128)
     return {128, 3, 64, 2, 288, 0, 0, false};
   if (persistent)
-    return {256, 4, 32, 1, 384, 0, 0, true};
+    return {256, 4, 32, 1, 384, 40, 232, true};
   return {256, 4, 64, 1, 384, 40, 232, false};
 }
 
@@ -617,7 +617,7 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
     if (obstacle.empty() && kind == KernelKind::wgmma_persistent &&
         points > kWgmmaPersistentMaxPoints)
       return fail() << "needs P <= " << kWgmmaPersistentMaxPoints
-                    << " (the ECF warpgroup's sums in registers), "
+                    << " (the ECF sums in registers beside the accumulators), "
                        "got P = "
                     << points;
     break;

@@ -71,7 +71,7 @@ func.func @wgmma_f32_projection_mode(%x: tensor<1x256x64xf32>, %seed: i64) -> (t
 // -----
 
 func.func @persistent_points(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x35xf32>, tensor<1x256x35xf32>) {
-  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma_persistent needs P <= 33 (the ECF warpgroup's sums in registers), got P = 35}}
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma_persistent needs P <= 33 (the ECF sums in registers beside the accumulators), got P = 35}}
   %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x35xf32>
   return %c, %s : tensor<1x256x35xf32>, tensor<1x256x35xf32>
 }

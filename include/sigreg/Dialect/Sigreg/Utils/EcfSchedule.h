@@ -42,14 +42,13 @@ constexpr int64_t kWgmmaTileSlices = 256;
 /// work; no setmaxnreg (registers 0): ptxas would have to fit the wgmma into
 /// the 80 registers of a 384-thread CTA at entry.
 /// Persistent (256 slices only): one CTA of 384 threads per multiprocessor
-/// loops over the tiles. Warpgroups 0 and 1 run the MMAs and hand each tile's
-/// accumulators over through a shared y tile [128][256] f32; warp 8 issues
-/// the TMA loads; warps 9-11 compute the handed-over tile's ECF while the
-/// next tile's MMAs run (warp specialization). The y tile takes 130 KB, so the
-/// ring has 4 stages of k-tiles 32 deep (24 KB each). No setmaxnreg: ptxas
-/// compiles the whole kernel within the 168 registers of 384 threads (more
-/// threads leave too few for the 128 accumulators). Measured slower than the
-/// one-tile kernel at large (docs/PERF-NOTES.md, v19); opt-in.
+/// loops over the tiles. The producer warpgroup streams every tile's k-tiles;
+/// the consumer warpgroups run each tile's MMAs and, between a k-tile's
+/// wgmmas and the wait for them, the ECF of a few rows of the previous
+/// tile's y, kept in a y tile [128][256] f32 beside the ring. The y tile
+/// takes 130 KB, so the ring has 4 stages of k-tiles 32 deep (24 KB each).
+/// setmaxnreg as the 256-slice tile. Measured slower than the one-tile
+/// kernel at large (docs/PERF-NOTES.md, v19-v22); opt-in.
 struct WgmmaTiling {
   int64_t slices, stages, tileK, ctasPerSM, threads;
   /// setmaxnreg targets of the producer and consumer warpgroups (0: none).
@@ -57,8 +56,9 @@ struct WgmmaTiling {
   bool persistent;
 };
 WgmmaTiling getWgmmaTiling(int64_t tileSlices, bool persistent = false);
-/// Largest P of the persistent variant: each ECF thread holds the 2 (P - 1)
-/// sums of one column and eight rows in flight within its registers.
+/// Largest P of the persistent variant: each consumer thread holds the
+/// 2 (P - 1) sums of one column beside its 128 accumulators (P = 33 compiles
+/// without spills).
 constexpr int64_t kWgmmaPersistentMaxPoints = 33;
 
 /// The user-facing knobs (pass options) that the schedule follows. Zero tile
