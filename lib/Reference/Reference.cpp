@@ -236,6 +236,7 @@ struct Forward {
   std::vector<double> y;    // [V, N, S]
   std::vector<double> c, s; // [V, S, P], ECF averaged over N (and ranks)
   std::vector<double> T;    // [V, S], after clipping
+  std::vector<double> rawT; // [V, S], before clipping
   std::vector<double> gate; // [V, S], 0 where clipping replaced T
 };
 
@@ -280,6 +281,7 @@ Forward forward(const double *x, int64_t V, int64_t N, int64_t D,
   });
   const double nGlobal = static_cast<double>(N * p.worldSize);
   f.T.assign(static_cast<size_t>(V * S), 0.0);
+  f.rawT.assign(static_cast<size_t>(V * S), 0.0);
   f.gate.assign(static_cast<size_t>(V * S), 1.0);
   for (int64_t vs = 0; vs < V * S; ++vs) {
     double acc = 0.0;
@@ -289,6 +291,7 @@ Forward forward(const double *x, int64_t V, int64_t N, int64_t D,
       acc += f.grid.w[k] * (dc * dc + sv * sv);
     }
     double T = nGlobal * acc;
+    f.rawT[vs] = T;
     if (p.clip != ClipMode::None && T < p.clipValue) {
       T = p.clip == ClipMode::ZeroBelow ? 0.0 : p.clipValue;
       f.gate[vs] = 0.0;
@@ -338,36 +341,73 @@ std::vector<double> sigreg::referenceLoss(const double *x, int64_t V, int64_t N,
   return {sum};
 }
 
+namespace {
+/// dL/dy of one element y of slice vs with the clip gate open:
+/// 2 r sum_{k ascending} w_k t_k (-(c_k - phi_k) sin(t_k y) + s_k cos(t_k y)),
+/// r = 1 / (V S) for the mean, else 1.
+double openGateSliceGradient(const Forward &f, const LossParams &p, int64_t V,
+                             int64_t vs, double y) {
+  const int64_t P = p.numPoints;
+  const double r = p.reduction == Reduction::Mean
+                       ? 1.0 / static_cast<double>(V * p.numSlices)
+                       : 1.0;
+  double acc = 0.0;
+  for (int64_t k = 0; k < P; ++k) {
+    double t = f.grid.t[k];
+    double arg = t * y;
+    double dc = f.c[vs * P + k] - f.grid.phi[k];
+    acc += f.grid.w[k] * t *
+           (-dc * std::sin(arg) + f.s[vs * P + k] * std::cos(arg));
+  }
+  return 2.0 * r * acc;
+}
+} // namespace
+
+std::vector<double>
+sigreg::referenceGradientFlipNorms(const double *x, int64_t V, int64_t N,
+                                   int64_t D, const double *A,
+                                   const LossParams &p, double relTolerance) {
+  if (!validArgs(x, V, N, D, A, p) || p.clip == ClipMode::None)
+    return {};
+  const int64_t S = p.numSlices;
+  Forward f = forward(x, V, N, D, A, p);
+  std::vector<double> norms(static_cast<size_t>(V * S), 0.0);
+  for (int64_t vs = 0; vs < V * S; ++vs) {
+    double t = f.rawT[vs];
+    if (!(std::fabs(t - p.clipValue) <= relTolerance * std::fabs(t)))
+      continue;
+    const int64_t v = vs / S, s = vs % S;
+    double dy2 = 0.0, a2 = 0.0;
+    for (int64_t n = 0; n < N; ++n) {
+      double g = openGateSliceGradient(f, p, V, vs, f.y[(v * N + n) * S + s]);
+      dy2 += g * g;
+    }
+    for (int64_t d = 0; d < D; ++d)
+      a2 += A[d * S + s] * A[d * S + s];
+    norms[vs] = std::sqrt(dy2 * a2);
+  }
+  return norms;
+}
+
 std::vector<double> sigreg::referenceGradient(const double *x, int64_t V,
                                               int64_t N, int64_t D,
                                               const double *A,
                                               const LossParams &p) {
   if (!validArgs(x, V, N, D, A, p))
     return {};
-  const int64_t S = p.numSlices, P = p.numPoints;
+  const int64_t S = p.numSlices;
   Forward f = forward(x, V, N, D, A, p);
-  const double r =
-      p.reduction == Reduction::Mean ? 1.0 / static_cast<double>(V * S) : 1.0;
-  // dy[vn, s] = 2 r gate sum_{k ascending} w_k t_k (-dc sin + s cos); reuses
-  // f.y's storage.
+  // dy[vn, s] = gate dL/dy; reuses f.y's storage.
   std::vector<double> dy = std::move(f.y);
   constexpr int64_t kRowBlock = 16;
   parallelFor(ceilDiv(V * N, kRowBlock), [&](int64_t task) {
     const int64_t vn1 = std::min(V * N, (task + 1) * kRowBlock);
     for (int64_t vn = task * kRowBlock; vn < vn1; ++vn) {
       const int64_t v = vn / N;
-      for (int64_t s = 0; s < S; ++s) {
-        const int64_t vs = v * S + s;
-        double acc = 0.0;
-        for (int64_t k = 0; k < P; ++k) {
-          double t = f.grid.t[k];
-          double arg = t * dy[vn * S + s];
-          double dc = f.c[vs * P + k] - f.grid.phi[k];
-          acc += f.grid.w[k] * t *
-                 (-dc * std::sin(arg) + f.s[vs * P + k] * std::cos(arg));
-        }
-        dy[vn * S + s] = 2.0 * r * f.gate[vs] * acc;
-      }
+      for (int64_t s = 0; s < S; ++s)
+        dy[vn * S + s] =
+            f.gate[v * S + s] *
+            openGateSliceGradient(f, p, V, v * S + s, dy[vn * S + s]);
     }
   });
   // dx[vn, d] = sum_{s ascending} dy[vn, s] A[d, s].

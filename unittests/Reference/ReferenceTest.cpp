@@ -252,6 +252,44 @@ TEST(Reference, GradientWithClipping) {
   }
 }
 
+// The term a slice near the clip threshold adds to dL/dx, with the gate open,
+// is what moving the threshold across its statistic changes.
+TEST(Reference, GradientFlipNormsAreTheGatedTerm) {
+  const int64_t V = 2, N = 6, D = 7, S = 4;
+  LossParams p;
+  p.numSlices = S;
+  p.numPoints = 9;
+  std::vector<double> A = referenceProjection(31, D, S);
+  std::vector<double> x = randomInput(321, V * N * D);
+  std::vector<double> T = referenceStatistics(x.data(), V, N, D, A.data(), p);
+  const int64_t flip = 5; // view 1, slice 1
+  for (ClipMode c : {ClipMode::ZeroBelow, ClipMode::ClampMin}) {
+    p.clip = c;
+    p.clipValue = T[flip] * (1 - 1e-9);
+    std::vector<double> open =
+        referenceGradient(x.data(), V, N, D, A.data(), p);
+    p.clipValue = T[flip] * (1 + 1e-9);
+    std::vector<double> shut =
+        referenceGradient(x.data(), V, N, D, A.data(), p);
+    double diff2 = 0.0;
+    for (size_t i = 0; i < open.size(); ++i)
+      diff2 += (open[i] - shut[i]) * (open[i] - shut[i]);
+    p.clipValue = T[flip];
+    std::vector<double> norms =
+        referenceGradientFlipNorms(x.data(), V, N, D, A.data(), p, 1e-6);
+    ASSERT_EQ(norms.size(), size_t(V * S));
+    for (int64_t vs = 0; vs < V * S; ++vs) {
+      if (vs != flip && std::fabs(T[vs] - T[flip]) > 1e-6 * T[vs])
+        EXPECT_EQ(norms[vs], 0.0) << vs;
+    }
+    EXPECT_GT(norms[flip], 0.0);
+    EXPECT_NEAR(norms[flip], std::sqrt(diff2), 1e-9 * norms[flip]);
+  }
+  p.clip = ClipMode::None;
+  EXPECT_TRUE(
+      referenceGradientFlipNorms(x.data(), V, N, D, A.data(), p, 1e-6).empty());
+}
+
 TEST(Reference, Projection) {
   const int64_t D = 33, S = 9;
   std::vector<double> A = referenceProjection(77, D, S);

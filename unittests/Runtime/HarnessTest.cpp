@@ -153,6 +153,32 @@ TEST(Harness, ClipThresholdMayFlip) {
   EXPECT_FALSE(r.passed) << r.message;
 }
 
+TEST(Harness, GradientClipFlipSlack) {
+  ProblemDesc p = smallProblem("bf16");
+  p.gradient = true;
+  p.clip = "clamp_min";
+  p.clipValue = 1.0;
+  // ||out - ref|| = 0.05 ||ref||, above the bf16 gradient tolerance (1e-2).
+  std::vector<double> ref = {3.0, 4.0, 0.0, 0.0};
+  std::vector<float> out = {3.0f, 4.0f, 0.25f, 0.0f};
+  ValidationResult r = validateOutput(p, out, ref);
+  EXPECT_FALSE(r.passed) << r.message;
+  // A slice at the threshold whose term has norm 0.24 may have been gated
+  // on: 0.01 of error remains (0.002 relative).
+  std::vector<double> flipNorms = {0.0, 0.24, 0.0};
+  r = validateOutput(p, out, ref, &flipNorms);
+  EXPECT_TRUE(r.passed) << r.message;
+  EXPECT_EQ(r.ambiguous, 1);
+  EXPECT_NEAR(r.relError, 0.002, 1e-9);
+  EXPECT_NEAR(r.l2RelError, 0.05, 1e-9);
+  EXPECT_NE(r.message.find("1 slice within rounding of the clip threshold"),
+            std::string::npos);
+  // A smaller term cannot explain the error.
+  flipNorms[1] = 0.1;
+  r = validateOutput(p, out, ref, &flipNorms);
+  EXPECT_FALSE(r.passed) << r.message;
+}
+
 TEST(Harness, GeneratesRoundedInputs) {
   for (const char *dtype : {"bf16", "f16", "f32"}) {
     ProblemDesc p = smallProblem(dtype);

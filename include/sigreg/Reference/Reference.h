@@ -76,6 +76,18 @@ std::vector<double> referenceGradient(const double *x, int64_t V, int64_t N,
                                       int64_t D, const double *A,
                                       const LossParams &p);
 
+/// For each of the V * S slices whose unclipped statistic T lies within
+/// relTolerance |T| of the clip threshold (a rounded computation may land on
+/// either side of it, so the slice's term of dL/dx may rightly be there or
+/// not), the norm of that term with the gate open: ||dL/dy[v, :, s]||
+/// ||A[:, s]|| (the term is an outer product); 0 for the other slices. Empty
+/// without clipping.
+std::vector<double> referenceGradientFlipNorms(const double *x, int64_t V,
+                                               int64_t N, int64_t D,
+                                               const double *A,
+                                               const LossParams &p,
+                                               double relTolerance);
+
 /// Projection in float64 from the bit-exact raw g of the host generator,
 /// normalized in double. [D, S] row-major.
 std::vector<double> referenceProjection(uint64_t seed, int64_t D, int64_t S);

@@ -51,7 +51,9 @@ Status generateInputs(const ProblemDesc &problem, uint64_t projectionSeed,
 /// The float64 reference (referenceLoss): 1 value for mean/sum, V*S for none.
 /// `unclipped` (optional) receives the V*S per-slice statistics before
 /// clipping, which validateOutput uses to detect vacuous checks and to
-/// accept either side of a clip threshold a statistic is within rounding of.
+/// accept either side of a clip threshold a statistic is within rounding of;
+/// for a gradient problem, the slices' clip-flip norms instead
+/// (referenceGradientFlipNorms), which validateGradient turns into slack.
 Status computeReference(const ProblemInputs &inputs, std::vector<double> &ref,
                         std::vector<double> *unclipped = nullptr);
 
@@ -110,9 +112,14 @@ constexpr double kSliceErrorFloor = 0.1;
 /// dL/dx against the float64 reference gradient: relative L2 error, NaN/Inf
 /// and unwritten values fail, an all-zero reference (everything clipped) is
 /// vacuous and fails. `loss` and `reference` of the result hold the norms.
-ValidationResult validateGradient(const ProblemDesc &problem,
-                                  const std::vector<float> &out,
-                                  const std::vector<double> &ref);
+/// `flipNorms` (computeReference's side data): the L2 error is reduced by the
+/// sum of the norms of the slices within rounding of the clip threshold
+/// (each may be gated either way) before it is compared (relError;
+/// l2RelError keeps the plain error).
+ValidationResult
+validateGradient(const ProblemDesc &problem, const std::vector<float> &out,
+                 const std::vector<double> &ref,
+                 const std::vector<double> *flipNorms = nullptr);
 /// validateGradient when `problem.gradient`.
 ValidationResult validateOutput(const ProblemDesc &problem,
                                 const std::vector<float> &out,
