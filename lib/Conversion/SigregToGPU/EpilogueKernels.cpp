@@ -11,6 +11,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -91,22 +92,32 @@ static Value emitUnclippedStatistic(KernelBuilder &k,
 
 //===----------------------------------------------------------------------===//
 // Epilogue. T[v, s] = count * sum_p w_p ((c - phi_p)^2 + s^2), clipped, with
-// phi and w folded in as constants (P is static).
-//   none:      one thread per (v, s).
-//   mean/sum:  one block; thread-strided partial sums, then a fixed-order
-//              shared-memory tree; thread 0 writes the scalar.
+// phi and w folded in as constants (P is static); one thread per (v, s).
+//   none:      T[v, s] to out.
+//   mean/sum:  each block adds its T in a fixed-order shared-memory tree;
+//              with one block thread 0 writes the scalar, else the block's
+//              sum goes to blockSums and the last block to arrive (a
+//              self-resetting counter, arriveAtCounter) adds the block sums
+//              in ascending order. The order is fixed: results are bitwise
+//              repeatable.
 //===----------------------------------------------------------------------===//
 
 gpu::GPUFuncOp
 mlir::sigreg::buildEpilogueKernel(OpBuilder &b, Location loc,
                                   const EpilogueKernelShape &sh) {
   int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints;
+  int64_t blocks = sh.numBlocks();
   bool none = sh.reduction == Reduction::none;
+  bool lastBlock = sh.lastBlockReduction();
   MemRefType ecf = f32Memref(b, {V, S, P});
   MemRefType out = none ? f32Memref(b, {V, S}) : f32Memref(b, {});
+  SmallVector<Type> args = {ecf, ecf, out};
+  if (lastBlock)
+    args.append({MemRefType::get({1}, b.getI32Type()), f32Memref(b, {blocks})});
   auto func = createKernel(
-      b, loc, "sigreg_epilogue", "epilogue", {ecf, ecf, out},
-      none ? ArrayRef<int64_t>{} : ArrayRef<int64_t>{kBlockThreads});
+      b, loc, "sigreg_epilogue", "epilogue", args,
+      none ? ArrayRef<int64_t>{} : ArrayRef<int64_t>{kBlockThreads},
+      lastBlock ? ArrayRef<int64_t>{1} : ArrayRef<int64_t>{});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder k(loc, b);
@@ -128,8 +139,9 @@ mlir::sigreg::buildEpilogueKernel(OpBuilder &b, Location loc,
   };
 
   Value tid = k.threadId(Dimension::x);
+  Value block = k.blockId(Dimension::x);
+  Value e = k.add(k.mul(block, k.idx(kBlockThreads)), tid);
   if (none) {
-    Value e = k.add(k.mul(k.blockId(Dimension::x), k.idx(kBlockThreads)), tid);
     k.ifThen(k.lt(e, k.idx(V * S)), [&] {
       Value v = k.div(e, k.idx(S)), s = k.rem(e, k.idx(S));
       k.store(statistic(v, s), outArg, {v, s});
@@ -137,13 +149,18 @@ mlir::sigreg::buildEpilogueKernel(OpBuilder &b, Location loc,
     return func;
   }
   Value red = func.getWorkgroupAttributions()[0];
-  SmallVector<Value> local = k.forEach(
-      tid, k.idx(V * S), k.idx(kBlockThreads), {k.f32(0.0f)},
-      [&](Value e, ValueRange carried) {
-        Value v = k.div(e, k.idx(S)), s = k.rem(e, k.idx(S));
-        return SmallVector<Value>{k.addf(carried[0], statistic(v, s))};
-      });
-  k.store(local[0], red, {tid});
+  auto inRange =
+      scf::IfOp::create(k.b, TypeRange{k.b.getF32Type()}, k.lt(e, k.idx(V * S)),
+                        /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard g(k.b);
+    k.b.setInsertionPointToStart(inRange.thenBlock());
+    Value v = k.div(e, k.idx(S)), s = k.rem(e, k.idx(S));
+    scf::YieldOp::create(k.b, statistic(v, s));
+    k.b.setInsertionPointToStart(inRange.elseBlock());
+    scf::YieldOp::create(k.b, k.f32(0.0f));
+  }
+  k.store(inRange.getResult(0), red, {tid});
   k.barrier();
   for (int64_t stride = kBlockThreads / 2; stride >= 1; stride /= 2) {
     k.ifThen(k.lt(tid, k.idx(stride)), [&] {
@@ -152,11 +169,27 @@ mlir::sigreg::buildEpilogueKernel(OpBuilder &b, Location loc,
     });
     k.barrier();
   }
-  k.ifThen(k.lt(tid, k.idx(1)), [&] {
-    Value total = k.load(red, {k.idx(0)});
+  auto writeLoss = [&](Value total) {
     if (sh.reduction == Reduction::mean)
       total = k.divf(total, k.f32(static_cast<float>(V * S)));
     k.store(total, outArg, {});
+  };
+  if (!lastBlock) {
+    k.ifThen(k.lt(tid, k.idx(1)), [&] { writeLoss(k.load(red, {k.idx(0)})); });
+    return func;
+  }
+  Value counter = func.getArgument(3), blockSums = func.getArgument(4);
+  k.ifThen(k.lt(tid, k.idx(1)),
+           [&] { k.store(k.load(red, {k.idx(0)}), blockSums, {block}); });
+  Value last = arriveAtCounter(k, tid, func.getWorkgroupAttributions()[1],
+                               counter, k.idx(0), blocks);
+  k.ifThen(k.land(last, k.lt(tid, k.idx(1))), [&] {
+    SmallVector<Value> total = k.forEach(
+        k.idx(0), k.idx(blocks), k.idx(1), {k.f32(0.0f)},
+        [&](Value bl, ValueRange acc) {
+          return SmallVector<Value>{k.addf(acc[0], k.load(blockSums, {bl}))};
+        });
+    writeLoss(total[0]);
   });
   return func;
 }

@@ -4,6 +4,7 @@
 #include "Kernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -67,4 +68,30 @@ void mlir::sigreg::emitColumnNorms(KernelBuilder &k, Value sumSq, Value norm,
         });
     k.store(math::SqrtOp::create(k.b, sum[0]), norm, {tid});
   });
+}
+
+Value mlir::sigreg::arriveAtCounter(KernelBuilder &k, Value tid, Value flag,
+                                    Value counters, Value index,
+                                    int64_t expected) {
+  Type i32 = k.b.getI32Type();
+  NVVM::MembarOp::create(k.b, NVVM::MemScopeKind::GPU); // release
+  k.barrier();
+  k.ifThen(k.lt(tid, k.idx(1)), [&] {
+    Value one = arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(1));
+    Value old = memref::AtomicRMWOp::create(k.b, arith::AtomicRMWKind::addi,
+                                            one, counters, ValueRange{index});
+    NVVM::MembarOp::create(k.b, NVVM::MemScopeKind::GPU); // acquire
+    Value last = arith::CmpIOp::create(
+        k.b, arith::CmpIPredicate::eq, old,
+        arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(expected - 1)));
+    k.ifThen(last, [&] {
+      k.store(arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(0)),
+              counters, {index});
+    });
+    k.store(arith::ExtUIOp::create(k.b, i32, last), flag, {k.idx(0)});
+  });
+  k.barrier();
+  return arith::CmpIOp::create(
+      k.b, arith::CmpIPredicate::ne, k.load(flag, {k.idx(0)}),
+      arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(0)));
 }

@@ -39,6 +39,15 @@ void emitColumnNorms(KernelBuilder &k, Value sumSq, Value norm, Value tid,
                      Value s0, int64_t tileSlices, int64_t normChunks,
                      Value lastS);
 
+/// Publishes this block's global writes and counts it at `counters[index]`
+/// (i32, zero before the first launch); returns whether it is the
+/// `expected`-th (the last) to arrive, uniform over the block (thread `tid`
+/// 0 passes it through the workgroup i32 `flag[0]`). The last block resets
+/// the counter to zero for the next launch and sees every other block's
+/// writes.
+Value arriveAtCounter(KernelBuilder &k, Value tid, Value flag, Value counters,
+                      Value index, int64_t expected);
+
 } // namespace sigreg
 } // namespace mlir
 

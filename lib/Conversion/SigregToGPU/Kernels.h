@@ -223,8 +223,19 @@ struct EpilogueKernelShape {
   ClipMode clip;
   double clipValue;
   Reduction reduction;
+  /// Blocks of kBlockThreads threads, one thread per (v, s).
+  int64_t numBlocks() const {
+    return (numViews * numSlices + kBlockThreads - 1) / kBlockThreads;
+  }
+  /// mean/sum over several blocks: each block's sum goes to a workspace and
+  /// the last block (a self-resetting counter) adds them.
+  bool lastBlockReduction() const {
+    return reduction != Reduction::none && numBlocks() > 1;
+  }
 };
-/// (cos, sin : [V, S, P], out : memref<f32> or memref<VxSxf32>).
+/// (cos, sin : [V, S, P], out : memref<f32> or memref<VxSxf32>), then, with
+/// lastBlockReduction, (counter : memref<1xi32>, zero before the first
+/// launch, blockSums : memref<numBlocks x f32>). Grid (numBlocks, 1, 1).
 gpu::GPUFuncOp buildEpilogueKernel(OpBuilder &b, Location loc,
                                    const EpilogueKernelShape &shape);
 

@@ -508,12 +508,19 @@ LogicalResult FunctionLowering::lowerEpilogue(OpBuilder &b,
   Value out = destination(b, epi.getResult());
   OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
   gpu::GPUFuncOp kernel = addKernel(buildEpilogueKernel(kb, loc, sh));
-  int64_t blocks = sh.reduction == Reduction::none
-                       ? llvm::divideCeilSigned<int64_t>(
-                             sh.numViews * sh.numSlices, kBlockThreads)
-                       : 1;
-  createLaunch(b, loc, kernel, {blocks, 1, 1}, kBlockThreads,
-               {map.lookup(epi.getCos()), map.lookup(epi.getSin()), out});
+  SmallVector<Value> args = {map.lookup(epi.getCos()), map.lookup(epi.getSin()),
+                             out};
+  if (sh.lastBlockReduction()) {
+    // The counter starts at zero once (the runtime zeroes it when it
+    // allocates it) and the last block resets it.
+    auto counter =
+        memref::AllocOp::create(b, loc, MemRefType::get({1}, b.getI32Type()));
+    counter->setAttr("sigreg.zero_init", b.getUnitAttr());
+    args.push_back(counter);
+    args.push_back(memref::AllocOp::create(
+        b, loc, MemRefType::get({sh.numBlocks()}, b.getF32Type())));
+  }
+  createLaunch(b, loc, kernel, {sh.numBlocks(), 1, 1}, kBlockThreads, args);
   map.map(epi.getResult(), out);
   return success();
 }

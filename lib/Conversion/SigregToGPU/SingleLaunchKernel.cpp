@@ -276,34 +276,6 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
   });
 }
 
-/// Publishes this block's global writes and counts it at `counters[index]`;
-/// returns whether it is the `expected`-th (the last) to arrive, uniform over
-/// the block. The last block resets the counter to zero for the next launch.
-Value arriveAtCounter(Tile &t, Value counters, Value index, int64_t expected) {
-  KernelBuilder &k = t.k;
-  Type i32 = k.b.getI32Type();
-  NVVM::MembarOp::create(k.b, NVVM::MemScopeKind::GPU); // release
-  k.barrier();
-  k.ifThen(k.lt(t.tid, k.idx(1)), [&] {
-    Value one = arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(1));
-    Value old = memref::AtomicRMWOp::create(k.b, arith::AtomicRMWKind::addi,
-                                            one, counters, ValueRange{index});
-    NVVM::MembarOp::create(k.b, NVVM::MemScopeKind::GPU); // acquire
-    Value last = arith::CmpIOp::create(
-        k.b, arith::CmpIPredicate::eq, old,
-        arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(expected - 1)));
-    k.ifThen(last, [&] {
-      k.store(arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(0)),
-              counters, {index});
-    });
-    k.store(arith::ExtUIOp::create(k.b, i32, last), t.flag, {k.idx(0)});
-  });
-  k.barrier();
-  return arith::CmpIOp::create(
-      k.b, arith::CmpIPredicate::ne, k.load(t.flag, {k.idx(0)}),
-      arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(0)));
-}
-
 /// Stage 6 (several batch tiles, last block of the column): t.ecf = the
 /// per-tile sums added in ascending tile order, divided by N.
 void gatherBatchTiles(Tile &t, Value partC, Value partS) {
@@ -475,8 +447,9 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
     emitTileStatistic(t, out, stats);
     if (none)
       return;
-    Value last = arriveAtCounter(t, counters, k.idx(sh.numCounters() - 1),
-                                 V * sh.numSliceTiles());
+    Value last =
+        arriveAtCounter(k, t.tid, t.flag, counters, k.idx(sh.numCounters() - 1),
+                        V * sh.numSliceTiles());
     k.ifThen(last, [&] { emitLastBlockReduction(t, stats, out); });
   };
   if (T == 1) {
@@ -484,7 +457,7 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
     return func;
   }
   Value column = k.add(k.mul(t.v, k.idx(sh.numSliceTiles())), t.sliceTile);
-  Value last = arriveAtCounter(t, counters, column, T);
+  Value last = arriveAtCounter(k, t.tid, t.flag, counters, column, T);
   k.ifThen(last, [&] {
     gatherBatchTiles(t, partC, partS);
     finish();

@@ -13,8 +13,10 @@
 //                       workgroup f32 buffers [16*(BM+1), 16*BS, 16*BS,
 //                       16*BS, BS]
 //   sigreg_ecf_finalize only when ceil(N/BM) > 1: grid ceil(V*S*P/256)
-//   sigreg_epilogue     one block (mean/sum, 256-float tree buffer) or
-//                       ceil(V*S/256) blocks (none)
+//   sigreg_epilogue     ceil(V*S/256) blocks, thread = (v, s); mean/sum: a
+//                       256-float tree buffer per block and, with several
+//                       blocks, the block sums added by the last block
+//                       (a zero_init counter)
 // Neither the [V, N, S, P] tensor nor y [V, N, S] is ever allocated.
 
 // NOBIG-NOT: memref<1x37x77x9xf32>
@@ -139,9 +141,25 @@ func.func @rank2_none(%x: tensor<10x16xbf16>, %seed: i64) -> tensor<8xf32> {
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_projection blocks in (%[[C4]], %[[C74]], %[[C1]])
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf blocks in (%[[C64]], %[[C1]], %[[C1]])
 // CHECK-NOT:     sigreg_ecf_finalize
-// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_epilogue blocks in (%[[C1]], %[[C1]], %[[C1]])
+// CHECK:         %[[COUNTER:.*]] = memref.alloc() {sigreg.zero_init} : memref<1xi32>
+// CHECK:         %[[BLOCKSUMS:.*]] = memref.alloc() : memref<4xf32>
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_epilogue blocks in (%[[C4]], %[[C1]], %[[C1]]) {{.*}}, %[[COUNTER]] : memref<1xi32>, %[[BLOCKSUMS]] : memref<4xf32>)
 // CHECK:         gpu.func @sigreg_fused_ecf(
 // CHECK-SAME:      workgroup(%{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16xf32, #gpu.address_space<workgroup>>)
+// The epilogue over 4 blocks: each block's tree sum to its slot, the
+// counter (release, atomic add, acquire; the last block resets it), then
+// the last block adds the 4 sums in order and divides by V * S.
+// CHECK:         gpu.func @sigreg_epilogue(%{{.*}}: memref<1x1024x17xf32>, %{{.*}}: memref<1x1024x17xf32>, %{{.*}}: memref<f32>, %[[CNT:.*]]: memref<1xi32>, %[[SUMS:.*]]: memref<4xf32>) workgroup(%{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %[[FLAG:.*]] : memref<1xi32, #gpu.address_space<workgroup>>)
+// CHECK:           memref.store %{{.*}}, %[[SUMS]][%{{.*}}] : memref<4xf32>
+// CHECK:           nvvm.memory.barrier <gpu>
+// CHECK:           memref.atomic_rmw addi %{{.*}}, %[[CNT]]
+// CHECK:           nvvm.memory.barrier <gpu>
+// CHECK:             memref.store %{{.*}}, %[[CNT]]
+// CHECK:           memref.store %{{.*}}, %[[FLAG]]
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK-NEXT:        memref.load %[[SUMS]]
+// CHECK:           arith.divf
+// CHECK:           memref.store %{{.*}}, %{{.*}}[] : memref<f32>
 // OPT-LABEL:   func.func @blog(
 // OPT:           gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf blocks in (%[[C16:.*]], %[[C2:.*]], %[[C1:.*]]) threads
 // OPT:           gpu.launch_func @sigreg_kernels::@sigreg_ecf_finalize
@@ -163,10 +181,11 @@ func.func @blog(%x: tensor<32x2048xf32>, %seed: i64) -> tensor<f32> {
 // CHECK-DAG:     %[[C16:.*]] = arith.constant 16 : index
 // CHECK-DAG:     %[[C32:.*]] = arith.constant 32 : index
 // CHECK-DAG:     %[[C68:.*]] = arith.constant 68 : index
+// CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : index
 // CHECK:         memref.alloc() : memref<16x1x1024x17xf32>
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf blocks in (%[[C32]], %[[C16]], %[[C1]])
 // CHECK-NEXT:    gpu.launch_func @sigreg_kernels::@sigreg_ecf_finalize blocks in (%[[C68]], %[[C1]], %[[C1]])
-// CHECK-NEXT:    gpu.launch_func @sigreg_kernels::@sigreg_epilogue blocks in (%[[C1]], %[[C1]], %[[C1]])
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_epilogue blocks in (%[[C4]], %[[C1]], %[[C1]])
 // CHECK:         gpu.func @sigreg_fused_ecf(
 // CHECK-SAME:      workgroup(%{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<512xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<512xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32xf32, #gpu.address_space<workgroup>>)
 // OPT-LABEL:   func.func @mid(
