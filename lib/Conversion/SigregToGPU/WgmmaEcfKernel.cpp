@@ -66,8 +66,14 @@ constexpr int64_t kRows = kWgmmaRows;
 constexpr int64_t kGBoxSlices = 64;
 constexpr int64_t kConsumerThreads = 256;
 /// Rows of the y tile one ECF iteration takes: independent recurrences a
-/// thread interleaves (the ECF phase is latency-bound: ncu, 2026-11-30).
-constexpr int64_t kEcfRowsPerStep = 8;
+/// thread interleaves (the ECF phase is latency-bound: ncu, 2026-11-30); 16
+/// measured 1.5-2% faster than 8 on the whole kernel at large (PERF-NOTES
+/// e3), without spills.
+constexpr int64_t kEcfRowsPerStep = 16;
+/// Rows per iteration of the other per-row stages over the y tile (the
+/// slices' store, the gradient's dL/dy), and the floor of
+/// ecfGradSliceRows: 8, as measured before the ECF's went to 16.
+constexpr int64_t kRowsPerStep = 8;
 /// At most this many rows per k-tile in the persistent kernel's ECF between
 /// MMAs (kept a power of two).
 constexpr int64_t kInterleavedRowsPerStep = 4;
@@ -76,6 +82,11 @@ constexpr int64_t kInterleavedRowsPerStep = 4;
 /// large against 0.174 with 8 (52 registers against 62; forcing 5 blocks
 /// per multiprocessor, 48 registers, spilled and measured 0.175).
 constexpr int64_t kGradSliceRowsPerStep = 4;
+/// Column norms from at most this many per-chunk sums are loaded all at
+/// once (emitColumnScale): the loads of a loop unrolled by 8 by LLVM waited
+/// for one memory latency per group, which delayed the mainloop at mid once
+/// the scale moved before it (PERF-NOTES e2).
+constexpr int64_t kUnrolledNormChunks = 64;
 /// Padding of the y tile's rows (f32 words): with rows of slices + 4 words,
 /// the 8 rows one warp's accumulator store touches start 4 banks apart, so
 /// the store takes the minimum of 2 wavefronts instead of 8 (ncu counted
@@ -486,13 +497,25 @@ Value emitColumnScale(KernelBuilder &k, const WgmmaEcfShape &sh, Value sumSq,
   if (!sh.seeded)
     return scale;
   Value sc = k.min(s, k.idx(sh.numSlices - 1));
-  SmallVector<Value> sum = k.forEach(
-      k.idx(0), k.idx(sh.normChunks), k.idx(1), {k.f32(0.0f)},
-      [&](Value c, ValueRange carried) {
-        return SmallVector<Value>{k.addf(carried[0], k.load(sumSq, {c, sc}))};
-      });
+  Value sum;
+  if (sh.normChunks <= kUnrolledNormChunks) {
+    // Every load first (one memory latency, not one per unrolled group),
+    // then the adds in chunk order.
+    SmallVector<Value> parts;
+    for (int64_t c = 0; c < sh.normChunks; ++c)
+      parts.push_back(k.load(sumSq, {k.idx(c), sc}));
+    sum = k.f32(0.0f);
+    for (Value part : parts)
+      sum = k.addf(sum, part);
+  } else {
+    sum = k.forEach(
+        k.idx(0), k.idx(sh.normChunks), k.idx(1), {k.f32(0.0f)},
+        [&](Value c, ValueRange carried) {
+          return SmallVector<Value>{k.addf(carried[0], k.load(sumSq, {c, sc}))};
+        })[0];
+  }
   // y = acc / ||g_s||, folded into the angle: dt * (acc / norm).
-  return k.divf(scale, math::SqrtOp::create(k.b, sum[0]));
+  return k.divf(scale, math::SqrtOp::create(k.b, sum));
 }
 
 /// The harmonics of an angle: one range-reduced sincos of `theta`, then the
@@ -620,15 +643,15 @@ void splitRows(KernelBuilder &k, ColumnPart &c, int64_t N, Value m0) {
 /// rows (rows [part * 128 / parts, ...) inside the batch), kEcfRowsPerStep
 /// rows per iteration; with two parts, the second part's sums are added to the
 /// first's through shared memory in a fixed order. The first part writes the
-/// tile's sums.
+/// tile's sums. `scale`: the column's emitColumnScale, computed before the
+/// mainloop.
 void emitEcfColumns(KernelBuilder &k, const WgmmaTypes &t,
                     const WgmmaEcfShape &sh, Value smem, Value yTile,
-                    Value sumSq, Value cosOut, Value sinOut, Value tid,
+                    Value scale, Value cosOut, Value sinOut, Value tid,
                     Value s0, Value m0, Value v, Value batchTile) {
   int64_t P = sh.numPoints, S = sh.numSlices;
   ColumnPart c = splitColumns(k, t, tid, s0);
   Value col = c.col, s = c.s;
-  Value scale = emitColumnScale(k, sh, sumSq, s);
   splitRows(k, c, sh.batch, m0);
   Value count = c.count;
   SmallVector<Value> sums = emitEcfRows(k, P, yTile, c.row0, c.partCount, col,
@@ -732,7 +755,7 @@ void emitSliceStore(KernelBuilder &k, const WgmmaTypes &t,
   Value inSlices = k.lt(c.s, k.idx(sh.numSlices));
   Value inverseNorm = emitInverseNorm(k, sh, sumSq, sc);
   splitRows(k, c, sh.batch, m0);
-  forEachRow(k, c.row0, c.partCount, kEcfRowsPerStep, [&](Value row) {
+  forEachRow(k, c.row0, c.partCount, kRowsPerStep, [&](Value row) {
     Value y = k.mulf(k.load(yTile, {row, c.col}), inverseNorm);
     k.ifThen(inSlices, [&] {
       k.store(y, slicesOut, {k.add(xRow0, row), c.s});
@@ -809,7 +832,7 @@ void emitEcfGradColumns(KernelBuilder &k, const WgmmaTypes &t,
   Value scale = emitColumnScale(k, sh, sumSq, sc);
   GradCoefficients coef = emitGradCoefficients(k, sh, scale, dcos, dsin, v, sc);
   splitRows(k, c, N, m0);
-  forEachRow(k, c.row0, c.partCount, kEcfRowsPerStep, [&](Value row) {
+  forEachRow(k, c.row0, c.partCount, kRowsPerStep, [&](Value row) {
     Value theta = k.mulf(k.load(yTile, {row, col}), scale);
     Value g = emitGradValue(k, P, theta, coef);
     Value gs = arith::TruncFOp::create(k.b, t.elem, g);
@@ -953,10 +976,13 @@ void emitWarpgroupRoles(KernelBuilder &k, const WgmmaTypes &t, Value wg,
 /// The one-tile kernels' body (stages 2-4): the producer warpgroup streams
 /// the tile's k-tiles (x rows from `xRow0`, g columns or rows from `s0`), the
 /// consumer warpgroups run the mainloop and store the accumulators into the
-/// shared y tile, then run `lastStage` on it.
-void emitOneTileGemm(KernelBuilder &k, const WgmmaTypes &t,
-                     const WgmmaKernel &kn, Value xRow0, Value s0,
-                     function_ref<void(Value yTile)> lastStage) {
+/// shared y tile, then run `lastStage` on it. `consumerPrologue` (if any)
+/// runs in the consumers before the mainloop and its values go to
+/// `lastStage`: loads issued there complete while the MMAs run.
+void emitOneTileGemm(
+    KernelBuilder &k, const WgmmaTypes &t, const WgmmaKernel &kn, Value xRow0,
+    Value s0, function_ref<void(Value yTile, ValueRange pre)> lastStage,
+    function_ref<SmallVector<Value>()> consumerPrologue = nullptr) {
   emitWarpgroupRoles(
       k, t, kn.wg,
       [&] {
@@ -966,12 +992,15 @@ void emitOneTileGemm(KernelBuilder &k, const WgmmaTypes &t,
         });
       },
       [&] {
+        SmallVector<Value> pre;
+        if (consumerPrologue)
+          pre = consumerPrologue();
         Value acc = emitWgmmaMainloop(
                         k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
                         kn.wg, kn.primary, kn.kTiles, k.idx(0),
                         arith::ConstantOp::create(k.b, k.b.getBoolAttr(false)))
                         .acc;
-        lastStage(emitAccumulatorTile(k, t, kn.smem, acc));
+        lastStage(emitAccumulatorTile(k, t, kn.smem, acc), pre);
       });
 }
 } // namespace
@@ -995,13 +1024,31 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
   // x is [V * N, D]: the tile's first row. Rows past N of the last tile of a
   // view are loaded (the next view's or zeros) but never summed.
   Value xRow0 = k.add(k.mul(v, k.idx(sh.batch)), m0);
-  emitOneTileGemm(k, t, kn, xRow0, s0, [&](Value yTile) {
-    if (out.slicesOut)
-      emitSliceStore(k, t, sh, yTile, out.sumSq, out.slicesOut, kn.tid, s0, m0,
-                     xRow0);
-    emitEcfColumns(k, t, sh, kn.smem, yTile, out.sumSq, out.cosOut, out.sinOut,
-                   kn.tid, s0, m0, v, batchTile);
-  });
+  // The scale's loads before the mainloop where the consumers have the
+  // registers for them (setmaxnreg, one CTA per multiprocessor): with 128-
+  // slice tiles (two CTAs, no setmaxnreg) they spilled, and the other CTA
+  // hides the ECF phase's loads anyway.
+  bool hoistScale = t.tiling.consumerRegisters != 0;
+  emitOneTileGemm(
+      k, t, kn, xRow0, s0,
+      [&](Value yTile, ValueRange pre) {
+        if (out.slicesOut)
+          emitSliceStore(k, t, sh, yTile, out.sumSq, out.slicesOut, kn.tid, s0,
+                         m0, xRow0);
+        Value scale = hoistScale
+                          ? pre[0]
+                          : emitColumnScale(k, sh, out.sumSq,
+                                            splitColumns(k, t, kn.tid, s0).s);
+        emitEcfColumns(k, t, sh, kn.smem, yTile, scale, out.cosOut, out.sinOut,
+                       kn.tid, s0, m0, v, batchTile);
+      },
+      [&] {
+        // The column's angle scale (its norm loads) while the MMAs run.
+        if (!hoistScale)
+          return SmallVector<Value>{};
+        return SmallVector<Value>{emitColumnScale(
+            k, sh, out.sumSq, splitColumns(k, t, kn.tid, s0).s)};
+      });
   gpu::ReturnOp::create(k.b);
   return kn.func;
 }
@@ -1128,7 +1175,7 @@ gpu::GPUFuncOp mlir::sigreg::buildEcfGradWgmmaKernel(OpBuilder &b, Location loc,
   Value m0 = k.mul(k.blockId(Dimension::y), k.idx(kRows));
   Value v = k.blockId(Dimension::z);
   Value xRow0 = k.add(k.mul(v, k.idx(N)), m0);
-  emitOneTileGemm(k, t, kn, xRow0, s0, [&](Value yTile) {
+  emitOneTileGemm(k, t, kn, xRow0, s0, [&](Value yTile, ValueRange) {
     emitEcfGradColumns(k, t, sh, yTile, sumSq, dcos, dsin, gradOut, kn.tid, s0,
                        m0, v, xRow0);
   });
@@ -1141,7 +1188,7 @@ int64_t mlir::sigreg::ecfGradSliceRows(int64_t numViews, int64_t batch,
   int64_t columns =
       numViews * llvm::divideCeilSigned<int64_t>(numSlices, kBlockThreads);
   int64_t rows = 64;
-  while (rows > kEcfRowsPerStep &&
+  while (rows > kRowsPerStep &&
          columns * llvm::divideCeilSigned<int64_t>(batch, rows) < kTargetBlocks)
     rows /= 2;
   return rows;
@@ -1242,7 +1289,7 @@ gpu::GPUFuncOp mlir::sigreg::buildProjectTransposeWgmmaKernel(
   Value dx = kn.rest[0];
   Value d0 = k.mul(k.blockId(Dimension::x), k.idx(t.slices));
   Value r0 = k.mul(k.blockId(Dimension::y), k.idx(kRows));
-  emitOneTileGemm(k, t, kn, r0, d0, [&](Value yTile) {
+  emitOneTileGemm(k, t, kn, r0, d0, [&](Value yTile, ValueRange) {
     emitTileStore(k, t, yTile, dx, kn.tid, r0, d0, sh.rows, sh.featureDim);
   });
   gpu::ReturnOp::create(k.b);

@@ -72,10 +72,13 @@
 // CHECK-COUNT-4:     nvgpu.tma.async.load %[[GMAP]][%{{.*}}, %{{.*}}], %[[FULL]][%{{.*}}] to %{{.*}} : {{.*}} -> memref<64x64xbf16, #gpu.address_space<workgroup>>
 
 // Stage 3, emitWgmmaMainloop: the two consumer warpgroups take registers,
-// wait for a full stage, m64n256 wgmma from shared-memory descriptors (B
-// transposed: g is N-major), hand the previous stage back.
+// load their column's norm sums (the angle scale of stage 5, in flight while
+// the MMAs run), wait for a full stage, m64n256 wgmma from shared-memory
+// descriptors (B transposed: g is N-major), hand the previous stage back.
 // CHECK:         } else {
 // CHECK-NEXT:      nvvm.setmaxregister  increase 232
+// CHECK:           memref.load %[[SUMSQ]]
+// CHECK:           %[[SCALE:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
 // CHECK-NEXT:      %[[ACC0:.*]] = nvgpu.warpgroup.mma.init.accumulator -> <fragmented = vector<64x256xf32>>
 // CHECK-NEXT:      %[[LOOP:.*]]:2 = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[ACC0]], %[[PH:.*]] = %false)
 // CHECK:             nvgpu.mbarrier.try_wait.parity %[[FULL]][%{{.*}}], %[[PH]]
@@ -96,15 +99,15 @@
 // CHECK-NEXT:      nvvm.barrier id
 // CHECK-NEXT:      %[[Y:.*]] = memref.subview %[[PAD]][0, 0] [128, 256] [1, 1] : {{.*}} to memref<128x256xf32, strided<[260, 1]>, #gpu.address_space<workgroup>>
 
-// Stage 5, emitEcfColumns: the column norm from the per-chunk sums, rows of
-// the tile inside the batch (min(128, 1000 - m0)) in groups of 8 then one by
-// one; per row a Cody-Waite reduced sin/cos on the SFU and the Chebyshev
-// recurrence for p = 2..4; p = 0 is the row count.
-// CHECK:           memref.load %[[SUMSQ]]
-// CHECK:           math.sqrt
+// Stage 5, emitEcfColumns: rows of the tile inside the batch (min(128, 1000
+// - m0)) in groups of 16 then one by one; per row a Cody-Waite reduced sin/cos
+// on the SFU (the angle: y times the scale) and the Chebyshev recurrence for
+// p = 2..4; p = 0 is the row count.
+// CHECK-NOT:       memref.load %[[SUMSQ]]
 // CHECK:           arith.minui %{{.*}}, %c128 : index
-// CHECK:           scf.for {{.*}} step %c8 iter_args
-// CHECK-COUNT-8:     memref.load %[[Y]]
+// CHECK:           scf.for {{.*}} step %c16 iter_args
+// CHECK-COUNT-16:     memref.load %[[Y]]
+// CHECK:             arith.mulf %{{.*}}, %[[SCALE]] : f32
 // CHECK:           scf.for {{.*}} step %c1 iter_args
 // CHECK:             math.roundeven
 // CHECK:             llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
@@ -178,8 +181,8 @@
 // PERSIST:           nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // PERSIST:           nvgpu.warpgroup.mma.store
 // PERSIST:           nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
-// The last tile's ECF after the loop, eight rows per step.
-// PERSIST:         scf.for {{.*}} step %c8 iter_args
+// The last tile's ECF after the loop, sixteen rows per step.
+// PERSIST:         scf.for {{.*}} step %c16 iter_args
 // PERSIST:         gpu.return
 
 // Without sm_90a the same problem runs the mma.sync kernel.
