@@ -60,8 +60,8 @@
 //       and writes the means: (4T + 2)VSP f32. This is an estimate from the
 //       schedule's tile choice.
 // The kernel choice, tiles, split and chunk rounding are those of
-// --convert-sigreg-to-gpu: both take them from
-// sigreg/Dialect/Sigreg/Utils/EcfSchedule.h.
+// --convert-sigreg-to-gpu: the op's #sigreg.schedule when it has one, else
+// both choose them with sigreg/Dialect/Sigreg/Utils/EcfSchedule.h.
 //   sigreg.fused_epilogue  epilogue: per (v, s, p) 6 FLOPs (sub, 2 mul, add,
 //       mul by w_p, add), per statistic 1 mul by the count, then the final
 //       reduction as sigreg.reduce; reads 2VSP f32 (phi and w are folded
@@ -192,6 +192,19 @@ private:
     o.tensorCores = tensorCores;
     return o;
   }
+  /// The schedule of `ecf`: its #sigreg.schedule when it has one (as
+  /// --convert-sigreg-to-gpu follows it), else the one the options give.
+  EcfSchedule ecfSchedule(FusedEcfOp ecf) const {
+    if (ScheduleAttr attr = ecf.getScheduleAttr())
+      return getEcfSchedule(ecf, attr);
+    return chooseEcfSchedule(ecf, scheduleOptions(), batch);
+  }
+  /// The layout of `proj`'s g for its consumers' schedules.
+  ProjectionSchedule projectionSchedule(ProjectionOp proj) const {
+    return chooseProjectionSchedule(
+        proj, projectionChunk, [&](FusedEcfOp ecf) { return ecfSchedule(ecf); },
+        batch);
+  }
   /// 32-bit words of g [D, S] as the projection kernel writes them: f32, or
   /// packed pairs of 16-bit hi (and, split, lo) parts.
   static Count projectionWords(const ProjectionSchedule &layout, Count D,
@@ -231,8 +244,7 @@ void SigregRooflinePass::analyze(Operation *op, FunctionReport &r) {
       gen += {S * (1 + 3 * D), 3 * D * S * f32, 0};
       return;
     }
-    ProjectionSchedule layout =
-        chooseProjectionSchedule(proj, scheduleOptions(), batch);
+    ProjectionSchedule layout = projectionSchedule(proj);
     Count gWords = projectionWords(layout, D, S);
     gen += {2 * D * S, (gWords + layout.numChunks * S) * f32, 0};
     return;
@@ -281,8 +293,7 @@ void SigregRooflinePass::analyze(Operation *op, FunctionReport &r) {
     Cost g{2 * B * D * S, B * D * q(x), 0};
     if (auto proj = ecf.getProjection().getDefiningOp<ProjectionOp>()) {
       // The kernel reads g as the projection kernel wrote it.
-      ProjectionSchedule layout =
-          chooseProjectionSchedule(proj, scheduleOptions(), batch);
+      ProjectionSchedule layout = projectionSchedule(proj);
       Count chunks = layout.numChunks;
       Count gWords = projectionWords(layout, D, S);
       g += {chunks * S + S + B * S, (gWords + chunks * S) * f32, 0};
@@ -291,7 +302,7 @@ void SigregRooflinePass::analyze(Operation *op, FunctionReport &r) {
     }
     gemm += g;
     // trig_reduction: theta, rotations, sums, means; output traffic.
-    Count T = chooseEcfSchedule(ecf, scheduleOptions(), batch).numBatchTiles;
+    Count T = ecfSchedule(ecf).numBatchTiles;
     Count written = T.v == 1 ? 2 * C : (4 * T + 2) * C;
     trig +=
         {B * S * (1 + 6 * (P - 1) + 2 * P) + 2 * C, written * f32, 2 * B * S};

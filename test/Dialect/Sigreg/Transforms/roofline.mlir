@@ -4,6 +4,10 @@
 // RUN: FileCheck %s --check-prefix=JSON < %t.json
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --sigreg-roofline="block-rows=16 projection-chunk=3" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SCHED
 // RUN: sigreg-opt %s --sigreg-roofline -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOSS
+// The schedule attribute, when there is one, decides the tiles (as it does for
+// --convert-sigreg-to-gpu): block-rows=16 given to --sigreg-choose-schedule
+// only, not to the roofline.
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue "--sigreg-choose-schedule=block-rows=16 single-launch=0" --sigreg-roofline -o /dev/null 2>&1 | FileCheck %s --check-prefix=ATTR
 
 // The pass is an analysis: the IR is the same with and without it.
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf -o %t.before
@@ -114,6 +118,10 @@ func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64) -> tensor<f32> {
 // normalization adds CS = 960 FLOPs (2304000 + 960 + 40 + 12000 = 2317000)
 // and reads 57600 + 19200 = 76800 bytes.
 //===----------------------------------------------------------------------===//
+
+// ATTR-LABEL:  remark: roofline: @views_ragged path=fused
+// ATTR:        remark: projection_generation: flops=7680 bytes=16320 intensity=0.4706
+// ATTR:        remark: trig_reduction: flops=806160 bytes=129600 intensity=6.2204 sfu=24000
 
 // NAIVE-LABEL: remark: roofline: @views_ragged path=naive
 // NAIVE:       remark: projection_generation: flops=11560 bytes=46080 intensity=0.2509
