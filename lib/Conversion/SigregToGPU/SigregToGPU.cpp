@@ -724,9 +724,6 @@ LogicalResult FunctionLowering::lowerFusedEcfBackward(OpBuilder &b,
                   isSeeded ? seeded->second.chunks : 0,
                   getWgmmaTiling(slices)};
   OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
-  Value x = map.lookup(op.getInput());
-  Value rows = memref::CollapseShapeOp::create(
-      b, loc, x, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
   Value grad =
       memref::AllocOp::create(b, loc, MemRefType::get({V * N, S}, elem));
   SmallVector<Value> args;
@@ -756,6 +753,10 @@ LogicalResult FunctionLowering::lowerFusedEcfBackward(OpBuilder &b,
                   llvm::divideCeilSigned<int64_t>(N, rowsPerBlock), V},
                  kBlockThreads, args);
   } else {
+    // y recomputed from x viewed as [V * N, D].
+    Value rows = memref::CollapseShapeOp::create(
+        b, loc, map.lookup(op.getInput()),
+        ArrayRef<ReassociationIndices>{{0, 1}, {2}});
     gpu::GPUFuncOp ecfGrad = addKernel(buildEcfGradWgmmaKernel(kb, loc, w));
     args = tensorMapArgs(b, loc, ecfGrad, {rows, g});
     if (isSeeded)

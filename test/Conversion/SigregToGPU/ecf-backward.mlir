@@ -17,8 +17,8 @@
 // CHECK:         %[[G:.*]] = memref.alloc() : memref<136x72xbf16>
 // CHECK:         %[[SS:.*]] = memref.alloc() : memref<9x72xf32>
 // CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_projection_rows {{.*}} args(%[[SEED]] : i64, %[[G]] : memref<136x72xbf16>, %[[SS]] : memref<9x72xf32>)
-// CHECK:         %[[ROWS:.*]] = memref.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : memref<2x300x136xbf16> into memref<600x136xbf16>
 // CHECK:         %[[DY:.*]] = memref.alloc() : memref<600x72xbf16>
+// CHECK:         %[[ROWS:.*]] = memref.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : memref<2x300x136xbf16> into memref<600x136xbf16>
 // CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xbf16> -> <tensor = memref<128x64xbf16, 3>, swizzle = swizzle_128b
 // CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xbf16> -> <tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b
 // Few tiles (1 x 3 x 2): 128-slice tiles, 288 threads, 96 KB. The
