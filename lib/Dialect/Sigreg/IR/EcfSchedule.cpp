@@ -512,12 +512,11 @@ EcfSchedule mlir::sigreg::getEcfSchedule(FusedEcfOp op, ScheduleAttr attr) {
   return s;
 }
 
-EcfSchedule
-mlir::sigreg::getOrChooseEcfSchedule(FusedEcfOp op,
-                                     const EcfScheduleOptions &options) {
+EcfSchedule mlir::sigreg::getOrChooseEcfSchedule(
+    FusedEcfOp op, const EcfScheduleOptions &options, int64_t dynamicSize) {
   if (ScheduleAttr attr = op.getScheduleAttr())
     return getEcfSchedule(op, attr);
-  return chooseEcfSchedule(op, options);
+  return chooseEcfSchedule(op, options, dynamicSize);
 }
 
 /// Shared memory of the SIMT kernel's tiles (x, g, the two reduction

@@ -195,9 +195,7 @@ private:
   /// The schedule of `ecf`: its #sigreg.schedule when it has one (as
   /// --convert-sigreg-to-gpu follows it), else the one the options give.
   EcfSchedule ecfSchedule(FusedEcfOp ecf) const {
-    if (ScheduleAttr attr = ecf.getScheduleAttr())
-      return getEcfSchedule(ecf, attr);
-    return chooseEcfSchedule(ecf, scheduleOptions(), batch);
+    return getOrChooseEcfSchedule(ecf, scheduleOptions(), batch);
   }
   /// The layout of `proj`'s g for its consumers' schedules.
   ProjectionSchedule projectionSchedule(ProjectionOp proj) const {

@@ -294,9 +294,11 @@ ScheduleAttr chooseScheduleAttr(FusedEcfOp op,
 EcfSchedule getEcfSchedule(FusedEcfOp op, ScheduleAttr attr);
 
 /// The schedule of `op`: its attribute when it has one, else the one
-/// chooseEcfSchedule makes under `options`.
+/// chooseEcfSchedule makes under `options` (`dynamicSize` standing for a
+/// dynamic dimension).
 EcfSchedule getOrChooseEcfSchedule(FusedEcfOp op,
-                                   const EcfScheduleOptions &options);
+                                   const EcfScheduleOptions &options,
+                                   int64_t dynamicSize = 0);
 
 /// Whether `attr` can run `op`, by the same rules the choice follows (the
 /// cost rules aside: a schedule written by hand may be slow, never wrong).
