@@ -161,14 +161,7 @@ mlir::sigreg::buildEpilogueKernel(OpBuilder &b, Location loc,
     scf::YieldOp::create(k.b, k.f32(0.0f));
   }
   k.store(inRange.getResult(0), red, {tid});
-  k.barrier();
-  for (int64_t stride = kBlockThreads / 2; stride >= 1; stride /= 2) {
-    k.ifThen(k.lt(tid, k.idx(stride)), [&] {
-      Value other = k.load(red, {k.add(tid, k.idx(stride))});
-      k.store(k.addf(k.load(red, {tid}), other), red, {tid});
-    });
-    k.barrier();
-  }
+  emitBlockTreeSum(k, tid, red);
   auto writeLoss = [&](Value total) {
     if (sh.reduction == Reduction::mean)
       total = k.divf(total, k.f32(static_cast<float>(V * S)));

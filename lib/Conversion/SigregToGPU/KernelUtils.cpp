@@ -95,3 +95,14 @@ Value mlir::sigreg::arriveAtCounter(KernelBuilder &k, Value tid, Value flag,
       k.b, arith::CmpIPredicate::ne, k.load(flag, {k.idx(0)}),
       arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(0)));
 }
+
+void mlir::sigreg::emitBlockTreeSum(KernelBuilder &k, Value tid, Value red) {
+  k.barrier();
+  for (int64_t stride = kBlockThreads / 2; stride >= 1; stride /= 2) {
+    k.ifThen(k.lt(tid, k.idx(stride)), [&] {
+      Value other = k.load(red, {k.add(tid, k.idx(stride))});
+      k.store(k.addf(k.load(red, {tid}), other), red, {tid});
+    });
+    k.barrier();
+  }
+}

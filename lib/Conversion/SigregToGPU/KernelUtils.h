@@ -39,6 +39,11 @@ void emitColumnNorms(KernelBuilder &k, Value sumSq, Value norm, Value tid,
                      Value s0, int64_t tileSlices, int64_t normChunks,
                      Value lastS);
 
+/// Adds the kBlockThreads values of the workgroup buffer `red` (thread
+/// `tid` stored red[tid] before the call) in a fixed-order tree, barriers
+/// included; the sum ends in red[0].
+void emitBlockTreeSum(KernelBuilder &k, Value tid, Value red);
+
 /// Publishes this block's global writes and counts it at `counters[index]`
 /// (i32, zero before the first launch); returns whether it is the
 /// `expected`-th (the last) to arrive, uniform over the block (thread `tid`

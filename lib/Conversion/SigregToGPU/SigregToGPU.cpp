@@ -497,6 +497,16 @@ LogicalResult FunctionLowering::lowerFusedEcf(OpBuilder &b, FusedEcfOp ecf) {
   return success();
 }
 
+/// `count` i32 counters of a last-block reduction (arriveAtCounter): zeroed
+/// once when the runtime allocates them (`sigreg.zero_init`), left at zero
+/// by every launch.
+static Value allocCounters(OpBuilder &b, Location loc, int64_t count) {
+  auto counters =
+      memref::AllocOp::create(b, loc, MemRefType::get({count}, b.getI32Type()));
+  counters->setAttr("sigreg.zero_init", b.getUnitAttr());
+  return counters;
+}
+
 /// The fused epilogue kernel: the statistic, clip and reduction.
 LogicalResult FunctionLowering::lowerEpilogue(OpBuilder &b,
                                               FusedEpilogueOp epi) {
@@ -511,12 +521,7 @@ LogicalResult FunctionLowering::lowerEpilogue(OpBuilder &b,
   SmallVector<Value> args = {map.lookup(epi.getCos()), map.lookup(epi.getSin()),
                              out};
   if (sh.lastBlockReduction()) {
-    // The counter starts at zero once (the runtime zeroes it when it
-    // allocates it) and the last block resets it.
-    auto counter =
-        memref::AllocOp::create(b, loc, MemRefType::get({1}, b.getI32Type()));
-    counter->setAttr("sigreg.zero_init", b.getUnitAttr());
-    args.push_back(counter);
+    args.push_back(allocCounters(b, loc, 1));
     args.push_back(memref::AllocOp::create(
         b, loc, MemRefType::get({sh.numBlocks()}, b.getF32Type())));
   }
@@ -911,10 +916,7 @@ LogicalResult FunctionLowering::lowerSingleLaunch(OpBuilder &b,
   SmallVector<Value> args = {proj ? map.lookup(proj.getSeed())
                                   : map.lookup(ecf.getProjection()),
                              map.lookup(ecf.getInput()), out};
-  auto counters = memref::AllocOp::create(
-      b, loc, MemRefType::get({sh.numCounters()}, b.getI32Type()));
-  counters->setAttr("sigreg.zero_init", b.getUnitAttr());
-  args.push_back(counters);
+  args.push_back(allocCounters(b, loc, sh.numCounters()));
   if (T > 1)
     for (int i = 0; i < 2; ++i)
       args.push_back(

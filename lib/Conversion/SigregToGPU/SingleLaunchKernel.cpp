@@ -344,14 +344,7 @@ void emitLastBlockReduction(Tile &t, Value stats, Value out) {
                   return SmallVector<Value>{k.addf(acc[0], k.load(stats, {e}))};
                 });
   k.store(local[0], t.gs, {t.tid});
-  k.barrier();
-  for (int64_t stride = kBlockThreads / 2; stride >= 1; stride /= 2) {
-    k.ifThen(k.lt(t.tid, k.idx(stride)), [&] {
-      Value other = k.load(t.gs, {k.add(t.tid, k.idx(stride))});
-      k.store(k.addf(k.load(t.gs, {t.tid}), other), t.gs, {t.tid});
-    });
-    k.barrier();
-  }
+  emitBlockTreeSum(k, t.tid, t.gs);
   k.ifThen(k.lt(t.tid, k.idx(1)), [&] {
     Value total = k.load(t.gs, {k.idx(0)});
     if (t.sh.reduction == Reduction::mean)
