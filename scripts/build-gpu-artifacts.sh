@@ -107,7 +107,7 @@ grad_fused() {
   emit_grad gradf-blog-bf16-recompute 0 32 2048 1024 17 bf16 none 0 mean seed fused --save-slices=false
   # With clamp_min(1.0) slices whose statistic lies within the 16-bit rounding of the
   # threshold flip between clamped and not: the validation allows each such slice's
-  # term of dL/dx (referenceGradientFlipNorms; docs/BACKWARD.md).
+  # term of dL/dx (referenceGradient's flipNorms; docs/BACKWARD.md).
   emit_grad gradf-w128-views-bf16 3 1000 1000 2000 17 bf16 none 0 mean seed fused
   emit_grad gradf-w128-views-bf16-clamp 3 1000 1000 2000 17 bf16 clamp_min 1.0 mean seed fused
   emit_grad gradf-w128-views-bf16-clamp-recompute 3 1000 1000 2000 17 bf16 clamp_min 1.0 mean seed fused --save-slices=false

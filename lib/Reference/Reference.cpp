@@ -363,14 +363,14 @@ double openGateSliceGradient(const Forward &f, const LossParams &p, int64_t V,
 }
 } // namespace
 
-std::vector<double>
-sigreg::referenceGradientFlipNorms(const double *x, int64_t V, int64_t N,
-                                   int64_t D, const double *A,
-                                   const LossParams &p, double relTolerance) {
-  if (!validArgs(x, V, N, D, A, p) || p.clip == ClipMode::None)
+namespace {
+/// referenceGradient's flip norms from its forward (before f.y is reused).
+std::vector<double> flipNorms(const Forward &f, int64_t V, int64_t N, int64_t D,
+                              const double *A, const LossParams &p,
+                              double relTolerance) {
+  if (p.clip == ClipMode::None)
     return {};
   const int64_t S = p.numSlices;
-  Forward f = forward(x, V, N, D, A, p);
   std::vector<double> norms(static_cast<size_t>(V * S), 0.0);
   for (int64_t vs = 0; vs < V * S; ++vs) {
     double t = f.rawT[vs];
@@ -388,15 +388,20 @@ sigreg::referenceGradientFlipNorms(const double *x, int64_t V, int64_t N,
   }
   return norms;
 }
+} // namespace
 
 std::vector<double> sigreg::referenceGradient(const double *x, int64_t V,
                                               int64_t N, int64_t D,
                                               const double *A,
-                                              const LossParams &p) {
+                                              const LossParams &p,
+                                              std::vector<double> *flipNormsOut,
+                                              double relTolerance) {
   if (!validArgs(x, V, N, D, A, p))
     return {};
   const int64_t S = p.numSlices;
   Forward f = forward(x, V, N, D, A, p);
+  if (flipNormsOut)
+    *flipNormsOut = flipNorms(f, V, N, D, A, p, relTolerance);
   // dy[vn, s] = gate dL/dy; reuses f.y's storage.
   std::vector<double> dy = std::move(f.y);
   constexpr int64_t kRowBlock = 16;

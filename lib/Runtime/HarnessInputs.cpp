@@ -126,13 +126,10 @@ Status sigreg::runtime::computeReference(const ProblemInputs &in,
     return Status::error("unknown reduction '" + p.reduction + "'");
   if (p.gradient) {
     // dL/dx for an all-ones upstream gradient (the runners' convention).
-    ref = sigreg::referenceGradient(in.x64.data(), p.V, p.N, p.D, in.A64.data(),
-                                    params);
     // Side data: how far each slice near the clip threshold may move dL/dx.
-    if (unclipped)
-      *unclipped = sigreg::referenceGradientFlipNorms(
-          in.x64.data(), p.V, p.N, p.D, in.A64.data(), params,
-          toleranceForDtype(p.dtype));
+    ref = sigreg::referenceGradient(in.x64.data(), p.V, p.N, p.D, in.A64.data(),
+                                    params, unclipped,
+                                    toleranceForDtype(p.dtype));
     if (ref.size() != static_cast<size_t>(outputElementCount(p)))
       return Status::error("reference returned " + std::to_string(ref.size()) +
                            " gradient values, expected " +

@@ -72,21 +72,18 @@ std::vector<double> referenceLoss(const double *x, int64_t V, int64_t N,
 /// section 2. The clip gate is 0 where clipping replaced T (T < clipValue, for
 /// both clip modes). For Reduction::None this is the gradient of sum(T) (an
 /// all-ones upstream).
+///
+/// `flipNorms` (optional), from the same forward: for each of the V * S
+/// slices whose unclipped statistic T lies within relTolerance |T| of the
+/// clip threshold (a rounded computation may land on either side of it, so
+/// the slice's term of dL/dx may rightly be there or not), the norm of that
+/// term with the gate open: ||dL/dy[v, :, s]|| ||A[:, s]|| (the term is an
+/// outer product); 0 for the other slices. Empty without clipping.
 std::vector<double> referenceGradient(const double *x, int64_t V, int64_t N,
                                       int64_t D, const double *A,
-                                      const LossParams &p);
-
-/// For each of the V * S slices whose unclipped statistic T lies within
-/// relTolerance |T| of the clip threshold (a rounded computation may land on
-/// either side of it, so the slice's term of dL/dx may rightly be there or
-/// not), the norm of that term with the gate open: ||dL/dy[v, :, s]||
-/// ||A[:, s]|| (the term is an outer product); 0 for the other slices. Empty
-/// without clipping.
-std::vector<double> referenceGradientFlipNorms(const double *x, int64_t V,
-                                               int64_t N, int64_t D,
-                                               const double *A,
-                                               const LossParams &p,
-                                               double relTolerance);
+                                      const LossParams &p,
+                                      std::vector<double> *flipNorms = nullptr,
+                                      double relTolerance = 0.0);
 
 /// Projection in float64 from the bit-exact raw g of the host generator,
 /// normalized in double. [D, S] row-major.

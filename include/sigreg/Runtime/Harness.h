@@ -53,7 +53,7 @@ Status generateInputs(const ProblemDesc &problem, uint64_t projectionSeed,
 /// clipping, which validateOutput uses to detect vacuous checks and to
 /// accept either side of a clip threshold a statistic is within rounding of;
 /// for a gradient problem, the slices' clip-flip norms instead
-/// (referenceGradientFlipNorms), which validateGradient turns into slack.
+/// (referenceGradient's flipNorms), which validateGradient turns into slack.
 Status computeReference(const ProblemInputs &inputs, std::vector<double> &ref,
                         std::vector<double> *unclipped = nullptr);
 
