@@ -1028,6 +1028,10 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
   // registers for them (setmaxnreg, one CTA per multiprocessor): with 128-
   // slice tiles (two CTAs, no setmaxnreg) they spilled, and the other CTA
   // hides the ECF phase's loads anyway.
+  auto columnScale = [&] {
+    return SmallVector<Value>{
+        emitColumnScale(k, sh, out.sumSq, splitColumns(k, t, kn.tid, s0).s)};
+  };
   bool hoistScale = t.tiling.consumerRegisters != 0;
   emitOneTileGemm(
       k, t, kn, xRow0, s0,
@@ -1035,20 +1039,11 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
         if (out.slicesOut)
           emitSliceStore(k, t, sh, yTile, out.sumSq, out.slicesOut, kn.tid, s0,
                          m0, xRow0);
-        Value scale = hoistScale
-                          ? pre[0]
-                          : emitColumnScale(k, sh, out.sumSq,
-                                            splitColumns(k, t, kn.tid, s0).s);
+        Value scale = pre.empty() ? columnScale()[0] : pre[0];
         emitEcfColumns(k, t, sh, kn.smem, yTile, scale, out.cosOut, out.sinOut,
                        kn.tid, s0, m0, v, batchTile);
       },
-      [&] {
-        // The column's angle scale (its norm loads) while the MMAs run.
-        if (!hoistScale)
-          return SmallVector<Value>{};
-        return SmallVector<Value>{emitColumnScale(
-            k, sh, out.sumSq, splitColumns(k, t, kn.tid, s0).s)};
-      });
+      hoistScale ? function_ref<SmallVector<Value>()>(columnScale) : nullptr);
   gpu::ReturnOp::create(k.b);
   return kn.func;
 }
