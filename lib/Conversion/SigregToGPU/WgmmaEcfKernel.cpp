@@ -626,16 +626,22 @@ ColumnPart splitColumns(KernelBuilder &k, const WgmmaTypes &t, Value tid,
   return c;
 }
 
+/// The rows of [row0, row0 + cap) below `count`: min(max(count - row0, 0),
+/// cap).
+Value rowsBelow(KernelBuilder &k, Value count, Value row0, int64_t cap) {
+  return arith::MinSIOp::create(
+      k.b,
+      arith::MaxSIOp::create(k.b, arith::SubIOp::create(k.b, count, row0),
+                             k.idx(0)),
+      k.idx(cap));
+}
+
 /// The rows of `c`'s part in the tile whose first batch row is m0.
 void splitRows(KernelBuilder &k, ColumnPart &c, int64_t N, Value m0) {
   int64_t partRows = kRows / c.parts;
   c.count = k.min(k.idx(kRows), arith::SubIOp::create(k.b, k.idx(N), m0));
   c.row0 = k.mul(c.part, k.idx(partRows));
-  c.partCount = arith::MinSIOp::create(
-      k.b,
-      arith::MaxSIOp::create(k.b, arith::SubIOp::create(k.b, c.count, c.row0),
-                             k.idx(0)),
-      k.idx(partRows));
+  c.partCount = rowsBelow(k, c.count, c.row0, partRows);
 }
 
 /// Stage 5: the 256 consumer threads as `parts` groups of t.slices threads;
@@ -708,15 +714,11 @@ SmallVector<Value> emitInterleavedEcfRows(KernelBuilder &k, int64_t P,
                                           Value col, Value scale,
                                           ValueRange sums) {
   Value row0 = k.mul(it, k.idx(rowsPerTile));
-  Value rows = arith::MinSIOp::create(
-      k.b,
-      arith::MaxSIOp::create(k.b, arith::SubIOp::create(k.b, count, row0),
-                             k.idx(0)),
-      k.idx(rowsPerTile));
-  return emitEcfRows(k, P, yTile, row0, rows, col, scale,
-                     std::min<int64_t>(llvm::PowerOf2Ceil(rowsPerTile + 1) / 2,
-                                       kInterleavedRowsPerStep),
-                     sums);
+  Value rows = rowsBelow(k, count, row0, rowsPerTile);
+  int64_t rowsPerStep =
+      std::min<int64_t>(llvm::bit_floor(static_cast<uint64_t>(rowsPerTile)),
+                        kInterleavedRowsPerStep);
+  return emitEcfRows(k, P, yTile, row0, rows, col, scale, rowsPerStep, sums);
 }
 
 /// Calls `row(r)` for r in [row0, row0 + count): `step` rows per iteration
