@@ -5,7 +5,7 @@
 # (scripts/gpu-check.sh). Usage: scripts/build-gpu-artifacts.sh BUILD_DIR OUT_DIR [SET]
 #   SET: all (default: anchors, variants, hopper, split, single, grad and random) | anchors |
 #        quick | hopper | split | training | grad | grad-fused |
-#        single | random | variants
+#        single | random | variants | p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
 # reduction and both projection kinds, each compiled for both pipelines as random-NNN.
@@ -154,6 +154,19 @@ hopper() {
   emit large-bf16-w128 0 8192 4096 4096 17 bf16 none 0 mean seed fused --wgmma-slices=128
   emit wg128-ragged-views 3 1000 1000 2000 17 bf16 none 0 mean seed fused --wgmma-slices=128
   emit wg128-f16-clamp-sum 0 4100 520 1032 33 f16 clamp_min 1.0 sum seed fused --wgmma-slices=128
+  # The 64-slice tile (chosen where 128-slice tiles would not fill the SMs: mid) and the
+  # kernel's tail: the finalize folded in for 2..16 batch tiles, the epilogue with it
+  # (one launch after the projection); P = 65 fills the tail's part sums buffer; 17 batch
+  # tiles keep the finalize kernel; one batch tile (N <= 128) folds the epilogue alone.
+  emit mid-bf16-w128 0 1024 1024 1024 17 bf16 none 0 mean seed fused --wgmma-slices=128
+  emit mid-bf16-w256 0 1024 1024 1024 17 bf16 none 0 mean seed fused --wgmma-slices=256
+  emit wg64-views-clamp-none 3 1000 1000 2000 17 bf16 clamp_min 1.0 none seed fused --wgmma-slices=64
+  emit wg64-f16-p65-zero-sum 0 1000 520 1032 65 f16 zero_below 1.0 sum seed fused --wgmma-slices=64
+  emit wg64-views-none-explicit 2 300 1024 600 9 bf16 none 0 none explicit fused
+  emit wg-t16-mean 0 2048 256 1024 17 bf16 none 0 mean seed fused
+  emit wg-t17-sum 0 2100 256 1024 17 bf16 none 0 sum seed fused
+  emit wg-n100-tail-clamp 0 100 520 1032 17 bf16 clamp_min 0.5 mean seed fused --single-launch=0
+  emit wg-n100-tail-none 2 100 520 1032 9 f16 none 0 none explicit fused --single-launch=0
   # The persistent variant (an ECF warpgroup computes a tile's ECF while the next tile's
   # MMAs run; 32-deep k-tiles: D = 1000 and 520 end in partial k-tiles).
   emit large-bf16-persist 0 8192 4096 4096 17 bf16 none 0 mean seed fused --wgmma-persistent
@@ -257,6 +270,12 @@ single() {
   emit blog-bf16-clamp-none 0 32 2048 1024 17 bf16 clamp_min 1.0 none seed
 }
 case "$set_" in
+  p65) for w in 64 128 256; do
+         emit p65-f16-none-w$w 0 1000 520 1032 65 f16 none 0 none seed fused --wgmma-slices=$w
+       done
+       emit p65-f16-none-mma 0 1000 520 1032 65 f16 none 0 none seed fused --chip=sm_90
+       emit p65-f16-none-simt 0 1000 520 1032 65 f16 none 0 none seed fused "--chip=sm_90 --tensor-cores=false"
+       emit p33-f16-none-w64 0 1000 520 1032 33 f16 none 0 none seed fused --wgmma-slices=64 ;;
   quick) emit ragged-bf16-clamp 3 37 129 77 9 bf16 clamp_min 1.0 mean seed
          emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed ;;
   anchors) anchors ;;

@@ -71,7 +71,8 @@ if [ $sanitize = 1 ] && command -v compute-sanitizer > /dev/null; then
               minimal-bf16 sl-views-ragged-clamp sl-f32-p3-zero-none sl-f16-p33-explicit-sum \
               sl-bf16-tiles-none sl-f16-tiles-mean gradf-views-f16-zero-sum gradf-explicit-clamp-none \
               gradf-p33-views-bf16 wgf-ragged-views wgf-views-none-explicit wgf-d3-clamp-sum \
-              wgs-views-clamp-none wgs-small-d-sum; do
+              wgs-views-clamp-none wgs-small-d-sum wg64-views-clamp-none wg64-views-none-explicit \
+              wg-n100-tail-clamp wg-t16-mean; do
     [ -d "$art/$name/fused" ] || continue
     for tool in memcheck racecheck synccheck; do
       compute-sanitizer --tool $tool --error-exitcode 99 "$aot" "$art/$name/fused" \

@@ -108,7 +108,7 @@ struct Options {
   llvm::cl::opt<int64_t> wgmmaSlices{
       "wgmma-slices",
       llvm::cl::desc("sm_90a: slices per tile of the TMA + wgmma kernel, "
-                     "128 or 256 (0: by rule)"),
+                     "64, 128 or 256 (0: by rule)"),
       llvm::cl::init(0)};
   llvm::cl::opt<int64_t> blockSlices{
       "block-slices", llvm::cl::desc("Fused ECF slice tile (0: by shape)"),

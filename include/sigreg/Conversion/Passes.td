@@ -43,7 +43,7 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
     Option<"hopper", "hopper", "bool", "false",
            "The target is sm_90a: large bf16/f16 problems use the TMA + wgmma kernel">,
     Option<"wgmmaSlices", "wgmma-slices", "int64_t", "0",
-           "Slices per CTA tile of the TMA + wgmma kernel (128 or 256; 0: by rule)">,
+           "Slices per CTA tile of the TMA + wgmma kernel (64, 128 or 256; 0: by rule)">,
     Option<"wgmmaPersistent", "wgmma-persistent", "bool", "false",
            "TMA + wgmma kernel: persistent CTAs, the ECF of a tile overlapped with the next tile's MMAs">,
     Option<"singleLaunch", "single-launch", "int64_t", "1",

@@ -50,7 +50,7 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::init(1)};
   PassOptions::Option<int64_t> wgmmaSlices{
       *this, "wgmma-slices",
-      llvm::cl::desc("TMA + wgmma kernel slice tile, 128 or 256 (0: auto)"),
+      llvm::cl::desc("TMA + wgmma kernel slice tile, 64, 128 or 256 (0: auto)"),
       llvm::cl::init(0)};
   PassOptions::Option<bool> saveSlices{
       *this, "save-slices",

@@ -90,6 +90,23 @@ static Value emitUnclippedStatistic(KernelBuilder &k,
   return k.mulf(dot, count);
 }
 
+Value mlir::sigreg::emitSliceStatistic(KernelBuilder &k,
+                                       const EpilogueKernelShape &sh,
+                                       Value cosIn, Value sinIn, Value v,
+                                       Value s) {
+  IntegrationGrid grid = computeIntegrationGrid(sh.numPoints, sh.tMax);
+  Value count = k.f32(static_cast<float>(sh.globalCount));
+  Value clipV = k.f32(static_cast<float>(sh.clipValue));
+  Value stat = emitUnclippedStatistic(k, grid, cosIn, sinIn, v, s, count);
+  if (sh.clip == ClipMode::clamp_min)
+    return arith::MaximumFOp::create(k.b, stat, clipV);
+  if (sh.clip == ClipMode::zero_below)
+    return k.select(
+        arith::CmpFOp::create(k.b, arith::CmpFPredicate::OLT, stat, clipV),
+        k.f32(0.0f), stat);
+  return stat;
+}
+
 //===----------------------------------------------------------------------===//
 // Epilogue. T[v, s] = count * sum_p w_p ((c - phi_p)^2 + s^2), clipped, with
 // phi and w folded in as constants (P is static); one thread per (v, s).
@@ -121,21 +138,10 @@ mlir::sigreg::buildEpilogueKernel(OpBuilder &b, Location loc,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder k(loc, b);
-  IntegrationGrid grid = computeIntegrationGrid(P, sh.tMax);
   Value cosIn = func.getArgument(0), sinIn = func.getArgument(1),
         outArg = func.getArgument(2);
-  Value count = k.f32(static_cast<float>(sh.globalCount));
-  Value clipV = k.f32(static_cast<float>(sh.clipValue));
-
   auto statistic = [&](Value v, Value s) {
-    Value stat = emitUnclippedStatistic(k, grid, cosIn, sinIn, v, s, count);
-    if (sh.clip == ClipMode::clamp_min)
-      return Value(arith::MaximumFOp::create(k.b, stat, clipV));
-    if (sh.clip == ClipMode::zero_below)
-      return k.select(
-          arith::CmpFOp::create(k.b, arith::CmpFPredicate::OLT, stat, clipV),
-          k.f32(0.0f), stat);
-    return stat;
+    return emitSliceStatistic(k, sh, cosIn, sinIn, v, s);
   };
 
   Value tid = k.threadId(Dimension::x);

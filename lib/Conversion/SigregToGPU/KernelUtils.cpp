@@ -72,10 +72,17 @@ void mlir::sigreg::emitColumnNorms(KernelBuilder &k, Value sumSq, Value norm,
 
 Value mlir::sigreg::arriveAtCounter(KernelBuilder &k, Value tid, Value flag,
                                     Value counters, Value index,
-                                    int64_t expected) {
+                                    int64_t expected,
+                                    function_ref<void()> barrier) {
   Type i32 = k.b.getI32Type();
+  auto sync = [&] {
+    if (barrier)
+      barrier();
+    else
+      k.barrier();
+  };
   NVVM::MembarOp::create(k.b, NVVM::MemScopeKind::GPU); // release
-  k.barrier();
+  sync();
   k.ifThen(k.lt(tid, k.idx(1)), [&] {
     Value one = arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(1));
     Value old = memref::AtomicRMWOp::create(k.b, arith::AtomicRMWKind::addi,
@@ -90,19 +97,26 @@ Value mlir::sigreg::arriveAtCounter(KernelBuilder &k, Value tid, Value flag,
     });
     k.store(arith::ExtUIOp::create(k.b, i32, last), flag, {k.idx(0)});
   });
-  k.barrier();
+  sync();
   return arith::CmpIOp::create(
       k.b, arith::CmpIPredicate::ne, k.load(flag, {k.idx(0)}),
       arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(0)));
 }
 
-void mlir::sigreg::emitBlockTreeSum(KernelBuilder &k, Value tid, Value red) {
-  k.barrier();
+void mlir::sigreg::emitBlockTreeSum(KernelBuilder &k, Value tid, Value red,
+                                    function_ref<void()> barrier) {
+  auto sync = [&] {
+    if (barrier)
+      barrier();
+    else
+      k.barrier();
+  };
+  sync();
   for (int64_t stride = kBlockThreads / 2; stride >= 1; stride /= 2) {
     k.ifThen(k.lt(tid, k.idx(stride)), [&] {
       Value other = k.load(red, {k.add(tid, k.idx(stride))});
       k.store(k.addf(k.load(red, {tid}), other), red, {tid});
     });
-    k.barrier();
+    sync();
   }
 }

@@ -41,17 +41,20 @@ void emitColumnNorms(KernelBuilder &k, Value sumSq, Value norm, Value tid,
 
 /// Adds the kBlockThreads values of the workgroup buffer `red` (thread
 /// `tid` stored red[tid] before the call) in a fixed-order tree, barriers
-/// included; the sum ends in red[0].
-void emitBlockTreeSum(KernelBuilder &k, Value tid, Value red);
+/// included (`barrier`, else the block's); the sum ends in red[0].
+void emitBlockTreeSum(KernelBuilder &k, Value tid, Value red,
+                      function_ref<void()> barrier = nullptr);
 
 /// Publishes this block's global writes and counts it at `counters[index]`
 /// (i32, zero before the first launch); returns whether it is the
 /// `expected`-th (the last) to arrive, uniform over the block (thread `tid`
 /// 0 passes it through the workgroup i32 `flag[0]`). The last block resets
 /// the counter to zero for the next launch and sees every other block's
-/// writes.
+/// writes. `barrier` synchronizes the threads taking part (the whole block
+/// when null).
 Value arriveAtCounter(KernelBuilder &k, Value tid, Value flag, Value counters,
-                      Value index, int64_t expected);
+                      Value index, int64_t expected,
+                      function_ref<void()> barrier = nullptr);
 
 } // namespace sigreg
 } // namespace mlir

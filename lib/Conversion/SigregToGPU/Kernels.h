@@ -132,6 +132,18 @@ struct WgmmaEcfShape {
   /// as f32 [V * N, S] (a last argument; for the fused backward,
   /// --sigreg-save-slices).
   bool storeSlices = false;
+  /// The one-tile kernel's tail (docs/GPU-SCHEDULES.md, "the tail"): with
+  /// several batch tiles, `foldFinalize` makes the last CTA of each (view,
+  /// slice tile) to finish add the batch tiles' sums in order into the means
+  /// (sigreg_ecf_finalize's work); `epilogue` (the means complete in the
+  /// kernel: one batch tile, or foldFinalize) makes it compute its slices'
+  /// statistics too (sigreg_epilogue's work), and with a reduction the last
+  /// of those CTAs adds them all.
+  bool foldFinalize = false;
+  const EpilogueKernelShape *epilogue = nullptr;
+  /// Self-resetting counters of the tail: one per (view, slice tile) with
+  /// foldFinalize, then one for the reduction.
+  int64_t numCounters() const;
   /// Features of the GEMM's reduction.
   int64_t reduction() const {
     return splitFeatures ? (splitInput ? 3 : 2) * splitFeatures : featureDim;
@@ -147,10 +159,15 @@ struct WgmmaEcfShape {
   }
 };
 /// (xMap, gMap : !llvm.ptr to 128-byte tensor maps passed by value, [sumSq],
-/// cos, sin). xMap tiles x viewed as [V * N, D] in boxes of 128 x 64, gMap
-/// the projection [D, S] in boxes of 64 x 64, both with 128-byte swizzle.
-/// Outputs: the [V, S, P] means when the batch is one tile, else per-tile
-/// sums [T, V, P, S] (slice-major: one slice per thread, coalesced). Grid
+/// cos, sin, [slices], [cosMean, sinMean], [counters], [out, [stats]]). xMap
+/// tiles x viewed as [V * N, D] in boxes of 128 x 64, gMap the projection
+/// [D, S] in boxes of 64 x 64, both with 128-byte swizzle. cos, sin: the
+/// [V, S, P] means when the batch is one tile, else per-tile sums [T, V, P,
+/// S] (slice-major: one slice per thread, coalesced). With foldFinalize the
+/// kernel also writes the means cosMean, sinMean [V, S, P]; counters:
+/// memref<numCounters() x i32>, zero before the first launch; with an
+/// epilogue, out is the loss (memref<f32>) or the statistics [V, S]
+/// (reduction none), stats an f32 workspace [V * S] (mean, sum). Grid
 /// (slice tiles, batch tiles, V), tiling.threads threads,
 /// wgmmaDynamicSharedBytes() of dynamic shared memory.
 gpu::GPUFuncOp buildFusedEcfWgmmaKernel(OpBuilder &b, Location loc,
@@ -238,6 +255,11 @@ struct EpilogueKernelShape {
 /// launch, blockSums : memref<numBlocks x f32>). Grid (numBlocks, 1, 1).
 gpu::GPUFuncOp buildEpilogueKernel(OpBuilder &b, Location loc,
                                    const EpilogueKernelShape &shape);
+
+/// T[v, s], clipped, from the [V, S, P] means, as sigreg_epilogue computes
+/// it (EpilogueKernels.cpp; same operations, same order).
+Value emitSliceStatistic(KernelBuilder &k, const EpilogueKernelShape &shape,
+                         Value cosIn, Value sinIn, Value v, Value s);
 
 /// The backward of the statistic, clip and reduction
 /// (sigreg.ecf_cotangent), one thread per (v, s): (cos, sin : [V, S, P],

@@ -399,11 +399,13 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfMmaKernel(OpBuilder &b, Location loc,
   args.push_back(f32Memref(b, outShape));
   // Shared memory: one i32 buffer holding the x tile, the A tile (hi, and lo
   // when the seeded f32 projection is split), and after the k-loop the f32 y
-  // tile (bit-cast), plus the column norms.
+  // tile (bit-cast), then the upper row half's P sums per slice
+  // (storeEcfHalves: 128 words more than the y tile at P = 65, which wrote
+  // past the buffer before), plus the column norms.
   bool split = sh.seeded && sh.splitProjection;
   int64_t aWords = kMmaRows * kMmaStride, bWords = kMmaSlices * kMmaStride;
-  int64_t smemWords =
-      std::max(kMmaRows * kMmaSlices, aWords + (split ? 2 : 1) * bWords);
+  int64_t smemWords = std::max({kMmaRows * kMmaSlices, P * kMmaSlices,
+                                aWords + (split ? 2 : 1) * bWords});
   auto func = createKernel(b, loc, "sigreg_fused_ecf_mma", "trig_reduction",
                            args, {kMmaSlices}, {smemWords});
   OpBuilder::InsertionGuard guard(b);

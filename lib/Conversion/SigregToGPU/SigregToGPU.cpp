@@ -88,7 +88,8 @@ private:
   LogicalResult checkGridLimits(Operation *op);
   LogicalResult lowerOp(OpBuilder &b, Operation *op);
   LogicalResult lowerProjection(OpBuilder &b, ProjectionOp proj);
-  LogicalResult lowerFusedEcf(OpBuilder &b, FusedEcfOp ecf);
+  LogicalResult lowerFusedEcf(OpBuilder &b, FusedEcfOp ecf,
+                              FusedEpilogueOp epi = {});
   LogicalResult lowerEpilogue(OpBuilder &b, FusedEpilogueOp epi);
   LogicalResult lowerEcfCotangent(OpBuilder &b, EcfCotangentOp op);
   /// The kernel shape of a fused_epilogue or ecf_cotangent: [V, S, P], the
@@ -119,7 +120,8 @@ private:
                      const SplitOperandShape &shape);
   LogicalResult lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
                               const EcfKernelShape &sh,
-                              const SeededProjection *seeded, bool persistent);
+                              const SeededProjection *seeded, bool persistent,
+                              FusedEpilogueOp epi);
   void finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
                  gpu::GPUFuncOp kernel, std::array<int64_t, 3> grid,
                  int64_t blockThreads, SmallVector<Value> args,
@@ -168,6 +170,10 @@ private:
   /// projection, fused_ecf and all_reduce_mean emit nothing, the epilogue
   /// emits the launch.
   DenseMap<Operation *, FusedEcfOp> singleLaunchChain;
+  /// Chains ecf -> all_reduce_mean -> fused_epilogue whose epilogue the
+  /// Hopper kernel runs in its tail (WgmmaEcfShape::epilogue): the ecf and
+  /// all_reduce_mean emit nothing, the epilogue emits the kernel.
+  DenseMap<Operation *, FusedEcfOp> tailChain;
   SmallVector<Value> outParams;
 };
 
@@ -361,6 +367,13 @@ LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
                                       collapse.getReassociationIndices()));
     return success();
   }
+  if (auto it = tailChain.find(op); it != tailChain.end()) {
+    if (auto epi = dyn_cast<FusedEpilogueOp>(op))
+      return lowerFusedEcf(b, it->second, epi);
+    if (auto ar = dyn_cast<AllReduceMeanOp>(op))
+      map.map(ar.getGlobalCount(), map.lookup(ar.getLocalCount()));
+    return success();
+  }
   if (auto it = singleLaunchChain.find(op); it != singleLaunchChain.end()) {
     if (auto epi = dyn_cast<FusedEpilogueOp>(op))
       return lowerSingleLaunch(b, epi);
@@ -448,7 +461,8 @@ LogicalResult FunctionLowering::lowerProjection(OpBuilder &b,
 
 /// A fused ECF on the SIMT or mma.sync kernel (the Hopper kernel in
 /// lowerWgmmaEcf), then the finalize kernel when the batch has several tiles.
-LogicalResult FunctionLowering::lowerFusedEcf(OpBuilder &b, FusedEcfOp ecf) {
+LogicalResult FunctionLowering::lowerFusedEcf(OpBuilder &b, FusedEcfOp ecf,
+                                              FusedEpilogueOp epi) {
   Location loc = ecf.getLoc();
   EcfKernelShape sh;
   fillEcfProblem(ecf, sh);
@@ -466,7 +480,7 @@ LogicalResult FunctionLowering::lowerFusedEcf(OpBuilder &b, FusedEcfOp ecf) {
     return lowerWgmmaEcf(b, ecf, sh,
                          seeded != seededProjections.end() ? &seeded->second
                                                            : nullptr,
-                         sched.wgmmaPersistent);
+                         sched.wgmmaPersistent, epi);
   bool mma = sched.tensorCores;
   sh.normChunks = sh.seeded ? seeded->second.chunks : 0;
   sh.blockRows = sched.blockRows;
@@ -716,8 +730,9 @@ LogicalResult FunctionLowering::lowerFusedEcfBackward(OpBuilder &b,
     g = map.lookup(op.getProjection());
   }
   bool isSeeded = seeded != seededProjections.end();
-  // The forward's tile rule (and its wgmma-slices option).
-  int64_t slices = wgmmaTileSlices(V, N, S, schedule);
+  // The forward's tile rule (and its wgmma-slices option), at least 128
+  // slices: the 64-slice tile is the forward's alone.
+  int64_t slices = std::max<int64_t>(128, wgmmaTileSlices(V, N, S, schedule));
   WgmmaEcfShape w{V,
                   N,
                   D,
@@ -793,7 +808,8 @@ LogicalResult FunctionLowering::lowerFusedEcfBackward(OpBuilder &b,
 LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
                                               const EcfKernelShape &sh,
                                               const SeededProjection *seeded,
-                                              bool persistent) {
+                                              bool persistent,
+                                              FusedEpilogueOp epi) {
   Location loc = ecf.getLoc();
   bool split = wgmmaSplitsInput(ecf);
   WgmmaEcfShape w{sh.numViews,
@@ -812,6 +828,19 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
                               sh.featureDim;
   w.splitFeatures = split || splitG ? wgmmaSplitFeatures(sh.featureDim) : 0;
   w.splitInput = split;
+  // The tail (one-tile kernel): the finalize for few batch tiles, and the
+  // epilogue of a chain run() gave it.
+  EpilogueKernelShape epiShape;
+  if (epi) {
+    FailureOr<EpilogueKernelShape> shape = epilogueShape(epi);
+    if (failed(shape))
+      return failure();
+    if (epi.getTMax() != ecf.getTMax())
+      return epi.emitOpError("t_max differs from its sigreg.fused_ecf's");
+    epiShape = *shape;
+    w.epilogue = &epiShape;
+  }
+  w.foldFinalize = !persistent && wgmmaFoldsFinalize(w.numBatchTiles());
   // The slices for the fused backward (--sigreg-save-slices), written where
   // their reader finds them.
   Value slices;
@@ -855,9 +884,42 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
   if (slices)
     trailing.push_back(memref::CollapseShapeOp::create(
         b, loc, slices, ArrayRef<ReassociationIndices>{{0, 1}, {2}}));
-  finishEcf(b, loc, ecf, kernel, grid, w.tiling.threads, args,
-            w.numBatchTiles(), wgmmaDynamicSharedBytes(w.tiling),
-            /*sliceMajor=*/true, trailing);
+  int64_t T = w.numBatchTiles();
+  if (!w.foldFinalize && !w.epilogue) {
+    finishEcf(b, loc, ecf, kernel, grid, w.tiling.threads, args, T,
+              wgmmaDynamicSharedBytes(w.tiling), /*sliceMajor=*/true, trailing);
+    return success();
+  }
+  // The kernel's tail writes the means, and with an epilogue the loss: one
+  // launch (forwardArgs has the argument order).
+  Value cosOut = destination(b, ecf.getCos());
+  Value sinOut = destination(b, ecf.getSin());
+  if (T == 1) {
+    args.append({cosOut, sinOut});
+  } else {
+    auto partType = MemRefType::get(
+        {T, sh.numViews, sh.numPoints, sh.numSlices}, b.getF32Type());
+    args.push_back(memref::AllocOp::create(b, loc, partType));
+    args.push_back(memref::AllocOp::create(b, loc, partType));
+  }
+  args.append(trailing);
+  if (w.foldFinalize)
+    args.append({cosOut, sinOut});
+  if (w.numCounters())
+    args.push_back(allocCounters(b, loc, w.numCounters()));
+  if (epi) {
+    Value out = destination(b, epi.getResult());
+    args.push_back(out);
+    if (epiShape.reduction != Reduction::none)
+      args.push_back(memref::AllocOp::create(
+          b, loc,
+          MemRefType::get({sh.numViews * sh.numSlices}, b.getF32Type())));
+    map.map(epi.getResult(), out);
+  }
+  createLaunch(b, loc, kernel, grid, w.tiling.threads, args,
+               wgmmaDynamicSharedBytes(w.tiling));
+  map.map(ecf.getCos(), cosOut);
+  map.map(ecf.getSin(), sinOut);
   return success();
 }
 
@@ -935,6 +997,21 @@ LogicalResult FunctionLowering::run() {
   if (failed(checkSupported()))
     return failure();
   oldFunc.walk([&](FusedEcfOp ecf) {
+    // The Hopper kernel runs the epilogue in its tail when its means are
+    // complete in the kernel (one batch tile, or the finalize folded in).
+    EcfSchedule sched = ecfSchedule(ecf);
+    if (sched.wgmma && !sched.wgmmaPersistent && !ecf.getSlices())
+      if (FusedEpilogueOp epi = foldableEpilogue(ecf)) {
+        int64_t T = llvm::divideCeilSigned<int64_t>(
+            ecf.getInput().getType().getDimSize(1), kWgmmaTileRows);
+        if (T == 1 || wgmmaFoldsFinalize(T)) {
+          for (Operation *op :
+               {ecf.getOperation(), *ecf.getCos().getUsers().begin(),
+                epi.getOperation()})
+            tailChain[op] = ecf;
+          return;
+        }
+      }
     if (!runsAsSingleLaunch(ecf))
       return;
     auto ar = cast<AllReduceMeanOp>(*ecf.getCos().getUsers().begin());
@@ -1001,8 +1078,8 @@ struct ConvertSigregToGPUPass
       return signalPassFailure();
     }
     gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
-    if (wgmmaSlices != 0 && wgmmaSlices != 128 && wgmmaSlices != 256) {
-      module.emitError("wgmma-slices must be 0, 128 or 256, got ")
+    if (!llvm::is_contained({0, 64, 128, 256}, int64_t(wgmmaSlices))) {
+      module.emitError("wgmma-slices must be 0, 64, 128 or 256, got ")
           << static_cast<int64_t>(wgmmaSlices);
       return signalPassFailure();
     }

@@ -87,6 +87,11 @@ constexpr int64_t kGradSliceRowsPerStep = 4;
 /// for one memory latency per group, which delayed the mainloop at mid once
 /// the scale moved before it (PERF-NOTES e2).
 constexpr int64_t kUnrolledNormChunks = 64;
+/// Points per segment of the harmonics' recurrence (forEachHarmonic).
+constexpr int64_t kHarmonicSegment = 16;
+/// The tail's gather of the batch tiles issues at most this many loads before
+/// adding them (emitGatherBatchTiles).
+constexpr int64_t kTailLoadsInFlight = 32;
 /// Padding of the y tile's rows (f32 words): with rows of slices + 4 words,
 /// the 8 rows one warp's accumulator store touches start 4 banks apart, so
 /// the store takes the minimum of 2 wavefronts instead of 8 (ncu counted
@@ -521,13 +526,26 @@ Value emitColumnScale(KernelBuilder &k, const WgmmaEcfShape &sh, Value sumSq,
 /// The harmonics of an angle: one range-reduced sincos of `theta`, then the
 /// Chebyshev recurrence c_{p+1} = 2 c_1 c_p - c_{p-1} (same for sin);
 /// `point(p, cos(p theta), sin(p theta))` is called for p = 1..P-1 in order,
-/// each before the next harmonic is formed.
+/// each before the next harmonic is formed. The recurrence amplifies the
+/// error of the approximate c_1 about p^2-fold (dT_p/dx = p^2 at x = 1), so
+/// every kHarmonicSegment points it restarts from a fresh sincos of p theta
+/// (and cos, sin of (p - 1) theta by angle subtraction): P <= 17 never
+/// restarts; at P = 65 per-slice statistics missed the f16 tolerance
+/// without the restarts (2.5e-3, docs/PERF-NOTES.md m3).
 void forEachHarmonic(KernelBuilder &k, int64_t P, Value theta,
                      function_ref<void(int64_t, Value, Value)> point) {
   auto [s1, c1] = reducedSinCos(k, theta);
   Value twoC1 = k.addf(c1, c1);
   Value cPrev = k.f32(1.0f), sPrev = k.f32(0.0f), c = c1, sn = s1;
   for (int64_t p = 1; p < P; ++p) {
+    if (p > 1 && (p - 1) % kHarmonicSegment == 0) {
+      auto [sp, cp] =
+          reducedSinCos(k, k.mulf(theta, k.f32(static_cast<float>(p))));
+      c = cp;
+      sn = sp;
+      cPrev = k.fma(cp, c1, k.mulf(sp, s1));
+      sPrev = k.fma(sp, c1, arith::NegFOp::create(k.b, k.mulf(cp, s1)));
+    }
     point(p, c, sn);
     if (p + 1 < P) {
       Value cNext = k.fma(twoC1, c, arith::NegFOp::create(k.b, cPrev));
@@ -647,10 +665,10 @@ void splitRows(KernelBuilder &k, ColumnPart &c, int64_t N, Value m0) {
 /// Stage 5: the 256 consumer threads as `parts` groups of t.slices threads;
 /// thread `tid` sums slice s0 + tid % t.slices over its part of the tile's
 /// rows (rows [part * 128 / parts, ...) inside the batch), kEcfRowsPerStep
-/// rows per iteration; with two parts, the second part's sums are added to the
-/// first's through shared memory in a fixed order. The first part writes the
-/// tile's sums. `scale`: the column's emitColumnScale, computed before the
-/// mainloop.
+/// rows per iteration; with several parts, the other parts' sums are added to
+/// the first's through shared memory in part order (a fixed order). The first
+/// part writes the tile's sums. `scale`: the column's emitColumnScale,
+/// computed before the mainloop.
 void emitEcfColumns(KernelBuilder &k, const WgmmaTypes &t,
                     const WgmmaEcfShape &sh, Value smem, Value yTile,
                     Value scale, Value cosOut, Value sinOut, Value tid,
@@ -664,18 +682,20 @@ void emitEcfColumns(KernelBuilder &k, const WgmmaTypes &t,
                                         scale, kEcfRowsPerStep);
 
   Value first = k.lt(c.part, k.idx(1));
-  if (c.parts == 2) {
-    // The y tile is read: reuse its start for the second part's sums
-    // [2 (P - 1)][t.slices].
-    auto sumsType = MemRefType::get({2 * (P - 1), t.slices}, k.b.getF32Type(),
-                                    nullptr, t.workgroup);
+  if (c.parts > 1) {
+    // The y tile is read: reuse the dynamic shared memory for the other
+    // parts' sums [parts - 1][2 (P - 1)][t.slices] (at most the ring's size
+    // for P <= 65, wgmmaObstacle).
+    auto sumsType = MemRefType::get({c.parts - 1, 2 * (P - 1), t.slices},
+                                    k.b.getF32Type(), nullptr, t.workgroup);
     Value partSums = smemView(k, smem, k.idx(0), sumsType);
     consumerBarrier(k);
     Value second = arith::XOrIOp::create(
         k.b, first, arith::ConstantOp::create(k.b, k.b.getBoolAttr(true)));
     k.ifThen(second, [&] {
+      Value slot = k.sub(c.part, k.idx(1));
       for (auto [i, sum] : llvm::enumerate(sums))
-        k.store(sum, partSums, {k.idx(i), col});
+        k.store(sum, partSums, {slot, k.idx(i), col});
     });
     consumerBarrier(k);
     auto ifOp = scf::IfOp::create(
@@ -684,9 +704,10 @@ void emitEcfColumns(KernelBuilder &k, const WgmmaTypes &t,
     {
       OpBuilder::InsertionGuard g(k.b);
       k.b.setInsertionPointToStart(ifOp.thenBlock());
-      SmallVector<Value> total;
-      for (auto [i, sum] : llvm::enumerate(sums))
-        total.push_back(k.addf(sum, k.load(partSums, {k.idx(i), col})));
+      SmallVector<Value> total(sums.begin(), sums.end());
+      for (int64_t part = 1; part < c.parts; ++part)
+        for (auto [i, sum] : llvm::enumerate(total))
+          sum = k.addf(sum, k.load(partSums, {k.idx(part - 1), k.idx(i), col}));
       scf::YieldOp::create(k.b, total);
       k.b.setInsertionPointToStart(ifOp.elseBlock());
       scf::YieldOp::create(k.b, sums);
@@ -857,7 +878,114 @@ void emitTileStore(KernelBuilder &k, const WgmmaTypes &t, Value yTile, Value dx,
     });
   });
 }
+/// The tail's shared memory, a view of the dynamic shared memory once the
+/// ECF stage is done with it: the arrival flag (i32, byte 0) and the
+/// tree-sum buffer (kConsumerThreads f32 from byte 16).
+struct TailScratch {
+  Value flag, red;
+  TailScratch(KernelBuilder &k, const WgmmaTypes &t, Value smem) {
+    flag = smemView(k, smem, k.idx(0), t.tile({1}, k.b.getI32Type()));
+    red = smemView(k, smem, k.idx(16),
+                   t.tile({kConsumerThreads}, k.b.getF32Type()));
+  }
+};
+
+/// Stage 6a (foldFinalize, run by the last CTA of a (view, slice tile)): the
+/// consumer threads, split as in emitEcfColumns, add the T batch tiles' sums
+/// of slice s0 + col (cos[t, v, p, s], in ascending t from 0, as
+/// sigreg_ecf_finalize does) for the points p = part, part + parts, ... and
+/// store them divided by N as the means [V, S, P]. The loads of a group of
+/// points (at most kTailLoadsInFlight) are all issued before its adds.
+void emitGatherBatchTiles(KernelBuilder &k, const WgmmaTypes &t,
+                          const WgmmaEcfShape &sh, Value cosPart, Value sinPart,
+                          Value cosMean, Value sinMean, Value tid, Value s0,
+                          Value v) {
+  int64_t P = sh.numPoints, T = sh.numBatchTiles();
+  ColumnPart c = splitColumns(k, t, tid, s0);
+  int64_t perThread = (P + c.parts - 1) / c.parts;
+  int64_t group = std::max<int64_t>(1, kTailLoadsInFlight / (2 * T));
+  Value batchF = k.f32(static_cast<float>(sh.batch));
+  k.ifThen(k.lt(c.s, k.idx(sh.numSlices)), [&] {
+    for (int64_t i0 = 0; i0 < perThread; i0 += group) {
+      int64_t i1 = std::min(perThread, i0 + group);
+      SmallVector<Value> points, cosLoads, sinLoads;
+      for (int64_t i = i0; i < i1; ++i) {
+        Value p = k.add(c.part, k.idx(i * c.parts));
+        points.push_back(p);
+        // Past P (the last round of a part): load point P - 1, store nothing.
+        Value pc = k.min(p, k.idx(P - 1));
+        for (int64_t tile = 0; tile < T; ++tile) {
+          cosLoads.push_back(k.load(cosPart, {k.idx(tile), v, pc, c.s}));
+          sinLoads.push_back(k.load(sinPart, {k.idx(tile), v, pc, c.s}));
+        }
+      }
+      for (size_t j = 0; j < points.size(); ++j) {
+        Value p = points[j];
+        Value cs = k.f32(0.0f), sn = k.f32(0.0f);
+        for (int64_t tile = 0; tile < T; ++tile) {
+          cs = k.addf(cs, cosLoads[j * T + tile]);
+          sn = k.addf(sn, sinLoads[j * T + tile]);
+        }
+        k.ifThen(k.lt(p, k.idx(P)), [&] {
+          k.store(k.divf(cs, batchF), cosMean, {v, c.s, p});
+          k.store(k.divf(sn, batchF), sinMean, {v, c.s, p});
+        });
+      }
+    }
+  });
+}
+
+/// Stage 6b (epilogue; the means of the CTA's slices complete): thread
+/// tid < t.slices computes T[v, s0 + tid] (emitSliceStatistic) into `out`
+/// [V, S] (reduction none) or the workspace `stats` [V * S]; then the last
+/// CTA to arrive (counter numCounters() - 1) adds the V * S statistics,
+/// strided over the 256 consumer threads and then in a fixed tree (as the
+/// single launch does), and writes the loss.
+void emitTailEpilogue(KernelBuilder &k, const WgmmaTypes &t,
+                      const WgmmaEcfShape &sh, const TailScratch &scratch,
+                      Value cosMean, Value sinMean, Value counters, Value out,
+                      Value stats, Value tid, Value s0, Value v) {
+  const EpilogueKernelShape &epi = *sh.epilogue;
+  int64_t V = sh.numViews, S = sh.numSlices;
+  bool none = epi.reduction == Reduction::none;
+  // The means this CTA's threads stored are visible to the others.
+  consumerBarrier(k);
+  Value s = k.add(s0, tid);
+  k.ifThen(k.land(k.lt(tid, k.idx(t.slices)), k.lt(s, k.idx(S))), [&] {
+    Value stat = emitSliceStatistic(k, epi, cosMean, sinMean, v, s);
+    if (none)
+      k.store(stat, out, {v, s});
+    else
+      k.store(stat, stats, {k.add(k.mul(v, k.idx(S)), s)});
+  });
+  if (none)
+    return;
+  auto barrier = [&] { consumerBarrier(k); };
+  Value last = arriveAtCounter(k, tid, scratch.flag, counters,
+                               k.idx(sh.numCounters() - 1),
+                               V * sh.numSliceTiles(), barrier);
+  k.ifThen(last, [&] {
+    SmallVector<Value> local = k.forEach(
+        tid, k.idx(V * S), k.idx(kConsumerThreads), {k.f32(0.0f)},
+        [&](Value e, ValueRange acc) {
+          return SmallVector<Value>{k.addf(acc[0], k.load(stats, {e}))};
+        });
+    k.store(local[0], scratch.red, {tid});
+    emitBlockTreeSum(k, tid, scratch.red, barrier);
+    k.ifThen(k.lt(tid, k.idx(1)), [&] {
+      Value total = k.load(scratch.red, {k.idx(0)});
+      if (epi.reduction == Reduction::mean)
+        total = k.divf(total, k.f32(static_cast<float>(V * S)));
+      k.store(total, out, {});
+    });
+  });
+}
 } // namespace
+
+int64_t WgmmaEcfShape::numCounters() const {
+  bool reduce = epilogue && epilogue->reduction != Reduction::none;
+  return (foldFinalize ? numViews * numSliceTiles() : 0) + (reduce ? 1 : 0);
+}
 
 int64_t mlir::sigreg::wgmmaDynamicSharedBytes(const WgmmaTiling &tiling) {
   // The operand ring and the f32 y tile [128][slices]: after the ring
@@ -940,18 +1068,40 @@ SmallVector<Type> forwardArgs(OpBuilder &b, const WgmmaEcfShape &sh) {
   args.append({out, out});
   if (sh.storeSlices)
     args.push_back(MemRefType::get({V * sh.batch, S}, b.getF32Type()));
+  MemRefType means = MemRefType::get({V, S, P}, b.getF32Type());
+  if (sh.foldFinalize)
+    args.append({means, means});
+  if (sh.numCounters())
+    args.push_back(MemRefType::get({sh.numCounters()}, b.getI32Type()));
+  if (const EpilogueKernelShape *epi = sh.epilogue) {
+    bool none = epi->reduction == Reduction::none;
+    args.push_back(none ? MemRefType::get({V, S}, b.getF32Type())
+                        : MemRefType::get({}, b.getF32Type()));
+    if (!none)
+      args.push_back(MemRefType::get({V * S}, b.getF32Type()));
+  }
   return args;
 }
 
 /// The forward's arguments unpacked from WgmmaKernel::rest.
 struct ForwardArgs {
   Value sumSq, cosOut, sinOut, slicesOut;
+  /// The tail's: the means (cosOut, sinOut without foldFinalize), the
+  /// counters, the epilogue's output and statistics workspace.
+  Value cosMean, sinMean, counters, out, stats;
   ForwardArgs(const WgmmaEcfShape &sh, ArrayRef<Value> rest) {
     unsigned next = 0;
     sumSq = sh.seeded ? rest[next++] : Value();
     cosOut = rest[next++];
     sinOut = rest[next++];
     slicesOut = sh.storeSlices ? rest[next++] : Value();
+    cosMean = sh.foldFinalize ? rest[next++] : cosOut;
+    sinMean = sh.foldFinalize ? rest[next++] : sinOut;
+    counters = sh.numCounters() ? rest[next++] : Value();
+    out = sh.epilogue ? rest[next++] : Value();
+    stats = sh.epilogue && sh.epilogue->reduction != Reduction::none
+                ? rest[next++]
+                : Value();
   }
 };
 
@@ -1005,6 +1155,32 @@ void emitOneTileGemm(
         lastStage(emitAccumulatorTile(k, t, kn.smem, acc), pre);
       });
 }
+/// Stage 6, the tail of the one-tile forward (WgmmaEcfShape::foldFinalize,
+/// epilogue): after the tile's sums are stored, the last CTA of its (view,
+/// slice tile) to arrive gathers the batch tiles (emitGatherBatchTiles), and
+/// with an epilogue computes the statistics (emitTailEpilogue).
+void emitTail(KernelBuilder &k, const WgmmaTypes &t, const WgmmaEcfShape &sh,
+              const WgmmaKernel &kn, const ForwardArgs &out, Value sliceTile,
+              Value s0, Value v) {
+  if (!sh.foldFinalize && !sh.epilogue)
+    return;
+  TailScratch scratch(k, t, kn.smem);
+  auto epilogue = [&] {
+    if (sh.epilogue)
+      emitTailEpilogue(k, t, sh, scratch, out.cosMean, out.sinMean,
+                       out.counters, out.out, out.stats, kn.tid, s0, v);
+  };
+  if (!sh.foldFinalize)
+    return epilogue();
+  Value column = k.add(k.mul(v, k.idx(sh.numSliceTiles())), sliceTile);
+  Value last = arriveAtCounter(k, kn.tid, scratch.flag, out.counters, column,
+                               sh.numBatchTiles(), [&] { consumerBarrier(k); });
+  k.ifThen(last, [&] {
+    emitGatherBatchTiles(k, t, sh, out.cosOut, out.sinOut, out.cosMean,
+                         out.sinMean, kn.tid, s0, v);
+    epilogue();
+  });
+}
 } // namespace
 
 gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
@@ -1044,6 +1220,7 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
         Value scale = pre.empty() ? columnScale()[0] : pre[0];
         emitEcfColumns(k, t, sh, kn.smem, yTile, scale, out.cosOut, out.sinOut,
                        kn.tid, s0, m0, v, batchTile);
+        emitTail(k, t, sh, kn, out, sliceTile, s0, v);
       },
       hoistScale ? function_ref<SmallVector<Value>()>(columnScale) : nullptr);
   gpu::ReturnOp::create(k.b);

@@ -131,7 +131,8 @@ func.func @cotangent(%c: tensor<2x72x9xf32>, %s: tensor<2x72x9xf32>, %g: tensor<
 
 // Saved slices (--sigreg-save-slices): the forward kernel stores y = acc /
 // ||g_s|| as f32 [V * N, S] (its last argument, stage 4b emitSliceStore:
-// consecutive threads write consecutive slices, only the store guarded), and
+// consecutive threads write consecutive slices, only the store guarded; its
+// tail adds the 3 batch tiles into the means the entry point returns), and
 // the backward forms G from y in sigreg_ecf_grad_slices (no GEMM: a thread
 // per slice, 8 rows per block (ecfGradSliceRows: halved from 64 while the grid has fewer than 264 blocks), grid (1, ceil(300 / 8), V)) before the
 // backward GEMM.
@@ -140,14 +141,14 @@ func.func @cotangent(%c: tensor<2x72x9xf32>, %s: tensor<2x72x9xf32>, %g: tensor<
 // CHECK:         %[[SS:.*]] = memref.alloc() : memref<9x72xf32>
 // CHECK:         %[[Y:.*]] = memref.alloc() : memref<2x300x72xf32>
 // CHECK:         %[[YROWS:.*]] = memref.collapse_shape %[[Y]] {{\[\[}}0, 1], [2]] : memref<2x300x72xf32> into memref<600x72xf32>
-// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %[[SS]] : memref<9x72xf32>, %{{.*}} : memref<3x2x9x72xf32>, %{{.*}} : memref<3x2x9x72xf32>, %[[YROWS]] : memref<600x72xf32>)
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %[[SS]] : memref<9x72xf32>, %{{.*}} : memref<3x2x9x72xf32>, %{{.*}} : memref<3x2x9x72xf32>, %[[YROWS]] : memref<600x72xf32>, %{{.*}} : memref<2x72x9xf32>, %{{.*}} : memref<2x72x9xf32>, %{{.*}} : memref<2xi32>)
 // CHECK:         %[[G:.*]] = memref.alloc() : memref<600x72xbf16>
 // CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_ecf_grad_slices blocks in (%c1, %c38, %c2) threads in (%c256, %c1, %c1)  args(%[[YROWS]] : memref<600x72xf32>, %[[SS]] : memref<9x72xf32>, %[[DC]] : memref<2x72x9xf32>, %[[DS]] : memref<2x72x9xf32>, %[[G]] : memref<600x72xbf16>) {sigreg.region = "backward_trig"}
 // CHECK-NOT:     sigreg_ecf_grad_wgmma
 // CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_project_transpose_wgmma
 
 // CHECK-LABEL: gpu.func @sigreg_fused_ecf_wgmma(
-// CHECK-SAME:      %[[YOUT:[^:]*]]: memref<600x72xf32>) kernel
+// CHECK-SAME:      %[[YOUT:[^:]*]]: memref<600x72xf32>, %{{.*}}: memref<2x72x9xf32>, %{{.*}}: memref<2x72x9xf32>, %{{.*}}: memref<2xi32>) kernel
 // CHECK:         nvgpu.warpgroup.mma.store
 // CHECK:         %[[INSIDE:.*]] = arith.cmpi ult, %{{.*}}, %c72 : index
 // CHECK:         %[[NORM:.*]] = math.sqrt

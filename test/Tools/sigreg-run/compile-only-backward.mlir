@@ -9,18 +9,18 @@
 // RUN: %ptxas -arch=sm_90a -v %t.s/fused/sigreg.ptx -o %t.s/f.cubin 2>&1 | FileCheck %s --check-prefix=SPTXAS --implicit-check-not="{{[1-9][0-9]*}} bytes spill" --implicit-check-not=C7520
 
 // The gradient (sigreg.loss_grad) through the fused pipeline: the forward
-// (projection, Hopper ECF kernel, finalize), the ECF cotangent kernel, then
-// the fused backward, PTX that ptxas assembles for sm_90a without spills and
+// (projection, Hopper ECF kernel adding its 8 batch tiles itself), the ECF
+// cotangent kernel, then the fused backward, PTX that ptxas assembles for sm_90a without spills and
 // without serialized wgmmas (C7520: a divergent branch after the wgmmas made
 // ptxas serialize them). With --save-slices=false the backward recomputes y
 // in two Hopper kernels; by default (--sigreg-save-slices) the forward kernel
 // stores y and the backward forms dL/dy from it (sigreg_ecf_grad_slices),
 // then the one backward GEMM.
 
-// OUT: fused pipeline: 6 steps
+// OUT: fused pipeline: 5 steps
 // With saved slices the cotangent is folded into the gradient kernel: one
 // step fewer.
-// SOUT: fused pipeline: 5 steps
+// SOUT: fused pipeline: 4 steps
 
 // PTX:       .visible .entry sigreg_ecf_grad_wgmma(
 // PTX-NEXT:    .param .align 64 .b8 sigreg_ecf_grad_wgmma_param_0[128],
@@ -38,7 +38,6 @@
 // boxes of 64 x 128, and g [200, 1928] in boxes of 64 slices x 256 features.
 // MANIFEST:      "kernel": "sigreg_projection_rows",
 // MANIFEST:      "kernel": "sigreg_fused_ecf_wgmma",
-// MANIFEST:      "kernel": "sigreg_ecf_finalize_sm",
 // MANIFEST:      "kernel": "sigreg_ecf_cotangent",
 // MANIFEST:      "kernel": "sigreg_ecf_grad_wgmma",
 // MANIFEST:      "region": "backward_trig",
@@ -76,11 +75,13 @@
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Used 168 registers
 // PTXAS: Compiling entry function 'sigreg_ecf_cotangent' for 'sm_90a'
-// Saved slices: the forward kernel takes y [3000, 1928] f32 as its last
-// argument (the workspace the gradient kernel reads), the gradient kernel
-// has no GEMM (no wgmma, no tensor maps).
+// Saved slices: the forward kernel takes y [3000, 1928] f32 after its
+// partial sums (the workspace the gradient kernel reads; then the means and
+// the counters of its tail), the gradient kernel has no GEMM (no wgmma, no
+// tensor maps).
 // SPTX:       .visible .entry sigreg_fused_ecf_wgmma(
-// SPTX:         .param .u64 .ptr .align 1 sigreg_fused_ecf_wgmma_param_5{{$}}
+// SPTX:         .param .u64 .ptr .align 1 sigreg_fused_ecf_wgmma_param_5,
+// SPTX:         .param .u64 .ptr .align 1 sigreg_fused_ecf_wgmma_param_8{{$}}
 // SPTX-NEXT:  )
 // SPTX:       wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
 // SPTX:       st.global.b32

@@ -94,11 +94,12 @@ std::string wgmmaObstacle(FusedEcfOp op, int64_t tileSlices,
        << features << ", S = " << slices;
     return msg;
   }
-  // The 128-slice tile adds its two row halves through a [2 (P - 1)][128]
-  // f32 buffer over its 64 KB y tile.
+  // The 128- and 64-slice tiles add their row parts through [parts - 1][2
+  // (P - 1)][slices] f32 buffers over their dynamic shared memory (96 KB).
   int64_t points = dimSize(op.getCos().getType(), 2, dynamicSize);
-  if (tileSlices == 128 && points > 65) {
-    os << "with 128-slice tiles needs P <= 65, got P = " << points;
+  if (tileSlices < kWgmmaTileSlices && points > 65) {
+    os << "with " << tileSlices
+       << "-slice tiles needs P <= 65, got P = " << points;
     return msg;
   }
   Value projection = op.getProjection();
@@ -117,19 +118,7 @@ std::string wgmmaObstacle(FusedEcfOp op, int64_t tileSlices,
 std::string singleLaunchObstacle(FusedEcfOp op, int64_t dynamicSize) {
   std::string msg;
   llvm::raw_string_ostream os(msg);
-  // The chain: ecf -> all_reduce_mean (one rank) -> fused_epilogue.
-  auto ar = dyn_cast_if_present<AllReduceMeanOp>(
-      op.getCos().hasOneUse() ? *op.getCos().getUsers().begin() : nullptr);
-  FusedEpilogueOp epi;
-  if (ar && ar.getWorldSize() == 1 && op.getSin().hasOneUse() &&
-      *op.getSin().getUsers().begin() == ar.getOperation() &&
-      ar.getCos() == op.getCos() && ar.getSin() == op.getSin())
-    epi = dyn_cast_if_present<FusedEpilogueOp>(
-        ar.getCosGlobal().hasOneUse() ? *ar.getCosGlobal().getUsers().begin()
-                                      : nullptr);
-  if (!epi || !ar.getSinGlobal().hasOneUse() ||
-      *ar.getSinGlobal().getUsers().begin() != epi.getOperation() ||
-      epi.getCos() != ar.getCosGlobal() || epi.getSin() != ar.getSinGlobal()) {
+  if (!foldableEpilogue(op)) {
     os << "needs cos and sin read only by one sigreg.all_reduce_mean of "
           "world_size 1 whose results are read only by one "
           "sigreg.fused_epilogue";
@@ -176,6 +165,8 @@ bool mlir::sigreg::usesTensorCores(FusedEcfOp op,
 WgmmaTiling mlir::sigreg::getWgmmaTiling(int64_t tileSlices, bool persistent) {
   if (tileSlices == 128)
     return {128, 3, 64, 2, 288, 0, 0, false};
+  if (tileSlices == 64)
+    return {64, 4, 64, 2, 288, 0, 0, false};
   if (persistent)
     return {256, 4, 32, 1, 384, 40, 232, true};
   return {256, 4, 64, 1, 384, 40, 232, false};
@@ -195,10 +186,13 @@ int64_t mlir::sigreg::wgmmaTileSlices(int64_t numViews, int64_t batch,
                                       const EcfScheduleOptions &options) {
   if (options.wgmmaSlices)
     return options.wgmmaSlices;
-  int64_t tiles = numViews *
-                  llvm::divideCeilSigned<int64_t>(batch, kWgmmaTileRows) *
-                  llvm::divideCeilSigned<int64_t>(numSlices, kWgmmaTileSlices);
-  return tiles >= kTargetBlocks / 2 ? kWgmmaTileSlices : 128;
+  auto tiles = [&](int64_t slices) {
+    return numViews * llvm::divideCeilSigned<int64_t>(batch, kWgmmaTileRows) *
+           llvm::divideCeilSigned<int64_t>(numSlices, slices);
+  };
+  if (tiles(kWgmmaTileSlices) >= kTargetBlocks / 2)
+    return kWgmmaTileSlices;
+  return tiles(128) >= kTargetBlocks / 2 ? 128 : 64;
 }
 
 bool mlir::sigreg::wgmmaSplitsInput(FusedEcfOp op) {
@@ -608,9 +602,11 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
   case KernelKind::wgmma:
   case KernelKind::wgmma_persistent:
     if (rows != kWgmmaTileRows ||
-        (slices != 256 && (slices != 128 || kind != KernelKind::wgmma)))
+        (slices != 256 &&
+         ((slices != 128 && slices != 64) || kind != KernelKind::wgmma)))
       return fail() << "needs tile = [128, 256]"
-                    << (kind == KernelKind::wgmma ? " or [128, 128]" : "")
+                    << (kind == KernelKind::wgmma ? ", [128, 128] or [128, 64]"
+                                                  : "")
                     << ", got [" << rows << ", " << slices << "]";
     obstacle = wgmmaObstacle(op, slices, /*dynamicSize=*/1);
     if (obstacle.empty() && kind == KernelKind::wgmma_persistent &&
@@ -650,4 +646,21 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
                        << " (N = " << batch << ", rows = " << rows << ")";
   (void)numSlices;
   return success();
+}
+
+FusedEpilogueOp mlir::sigreg::foldableEpilogue(FusedEcfOp op) {
+  auto ar = dyn_cast_if_present<AllReduceMeanOp>(
+      op.getCos().hasOneUse() ? *op.getCos().getUsers().begin() : nullptr);
+  if (!ar || ar.getWorldSize() != 1 || !op.getSin().hasOneUse() ||
+      *op.getSin().getUsers().begin() != ar.getOperation() ||
+      ar.getCos() != op.getCos() || ar.getSin() != op.getSin())
+    return {};
+  auto epi = dyn_cast_if_present<FusedEpilogueOp>(
+      ar.getCosGlobal().hasOneUse() ? *ar.getCosGlobal().getUsers().begin()
+                                    : nullptr);
+  if (!epi || !ar.getSinGlobal().hasOneUse() ||
+      *ar.getSinGlobal().getUsers().begin() != epi.getOperation() ||
+      epi.getCos() != ar.getCosGlobal() || epi.getSin() != ar.getSinGlobal())
+    return {};
+  return epi;
 }

@@ -34,8 +34,8 @@ struct SigregChooseSchedulePass
             << t;
         return signalPassFailure();
       }
-    if (wgmmaSlices != 0 && wgmmaSlices != 128 && wgmmaSlices != 256) {
-      root->emitError("wgmma-slices must be 0, 128 or 256, got ")
+    if (!llvm::is_contained({0, 64, 128, 256}, int64_t(wgmmaSlices))) {
+      root->emitError("wgmma-slices must be 0, 64, 128 or 256, got ")
           << static_cast<int64_t>(wgmmaSlices);
       return signalPassFailure();
     }

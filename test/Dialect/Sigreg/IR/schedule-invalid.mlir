@@ -21,8 +21,8 @@ func.func @wgmma_ragged(%x: tensor<1x256x66xbf16>, %a: tensor<66x256xbf16>) -> (
 // -----
 
 func.func @wgmma_tile(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
-  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma needs tile = [128, 256] or [128, 128], got [128, 64]}}
-  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma needs tile = [128, 256], [128, 128] or [128, 64], got [128, 32]}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 32], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
   return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
 }
 

@@ -22,11 +22,12 @@ func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64) -> tensor<f32> {
 
 // Mid (N = D = S = 1024, bf16): mma.sync with g rounded to 16 bits (a loss
 // reduced over the slices) by default; on sm_90a the Hopper kernel with
-// 128-slice tiles (32 tiles of 128 x 256 would leave most SMs idle).
+// 64-slice tiles (32 tiles of 128 x 256, or 64 of 128 x 128, would leave
+// SMs idle).
 // CHECK-LABEL:  func.func @mid
 // CHECK:          schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 16, projection = rounded>
 // HOPPER-LABEL: func.func @mid
-// HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 8, projection = rounded>
+// HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = rounded>
 // SIMT-LABEL:   func.func @mid
 // SIMT:           schedule = #sigreg.schedule<kernel = simt, tile = [64, 32], k_tile = 16, batch_tiles = 16, projection = f32>
 // BLOCKS-LABEL: func.func @mid
@@ -66,7 +67,7 @@ func.func @large_f32(%x: tensor<8192x4096xf32>, %seed: i64) -> tensor<f32> {
 // CHECK-LABEL:  func.func @none_bf16
 // CHECK:          schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 16, projection = split>
 // HOPPER-LABEL: func.func @none_bf16
-// HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 8, projection = split>
+// HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = split>
 func.func @none_bf16(%x: tensor<1024x1024xbf16>, %seed: i64) -> tensor<1024xf32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 reduction = none : tensor<1024x1024xbf16> -> tensor<1024xf32>
   return %l : tensor<1024xf32>

@@ -103,7 +103,7 @@ def SigregChooseSchedule : Pass<"sigreg-choose-schedule"> {
     Option<"hopper", "hopper", "bool", "false",
            "The target is sm_90a: large bf16/f16 problems use the TMA + wgmma kernel">,
     Option<"wgmmaSlices", "wgmma-slices", "int64_t", "0",
-           "Slices per CTA tile of the TMA + wgmma kernel (128 or 256; 0: by rule)">,
+           "Slices per CTA tile of the TMA + wgmma kernel (64, 128 or 256; 0: by rule)">,
     Option<"wgmmaPersistent", "wgmma-persistent", "bool", "false",
            "TMA + wgmma kernel: persistent CTAs (P <= 17)">,
     Option<"singleLaunch", "single-launch", "int64_t", "1",

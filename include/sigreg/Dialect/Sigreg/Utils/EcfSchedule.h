@@ -69,7 +69,7 @@ struct EcfScheduleOptions {
   /// The target has sm_90a's wgmma and TMA (chip sm_90a): large bf16/f16
   /// problems may take the Hopper kernel.
   bool hopper = false;
-  /// Hopper kernel slices per CTA tile: 128 or 256 (0: by rule).
+  /// Hopper kernel slices per CTA tile: 64, 128 or 256 (0: by rule).
   int64_t wgmmaSlices = 0;
   /// Hopper kernel: persistent CTAs with the ECF overlapped (when P <=
   /// kWgmmaPersistentMaxPoints and the tile has 256 slices).
@@ -154,9 +154,24 @@ constexpr double kSplitInputErrorBudget = 5e-5;
 constexpr int64_t kWgmmaSplitAlign = 64;
 int64_t wgmmaSplitFeatures(int64_t featureDim);
 
+/// The sigreg.fused_epilogue of `op`'s chain ecf -> all_reduce_mean (world
+/// size 1) -> fused_epilogue when the means go nowhere else (a kernel may then
+/// run the epilogue itself), else null.
+FusedEpilogueOp foldableEpilogue(FusedEcfOp op);
+
+/// The one-tile Hopper kernel adds the batch tiles' sums itself (its last
+/// CTA per slice tile, instead of sigreg_ecf_finalize) for at most this many
+/// batch tiles: mid (8) saves a launch; at large (64) each last CTA's serial
+/// gather would be a tail of several microseconds (docs/PERF-NOTES.md m2).
+constexpr int64_t kWgmmaFoldedBatchTiles = 16;
+inline bool wgmmaFoldsFinalize(int64_t batchTiles) {
+  return batchTiles > 1 && batchTiles <= kWgmmaFoldedBatchTiles;
+}
+
 /// Slices per tile of the Hopper kernel: the option's, else 256 when the
 /// 128 x 256 tiles give at least one per multiprocessor, else 128 (twice the
-/// CTAs, two per multiprocessor: mid 0.037 ms against 0.046 with 256).
+/// CTAs, two per multiprocessor: mid 0.037 ms against 0.046 with 256) when
+/// those give one per multiprocessor, else 64 (docs/PERF-NOTES.md m1).
 int64_t wgmmaTileSlices(FusedEcfOp op, const EcfScheduleOptions &options,
                         int64_t dynamicSize = 0);
 /// The same rule for a problem of V views of N rows and S slices (the fused

@@ -1,0 +1,79 @@
+// RUN: sigreg-opt %s -split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=hopper=1 single-launch=0" --canonicalize --cse | FileCheck %s
+
+// The Hopper kernel's 64-slice tile and its tail (WgmmaEcfKernel.cpp,
+// docs/GPU-SCHEDULES.md "the tail").
+
+// 64-slice tiles: 128- and 256-slice tiles of N = 1000, S = 1032 would number
+// 72 and 40, fewer than the 132 SMs; 64-slice tiles give 17 x 8 CTAs of 288
+// threads (two per SM, 96 KB of dynamic shared memory each). Its 8 batch
+// tiles (<= 16) are added by the kernel's tail, which then runs the epilogue
+// (zero_below, sum): one launch after the projection, 17 x 1 + 1 counters.
+// CHECK-LABEL: func.func @w64(
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_projection_rows
+// CHECK:         %[[CNT:.*]] = memref.alloc() {sigreg.zero_init} : memref<18xi32>
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%c17, %c8, %c1) threads in (%c288, %c1, %c1)  dynamic_shared_memory_size %c98304_i32 args({{.*}}, %[[CNT]] : memref<18xi32>, %{{.*}} : memref<f32>, %{{.*}} : memref<1032xf32>)
+// CHECK-NOT:     gpu.launch_func
+// CHECK:         return
+
+// The ECF stage: thread = (column tid % 64, row part tid / 64), 32 rows per
+// part; parts 1-3 store their 2 (P - 1) = 8 sums per column in a [3][8][64]
+// view of the dynamic shared memory, part 0 adds them in part order.
+// CHECK:       gpu.func @sigreg_fused_ecf_wgmma(
+// CHECK-SAME:      known_block_size = array<i32: 288, 1, 1>, nvvm.minctasm = 2 : i32
+// CHECK:         %[[COL:.*]] = arith.remui %thread_id_x, %c64 : index
+// CHECK:         %[[PART:.*]] = arith.divui %thread_id_x, %c64 : index
+// CHECK:         arith.muli %[[PART]], %c32 : index
+// CHECK:         %[[SUMS:.*]] = memref.view %{{.*}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x8x64xf32, #gpu.address_space<workgroup>>
+// CHECK:         nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// CHECK-COUNT-8:   memref.store %{{.*}}, %[[SUMS]][%{{.*}}, %{{.*}}, %[[COL]]]
+// CHECK:         nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// CHECK:           memref.load %[[SUMS]][%c0, %c0, %[[COL]]]
+// CHECK:           memref.load %[[SUMS]][%c1, %c0, %[[COL]]]
+// CHECK:           memref.load %[[SUMS]][%c2, %c0, %[[COL]]]
+// The tail: the (view, slice tile) counter, then the statistics' counter 17.
+// CHECK:         memref.atomic_rmw addi %c1_i32, %{{.*}}[%{{.*}}] : (i32, memref<18xi32>) -> i32
+// CHECK:           memref.atomic_rmw addi %c1_i32, %{{.*}}[%c17] : (i32, memref<18xi32>) -> i32
+// CHECK:         gpu.return
+func.func @w64(%x: tensor<1000x256xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 1032 points = 5 clip = zero_below(0.5) reduction = sum : tensor<1000x256xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// One batch tile (N = 100; the single launch turned off): the kernel writes
+// the means and, with no reduction, each slice's statistic straight to the
+// result; no counters.
+// CHECK-LABEL: func.func @one_tile(
+// CHECK-SAME:      %{{.*}}: memref<2x100x520xf16>, %{{.*}}: memref<520x1032xf16>, %[[OUT:.*]]: memref<2x1032xf32>)
+// CHECK-NOT:     sigreg.zero_init
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%c17, %c1, %c2) {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : memref<2x1032x9xf32>, %{{.*}} : memref<2x1032x9xf32>, %[[OUT]] : memref<2x1032xf32>)
+// CHECK-NOT:     gpu.launch_func
+// CHECK:       gpu.func @sigreg_fused_ecf_wgmma(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[COS:.*]]: memref<2x1032x9xf32>, %[[SIN:.*]]: memref<2x1032x9xf32>, %[[STAT:.*]]: memref<2x1032xf32>)
+// CHECK-NOT:     memref.atomic_rmw
+// CHECK:         memref.store %{{.*}}, %[[COS]][%block_id_z, %{{.*}}, %c0]
+// CHECK:         nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// CHECK:         arith.cmpi ult, %thread_id_x, %c64 : index
+// CHECK:           memref.load %[[COS]][%block_id_z, %{{.*}}, %c0]
+// CHECK:           memref.load %[[SIN]][%block_id_z, %{{.*}}, %c0]
+// CHECK:           memref.store %{{.*}}, %[[STAT]][%block_id_z, %{{.*}}]
+// CHECK-NOT:     memref.atomic_rmw
+// CHECK:         gpu.return
+func.func @one_tile(%x: tensor<2x100x520xf16>, %a: tensor<520x1032xf16>) -> tensor<2x1032xf32> {
+  %l = sigreg.loss %x projection(%a : tensor<520x1032xf16>) slices = 1032 points = 9 reduction = none : tensor<2x100x520xf16> -> tensor<2x1032xf32>
+  return %l : tensor<2x1032xf32>
+}
+
+// -----
+
+// 18 batch tiles (> 16): the finalize and epilogue kernels stay (a last
+// CTA's gather of 18 tiles would be a serial tail); 128-slice tiles (144 of
+// them fill the SMs).
+// CHECK-LABEL: func.func @many_tiles(
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%c8, %c18, %c1) threads in (%c288, %c1, %c1)
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_ecf_finalize_sm
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_epilogue
+func.func @many_tiles(%x: tensor<2200x256xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 reduction = sum : tensor<2200x256xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
