@@ -105,14 +105,28 @@ void emitLocalColumnNorms(Tile &t) {
   KernelBuilder &k = t.k;
   int64_t D = t.sh.featureDim, BS = t.sh.blockSlices, R = t.sh.chunkRows;
   int64_t C = (D + R - 1) / R;
+  assert(R % 4 == 0 && "projectionChunkRows makes chunks of 4k rows");
   k.forEach(t.tid, k.idx(C * BS), k.idx(kBlockThreads), [&](Value pair) {
     Value c = k.div(pair, k.idx(BS)), j = k.rem(pair, k.idx(BS));
+    // Four rows per iteration, loaded before they are added (R % 4 == 0):
+    // one shared-memory round trip per four rows. Rows past D (last chunk)
+    // add g = 0, which leaves the sum's bits unchanged.
     Value d0 = k.mul(c, k.idx(R));
-    Value d1 = k.min(k.add(d0, k.idx(R)), k.idx(D));
     SmallVector<Value> sum = k.forEach(
-        d0, d1, k.idx(1), {k.f32(0.0f)}, [&](Value d, ValueRange acc) {
-          Value g = k.load(t.gs, {k.add(k.mul(d, k.idx(BS)), j)});
-          return SmallVector<Value>{k.addf(acc[0], k.mulf(g, g))};
+        d0, k.add(d0, k.idx(R)), k.idx(4), {k.f32(0.0f)},
+        [&](Value d, ValueRange acc) {
+          SmallVector<Value> gs;
+          for (int64_t i = 0; i < 4; ++i) {
+            Value di = k.add(d, k.idx(i));
+            Value g = k.load(
+                t.gs, {k.add(k.mul(k.min(di, k.idx(D - 1)), k.idx(BS)), j)});
+            gs.push_back(
+                D % R == 0 ? g : k.select(k.lt(di, k.idx(D)), g, k.f32(0.0f)));
+          }
+          Value total = acc[0];
+          for (Value g : gs)
+            total = k.addf(total, k.mulf(g, g));
+          return SmallVector<Value>{total};
         });
     k.store(sum[0], t.norms, {pair});
   });
@@ -132,57 +146,80 @@ void emitLocalColumnNorms(Tile &t) {
 
 /// Stage 3: thread (r = tid % BM, kp = tid / BM) sums x[n0 + r, d] g[d, j]
 /// over its k part (blocks of W features, kp + i * KP) for the BS slices.
+/// When every thread has the same number of blocks, they go U at a time:
+/// the U x loads are issued before the FMAs that use them, so a thread waits
+/// for one L2 round trip per U blocks instead of one per block (the loop was
+/// latency-bound on them, docs/PERF-NOTES.md).
 SmallVector<Value> multiplyTile(Tile &t, Value x) {
   KernelBuilder &k = t.k;
   const SingleLaunchShape &sh = t.sh;
   int64_t D = sh.featureDim, BS = sh.blockSlices, BM = sh.blockRows;
   int64_t KP = kBlockThreads / BM;
   int64_t W = D % 8 == 0 ? 8 : 1;
+  int64_t blocks = D / W;
+  int64_t U = 1;
+  if (blocks % KP == 0)
+    for (int64_t u : {4, 2})
+      if ((blocks / KP) % u == 0) {
+        U = u;
+        break;
+      }
   Value r = k.rem(t.tid, k.idx(BM)), kp = k.div(t.tid, k.idx(BM));
   // Rows past the batch read the last row; the ECF masks them out.
   Value n = k.min(k.add(t.n0, r), k.idx(sh.batch - 1));
   Type f32 = k.b.getF32Type();
   auto g4 = VectorType::get({4}, f32);
-  SmallVector<Value> zeros(BS, k.f32(0.0f));
-  return k.forEach(
-      kp, k.idx(D / W), k.idx(KP), zeros, [&](Value blk, ValueRange acc) {
-        Value d0 = k.mul(blk, k.idx(W));
-        SmallVector<Value> xs;
-        if (W == 8) {
-          auto vecType = VectorType::get({8}, sh.inputElement);
-          Value vec = vector::LoadOp::create(
-              k.b, vecType, x, ValueRange{t.v, n, d0},
+  // The W features of block `blk` as f32 scalars.
+  auto loadBlock = [&](Value blk) {
+    Value d0 = k.mul(blk, k.idx(W));
+    SmallVector<Value> xs;
+    if (W == 1) {
+      xs.push_back(k.toF32(k.load(x, {t.v, n, d0})));
+      return xs;
+    }
+    auto vecType = VectorType::get({8}, sh.inputElement);
+    Value vec =
+        vector::LoadOp::create(k.b, vecType, x, ValueRange{t.v, n, d0},
+                               /*nontemporal=*/false, llvm::MaybeAlign(16));
+    if (!sh.inputElement.isF32())
+      vec = arith::ExtFOp::create(k.b, VectorType::get({8}, f32), vec);
+    for (int64_t w = 0; w < 8; ++w)
+      xs.push_back(vector::ExtractOp::create(k.b, vec, ArrayRef<int64_t>{w}));
+    return xs;
+  };
+  // acc[j] += sum over the block's W features of x * g[d, j].
+  auto multiplyBlock = [&](Value blk, ArrayRef<Value> xs,
+                           SmallVector<Value> &acc) {
+    Value d0 = k.mul(blk, k.idx(W));
+    for (int64_t w = 0; w < W; ++w) {
+      Value row = k.mul(k.add(d0, k.idx(w)), k.idx(BS));
+      for (int64_t j = 0; j < BS; j += 4) {
+        if (BS % 4 == 0) {
+          Value gv = vector::LoadOp::create(
+              k.b, g4, t.gs, ValueRange{k.add(row, k.idx(j))},
               /*nontemporal=*/false, llvm::MaybeAlign(16));
-          if (!sh.inputElement.isF32())
-            vec = arith::ExtFOp::create(k.b, VectorType::get({8}, f32), vec);
-          for (int64_t w = 0; w < 8; ++w)
-            xs.push_back(
-                vector::ExtractOp::create(k.b, vec, ArrayRef<int64_t>{w}));
-        } else {
-          xs.push_back(k.toF32(k.load(x, {t.v, n, d0})));
+          for (int64_t i = 0; i < 4; ++i)
+            acc[j + i] = k.fma(
+                xs[w], vector::ExtractOp::create(k.b, gv, ArrayRef<int64_t>{i}),
+                acc[j + i]);
+          continue;
         }
-        SmallVector<Value> next(acc.begin(), acc.end());
-        for (int64_t w = 0; w < W; ++w) {
-          Value row = k.mul(k.add(d0, k.idx(w)), k.idx(BS));
-          for (int64_t j = 0; j < BS; j += 4) {
-            if (BS % 4 == 0) {
-              Value gv = vector::LoadOp::create(
-                  k.b, g4, t.gs, ValueRange{k.add(row, k.idx(j))},
-                  /*nontemporal=*/false, llvm::MaybeAlign(16));
-              for (int64_t i = 0; i < 4; ++i)
-                next[j + i] = k.fma(
-                    xs[w],
-                    vector::ExtractOp::create(k.b, gv, ArrayRef<int64_t>{i}),
-                    next[j + i]);
-              continue;
-            }
-            for (int64_t i = j; i < std::min(j + 4, BS); ++i)
-              next[i] =
-                  k.fma(xs[w], k.load(t.gs, {k.add(row, k.idx(i))}), next[i]);
-          }
-        }
-        return next;
-      });
+        for (int64_t i = j; i < std::min(j + 4, BS); ++i)
+          acc[i] = k.fma(xs[w], k.load(t.gs, {k.add(row, k.idx(i))}), acc[i]);
+      }
+    }
+  };
+  SmallVector<Value> zeros(BS, k.f32(0.0f));
+  return k.forEach(kp, k.idx(blocks), k.idx(KP * U), zeros,
+                   [&](Value blk, ValueRange acc) {
+                     SmallVector<SmallVector<Value>> xs;
+                     for (int64_t u = 0; u < U; ++u)
+                       xs.push_back(loadBlock(k.add(blk, k.idx(u * KP))));
+                     SmallVector<Value> next(acc.begin(), acc.end());
+                     for (int64_t u = 0; u < U; ++u)
+                       multiplyBlock(k.add(blk, k.idx(u * KP)), xs[u], next);
+                     return next;
+                   });
 }
 
 /// Stage 4: ys[r * BS + j] = (sum over kp ascending of the partials) /

@@ -19,16 +19,19 @@
 // CHECK:           arith.mului_extended
 // CHECK-COUNT-4:   memref.store %{{.*}}, %[[GS]][%{{.*}}] : memref<8192xf32
 // CHECK:         gpu.barrier
-// Stage 2, column norms: sums of g^2 per chunk of 64 rows in order, then
-// over the 32 chunks, and a square root.
+// Stage 2, column norms: sums of g^2 per chunk of 64 rows in order (four
+// rows loaded per iteration), then over the 32 chunks, and a square root.
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %c128 step %c256
-// CHECK:           scf.for
+// CHECK:           scf.for %{{.*}} step %c4
+// CHECK-COUNT-4:     memref.load %[[GS]]
 // CHECK:             arith.mulf
 // CHECK:         gpu.barrier
 // CHECK:         math.sqrt
-// Stage 3, MMA: 16-byte vector loads of x, 16-byte loads of g, FMA.
-// CHECK:         scf.for
-// CHECK:           vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<8xbf16>
+// Stage 3, GEMM: 16-byte vector loads of x, four blocks issued before their
+// FMAs (32 blocks per thread, step 4 x 8 k parts), 16-byte loads of g, FMA.
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c256 step %c32
+// CHECK-COUNT-4:   vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<8xbf16>
+// CHECK-NOT:       math.fma
 // CHECK:           vector.load %[[GS]][%{{.*}}] {{.*}} vector<4xf32>
 // CHECK:           math.fma
 // Stage 4, k parts added in order and divided by the norm.
