@@ -268,6 +268,17 @@ single() {
   emit sl-bf16-tiles-none 2 600 64 200 17 bf16 clamp_min 0.5 none seed fused --single-launch=2
   emit sl-f16-tiles-mean 0 1000 40 130 33 f16 zero_below 0.5 mean seed fused --single-launch=2
   emit blog-bf16-clamp-none 0 32 2048 1024 17 bf16 clamp_min 1.0 none seed
+  # The tensor-core GEMM (projection = rounded or split, bf16/f16 with a seeded g) against
+  # the SIMT one (--tensor-cores=false) at the anchors; D % 4 != 0 (scalar x loads), D % 16
+  # != 0 (a partial last k step), f16 split (per-slice), 4 k groups x 2 row groups
+  # (N = 256, D = 1024), several batch tiles.
+  emit blog-bf16-simt 0 32 2048 1024 17 bf16 none 0 mean seed fused --tensor-cores=false
+  emit minimal-bf16-simt 4 256 16 256 17 bf16 none 0 mean seed fused --tensor-cores=false
+  emit slm-views-d13-clamp 2 45 13 77 9 bf16 clamp_min 0.5 mean seed
+  emit slm-f16-d100-none 0 100 100 50 17 f16 none 0 none seed
+  emit slm-n256-d1024-sum 0 256 1024 256 17 bf16 none 0 sum seed
+  emit slm-tiles-clamp-none 2 600 64 200 17 bf16 clamp_min 0.5 none seed fused --single-launch=2
+  emit slm-f16-p33-zero-mean 3 20 300 700 33 f16 zero_below 0.05 mean seed
 }
 case "$set_" in
   p65) for w in 64 128 256; do

@@ -4,6 +4,7 @@
 #include "Kernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -81,13 +82,22 @@ Value mlir::sigreg::arriveAtCounter(KernelBuilder &k, Value tid, Value flag,
     else
       k.barrier();
   };
-  NVVM::MembarOp::create(k.b, NVVM::MemScopeKind::GPU); // release
+  // The block's writes are ordered before thread 0's by the barrier; its
+  // acq_rel fences at GPU scope (fence.acq_rel.gpu) release them with the
+  // counter's increment and acquire the other blocks' (cumulative through
+  // the barriers, the pattern of CUTLASS's GenericBarrier). Cheaper than a
+  // membar.gl (fence.sc.gpu) in every thread: measured in
+  // docs/PERF-NOTES.md (n2).
   sync();
+  auto fence = [&] {
+    LLVM::FenceOp::create(k.b, LLVM::AtomicOrdering::acq_rel, "device");
+  };
   k.ifThen(k.lt(tid, k.idx(1)), [&] {
     Value one = arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(1));
+    fence(); // release
     Value old = memref::AtomicRMWOp::create(k.b, arith::AtomicRMWKind::addi,
                                             one, counters, ValueRange{index});
-    NVVM::MembarOp::create(k.b, NVVM::MemScopeKind::GPU); // acquire
+    fence(); // acquire
     Value last = arith::CmpIOp::create(
         k.b, arith::CmpIPredicate::eq, old,
         arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(expected - 1)));
@@ -119,4 +129,19 @@ void mlir::sigreg::emitBlockTreeSum(KernelBuilder &k, Value tid, Value red,
     });
     sync();
   }
+}
+
+std::pair<Value, Value> mlir::sigreg::reducedSinCos(KernelBuilder &k,
+                                                    Value theta) {
+  Value q = math::RoundEvenOp::create(
+      k.b, k.mulf(theta, k.f32(0.15915494309189535f)));
+  Value r = k.fma(q, k.f32(-6.28125f), theta);
+  r = k.fma(q, k.f32(-1.9353071795864769e-3f), r);
+  Type f32 = k.b.getF32Type();
+  auto call = [&](StringRef name) -> Value {
+    return LLVM::CallIntrinsicOp::create(k.b, f32, k.b.getStringAttr(name),
+                                         ValueRange{r})
+        .getResult(0);
+  };
+  return {call("llvm.nvvm.sin.approx.f"), call("llvm.nvvm.cos.approx.f")};
 }

@@ -56,6 +56,13 @@ Value arriveAtCounter(KernelBuilder &k, Value tid, Value flag, Value counters,
                       Value index, int64_t expected,
                       function_ref<void()> barrier = nullptr);
 
+/// sin and cos of `theta` on the special-function unit (sin.approx,
+/// cos.approx: about 2^-21 absolute in [-pi, pi]) after a Cody-Waite
+/// reduction to [-pi, pi] (2 pi = 6.28125 + 1.9353071795864769e-3, the first
+/// part exact in 8 bits). For the 16-bit inputs' ECFs; f32 inputs keep
+/// libdevice's sinf/cosf.
+std::pair<Value, Value> reducedSinCos(KernelBuilder &k, Value theta);
+
 } // namespace sigreg
 } // namespace mlir
 

@@ -280,8 +280,11 @@ SliceCotangent emitSliceCotangent(KernelBuilder &k,
 
 /// The whole forward (projection -> fused ECF -> one-rank all-reduce ->
 /// epilogue) in one launch, SingleLaunchKernel.cpp: block = (blockSlices
-/// slices, blockRows batch rows, view), 256 threads, blockRows * blockSlices
-/// <= 256, g of the block's slices generated into shared memory.
+/// slices, blockRows batch rows, view), 256 threads. The GEMM runs as SIMT
+/// FMAs on g in shared memory (blockRows * blockSlices <= 1024), or with
+/// `tensorCores` as mma.sync on g generated in registers (blockRows *
+/// blockSlices
+/// <= 2048).
 struct SingleLaunchShape {
   int64_t numViews, batch, featureDim, numSlices, numPoints;
   double tMax;
@@ -293,6 +296,9 @@ struct SingleLaunchShape {
   /// kernel's chunk, so that the norms are the same bits).
   int64_t chunkRows;
   int64_t blockRows, blockSlices;
+  /// The GEMM on mma.sync.m16n8k16 (bf16/f16 input, seeded g rounded to the
+  /// input's type, or as hi + lo parts with splitProjection).
+  bool tensorCores = false, splitProjection = false;
   int64_t globalCount;
   ClipMode clip;
   double clipValue;
@@ -303,6 +309,28 @@ struct SingleLaunchShape {
   }
   /// One counter per column (slice tile, view), then the grid's counter.
   int64_t numCounters() const { return numViews * numSliceTiles() + 1; }
+  /// Rows of the y tile each thread of the ECF stage adds up (the tile has
+  /// BM * BS elements, up to eight per thread of the block).
+  int64_t ecfRowsPerThread() const {
+    return std::max<int64_t>(1, blockRows * blockSlices / 256);
+  }
+  /// Rows each thread of the GEMM stage multiplies: one shared-memory load
+  /// of g serves them all (4 * RG FMAs per 16-byte load).
+  int64_t gemmRowsPerThread() const;
+  /// g's shared-memory row of feature d starts at d * BS + 4 * (d / 8) when
+  /// padded: k parts 8 rows apart then fall in different banks.
+  bool padsProjectionTile() const { return blockSlices % 4 == 0; }
+  /// Tensor cores: the 8 warps as mmaWarpsK() k groups (each takes every
+  /// mmaWarpsK()-th 16-deep k step) x 8 / mmaWarpsK() row groups of
+  /// mmaRowFragments() 16-row fragments; warps past the tile's rows idle.
+  int64_t mmaSteps() const { return (featureDim + 15) / 16; }
+  int64_t mmaWarpsK() const;
+  /// k steps per iteration of the tensor-core loop (their x loads issued
+  /// together): 4 or 2 when every warp has a multiple of that many, else 1.
+  int64_t mmaStepGroup() const;
+  int64_t mmaRowFragments() const {
+    return std::max<int64_t>(1, blockRows / 16 / (8 / mmaWarpsK()));
+  }
 };
 /// (seed : i64 | A : memref<DxS>, x : memref<VxNxD>, out : memref<f32> or
 /// memref<VxSxf32>, counters : memref<Cxi32> (zero at the first launch, left

@@ -956,14 +956,15 @@ LogicalResult FunctionLowering::lowerSingleLaunch(OpBuilder &b,
   sh.projectionElement =
       proj ? Type() : ecf.getProjection().getType().getElementType();
   sh.chunkRows = projectionChunkRows(schedule.projectionChunk);
+  ScheduleAttr attr = ecf.getScheduleAttr();
   SingleLaunchTiling tiling =
-      ecf.getScheduleAttr()
-          ? SingleLaunchTiling{ecf.getScheduleAttr().getRows(),
-                               ecf.getScheduleAttr().getSlices()}
-          : chooseSingleLaunchTiling(sh.numViews, sh.batch, sh.featureDim,
-                                     sh.numSlices, sh.numPoints);
+      attr ? SingleLaunchTiling{attr.getRows(), attr.getSlices(),
+                                attr.getProjection()}
+           : chooseSingleLaunchTiling(ecf, schedule);
   sh.blockRows = tiling.blockRows;
   sh.blockSlices = tiling.blockSlices;
+  sh.tensorCores = singleLaunchUsesMma(tiling.projection);
+  sh.splitProjection = tiling.projection == ProjectionMode::split;
   sh.globalCount = *count;
   sh.clip = epi.getClip();
   sh.clipValue = epi.getClipValue().convertToDouble();

@@ -15,6 +15,13 @@
 //      FMA into BS accumulators.
 //   4. reduceKParts: the k parts added in ascending order, divided by the
 //      column norm: the y tile [BM][BS] in shared memory.
+//   1-4 on tensor cores (tensorCores, a bf16/f16 input and a seeded g read
+//      as projection = rounded or split): emitMmaSteps generates each
+//      thread's mma.sync B fragments in registers (one Philox call per
+//      fragment of a column), loads its A fragments of x straight from
+//      global memory and runs mma.sync.m16n8k16 over the warp's k steps;
+//      storeMmaPartials and reduceMmaPartials add the warps' k groups and
+//      the sums of g^2 in a fixed order: the y tile [BM][BS].
 //   5. emitTileEcf: thread = (row, slice); one sincos, the angle-addition
 //      recurrence over the points; rows added by a butterfly of xor shuffles
 //      inside each warp, then the 8 warps in order.
@@ -58,9 +65,23 @@ struct Tile {
   /// Shared memory: g (reused for the k-part partials, the warp sums and
   /// the final tree), y, chunk sums + norms, ECF means, flag.
   Value gs, ys, norms, ecf, flag;
+
+  /// Index of g[d, s0 + j] in gs (padded rows: padsProjectionTile).
+  Value gIndex(Value d, Value j) const {
+    Value row = k.mul(d, k.idx(sh.blockSlices));
+    if (sh.padsProjectionTile())
+      row = k.add(row, k.mul(k.div(d, k.idx(8)), k.idx(4)));
+    return k.add(row, j);
+  }
 };
 
-/// Stage 1: gs[d * BS + j] = g[d, s0 + j] (0 beyond S). Seeded: one Philox
+/// f32 elements of g's shared-memory tile, padding included.
+int64_t projectionTileFloats(const SingleLaunchShape &sh) {
+  int64_t D = sh.featureDim;
+  return D * sh.blockSlices + (sh.padsProjectionTile() ? (D + 7) / 8 * 4 : 0);
+}
+
+/// Stage 1: gs[gIndex(d, j)] = g[d, s0 + j] (0 beyond S). Seeded: one Philox
 /// call per four rows of a column (buildProjectionGaussianGroup).
 void generateProjectionTile(Tile &t, Value seedOrA) {
   KernelBuilder &k = t.k;
@@ -77,8 +98,7 @@ void generateProjectionTile(Tile &t, Value seedOrA) {
       for (int64_t i = 0; i < 4; ++i) {
         Value d = k.add(k.mul(q, k.idx(4)), k.idx(i));
         auto store = [&] {
-          k.store(k.select(inS, g[i], k.f32(0.0f)), t.gs,
-                  {k.add(k.mul(d, k.idx(BS)), j)});
+          k.store(k.select(inS, g[i], k.f32(0.0f)), t.gs, {t.gIndex(d, j)});
         };
         // Rows past D exist only in the last group.
         if (i == 0 || D % 4 == 0)
@@ -94,7 +114,8 @@ void generateProjectionTile(Tile &t, Value seedOrA) {
     Value s = k.add(t.s0, j);
     Value sc = k.min(s, k.idx(S - 1));
     Value g = k.toF32(k.load(seedOrA, {d, sc}));
-    k.store(k.select(k.lt(s, k.idx(S)), g, k.f32(0.0f)), t.gs, {lin});
+    k.store(k.select(k.lt(s, k.idx(S)), g, k.f32(0.0f)), t.gs,
+            {t.gIndex(d, j)});
   });
 }
 
@@ -118,8 +139,7 @@ void emitLocalColumnNorms(Tile &t) {
           SmallVector<Value> gs;
           for (int64_t i = 0; i < 4; ++i) {
             Value di = k.add(d, k.idx(i));
-            Value g = k.load(
-                t.gs, {k.add(k.mul(k.min(di, k.idx(D - 1)), k.idx(BS)), j)});
+            Value g = k.load(t.gs, {t.gIndex(k.min(di, k.idx(D - 1)), j)});
             gs.push_back(
                 D % R == 0 ? g : k.select(k.lt(di, k.idx(D)), g, k.f32(0.0f)));
           }
@@ -144,33 +164,39 @@ void emitLocalColumnNorms(Tile &t) {
   });
 }
 
-/// Stage 3: thread (r = tid % BM, kp = tid / BM) sums x[n0 + r, d] g[d, j]
-/// over its k part (blocks of W features, kp + i * KP) for the BS slices.
-/// When every thread has the same number of blocks, they go U at a time:
-/// the U x loads are issued before the FMAs that use them, so a thread waits
-/// for one L2 round trip per U blocks instead of one per block (the loop was
-/// latency-bound on them, docs/PERF-NOTES.md).
+/// Stage 3: thread (rt = tid % (BM / RG), kp = tid / (BM / RG)) sums
+/// x[n0 + r, d] g[d, j] over its k part (blocks of W features, kp + i * KP)
+/// for its RG rows r = rt + i * BM / RG and the BS slices: one 16-byte g
+/// load feeds 4 * RG FMAs. When every thread has the same number of blocks,
+/// they go U at a time: the x loads are issued before the FMAs that use
+/// them, so a thread waits for one L2 round trip per U blocks instead of one
+/// per block (the loop was latency-bound on them, docs/PERF-NOTES.md).
+/// Returns acc[i * BS + j].
 SmallVector<Value> multiplyTile(Tile &t, Value x) {
   KernelBuilder &k = t.k;
   const SingleLaunchShape &sh = t.sh;
   int64_t D = sh.featureDim, BS = sh.blockSlices, BM = sh.blockRows;
-  int64_t KP = kBlockThreads / BM;
+  int64_t RG = sh.gemmRowsPerThread(), BMR = BM / RG;
+  int64_t KP = kBlockThreads / BMR;
   int64_t W = D % 8 == 0 ? 8 : 1;
   int64_t blocks = D / W;
   int64_t U = 1;
   if (blocks % KP == 0)
     for (int64_t u : {4, 2})
-      if ((blocks / KP) % u == 0) {
+      if ((blocks / KP) % u == 0 && u * RG <= 8) {
         U = u;
         break;
       }
-  Value r = k.rem(t.tid, k.idx(BM)), kp = k.div(t.tid, k.idx(BM));
+  Value rt = k.rem(t.tid, k.idx(BMR)), kp = k.div(t.tid, k.idx(BMR));
   // Rows past the batch read the last row; the ECF masks them out.
-  Value n = k.min(k.add(t.n0, r), k.idx(sh.batch - 1));
+  SmallVector<Value> rows;
+  for (int64_t i = 0; i < RG; ++i)
+    rows.push_back(
+        k.min(k.add(t.n0, k.add(rt, k.idx(i * BMR))), k.idx(sh.batch - 1)));
   Type f32 = k.b.getF32Type();
   auto g4 = VectorType::get({4}, f32);
-  // The W features of block `blk` as f32 scalars.
-  auto loadBlock = [&](Value blk) {
+  // The W features of block `blk` of row n as f32 scalars.
+  auto loadBlock = [&](Value n, Value blk) {
     Value d0 = k.mul(blk, k.idx(W));
     SmallVector<Value> xs;
     if (W == 1) {
@@ -187,64 +213,321 @@ SmallVector<Value> multiplyTile(Tile &t, Value x) {
       xs.push_back(vector::ExtractOp::create(k.b, vec, ArrayRef<int64_t>{w}));
     return xs;
   };
-  // acc[j] += sum over the block's W features of x * g[d, j].
-  auto multiplyBlock = [&](Value blk, ArrayRef<Value> xs,
+  // acc[i * BS + j] += sum over the block's W features of x[i] * g[d, j].
+  auto multiplyBlock = [&](Value blk, ArrayRef<SmallVector<Value>> xs,
                            SmallVector<Value> &acc) {
     Value d0 = k.mul(blk, k.idx(W));
     for (int64_t w = 0; w < W; ++w) {
-      Value row = k.mul(k.add(d0, k.idx(w)), k.idx(BS));
+      Value d = k.add(d0, k.idx(w));
       for (int64_t j = 0; j < BS; j += 4) {
+        SmallVector<Value> g;
         if (BS % 4 == 0) {
           Value gv = vector::LoadOp::create(
-              k.b, g4, t.gs, ValueRange{k.add(row, k.idx(j))},
+              k.b, g4, t.gs, ValueRange{t.gIndex(d, k.idx(j))},
               /*nontemporal=*/false, llvm::MaybeAlign(16));
           for (int64_t i = 0; i < 4; ++i)
-            acc[j + i] = k.fma(
-                xs[w], vector::ExtractOp::create(k.b, gv, ArrayRef<int64_t>{i}),
-                acc[j + i]);
-          continue;
+            g.push_back(
+                vector::ExtractOp::create(k.b, gv, ArrayRef<int64_t>{i}));
+        } else {
+          for (int64_t i = j; i < std::min(j + 4, BS); ++i)
+            g.push_back(k.load(t.gs, {t.gIndex(d, k.idx(i))}));
         }
-        for (int64_t i = j; i < std::min(j + 4, BS); ++i)
-          acc[i] = k.fma(xs[w], k.load(t.gs, {k.add(row, k.idx(i))}), acc[i]);
+        for (int64_t i = 0; i < RG; ++i)
+          for (auto [c, gc] : llvm::enumerate(g))
+            acc[i * BS + j + c] = k.fma(xs[i][w], gc, acc[i * BS + j + c]);
       }
     }
   };
-  SmallVector<Value> zeros(BS, k.f32(0.0f));
-  return k.forEach(kp, k.idx(blocks), k.idx(KP * U), zeros,
-                   [&](Value blk, ValueRange acc) {
-                     SmallVector<SmallVector<Value>> xs;
+  SmallVector<Value> zeros(RG * BS, k.f32(0.0f));
+  return k.forEach(
+      kp, k.idx(blocks), k.idx(KP * U), zeros, [&](Value blk, ValueRange acc) {
+        // xs[u][i]: block blk + u * KP of row i.
+        SmallVector<SmallVector<SmallVector<Value>>> xs(U);
+        for (int64_t u = 0; u < U; ++u)
+          for (int64_t i = 0; i < RG; ++i)
+            xs[u].push_back(loadBlock(rows[i], k.add(blk, k.idx(u * KP))));
+        SmallVector<Value> next(acc.begin(), acc.end());
+        for (int64_t u = 0; u < U; ++u)
+          multiplyBlock(k.add(blk, k.idx(u * KP)), xs[u], next);
+        return next;
+      });
+}
+
+/// Stage 4: ys[r * BS + j] = (sum over kp ascending of the partials) /
+/// norm[j]; the partials go through gs (free after the GEMM) as
+/// [kp][r][j].
+void reduceKParts(Tile &t, ArrayRef<Value> acc) {
+  KernelBuilder &k = t.k;
+  const SingleLaunchShape &sh = t.sh;
+  int64_t BS = sh.blockSlices, BM = sh.blockRows;
+  int64_t RG = sh.gemmRowsPerThread(), BMR = BM / RG;
+  int64_t KP = kBlockThreads / BMR;
+  int64_t C = (sh.featureDim + sh.chunkRows - 1) / sh.chunkRows;
+  k.barrier(); // every thread is done reading g
+  Value rt = k.rem(t.tid, k.idx(BMR)), kp = k.div(t.tid, k.idx(BMR));
+  for (int64_t i = 0; i < RG; ++i) {
+    Value row = k.add(k.mul(kp, k.idx(BM)), k.add(rt, k.idx(i * BMR)));
+    for (int64_t j = 0; j < BS; ++j)
+      k.store(acc[i * BS + j], t.gs, {k.add(k.mul(row, k.idx(BS)), k.idx(j))});
+  }
+  k.barrier();
+  k.forEach(t.tid, k.idx(BM * BS), k.idx(kBlockThreads), [&](Value e) {
+    Value j = k.rem(e, k.idx(BS));
+    Value y = k.f32(0.0f);
+    for (int64_t p = 0; p < KP; ++p)
+      y = k.addf(y, k.load(t.gs, {k.add(e, k.idx(p * BM * BS))}));
+    if (sh.seeded)
+      y = k.divf(y, k.load(t.norms, {k.add(k.idx(C * BS), j)}));
+    k.store(y, t.ys, {e});
+  });
+  k.barrier();
+}
+
+//===----------------------------------------------------------------------===//
+// Stages 1-4 on tensor cores (tensorCores: bf16/f16 input, seeded g rounded
+// to the input's type or split into hi + lo parts). Lane = (q = lane / 4,
+// t = lane % 4) of the mma.sync.m16n8k16 fragments. The k slots of a
+// fragment, 2t, 2t + 1, 2t + 8, 2t + 9, are mapped to the features
+// 4t .. 4t + 3 of the 16-deep k step (in A and in B alike, so the product
+// is unchanged): a thread's B fragment of column s is then exactly the four
+// Gaussians of one Philox call (buildProjectionGaussianGroup, group
+// 4 * step + t), generated in registers, and its A fragment of a row is one
+// 8-byte load of x. g never exists in memory.
+//===----------------------------------------------------------------------===//
+
+/// The lane and warp coordinates of the tensor-core stages.
+struct MmaLanes {
+  Value q, t, wk, wm;
+};
+
+MmaLanes mmaLanes(Tile &tile) {
+  KernelBuilder &k = tile.k;
+  int64_t WK = tile.sh.mmaWarpsK();
+  Value lane = k.rem(tile.tid, k.idx(32)), warp = k.div(tile.tid, k.idx(32));
+  return {k.div(lane, k.idx(4)), k.rem(lane, k.idx(4)), k.rem(warp, k.idx(WK)),
+          k.div(warp, k.idx(WK))};
+}
+
+/// The input's 16-bit words (x[row, f0 + 0, 1], x[row, f0 + 2, 3]) as mma
+/// operands: one 8-byte vector load when D % 4 == 0, else four scalar
+/// loads; features past D read as 0.
+std::array<Value, 2> loadInputWords(Tile &tile, Value x, Value row, Value f0) {
+  KernelBuilder &k = tile.k;
+  const SingleLaunchShape &sh = tile.sh;
+  int64_t D = sh.featureDim;
+  Type elem = sh.inputElement, i32 = k.b.getI32Type();
+  Value zeroWord = arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(0));
+  std::array<Value, 2> words;
+  if (D % 4 == 0) {
+    Value fc = D % 16 == 0 ? f0 : k.min(f0, k.idx(D - 4));
+    Value vec = vector::LoadOp::create(
+        k.b, VectorType::get({4}, elem), x, ValueRange{tile.v, row, fc},
+        /*nontemporal=*/false, llvm::MaybeAlign(8));
+    Value pairs =
+        vector::BitCastOp::create(k.b, VectorType::get({2}, i32), vec);
+    for (int64_t w = 0; w < 2; ++w) {
+      words[w] = vector::ExtractOp::create(k.b, pairs, ArrayRef<int64_t>{w});
+      if (D % 16 != 0)
+        words[w] = k.select(k.lt(f0, k.idx(D)), words[w], zeroWord);
+    }
+  } else {
+    Value zero = arith::ConstantOp::create(k.b, k.b.getZeroAttr(elem));
+    SmallVector<Value> xs;
+    for (int64_t i = 0; i < 4; ++i) {
+      Value d = k.add(f0, k.idx(i));
+      Value xi = k.load(x, {tile.v, row, k.min(d, k.idx(D - 1))});
+      xs.push_back(k.select(k.lt(d, k.idx(D)), xi, zero));
+    }
+    words = {packPair(k, xs[0], xs[1]), packPair(k, xs[2], xs[3])};
+  }
+  return words;
+}
+
+/// An i32 word of two 16-bit values as the mma operand type (f16 operands
+/// are vector<2xf16>; bf16 ones stay i32).
+Value mmaOperand(Tile &tile, Value word) {
+  if (tile.sh.inputElement.isBF16())
+    return word;
+  return LLVM::BitcastOp::create(
+      tile.k.b, VectorType::get({2}, tile.k.b.getF16Type()), word);
+}
+
+/// Stage 1 (tensor cores): the four Gaussians g[16 step + 4t + i, s] of the
+/// thread's B fragment of column s (0 past D; columns past S repeat S - 1,
+/// whose results are dropped), their squares added to `sumSq`, and the
+/// fragment's words: g rounded to the input's type, then (split) the
+/// rounded remainders.
+SmallVector<std::array<Value, 2>>
+generateProjectionFragment(Tile &tile, Value seed, Value step, Value t, Value s,
+                           Value &sumSq) {
+  KernelBuilder &k = tile.k;
+  const SingleLaunchShape &sh = tile.sh;
+  int64_t D = sh.featureDim, S = sh.numSlices;
+  Value group = k.add(k.mul(step, k.idx(4)), t);
+  Value sc = k.min(s, k.idx(S - 1));
+  std::array<Value, 4> g =
+      buildProjectionGaussianGroup(k.b, seed, toI32(k, group), toI32(k, sc));
+  Type elem = sh.inputElement;
+  SmallVector<Value> hi, lo;
+  for (int64_t i = 0; i < 4; ++i) {
+    if (D % 16 != 0)
+      g[i] = k.select(k.lt(k.add(k.mul(group, k.idx(4)), k.idx(i)), k.idx(D)),
+                      g[i], k.f32(0.0f));
+    sumSq = k.fma(g[i], g[i], sumSq);
+    hi.push_back(arith::TruncFOp::create(k.b, elem, g[i]));
+    if (sh.splitProjection)
+      lo.push_back(
+          arith::TruncFOp::create(k.b, elem, k.subf(g[i], k.toF32(hi.back()))));
+  }
+  SmallVector<std::array<Value, 2>> parts = {
+      {packPair(k, hi[0], hi[1]), packPair(k, hi[2], hi[3])}};
+  if (sh.splitProjection)
+    parts.push_back({packPair(k, lo[0], lo[1]), packPair(k, lo[2], lo[3])});
+  return parts;
+}
+
+/// Stage 2 (tensor cores): the warp's k steps (wk, wk + WK, ...): per step
+/// the A fragments of its MT row fragments (rows past N read row N - 1; the
+/// ECF masks them), the B fragments of the NT = BS / 8 column fragments
+/// generated in registers, MT x NT (x 2 when split) mma.sync. When every
+/// warp has the same number of steps they go U at a time (mmaStepGroup):
+/// the x loads of the U steps are issued before the first step's Philox
+/// work, so a warp waits for one L2 round trip per U steps; one step at a
+/// time, the wait for its loads outlasted the step's Philox work (ncu: 42%
+/// of the blog kernel's samples, docs/PERF-NOTES.md n1). The loads are not
+/// carried across iterations: LLVM folds a loop-carried load back into the
+/// loop (a phi of loads becomes a load of a phi). Returns the accumulators
+/// acc[(i * NT + n) * 4 + c] followed by the NT sums of g^2 of the
+/// thread's columns.
+SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
+                                Value x) {
+  KernelBuilder &k = tile.k;
+  const SingleLaunchShape &sh = tile.sh;
+  int64_t MT = sh.mmaRowFragments(), NT = sh.blockSlices / 8;
+  int64_t WK = sh.mmaWarpsK(), U = sh.mmaStepGroup();
+  MLIRContext *ctx = k.b.getContext();
+  Type f32 = k.b.getF32Type();
+  auto accType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+  NVVM::MMATypes ptxType =
+      sh.inputElement.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  SmallVector<Value> rows;
+  for (int64_t i = 0; i < MT; ++i)
+    for (int64_t h = 0; h < 2; ++h) {
+      Value r = k.add(k.mul(k.add(k.mul(l.wm, k.idx(MT)), k.idx(i)), k.idx(16)),
+                      k.add(l.q, k.idx(8 * h)));
+      rows.push_back(k.min(k.add(tile.n0, r), k.idx(sh.batch - 1)));
+    }
+  // The A registers of row fragment i: a0a1 = (row q, features 4t, 4t + 1),
+  // a2a3 = (row q + 8, same), a4a5 = (row q, 4t + 2, 4t + 3), a6a7 = (row
+  // q + 8, same).
+  auto loadStep = [&](Value step) {
+    Value f0 = k.add(k.mul(step, k.idx(16)), k.mul(l.t, k.idx(4)));
+    SmallVector<SmallVector<Value>> a(MT);
+    for (int64_t i = 0; i < MT; ++i) {
+      std::array<Value, 2> top = loadInputWords(tile, x, rows[2 * i], f0);
+      std::array<Value, 2> bottom =
+          loadInputWords(tile, x, rows[2 * i + 1], f0);
+      for (Value w : {top[0], bottom[0], top[1], bottom[1]})
+        a[i].push_back(mmaOperand(tile, w));
+    }
+    return a;
+  };
+  auto multiplyStep = [&](Value step, ArrayRef<SmallVector<Value>> a,
+                          SmallVector<Value> &acc) {
+    for (int64_t n = 0; n < NT; ++n) {
+      Value s = k.add(tile.s0, k.add(k.idx(8 * n), l.q));
+      Value &sumSq = acc[MT * NT * 4 + n];
+      for (const std::array<Value, 2> &part :
+           generateProjectionFragment(tile, seed, step, l.t, s, sumSq)) {
+        SmallVector<Value> bFrag = {mmaOperand(tile, part[0]),
+                                    mmaOperand(tile, part[1])};
+        for (int64_t i = 0; i < MT; ++i) {
+          int64_t f = (i * NT + n) * 4;
+          SmallVector<Value> cIn(acc.begin() + f, acc.begin() + f + 4);
+          auto mma = NVVM::MmaOp::create(
+              k.b, accType, a[i], bFrag, cIn, {16, 8, 16}, std::nullopt,
+              std::nullopt, std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                             NVVM::MMALayout::col});
+          for (int64_t c = 0; c < 4; ++c)
+            acc[f + c] = LLVM::ExtractValueOp::create(k.b, mma.getRes(),
+                                                      ArrayRef<int64_t>{c});
+        }
+      }
+    }
+  };
+  SmallVector<Value> inits(MT * NT * 4 + NT, k.f32(0.0f));
+  return k.forEach(l.wk, k.idx(sh.mmaSteps()), k.idx(WK * U), inits,
+                   [&](Value step, ValueRange carried) {
+                     SmallVector<Value> next(carried.begin(), carried.end());
+                     SmallVector<SmallVector<SmallVector<Value>>> a;
                      for (int64_t u = 0; u < U; ++u)
-                       xs.push_back(loadBlock(k.add(blk, k.idx(u * KP))));
-                     SmallVector<Value> next(acc.begin(), acc.end());
+                       a.push_back(loadStep(k.add(step, k.idx(u * WK))));
                      for (int64_t u = 0; u < U; ++u)
-                       multiplyBlock(k.add(blk, k.idx(u * KP)), xs[u], next);
+                       multiplyStep(k.add(step, k.idx(u * WK)), a[u], next);
                      return next;
                    });
 }
 
-/// Stage 4: ys[r * BS + j] = (sum over kp ascending of the partials) /
-/// norm[j]; the partials go through gs (free after the GEMM).
-void reduceKParts(Tile &t, ArrayRef<Value> acc) {
-  KernelBuilder &k = t.k;
-  const SingleLaunchShape &sh = t.sh;
-  int64_t BS = sh.blockSlices, BM = sh.blockRows, KP = kBlockThreads / BM;
-  int64_t C = (sh.featureDim + sh.chunkRows - 1) / sh.chunkRows;
-  k.barrier(); // every thread is done reading g
-  for (int64_t j = 0; j < BS; ++j)
-    k.store(acc[j], t.gs, {k.add(k.mul(t.tid, k.idx(BS)), k.idx(j))});
-  k.barrier();
-  k.ifThen(k.lt(t.tid, k.idx(BM * BS)), [&] {
-    Value r = k.div(t.tid, k.idx(BS)), j = k.rem(t.tid, k.idx(BS));
-    Value y = k.f32(0.0f);
-    for (int64_t p = 0; p < KP; ++p)
-      y = k.addf(
-          y,
-          k.load(t.gs, {k.add(k.mul(k.add(k.idx(p * BM), r), k.idx(BS)), j)}));
-    if (sh.seeded)
-      y = k.divf(y, k.load(t.norms, {k.add(k.idx(C * BS), j)}));
-    k.store(y, t.ys, {t.tid});
+/// Stage 3 (tensor cores): the warps' partial accumulators to gs as
+/// [wk][row][slice] and the sums of g^2 of row group 0, added over the four
+/// lanes t of a column (xor butterfly), to norms as [wk][slice]; warps past
+/// the tile's rows store nothing.
+void storeMmaPartials(Tile &tile, const MmaLanes &l, ArrayRef<Value> acc) {
+  KernelBuilder &k = tile.k;
+  const SingleLaunchShape &sh = tile.sh;
+  int64_t MT = sh.mmaRowFragments(), NT = sh.blockSlices / 8;
+  int64_t BS = sh.blockSlices, BM = sh.blockRows;
+  SmallVector<Value> sumSq(acc.begin() + MT * NT * 4, acc.end());
+  for (Value &v : sumSq)
+    for (int32_t off : {1, 2})
+      v = k.addf(v,
+                 gpu::ShuffleOp::create(k.b, v, off, 32, gpu::ShuffleMode::XOR)
+                     .getShuffleResult());
+  Value rowBase = k.mul(k.mul(l.wm, k.idx(MT)), k.idx(16));
+  k.ifThen(k.lt(rowBase, k.idx(BM)), [&] {
+    for (int64_t i = 0; i < MT; ++i)
+      for (int64_t n = 0; n < NT; ++n)
+        for (int64_t c = 0; c < 4; ++c) {
+          Value r = k.add(k.add(rowBase, k.idx(16 * i + 8 * (c / 2))), l.q);
+          Value j = k.add(k.idx(8 * n + c % 2), k.mul(l.t, k.idx(2)));
+          Value e =
+              k.add(k.mul(k.add(k.mul(l.wk, k.idx(BM)), r), k.idx(BS)), j);
+          k.store(acc[(i * NT + n) * 4 + c], tile.gs, {e});
+        }
+  });
+  k.ifThen(k.land(k.lt(l.wm, k.idx(1)), k.lt(l.t, k.idx(1))), [&] {
+    for (int64_t n = 0; n < NT; ++n)
+      k.store(sumSq[n], tile.norms,
+              {k.add(k.mul(l.wk, k.idx(BS)), k.add(k.idx(8 * n), l.q))});
   });
   k.barrier();
+}
+
+/// Stage 4 (tensor cores): ys[r * BS + j] = (the k groups' partials added
+/// in ascending order) / sqrt(their sums of g^2 added in ascending order).
+void reduceMmaPartials(Tile &tile) {
+  KernelBuilder &k = tile.k;
+  const SingleLaunchShape &sh = tile.sh;
+  int64_t BS = sh.blockSlices, BM = sh.blockRows, WK = sh.mmaWarpsK();
+  k.forEach(tile.tid, k.idx(BM * BS), k.idx(kBlockThreads), [&](Value e) {
+    Value j = k.rem(e, k.idx(BS));
+    Value y = k.load(tile.gs, {e}), sq = k.load(tile.norms, {j});
+    for (int64_t w = 1; w < WK; ++w) {
+      y = k.addf(y, k.load(tile.gs, {k.add(e, k.idx(w * BM * BS))}));
+      sq = k.addf(sq, k.load(tile.norms, {k.add(j, k.idx(w * BS))}));
+    }
+    k.store(k.divf(y, math::SqrtOp::create(k.b, sq)), tile.ys, {e});
+  });
+  k.barrier();
+}
+
+/// Stages 1-4 on tensor cores: the y tile in ys.
+void multiplyTileMma(Tile &tile, Value seed, Value x) {
+  MmaLanes l = mmaLanes(tile);
+  SmallVector<Value> acc = emitMmaSteps(tile, l, seed, x);
+  storeMmaPartials(tile, l, acc);
+  reduceMmaPartials(tile);
 }
 
 /// Stage 5: the block's sums over its rows of cos/sin(t_p y) per (slice,
@@ -255,24 +538,43 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
   const SingleLaunchShape &sh = t.sh;
   int64_t BS = sh.blockSlices, BM = sh.blockRows, P = sh.numPoints;
   int64_t N = sh.batch, S = sh.numSlices;
+  int64_t RT = sh.ecfRowsPerThread();
   Value r = k.div(t.tid, k.idx(BS));
-  Value valid =
-      k.land(k.lt(t.tid, k.idx(BM * BS)), k.lt(k.add(t.n0, r), k.idx(N)));
-  Value y = k.load(t.ys, {k.min(t.tid, k.idx(BM * BS - 1))});
   Value dt = k.f32(static_cast<float>(sh.tMax / static_cast<double>(P - 1)));
-  Value theta = k.mulf(y, dt);
-  Value c1 = math::CosOp::create(k.b, theta);
-  Value s1 = math::SinOp::create(k.b, theta);
   Value zero = k.f32(0.0f);
-  Value c = k.f32(1.0f), sn = zero;
   SmallVector<Value> sums(2 * P);
-  for (int64_t p = 0; p < P; ++p) {
-    sums[p] = k.select(valid, c, zero);
-    sums[P + p] = k.select(valid, sn, zero);
-    if (p + 1 < P) {
-      Value nc = k.subf(k.mulf(c, c1), k.mulf(sn, s1));
-      sn = k.addf(k.mulf(sn, c1), k.mulf(c, s1));
-      c = nc;
+  // Every element is a row of the batch when the tile divides N and the
+  // threads divide the tile: no masks.
+  bool allValid = N % BM == 0 && (BM * BS) % kBlockThreads == 0;
+  // Element tid + i * 256 of the y tile: row r + i * 256 / BS, slice j.
+  for (int64_t i = 0; i < RT; ++i) {
+    Value e = k.add(t.tid, k.idx(i * kBlockThreads));
+    Value row = k.add(r, k.idx(i * kBlockThreads / BS));
+    Value valid = allValid ? Value()
+                           : k.land(k.lt(e, k.idx(BM * BS)),
+                                    k.lt(k.add(t.n0, row), k.idx(N)));
+    Value y = k.load(t.ys, {allValid ? e : k.min(e, k.idx(BM * BS - 1))});
+    Value theta = k.mulf(y, dt);
+    // 16-bit inputs: sin.approx / cos.approx after a Cody-Waite reduction
+    // (the Hopper kernels' sincos); f32 inputs: libdevice's sinf / cosf.
+    Value c1, s1;
+    if (sh.inputElement.isF32()) {
+      c1 = math::CosOp::create(k.b, theta);
+      s1 = math::SinOp::create(k.b, theta);
+    } else {
+      std::tie(s1, c1) = reducedSinCos(k, theta);
+    }
+    Value c = k.f32(1.0f), sn = zero;
+    for (int64_t p = 0; p < P; ++p) {
+      Value vc = valid ? k.select(valid, c, zero) : c;
+      Value vs = valid ? k.select(valid, sn, zero) : sn;
+      sums[p] = i == 0 ? vc : k.addf(sums[p], vc);
+      sums[P + p] = i == 0 ? vs : k.addf(sums[P + p], vs);
+      if (p + 1 < P) {
+        Value nc = k.subf(k.mulf(c, c1), k.mulf(sn, s1));
+        sn = k.addf(k.mulf(sn, c1), k.mulf(c, s1));
+        c = nc;
+      }
     }
   }
   // Rows of a warp: lanes j, j + BS, ... (butterfly, same order every run).
@@ -391,10 +693,46 @@ void emitLastBlockReduction(Tile &t, Value stats, Value out) {
 }
 } // namespace
 
+int64_t mlir::sigreg::SingleLaunchShape::gemmRowsPerThread() const {
+  int64_t blocks = featureDim % 8 == 0 ? featureDim / 8 : featureDim;
+  // The most rows (4 or 2) that leave every k part a block to multiply and
+  // the partials within 16 per thread; else one.
+  for (int64_t rg : {4, 2})
+    if (blockRows % rg == 0 && rg * blockSlices <= 16 &&
+        kBlockThreads / (blockRows / rg) <= blocks)
+      return rg;
+  return 1;
+}
+
+int64_t mlir::sigreg::SingleLaunchShape::mmaWarpsK() const {
+  // As many k groups as steps (up to the 8 warps), fewer where the row
+  // groups would hold more than 8 fragments each or the partials more than
+  // 8192 floats.
+  int64_t wk = std::min<int64_t>(8, static_cast<int64_t>(llvm::bit_floor(
+                                        static_cast<uint64_t>(mmaSteps()))));
+  while (wk > 1 &&
+         (blockRows / 16 / (8 / wk) > 8 || wk * blockRows * blockSlices > 8192))
+    wk /= 2;
+  return wk;
+}
+
+int64_t mlir::sigreg::SingleLaunchShape::mmaStepGroup() const {
+  int64_t wk = mmaWarpsK(), steps = mmaSteps();
+  if (steps % wk == 0)
+    for (int64_t u : {4, 2})
+      if ((steps / wk) % u == 0)
+        return u;
+  return 1;
+}
+
 int64_t mlir::sigreg::singleLaunchSharedFloats(const SingleLaunchShape &sh) {
   int64_t BS = sh.blockSlices;
-  return std::max(
-      {sh.featureDim * BS, kBlockThreads * BS, 2 * kWarps * BS * sh.numPoints});
+  if (sh.tensorCores)
+    return std::max({sh.mmaWarpsK() * sh.blockRows * BS, kBlockThreads,
+                     2 * kWarps * BS * sh.numPoints});
+  return std::max({projectionTileFloats(sh),
+                   kBlockThreads * sh.gemmRowsPerThread() * BS,
+                   2 * kWarps * BS * sh.numPoints});
 }
 
 gpu::GPUFuncOp
@@ -425,9 +763,10 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
     return MemRefType::get({n}, e, MemRefLayoutAttrInterface(), wgSpace);
   };
   int64_t C = (D + sh.chunkRows - 1) / sh.chunkRows;
-  SmallVector<Type> workgroup = {wg(singleLaunchSharedFloats(sh), f32),
-                                 wg(BM * BS, f32), wg((C + 1) * BS, f32),
-                                 wg(2 * BS * P, f32), wg(1, i32)};
+  SmallVector<Type> workgroup = {
+      wg(singleLaunchSharedFloats(sh), f32), wg(BM * BS, f32),
+      wg(sh.tensorCores ? sh.mmaWarpsK() * BS : (C + 1) * BS, f32),
+      wg(2 * BS * P, f32), wg(1, i32)};
   auto func = gpu::GPUFuncOp::create(b, loc, "sigreg_single_launch",
                                      b.getFunctionType(args, {}), workgroup);
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
@@ -465,12 +804,17 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
   Value partS = T > 1 ? func.getArgument(5) : Value();
   Value stats = none ? Value() : func.getArgument(args.size() - 1);
 
-  generateProjectionTile(t, func.getArgument(0));
-  k.barrier();
-  if (sh.seeded)
-    emitLocalColumnNorms(t); // ordered before its readers by stage 4's barriers
-  SmallVector<Value> acc = multiplyTile(t, x);
-  reduceKParts(t, acc);
+  if (sh.tensorCores) {
+    multiplyTileMma(t, func.getArgument(0), x);
+  } else {
+    generateProjectionTile(t, func.getArgument(0));
+    k.barrier();
+    if (sh.seeded)
+      emitLocalColumnNorms(t); // ordered before its readers by stage 4's
+                               // barriers
+    SmallVector<Value> acc = multiplyTile(t, x);
+    reduceKParts(t, acc);
+  }
   emitTileEcf(t, partC, partS);
 
   auto finish = [&] {

@@ -476,23 +476,6 @@ Value emitAccumulatorTile(KernelBuilder &k, const WgmmaTypes &t, Value smem,
   return yTileView(k, t, smem, offset, kRows);
 }
 
-/// sin and cos of `theta` on the special-function unit after a Cody-Waite
-/// reduction to [-pi, pi] (2 pi = 6.28125 + 1.9353071795864769e-3, the first
-/// part exact in 8 bits).
-std::pair<Value, Value> reducedSinCos(KernelBuilder &k, Value theta) {
-  Value q = math::RoundEvenOp::create(
-      k.b, k.mulf(theta, k.f32(0.15915494309189535f)));
-  Value r = k.fma(q, k.f32(-6.28125f), theta);
-  r = k.fma(q, k.f32(-1.9353071795864769e-3f), r);
-  Type f32 = k.b.getF32Type();
-  auto call = [&](StringRef name) -> Value {
-    return LLVM::CallIntrinsicOp::create(k.b, f32, k.b.getStringAttr(name),
-                                         ValueRange{r})
-        .getResult(0);
-  };
-  return {call("llvm.nvvm.sin.approx.f"), call("llvm.nvvm.cos.approx.f")};
-}
-
 /// Factor from an accumulator of slice `s` to its first angle: dt / ||g_s||
 /// for a seeded projection (the per-chunk sums of g^2 added in chunk order),
 /// dt for an explicit one.

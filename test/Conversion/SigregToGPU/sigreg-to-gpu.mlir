@@ -147,13 +147,15 @@ func.func @rank2_none(%x: tensor<10x16xbf16>, %seed: i64) -> tensor<8xf32> {
 // CHECK:         gpu.func @sigreg_fused_ecf(
 // CHECK-SAME:      workgroup(%{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16xf32, #gpu.address_space<workgroup>>)
 // The epilogue over 4 blocks: each block's tree sum to its slot, the
-// counter (release, atomic add, acquire; the last block resets it), then
+// counter (barrier, then thread 0's release fence, atomic add, acquire
+// fence; the last block resets it), then
 // the last block adds the 4 sums in order and divides by V * S.
 // CHECK:         gpu.func @sigreg_epilogue(%{{.*}}: memref<1x1024x17xf32>, %{{.*}}: memref<1x1024x17xf32>, %{{.*}}: memref<f32>, %[[CNT:.*]]: memref<1xi32>, %[[SUMS:.*]]: memref<4xf32>) workgroup(%{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %[[FLAG:.*]] : memref<1xi32, #gpu.address_space<workgroup>>)
 // CHECK:           memref.store %{{.*}}, %[[SUMS]][%{{.*}}] : memref<4xf32>
-// CHECK:           nvvm.memory.barrier <gpu>
-// CHECK:           memref.atomic_rmw addi %{{.*}}, %[[CNT]]
-// CHECK:           nvvm.memory.barrier <gpu>
+// CHECK:           gpu.barrier
+// CHECK:           llvm.fence syncscope("device") acq_rel
+// CHECK-NEXT:      memref.atomic_rmw addi %{{.*}}, %[[CNT]]
+// CHECK-NEXT:      llvm.fence syncscope("device") acq_rel
 // CHECK:             memref.store %{{.*}}, %[[CNT]]
 // CHECK:           memref.store %{{.*}}, %[[FLAG]]
 // CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args

@@ -1,57 +1,128 @@
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu --canonicalize --cse | FileCheck %s
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch=0 | FileCheck %s --check-prefix=OFF
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch=2 --canonicalize --cse | FileCheck %s --check-prefix=TILES
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=tensor-cores=0 --canonicalize --cse | FileCheck %s --check-prefix=SIMT
 
 // The blog shape: the whole chain is one launch of sigreg_single_launch
-// (usesSingleLaunch), block = 4 slices x 32 rows, 256 blocks. Counters
+// (usesSingleLaunch) with its GEMM on tensor cores (bf16 input, seeded g
+// rounded to bf16): block = 8 slices x 32 rows, 128 blocks. Counters
 // workspace marked zero_init; the statistics workspace for mean.
 // CHECK-LABEL: func.func @blog
-// CHECK:         %[[CNT:.*]] = memref.alloc() {sigreg.zero_init} : memref<257xi32>
+// CHECK:         %[[CNT:.*]] = memref.alloc() {sigreg.zero_init} : memref<129xi32>
 // CHECK:         %[[ST:.*]] = memref.alloc() : memref<1024xf32>
 // CHECK-NOT:     gpu.launch_func
-// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in {{.*}} args(%{{.*}} : i64, %{{.*}} : memref<1x32x2048xbf16>, %{{.*}} : memref<f32>, %[[CNT]] : memref<257xi32>, %[[ST]] : memref<1024xf32>) {sigreg.region = "single_launch"}
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in {{.*}} args(%{{.*}} : i64, %{{.*}} : memref<1x32x2048xbf16>, %{{.*}} : memref<f32>, %[[CNT]] : memref<129xi32>, %[[ST]] : memref<1024xf32>) {sigreg.region = "single_launch"}
 // CHECK-NOT:     gpu.launch_func
+// The k groups' partials (8 x 32 x 8 floats, then the ECF's 2 x 8 x 8 x 17
+// warp sums), y, the 8 k groups' sums of g^2.
 // CHECK:         gpu.func @sigreg_single_launch
-// CHECK-SAME:      workgroup(%[[GS:.*]] : memref<8192xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}
-// Stage 1, projection generation: g of 4 slices x 2048 rows into shared
-// memory, one Philox call (rounds of mulhi) per 4 rows of a column: 512
-// groups x 4 slices in a thread-strided loop, four stores each.
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %c2048 step %c256
+// CHECK-SAME:      workgroup(%[[GS:.*]] : memref<2176xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[YS:.*]] : memref<256xf32, {{.*}}, %[[NS:.*]] : memref<64xf32,
+// CHECK-NOT:     gpu.barrier
+// Stages 1-2: warp k group w takes k steps w, w + 8, ... of the 128, four
+// per iteration (16 each: step 4 x 8): first the x loads of the four steps
+// (two row fragments each, 8-byte loads of rows q and q + 8), then per step
+// one Philox call for the B fragment, g^2 summed, g rounded to bf16, two
+// mma.sync; no shared memory.
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c128 step %c32
+// CHECK-COUNT-16:  vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>
+// CHECK-NOT:       vector.load
 // CHECK:           arith.mului_extended
-// CHECK-COUNT-4:   memref.store %{{.*}}, %[[GS]][%{{.*}}] : memref<8192xf32
-// CHECK:         gpu.barrier
-// Stage 2, column norms: sums of g^2 per chunk of 64 rows in order (four
-// rows loaded per iteration), then over the 32 chunks, and a square root.
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %c128 step %c256
-// CHECK:           scf.for %{{.*}} step %c4
-// CHECK-COUNT-4:     memref.load %[[GS]]
-// CHECK:             arith.mulf
-// CHECK:         gpu.barrier
-// CHECK:         math.sqrt
-// Stage 3, GEMM: 16-byte vector loads of x, four blocks issued before their
-// FMAs (32 blocks per thread, step 4 x 8 k parts), 16-byte loads of g, FMA.
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %c256 step %c32
-// CHECK-COUNT-4:   vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<8xbf16>
-// CHECK-NOT:       math.fma
-// CHECK:           vector.load %[[GS]][%{{.*}}] {{.*}} vector<4xf32>
 // CHECK:           math.fma
-// Stage 4, k parts added in order and divided by the norm.
+// CHECK:           arith.truncf %{{.*}} : f32 to bf16
+// CHECK-NOT:       memref.store
+// CHECK-COUNT-2:   nvvm.mma.sync
+// CHECK-NOT:       vector.load
+// CHECK:           arith.mului_extended
+// CHECK-COUNT-6:   nvvm.mma.sync
+// CHECK-NOT:       nvvm.mma.sync
+// CHECK:           scf.yield
+// Stage 3: the sums of g^2 over the four lanes of a column, the partials
+// to shared memory.
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[GS]][%{{.*}}] : memref<2176xf32
+// CHECK:         memref.store %{{.*}}, %[[NS]]
 // CHECK:         gpu.barrier
+// Stage 4: the 8 k groups added in order, divided by the norm.
+// CHECK-COUNT-8: memref.load %[[GS]]
+// CHECK:         math.sqrt
 // CHECK:         arith.divf
-// Stage 5, ECF: one sincos, the recurrence, xor shuffles over the rows.
-// CHECK:         math.cos
-// CHECK:         math.sin
-// CHECK:         gpu.shuffle  xor %{{.*}}, %c4_i32, %c32_i32 : f32
+// CHECK:         memref.store %{{.*}}, %[[YS]]
+// CHECK:         gpu.barrier
+// Stage 5, ECF: one sincos on the special-function unit after a range
+// reduction (a bf16 input), no masks (the tile is the batch), the
+// recurrence, xor shuffles over the rows.
+// CHECK:         math.roundeven
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.cos.approx.f"
+// CHECK-NOT:     arith.select
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32 : f32
 // CHECK:         gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
 // Stage 7, statistic to the workspace.
 // CHECK:         memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<1024xf32>
-// Stage 8, last block: release fence, counter, acquire fence, reset, tree.
-// CHECK:         nvvm.memory.barrier <gpu>
-// CHECK:         memref.atomic_rmw addi %{{.*}}, %{{.*}}[%c256] : (i32, memref<257xi32>) -> i32
-// CHECK:         nvvm.memory.barrier <gpu>
-// CHECK:         arith.cmpi eq, %{{.*}}, %c255_i32
-// CHECK:         memref.store %c0_i32{{.*}}, %{{.*}}[%c256] : memref<257xi32>
+// Stage 8, last block: barrier, then thread 0's release fence, counter,
+// acquire fence, reset; the tree.
+// CHECK:         gpu.barrier
+// CHECK:         llvm.fence syncscope("device") acq_rel
+// CHECK-NEXT:    memref.atomic_rmw addi %{{.*}}, %{{.*}}[%c128] : (i32, memref<129xi32>) -> i32
+// CHECK-NEXT:    llvm.fence syncscope("device") acq_rel
+// CHECK:         arith.cmpi eq, %{{.*}}, %c127_i32
+// CHECK:         memref.store %c0_i32{{.*}}, %{{.*}}[%c128] : memref<129xi32>
 // CHECK:         memref.load %{{.*}}[%{{.*}}] : memref<1024xf32>
 // CHECK:         memref.store %{{.*}}, %{{.*}}[] : memref<f32>
+// The SIMT GEMM (tensor-cores=0): block = 4 slices x 32 rows, 256 blocks.
+// SIMT-LABEL: func.func @blog
+// SIMT:         %[[CNT:.*]] = memref.alloc() {sigreg.zero_init} : memref<257xi32>
+// SIMT:         %[[ST:.*]] = memref.alloc() : memref<1024xf32>
+// SIMT-NOT:     gpu.launch_func
+// SIMT:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in {{.*}} args(%{{.*}} : i64, %{{.*}} : memref<1x32x2048xbf16>, %{{.*}} : memref<f32>, %[[CNT]] : memref<257xi32>, %[[ST]] : memref<1024xf32>) {sigreg.region = "single_launch"}
+// SIMT-NOT:     gpu.launch_func
+// SIMT:         gpu.func @sigreg_single_launch
+// g's rows are padded (4 floats per 8 rows): 8192 + 1024 floats.
+// SIMT-SAME:      workgroup(%[[GS:.*]] : memref<9216xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}
+// Stage 1, projection generation: g of 4 slices x 2048 rows into shared
+// memory, one Philox call (rounds of mulhi) per 4 rows of a column: 512
+// groups x 4 slices in a thread-strided loop, four stores each.
+// SIMT:         scf.for %{{.*}} = %{{.*}} to %c2048 step %c256
+// SIMT:           arith.mului_extended
+// SIMT-COUNT-4:   memref.store %{{.*}}, %[[GS]][%{{.*}}] : memref<9216xf32
+// SIMT:         gpu.barrier
+// Stage 2, column norms: sums of g^2 per chunk of 64 rows in order (four
+// rows loaded per iteration), then over the 32 chunks, and a square root.
+// SIMT:         scf.for %{{.*}} = %{{.*}} to %c128 step %c256
+// SIMT:           scf.for %{{.*}} step %c4
+// SIMT-COUNT-4:     memref.load %[[GS]]
+// SIMT:             arith.mulf
+// SIMT:         gpu.barrier
+// SIMT:         math.sqrt
+// Stage 3, GEMM: four rows per thread (8 row threads x 32 k parts), 16-byte
+// vector loads of x, two blocks of each row issued before their FMAs (8
+// blocks per thread, step 2 x 32), 16-byte loads of g, FMA.
+// SIMT:         scf.for %{{.*}} = %{{.*}} to %c256 step %c64
+// SIMT-COUNT-8:   vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<8xbf16>
+// SIMT-NOT:       math.fma
+// SIMT:           vector.load %[[GS]][%{{.*}}] {{.*}} vector<4xf32>
+// SIMT:           math.fma
+// Stage 4, k parts added in order and divided by the norm.
+// SIMT:         gpu.barrier
+// SIMT:         arith.divf
+// Stage 5, ECF: one sincos, the recurrence, xor shuffles over the rows.
+// SIMT:         llvm.nvvm.sin.approx.f
+// SIMT:         llvm.nvvm.cos.approx.f
+// SIMT:         gpu.shuffle  xor %{{.*}}, %c4_i32, %c32_i32 : f32
+// SIMT:         gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// Stage 7, statistic to the workspace.
+// SIMT:         memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<1024xf32>
+// Stage 8, last block: barrier, then thread 0's release fence, counter,
+// acquire fence, reset; the tree.
+// SIMT:         gpu.barrier
+// SIMT:         llvm.fence syncscope("device") acq_rel
+// SIMT-NEXT:    memref.atomic_rmw addi %{{.*}}, %{{.*}}[%c256] : (i32, memref<257xi32>) -> i32
+// SIMT-NEXT:    llvm.fence syncscope("device") acq_rel
+// SIMT:         arith.cmpi eq, %{{.*}}, %c255_i32
+// SIMT:         memref.store %c0_i32{{.*}}, %{{.*}}[%c256] : memref<257xi32>
+// SIMT:         memref.load %{{.*}}[%{{.*}}] : memref<1024xf32>
+// SIMT:         memref.store %{{.*}}, %{{.*}}[] : memref<f32>
 // OFF-LABEL: func.func @blog
 // OFF:         gpu.launch_func @sigreg_kernels::@sigreg_projection_packed
 // OFF:         gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf
@@ -64,26 +135,85 @@ func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64) -> tensor<f32> {
 
 // -----
 
-// Minimal (N = 256): two batch tiles of 128 rows; per-tile sums to two
-// [T, V, S, P] workspaces, the last block of each column (per-column
-// counter) adds them in tile order. Reduction none writes T[v, s] to the
-// output directly: no statistics workspace, no grid counter.
+// Minimal (N = 256): one batch tile of 256 rows x 4 slices, 256 blocks.
+// The GEMM multiplies two rows per thread (128 row threads x 2 k parts);
+// each thread of the ECF adds four y elements (rows r, r + 64, r + 128,
+// r + 192) before the butterfly. Reduction none writes T[v, s] to the
+// output directly: no workspaces, no grid counter.
 // CHECK-LABEL: func.func @minimal_none
-// CHECK:         memref.alloc() {sigreg.zero_init} : memref<513xi32>
-// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch {{.*}} args(%{{.*}} : i64, %{{.*}} : memref<4x256x16xf32>, %{{.*}} : memref<4x256xf32>, %{{.*}} : memref<513xi32>, %{{.*}} : memref<2x4x256x17xf32>, %{{.*}} : memref<2x4x256x17xf32>)
+// CHECK:         memref.alloc() {sigreg.zero_init} : memref<257xi32>
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch {{.*}} args(%{{.*}} : i64, %{{.*}} : memref<4x256x16xf32>, %{{.*}} : memref<4x256xf32>, %{{.*}} : memref<257xi32>)
 // CHECK:         gpu.func @sigreg_single_launch
-// Stage 6: the column counter expects 2 arrivals.
-// CHECK:         memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<2x4x256x17xf32>
-// CHECK:         memref.atomic_rmw addi
-// CHECK:         arith.cmpi eq, %{{.*}}, %c1_i32
-// CHECK:         scf.for %{{.*}} = %c0 to %c2 step %c1
-// CHECK:           memref.load %{{.*}} : memref<2x4x256x17xf32>
+// CHECK-SAME:      workgroup(%{{.*}} : memref<2048xf32, {{.*}}, %{{.*}} : memref<1024xf32
+// CHECK:         scf.for
+// CHECK-COUNT-2:   vector.load %{{.*}} : memref<4x256x16xf32>, vector<8xf32>
+// CHECK-COUNT-4: math.cos
+// CHECK-NOT:     math.cos
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c4_i32, %c32_i32 : f32
 // CHECK:         arith.maximumf
 // CHECK:         memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<4x256xf32>
 // CHECK-NOT:     memref.atomic_rmw
 func.func @minimal_none(%x: tensor<4x256x16xf32>, %seed: i64) -> tensor<4x256xf32> {
   %l = sigreg.loss %x seed(%seed) slices = 256 points = 17 clip = clamp_min(5.0e-01) reduction = none : tensor<4x256x16xf32> -> tensor<4x256xf32>
   return %l : tensor<4x256xf32>
+}
+
+// -----
+
+// N = 512 (single-launch=2): two batch tiles of 256 rows; per-tile sums to
+// two [T, V, S, P] workspaces, the last block of each column (per-column
+// counter) adds them in tile order.
+// TILES-LABEL: func.func @tiles_none
+// TILES:         memref.alloc() {sigreg.zero_init} : memref<257xi32>
+// TILES:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch {{.*}} args(%{{.*}} : i64, %{{.*}} : memref<4x512x16xf32>, %{{.*}} : memref<4x256xf32>, %{{.*}} : memref<257xi32>, %{{.*}} : memref<2x4x256x17xf32>, %{{.*}} : memref<2x4x256x17xf32>)
+// TILES:         gpu.func @sigreg_single_launch
+// Stage 6: the column counter expects 2 arrivals.
+// TILES:         memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<2x4x256x17xf32>
+// TILES:         memref.atomic_rmw addi
+// TILES:         arith.cmpi eq, %{{.*}}, %c1_i32
+// TILES:         scf.for %{{.*}} = %c0 to %c2 step %c1
+// TILES:           memref.load %{{.*}} : memref<2x4x256x17xf32>
+// TILES:         arith.maximumf
+// TILES:         memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<4x256xf32>
+// TILES-NOT:     memref.atomic_rmw
+// TILES:         gpu.return
+func.func @tiles_none(%x: tensor<4x512x16xf32>, %seed: i64) -> tensor<4x256xf32> {
+  %l = sigreg.loss %x seed(%seed) slices = 256 points = 17 clip = clamp_min(5.0e-01) reduction = none : tensor<4x512x16xf32> -> tensor<4x256xf32>
+  return %l : tensor<4x256xf32>
+}
+
+// -----
+
+// Tensor cores with g split (per-slice statistics, f16): D = 100 ends in a
+// partial k step (words past D select 0), 7 steps over 4 k groups (one step
+// per iteration: the groups differ), g as hi + lo f16 parts, so each B
+// fragment's two parts multiply both row fragments: 4 mma.sync per step.
+// CHECK-LABEL: func.func @split_none
+// CHECK:         gpu.func @sigreg_single_launch
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c7 step %c4
+// CHECK:           vector.load %{{.*}} : memref<2x64x100xf16>, vector<4xf16>
+// CHECK:           arith.select %{{.*}}, %{{.*}}, %c0_i32 : i32
+// CHECK-COUNT-8:   arith.truncf %{{.*}} : f32 to f16
+// CHECK-COUNT-4:   nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
+// CHECK-NOT:       nvvm.mma.sync
+// CHECK:           scf.yield
+func.func @split_none(%x: tensor<2x64x100xf16>, %seed: i64) -> tensor<2x50xf32> {
+  %l = sigreg.loss %x seed(%seed) slices = 50 points = 17 reduction = none : tensor<2x64x100xf16> -> tensor<2x50xf32>
+  return %l : tensor<2x50xf32>
+}
+
+// -----
+
+// D = 13 (not a multiple of 4): the A words from four scalar loads each,
+// packed in pairs; one k step (the loop folds away).
+// CHECK-LABEL: func.func @ragged_d
+// CHECK:         gpu.func @sigreg_single_launch
+// CHECK-COUNT-4: memref.load %{{.*}} : memref<1x45x13xbf16>
+// CHECK:         arith.ori
+// CHECK:         nvvm.mma.sync
+func.func @ragged_d(%x: tensor<45x13xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 77 points = 9 : tensor<45x13xbf16> -> tensor<f32>
+  return %l : tensor<f32>
 }
 
 // -----
@@ -96,7 +226,7 @@ func.func @minimal_none(%x: tensor<4x256x16xf32>, %seed: i64) -> tensor<4x256xf3
 // CHECK-NOT:     arith.mului_extended
 // CHECK-NOT:     math.sqrt
 // CHECK-NOT:     vector.load %{{.*}} : memref<1x37x129xf16>
-// CHECK:         math.cos
+// CHECK:         llvm.nvvm.cos.approx.f
 func.func @explicit(%x: tensor<37x129xf16>, %a: tensor<129x77xf16>) -> tensor<f32> {
   %l = sigreg.loss %x projection(%a : tensor<129x77xf16>) slices = 77 points = 9 reduction = sum : tensor<37x129xf16> -> tensor<f32>
   return %l : tensor<f32>

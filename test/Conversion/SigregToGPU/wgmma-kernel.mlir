@@ -123,14 +123,15 @@
 // CHECK:           memref.store %{{.*}}, %[[COS]]
 // CHECK:           memref.store %{{.*}}, %[[SIN]]
 
-// Stage 6, emitTail: the tile's sums published (membar.gl, consumer
-// barrier), thread 0 counts the CTA at its (view, slice tile) counter; the
+// Stage 6, emitTail: the tile's sums published (consumer barrier, then
+// thread 0's fence.acq_rel.gpu), thread 0 counts the CTA at its (view, slice
+// tile) counter; the
 // last of the 8 batch tiles resets it and, in emitGatherBatchTiles, adds the
 // 8 tiles' sums of two points at a time (all 16 loads of a point pair
 // first, then the adds in tile order from 0) into the means.
-// CHECK:           nvvm.memory.barrier <gpu>
-// CHECK-NEXT:      nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
-// CHECK:           memref.atomic_rmw addi %c1_i32, %[[COUNTERS]][%{{.*}}] : (i32, memref<25xi32>) -> i32
+// CHECK:           nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// CHECK:           llvm.fence syncscope("device") acq_rel
+// CHECK-NEXT:      memref.atomic_rmw addi %c1_i32, %[[COUNTERS]][%{{.*}}] : (i32, memref<25xi32>) -> i32
 // CHECK:           arith.cmpi eq, %{{.*}}, %c7_i32 : i32
 // CHECK:           memref.store %c0_i32, %[[COUNTERS]]
 // CHECK:           scf.if

@@ -211,16 +211,19 @@ bool mlir::sigreg::usesWgmma(FusedEcfOp op, const EcfScheduleOptions &options,
              .empty();
 }
 
+/// Unit roundoff of the 16-bit type g is rounded to (the input's).
+static double projectionRoundoff(Type e) {
+  return e.isBF16()  ? std::ldexp(1.0, -8)
+         : e.isF16() ? std::ldexp(1.0, -11)
+                     : std::ldexp(1.0, -24);
+}
+
 double mlir::sigreg::roundedProjectionError(FusedEcfOp op) {
   auto in = op.getInput().getType();
   auto cos = op.getCos().getType();
   if (!in.hasStaticShape() || !cos.hasStaticShape())
     return std::numeric_limits<double>::infinity();
-  Type e = in.getElementType();
-  // Unit roundoff of the 16-bit type g is rounded to.
-  double u = e.isBF16()  ? std::ldexp(1.0, -8)
-             : e.isF16() ? std::ldexp(1.0, -11)
-                         : std::ldexp(1.0, -24);
+  double u = projectionRoundoff(in.getElementType());
   double V = in.getDimSize(0), N = in.getDimSize(1), D = in.getDimSize(2),
          S = cos.getDimSize(1);
   // The ECF averages over every rank's batch.
@@ -230,6 +233,20 @@ double mlir::sigreg::roundedProjectionError(FusedEcfOp op) {
       worldSize = std::max<int64_t>(worldSize, ar.getWorldSize());
   return u * std::sqrt(N * static_cast<double>(worldSize) / D) /
          std::sqrt(V * S);
+}
+
+double mlir::sigreg::singleLaunchRoundedError(FusedEcfOp op) {
+  double error = roundedProjectionError(op);
+  if (std::isinf(error))
+    return error;
+  auto in = op.getInput().getType();
+  double V = in.getDimSize(0), S = op.getCos().getType().getDimSize(1);
+  return error + projectionRoundoff(in.getElementType()) / std::sqrt(V * S);
+}
+
+bool mlir::sigreg::singleLaunchNeedsSplit(FusedEcfOp op) {
+  return needsSplitProjection(op) ||
+         singleLaunchRoundedError(op) > kRoundedProjectionErrorBudget;
 }
 
 double mlir::sigreg::splitInputError(FusedEcfOp op) {
@@ -422,22 +439,38 @@ ProjectionSchedule mlir::sigreg::chooseProjectionSchedule(
   return s;
 }
 
-SingleLaunchTiling mlir::sigreg::chooseSingleLaunchTiling(int64_t numViews,
-                                                          int64_t batch,
-                                                          int64_t featureDim,
-                                                          int64_t numSlices,
-                                                          int64_t numPoints) {
-  int64_t rows = std::clamp<int64_t>(llvm::PowerOf2Ceil(batch), 8, 128);
-  int64_t batchTiles = llvm::divideCeilSigned<int64_t>(batch, rows);
+SingleLaunchTiling mlir::sigreg::chooseSingleLaunchTiling(
+    FusedEcfOp op, const EcfScheduleOptions &options, int64_t dynamicSize) {
+  Type in = op.getInput().getType();
+  int64_t numViews = dimSize(in, 0, dynamicSize),
+          batch = dimSize(in, 1, dynamicSize),
+          featureDim = dimSize(in, 2, dynamicSize);
+  int64_t numSlices = dimSize(op.getCos().getType(), 1, dynamicSize),
+          numPoints = dimSize(op.getCos().getType(), 2, dynamicSize);
+  bool seeded = bool(op.getProjection().getDefiningOp<ProjectionOp>());
+  Type element = getElementTypeOrSelf(in);
+  auto blocks = [&](int64_t rows, int64_t slices) {
+    return numViews * llvm::divideCeilSigned<int64_t>(batch, rows) *
+           llvm::divideCeilSigned<int64_t>(numSlices, slices);
+  };
+  if (seeded && options.tensorCores && !element.isF32()) {
+    int64_t rows = std::clamp<int64_t>(llvm::PowerOf2Ceil(batch), 16, 256);
+    int64_t slices =
+        rows <= 128 && numPoints <= 32 && blocks(rows, 16) >= kTargetBlocks / 2
+            ? 16
+            : 8;
+    return {rows, slices,
+            singleLaunchNeedsSplit(op) ? ProjectionMode::split
+                                       : ProjectionMode::rounded};
+  }
+  int64_t rows = std::clamp<int64_t>(llvm::PowerOf2Ceil(batch), 8, 256);
   int64_t slices = 16;
-  while (slices > 1 &&
-         (rows * slices > 256 || featureDim * slices > 8192 ||
-          16 * slices * numPoints > 8192 ||
-          numViews * batchTiles *
-                  llvm::divideCeilSigned<int64_t>(numSlices, slices) <
-              kTargetBlocks / 2))
+  while (slices > 1 && (rows * slices > 1024 || featureDim * slices > 8192 ||
+                        16 * slices * numPoints > 8192 ||
+                        blocks(rows, slices) < kTargetBlocks / 2))
     slices /= 2;
-  return {rows, slices};
+  return {rows, slices,
+          seeded ? ProjectionMode::f32 : ProjectionMode::explicit_};
 }
 
 bool mlir::sigreg::usesSingleLaunch(FusedEcfOp op,
@@ -467,15 +500,12 @@ mlir::sigreg::chooseScheduleAttr(FusedEcfOp op,
   MLIRContext *ctx = op.getContext();
   bool seeded = bool(op.getProjection().getDefiningOp<ProjectionOp>());
   auto in = op.getInput().getType();
-  auto cos = op.getCos().getType();
   if (usesSingleLaunch(op, options)) {
-    SingleLaunchTiling t = chooseSingleLaunchTiling(
-        in.getDimSize(0), in.getDimSize(1), in.getDimSize(2), cos.getDimSize(1),
-        cos.getDimSize(2));
+    SingleLaunchTiling t = chooseSingleLaunchTiling(op, options);
     return ScheduleAttr::get(
         ctx, KernelKind::single_launch, t.blockRows, t.blockSlices, 16,
         llvm::divideCeilSigned<int64_t>(in.getDimSize(1), t.blockRows),
-        seeded ? ProjectionMode::f32 : ProjectionMode::explicit_);
+        t.projection);
   }
   EcfSchedule s = chooseEcfSchedule(op, options);
   KernelKind kind = s.wgmma ? (s.wgmmaPersistent ? KernelKind::wgmma_persistent
@@ -559,10 +589,16 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
     ProjectionMode expected = projection;
     // The tensor-core kernels read g split or rounded to 16 bits; the
     // Hopper kernel splits it always for an f32 input.
-    bool splitOnly = kind != KernelKind::mma && wgmmaSplitsInput(op);
-    if (kind == KernelKind::simt || kind == KernelKind::single_launch)
+    // The single launch reads it in f32 (SIMT) or, for a 16-bit input, on
+    // tensor cores like the mma kernel.
+    bool sixteenBit = !getElementTypeOrSelf(in).isF32();
+    bool splitOnly = kind != KernelKind::mma &&
+                     kind != KernelKind::single_launch && wgmmaSplitsInput(op);
+    if (kind == KernelKind::simt ||
+        (kind == KernelKind::single_launch && !sixteenBit))
       expected = ProjectionMode::f32;
-    else if (splitOnly || projection == ProjectionMode::f32)
+    else if (kind != KernelKind::single_launch &&
+             (splitOnly || projection == ProjectionMode::f32))
       expected = ProjectionMode::split;
     if (projection != expected)
       return fail() << "reads a seeded projection as projection = "
@@ -570,9 +606,14 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
                     << (expected == ProjectionMode::split && !splitOnly
                             ? " or rounded"
                             : "")
+                    << (kind == KernelKind::single_launch
+                            ? " (rounded and split need a bf16 or f16 input)"
+                            : "")
                     << ", got projection = "
                     << stringifyProjectionMode(projection);
-    if (projection == ProjectionMode::rounded && needsSplitProjection(op))
+    if (projection == ProjectionMode::rounded &&
+        (kind == KernelKind::single_launch ? singleLaunchNeedsSplit(op)
+                                           : needsSplitProjection(op)))
       return fail() << "with projection = rounded: this op needs the hi + lo "
                        "split (per-slice statistics, or a rounding error "
                        "above the budget); use projection = split";
@@ -620,10 +661,27 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
     obstacle = singleLaunchObstacle(op, /*dynamicSize=*/1);
     if (!obstacle.empty())
       break;
-    if (!isPow2In(rows, 8, 128) || !isPow2In(slices, 1, 16) ||
-        rows * slices > 256)
-      return fail() << "needs tile rows a power of two in [8, 128], slices a "
-                       "power of two in [1, 16] and rows * slices <= 256, got ["
+    if (singleLaunchUsesMma(projection)) {
+      if (!isPow2In(rows, 16, 256) || (slices != 8 && slices != 16) ||
+          rows * slices > 2048)
+        return fail() << "with projection = "
+                      << stringifyProjectionMode(projection)
+                      << " (tensor cores) needs tile rows a power of two in "
+                         "[16, 256], slices 8 or 16 and rows * slices <= "
+                         "2048, got ["
+                      << rows << ", " << slices << "]";
+      if (16 * slices * points > 8192)
+        return fail() << "with " << slices
+                      << " slices per block needs 16 * slices * P <= 8192 "
+                         "(32 KB of shared memory), got P = "
+                      << points;
+      break;
+    }
+    if (!isPow2In(rows, 8, 256) || !isPow2In(slices, 1, 16) ||
+        rows * slices > 1024)
+      return fail() << "needs tile rows a power of two in [8, 256], slices a "
+                       "power of two in [1, 16] and rows * slices <= 1024, "
+                       "got ["
                     << rows << ", " << slices << "]";
     if (features * slices > 8192 || 16 * slices * points > 8192)
       return fail() << "with " << slices

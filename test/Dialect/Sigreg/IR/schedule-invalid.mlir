@@ -196,8 +196,8 @@ func.func @single_launch_no_chain(%x: tensor<1x32x64xf32>, %a: tensor<64x256xf32
 
 func.func @single_launch_tile(%x: tensor<1x32x64xf32>, %a: tensor<64x256xf32>) -> tensor<f32> {
   %n = arith.constant 32 : index
-  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = single_launch needs tile rows a power of two in [8, 128], slices a power of two in [1, 16] and rows * slices <= 256, got [32, 16]}}
-  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 16], k_tile = 16, batch_tiles = 1, projection = explicit>} : tensor<1x32x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = single_launch needs tile rows a power of two in [8, 256], slices a power of two in [1, 16] and rows * slices <= 1024, got [512, 2]}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = single_launch, tile = [512, 2], k_tile = 16, batch_tiles = 1, projection = explicit>} : tensor<1x32x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
   %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x256x17xf32>
   %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x256x17xf32> -> tensor<f32>
   return %l : tensor<f32>
@@ -223,6 +223,42 @@ func.func @single_launch_shared(%x: tensor<1x32x2048xf32>, %a: tensor<2048x256xf
   %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x256x17xf32>
   %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x256x17xf32> -> tensor<f32>
   return %l : tensor<f32>
+}
+
+// -----
+
+func.func @single_launch_rounded_f32(%x: tensor<1x32x64xf32>, %seed: i64) -> tensor<f32> {
+  %n = arith.constant 32 : index
+  %a = sigreg.projection seed(%seed) : tensor<64x256xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = single_launch reads a seeded projection as projection = f32 (rounded and split need a bf16 or f16 input), got projection = rounded}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = rounded>} : tensor<1x32x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x256x17xf32>
+  %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x256x17xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+func.func @single_launch_mma_tile(%x: tensor<1x32x64xbf16>, %seed: i64) -> tensor<f32> {
+  %n = arith.constant 32 : index
+  %a = sigreg.projection seed(%seed) : tensor<64x256xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = single_launch with projection = rounded (tensor cores) needs tile rows a power of two in [16, 256], slices 8 or 16 and rows * slices <= 2048, got [32, 4]}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 4], k_tile = 16, batch_tiles = 1, projection = rounded>} : tensor<1x32x64xbf16>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x256x17xf32>
+  %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x256x17xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+func.func @single_launch_mma_rounded_none(%x: tensor<1x32x64xbf16>, %seed: i64) -> tensor<1x256xf32> {
+  %n = arith.constant 32 : index
+  %a = sigreg.projection seed(%seed) : tensor<64x256xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = single_launch with projection = rounded: this op needs the hi + lo split (per-slice statistics, or a rounding error above the budget); use projection = split}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = rounded>} : tensor<1x32x64xbf16>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x256x17xf32>
+  %l = sigreg.fused_epilogue %cg, %sg, %ng reduction = none : tensor<1x256x17xf32> -> tensor<1x256xf32>
+  return %l : tensor<1x256xf32>
 }
 
 // -----

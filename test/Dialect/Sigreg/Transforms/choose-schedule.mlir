@@ -5,14 +5,19 @@
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=tensor-cores=false single-launch=0" | FileCheck %s --check-prefix=SIMT
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=single-launch=0 block-rows=32 block-slices=16" | FileCheck %s --check-prefix=BLOCKS
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --sigreg-choose-schedule | sigreg-opt --verify-each | FileCheck %s
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --sigreg-choose-schedule=tensor-cores=false | FileCheck %s --check-prefix=NOTC
 
 // --sigreg-choose-schedule records on every sigreg.fused_ecf the schedule
 // --convert-sigreg-to-gpu would choose (EcfSchedule.cpp), per shape and
 // options; a schedule already present is kept, dynamic shapes are skipped.
 
-// The blog shape: one launch for the whole chain.
+// The blog shape: one launch for the whole chain, its GEMM on tensor cores
+// with g rounded to bf16 (8 slices per block: 128 blocks; 16 would give 64);
+// without tensor cores the SIMT GEMM on g in f32.
 // CHECK-LABEL:  func.func @blog
-// CHECK:          sigreg.fused_ecf {{.*}}{schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 4], k_tile = 16, batch_tiles = 1, projection = f32>}
+// CHECK:          sigreg.fused_ecf {{.*}}{schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = rounded>}
+// NOTC-LABEL:   func.func @blog
+// NOTC:           schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 4], k_tile = 16, batch_tiles = 1, projection = f32>
 // SIMT-LABEL:   func.func @blog
 // SIMT:           schedule = #sigreg.schedule<kernel = simt, tile = [32, 16], k_tile = 128, batch_tiles = 1, projection = f32>
 func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64) -> tensor<f32> {
@@ -100,4 +105,15 @@ func.func @kept(%x: tensor<3x37x129xf32>, %a: tensor<129x77xf32>) -> (tensor<3x7
 func.func @dynamic(%x: tensor<2x?x32xbf16>, %a: tensor<32x64xbf16>) -> (tensor<2x64x17xf32>, tensor<2x64x17xf32>) {
   %c, %s = sigreg.fused_ecf %x, %a : tensor<2x?x32xbf16>, tensor<32x64xbf16> -> tensor<2x64x17xf32>
   return %c, %s : tensor<2x64x17xf32>, tensor<2x64x17xf32>
+}
+
+// A small per-slice bf16 problem: the single launch on tensor cores with g
+// as hi + lo parts (per-slice statistics need its f32 accuracy).
+// CHECK-LABEL:  func.func @small_none
+// CHECK:          schedule = #sigreg.schedule<kernel = single_launch, tile = [64, 8], k_tile = 16, batch_tiles = 1, projection = split>
+// NOTC-LABEL:   func.func @small_none
+// NOTC:           schedule = #sigreg.schedule<kernel = single_launch, tile = [64, 1], k_tile = 16, batch_tiles = 1, projection = f32>
+func.func @small_none(%x: tensor<2x64x100xbf16>, %seed: i64) -> tensor<2x50xf32> {
+  %l = sigreg.loss %x seed(%seed) slices = 50 points = 17 reduction = none : tensor<2x64x100xbf16> -> tensor<2x50xf32>
+  return %l : tensor<2x50xf32>
 }

@@ -180,19 +180,33 @@ int64_t wgmmaTileSlices(int64_t numViews, int64_t batch, int64_t numSlices,
                         const EcfScheduleOptions &options);
 
 /// Tiles of the single-launch forward (sigreg_single_launch): blockRows
-/// batch rows x blockSlices slices per 256-thread block.
+/// batch rows x blockSlices slices per 256-thread block, and how its GEMM
+/// reads the projection: `f32` (a seeded g in f32, SIMT FMAs), `explicit`
+/// (the projection operand, SIMT FMAs), or `rounded` / `split` (a seeded g
+/// generated in registers in the mma.sync operand layout, rounded to the
+/// input's 16-bit type or as hi + lo parts; bf16/f16 inputs only).
 struct SingleLaunchTiling {
   int64_t blockRows, blockSlices;
+  ProjectionMode projection;
 };
-/// blockRows: N rounded up to a power of two, in [8, 128]; blockSlices: the
-/// largest power of two <= 16 with blockRows * blockSlices <= 256, the g
-/// tile D x blockSlices f32 and the warp sums 16 x blockSlices x P f32
-/// within 32 KB, and at least one block per
+/// True for the tensor-core variant of the single launch.
+inline bool singleLaunchUsesMma(ProjectionMode projection) {
+  return projection == ProjectionMode::rounded ||
+         projection == ProjectionMode::split;
+}
+/// The tensor-core variant for a seeded projection and a bf16/f16 input
+/// (when options.tensorCores): blockRows = N rounded up to a power of two
+/// in [16, 256], blockSlices 16 when that still gives one block per
+/// multiprocessor, else 8; g split into hi + lo parts where
+/// singleLaunchNeedsSplit says so. Otherwise the SIMT variant: blockRows = N
+/// rounded up to a power of two in [8, 256]; blockSlices: the largest power
+/// of two <= 16 with blockRows * blockSlices <= 1024 (up to four y elements
+/// per thread of the ECF stage), the g tile D x blockSlices f32 and the warp
+/// sums 16 x blockSlices x P f32 within 32 KB, and at least one block per
 /// multiprocessor (V * batch tiles * slice tiles >= 132) when possible.
-SingleLaunchTiling chooseSingleLaunchTiling(int64_t numViews, int64_t batch,
-                                            int64_t featureDim,
-                                            int64_t numSlices,
-                                            int64_t numPoints);
+SingleLaunchTiling chooseSingleLaunchTiling(FusedEcfOp op,
+                                            const EcfScheduleOptions &options,
+                                            int64_t dynamicSize = 0);
 
 /// True when `op` and its chain (a seeded sigreg.projection read by `op`
 /// alone, or an explicit projection; cos and sin read only by one
@@ -241,6 +255,23 @@ constexpr llvm::StringLiteral kReducedAttrName = "sigreg.reduced";
 /// D 3, S 64, bf16, sum 3.75e-3 against 7.3e-3 (issue 11). Infinite for
 /// dynamic shapes (split).
 double roundedProjectionError(FusedEcfOp op);
+
+/// The same estimate for the single launch, which serves small batches:
+/// roundedProjectionError plus a per-sample term u / sqrt(V * S). Rounding
+/// g moves each y by about u relative, independently across samples (the
+/// part of g's error orthogonal to g); for a batch of N samples that moves
+/// the ECF's 1/sqrt(N) deviation from the Gaussian's by about u relative,
+/// so T by about u, whatever N and D. roundedProjectionError's
+/// sqrt(N / D) term dominates at large N; at small N this one does.
+/// Measured on the H200 (2026-12-02, g rounded to bf16): blog (N 32, D
+/// 2048, S 1024) 1.1e-4 against 1.4e-4 here (1.5e-5 without the term);
+/// V 3, N 2, D 191, S 1: 2.6e-3 against 2.5e-3 (2.3e-4 without it: the
+/// failure that found the term); minimal (V 4, N 256, D 16, S 256) 2.2e-4
+/// against 6.1e-4.
+double singleLaunchRoundedError(FusedEcfOp op);
+/// The single launch splits g into hi + lo parts where needsSplitProjection
+/// says so or singleLaunchRoundedError exceeds the budget.
+bool singleLaunchNeedsSplit(FusedEcfOp op);
 
 /// Largest roundedProjectionError for which g is rounded: a quarter of the
 /// 2e-3 bf16/f16 tolerance, leaving the rest for the other roundings.
