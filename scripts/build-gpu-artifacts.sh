@@ -5,7 +5,8 @@
 # (scripts/gpu-check.sh). Usage: scripts/build-gpu-artifacts.sh BUILD_DIR OUT_DIR [SET]
 #   SET: all (default: anchors, variants, hopper, split, single, grad and random) | anchors |
 #        quick | hopper | split | training | grad | grad-fused |
-#        single | random | variants | p65 (P = 65 per-slice f16 on every ECF kernel)
+#        single | random | variants | small-shapes | p65 (P = 65 per-slice f16 on every ECF
+#        kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
 # reduction and both projection kinds, each compiled for both pipelines as random-NNN.
@@ -215,6 +216,16 @@ training() {
   emit views4-bf16 4 1024 2048 4096 17 bf16 none 0 mean seed fused
   emit views8-bf16 8 512 3072 6144 17 bf16 none 0 mean seed fused
 }
+# Small shapes that are not anchors (N * S <= 2^20, several views, odd sizes), all on the
+# single launch, for the same-process comparison with PyTorch (eager + graph, torch.compile
+# with mode reduce-overhead): python -m sigreg.bench --artifacts DIR --configs blog
+# --shape NAME=V,N,D,S,P (artifacts NAME-bf16).
+small_shapes() {
+  emit views2-n64-bf16 2 64 768 512 17 bf16 none 0 mean seed fused
+  emit n128-d1024-bf16 0 128 1024 1024 17 bf16 none 0 mean seed fused
+  emit views8-n16-bf16 8 16 384 256 17 bf16 none 0 mean seed fused
+  emit odd-v3-n100-bf16 3 100 500 300 9 bf16 none 0 mean seed fused
+}
 # The seeded generator of random problems (issue 11, item 7): prints one line per problem,
 # "name V N D S P dtype clip clipval reduction projection" (V = 0: no view dimension).
 random_problems() {
@@ -297,6 +308,7 @@ case "$set_" in
   hopper) hopper ;;
   split) split_set ;;
   training) training ;;
+  small-shapes) small_shapes ;;
   random) random_set ;;
   single) single ;;
   *) echo "unknown set $set_"; exit 2 ;;

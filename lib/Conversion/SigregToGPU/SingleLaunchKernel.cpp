@@ -432,15 +432,22 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
     }
     return a;
   };
-  auto multiplyStep = [&](Value step, ArrayRef<SmallVector<Value>> a,
-                          SmallVector<Value> &acc) {
+  // The B fragments of one step: [n][part] (part 1: the lo words).
+  auto generateStep = [&](Value step, SmallVector<Value> &acc) {
+    SmallVector<SmallVector<SmallVector<Value>>> b(NT);
     for (int64_t n = 0; n < NT; ++n) {
       Value s = k.add(tile.s0, k.add(k.idx(8 * n), l.q));
-      Value &sumSq = acc[MT * NT * 4 + n];
-      for (const std::array<Value, 2> &part :
-           generateProjectionFragment(tile, seed, step, l.t, s, sumSq)) {
-        SmallVector<Value> bFrag = {mmaOperand(tile, part[0]),
-                                    mmaOperand(tile, part[1])};
+      for (const std::array<Value, 2> &part : generateProjectionFragment(
+               tile, seed, step, l.t, s, acc[MT * NT * 4 + n]))
+        b[n].push_back({mmaOperand(tile, part[0]), mmaOperand(tile, part[1])});
+    }
+    return b;
+  };
+  auto multiplyStep = [&](ArrayRef<SmallVector<Value>> a,
+                          ArrayRef<SmallVector<SmallVector<Value>>> b,
+                          SmallVector<Value> &acc) {
+    for (int64_t n = 0; n < NT; ++n)
+      for (ArrayRef<Value> bFrag : b[n])
         for (int64_t i = 0; i < MT; ++i) {
           int64_t f = (i * NT + n) * 4;
           SmallVector<Value> cIn(acc.begin() + f, acc.begin() + f + 4);
@@ -453,20 +460,24 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
             acc[f + c] = LLVM::ExtractValueOp::create(k.b, mma.getRes(),
                                                       ArrayRef<int64_t>{c});
         }
-      }
-    }
   };
+  // The group's x loads, then its Philox work (independent of the loads,
+  // so it covers their latency), then its MMAs.
   SmallVector<Value> inits(MT * NT * 4 + NT, k.f32(0.0f));
-  return k.forEach(l.wk, k.idx(sh.mmaSteps()), k.idx(WK * U), inits,
-                   [&](Value step, ValueRange carried) {
-                     SmallVector<Value> next(carried.begin(), carried.end());
-                     SmallVector<SmallVector<SmallVector<Value>>> a;
-                     for (int64_t u = 0; u < U; ++u)
-                       a.push_back(loadStep(k.add(step, k.idx(u * WK))));
-                     for (int64_t u = 0; u < U; ++u)
-                       multiplyStep(k.add(step, k.idx(u * WK)), a[u], next);
-                     return next;
-                   });
+  return k.forEach(
+      l.wk, k.idx(sh.mmaSteps()), k.idx(WK * U), inits,
+      [&](Value step, ValueRange carried) {
+        SmallVector<Value> next(carried.begin(), carried.end());
+        SmallVector<SmallVector<SmallVector<Value>>> a;
+        SmallVector<SmallVector<SmallVector<SmallVector<Value>>>> b;
+        for (int64_t u = 0; u < U; ++u)
+          a.push_back(loadStep(k.add(step, k.idx(u * WK))));
+        for (int64_t u = 0; u < U; ++u)
+          b.push_back(generateStep(k.add(step, k.idx(u * WK)), next));
+        for (int64_t u = 0; u < U; ++u)
+          multiplyStep(a[u], b[u], next);
+        return next;
+      });
 }
 
 /// Stage 3 (tensor cores): the warps' partial accumulators to gs as

@@ -20,20 +20,22 @@
 // CHECK-NOT:     gpu.barrier
 // Stages 1-2: warp k group w takes k steps w, w + 8, ... of the 128, four
 // per iteration (16 each: step 4 x 8): first the x loads of the four steps
-// (two row fragments each, 8-byte loads of rows q and q + 8), then per step
-// one Philox call for the B fragment, g^2 summed, g rounded to bf16, two
-// mma.sync; no shared memory.
+// (two row fragments each, 8-byte loads of rows q and q + 8), then the four
+// steps' B fragments (one Philox call each, g^2 summed, g rounded to bf16),
+// then their 8 mma.sync; no shared memory.
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %c128 step %c32
 // CHECK-COUNT-16:  vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>
 // CHECK-NOT:       vector.load
+// CHECK-NOT:       nvvm.mma.sync
 // CHECK:           arith.mului_extended
 // CHECK:           math.fma
 // CHECK:           arith.truncf %{{.*}} : f32 to bf16
 // CHECK-NOT:       memref.store
-// CHECK-COUNT-2:   nvvm.mma.sync
-// CHECK-NOT:       vector.load
-// CHECK:           arith.mului_extended
-// CHECK-COUNT-6:   nvvm.mma.sync
+// CHECK-NOT:       nvvm.mma.sync
+// Two Box-Muller radii per step: six in the other three steps.
+// CHECK-COUNT-6:   math.sqrt
+// CHECK-NOT:       memref.store
+// CHECK-COUNT-8:   nvvm.mma.sync
 // CHECK-NOT:       nvvm.mma.sync
 // CHECK:           scf.yield
 // Stage 3: the sums of g^2 over the four lanes of a column, the partials
