@@ -117,3 +117,14 @@ func.func @small_none(%x: tensor<2x64x100xbf16>, %seed: i64) -> tensor<2x50xf32>
   %l = sigreg.loss %x seed(%seed) slices = 50 points = 17 reduction = none : tensor<2x64x100xbf16> -> tensor<2x50xf32>
   return %l : tensor<2x50xf32>
 }
+
+// A loss reduced over three slices of a batch of two (a random problem
+// that missed the bf16 tolerance with g rounded: 2.6e-3): the single
+// launch's per-sample term (singleLaunchRoundedError) asks for the split,
+// where roundedProjectionError alone would round g.
+// CHECK-LABEL:  func.func @tiny_batch
+// CHECK:          schedule = #sigreg.schedule<kernel = single_launch, tile = [16, 8], k_tile = 16, batch_tiles = 1, projection = split>
+func.func @tiny_batch(%x: tensor<3x2x191xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 1 points = 17 clip = zero_below(1.0e-02) : tensor<3x2x191xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
