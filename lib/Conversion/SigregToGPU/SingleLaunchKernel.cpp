@@ -308,9 +308,9 @@ MmaLanes mmaLanes(Tile &tile) {
           k.div(warp, k.idx(WK))};
 }
 
-/// The input's 16-bit words (x[row, f0 + 0, 1], x[row, f0 + 2, 3]) as mma
-/// operands: one 8-byte vector load when D % 4 == 0, else four scalar
-/// loads; features past D read as 0.
+/// The input's pairs x[row, f0 + 0, 1] and x[row, f0 + 2, 3] as i32 words
+/// (mmaOperand makes them operands): one 8-byte vector load when D % 4 == 0,
+/// else four scalar loads; features past D read as 0.
 std::array<Value, 2> loadInputWords(Tile &tile, Value x, Value row, Value f0) {
   KernelBuilder &k = tile.k;
   const SingleLaunchShape &sh = tile.sh;
