@@ -145,3 +145,28 @@ std::pair<Value, Value> mlir::sigreg::reducedSinCos(KernelBuilder &k,
   };
   return {call("llvm.nvvm.sin.approx.f"), call("llvm.nvvm.cos.approx.f")};
 }
+
+Value mlir::sigreg::mmaSyncOperand(KernelBuilder &k, Type elem, Value word) {
+  if (elem.isBF16())
+    return word;
+  return LLVM::BitcastOp::create(k.b, VectorType::get({2}, k.b.getF16Type()),
+                                 word);
+}
+
+void mlir::sigreg::emitMmaSync16816(KernelBuilder &k, Type elem,
+                                    ArrayRef<Value> a, ArrayRef<Value> b,
+                                    MutableArrayRef<Value> acc) {
+  Type f32 = k.b.getF32Type();
+  auto accType =
+      LLVM::LLVMStructType::getLiteral(k.b.getContext(), {f32, f32, f32, f32});
+  NVVM::MMATypes ptxType =
+      elem.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  auto mma = NVVM::MmaOp::create(
+      k.b, accType, a, b, acc, {16, 8, 16}, std::nullopt, std::nullopt,
+      std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  for (int64_t c = 0; c < 4; ++c)
+    acc[c] =
+        LLVM::ExtractValueOp::create(k.b, mma.getRes(), ArrayRef<int64_t>{c});
+}

@@ -56,6 +56,16 @@ Value arriveAtCounter(KernelBuilder &k, Value tid, Value flag, Value counters,
                       Value index, int64_t expected,
                       function_ref<void()> barrier = nullptr);
 
+/// An i32 word of two 16-bit values of type `elem` as an mma.sync operand
+/// (bf16 operands stay i32 words; f16 ones are vector<2xf16>).
+Value mmaSyncOperand(KernelBuilder &k, Type elem, Value word);
+
+/// acc[0..3] += A x B by one mma.sync.m16n8k16 (row-major A, column-major
+/// B, 16-bit operands of type `elem` made by mmaSyncOperand, f32
+/// accumulators): the 4 A and 2 B registers of the lane's fragments.
+void emitMmaSync16816(KernelBuilder &k, Type elem, ArrayRef<Value> a,
+                      ArrayRef<Value> b, MutableArrayRef<Value> acc);
+
 /// sin and cos of `theta` on the special-function unit (sin.approx,
 /// cos.approx: about 2^-21 absolute in [-pi, pi]) after a Cody-Waite
 /// reduction to [-pi, pi] (2 pi = 6.28125 + 1.9353071795864769e-3, the first

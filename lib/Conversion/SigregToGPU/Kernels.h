@@ -283,8 +283,7 @@ SliceCotangent emitSliceCotangent(KernelBuilder &k,
 /// slices, blockRows batch rows, view), 256 threads. The GEMM runs as SIMT
 /// FMAs on g in shared memory (blockRows * blockSlices <= 1024), or with
 /// `tensorCores` as mma.sync on g generated in registers (blockRows *
-/// blockSlices
-/// <= 2048).
+/// blockSlices <= 2048).
 struct SingleLaunchShape {
   int64_t numViews, batch, featureDim, numSlices, numPoints;
   double tMax;

@@ -204,17 +204,7 @@ void storeOperandTile(MmaTile &m, ValueRange staged) {
 /// accumulators.
 SmallVector<Value> emitMmaKTile(MmaTile &m, ValueRange accIn) {
   KernelBuilder &k = m.k;
-  MLIRContext *ctx = k.b.getContext();
-  Type f32 = k.b.getF32Type();
-  auto accType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
-  NVVM::MMATypes ptxType =
-      m.elem.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
-  auto asOperand = [&](Value word) -> Value {
-    if (m.elem.isBF16())
-      return word;
-    return LLVM::BitcastOp::create(k.b, VectorType::get({2}, k.b.getF16Type()),
-                                   word);
-  };
+  auto asOperand = [&](Value word) { return mmaSyncOperand(k, m.elem, word); };
   SmallVector<Value> next(accIn.begin(), accIn.end());
   for (int64_t ks = 0; ks < kMmaK / 16; ++ks) {
     Value kwb = k.add(m.t, k.idx(ks * 8));
@@ -240,19 +230,10 @@ SmallVector<Value> emitMmaKTile(MmaTile &m, ValueRange accIn) {
               asOperand(k.load(m.smem, {k.add(base, k.idx(off))})));
       }
       for (int64_t mf = 0; mf < 2; ++mf)
-        for (int64_t nf = 0; nf < 4; ++nf) {
-          int64_t f = (mf * 4 + nf) * 4;
-          SmallVector<Value> cIn(next.begin() + f, next.begin() + f + 4);
-          auto mma = NVVM::MmaOp::create(
-              k.b, accType, aFrag[mf], bFrag[nf], cIn, {16, 8, 16},
-              std::nullopt, std::nullopt,
-              std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
-              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                             NVVM::MMALayout::col});
-          for (int64_t i = 0; i < 4; ++i)
-            next[f + i] = LLVM::ExtractValueOp::create(k.b, mma.getRes(),
-                                                       ArrayRef<int64_t>{i});
-        }
+        for (int64_t nf = 0; nf < 4; ++nf)
+          emitMmaSync16816(
+              k, m.elem, aFrag[mf], bFrag[nf],
+              MutableArrayRef<Value>(next).slice((mf * 4 + nf) * 4, 4));
     }
   }
   return next;

@@ -343,13 +343,8 @@ std::array<Value, 2> loadInputWords(Tile &tile, Value x, Value row, Value f0) {
   return words;
 }
 
-/// An i32 word of two 16-bit values as the mma operand type (f16 operands
-/// are vector<2xf16>; bf16 ones stay i32).
 Value mmaOperand(Tile &tile, Value word) {
-  if (tile.sh.inputElement.isBF16())
-    return word;
-  return LLVM::BitcastOp::create(
-      tile.k.b, VectorType::get({2}, tile.k.b.getF16Type()), word);
+  return mmaSyncOperand(tile.k, tile.sh.inputElement, word);
 }
 
 /// Stage 1 (tensor cores): the four Gaussians g[16 step + 4t + i, s] of the
@@ -405,11 +400,6 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
   const SingleLaunchShape &sh = tile.sh;
   int64_t MT = sh.mmaRowFragments(), NT = sh.blockSlices / 8;
   int64_t WK = sh.mmaWarpsK(), U = sh.mmaStepGroup();
-  MLIRContext *ctx = k.b.getContext();
-  Type f32 = k.b.getF32Type();
-  auto accType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
-  NVVM::MMATypes ptxType =
-      sh.inputElement.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
   SmallVector<Value> rows;
   for (int64_t i = 0; i < MT; ++i)
     for (int64_t h = 0; h < 2; ++h) {
@@ -448,18 +438,10 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
                           SmallVector<Value> &acc) {
     for (int64_t n = 0; n < NT; ++n)
       for (ArrayRef<Value> bFrag : b[n])
-        for (int64_t i = 0; i < MT; ++i) {
-          int64_t f = (i * NT + n) * 4;
-          SmallVector<Value> cIn(acc.begin() + f, acc.begin() + f + 4);
-          auto mma = NVVM::MmaOp::create(
-              k.b, accType, a[i], bFrag, cIn, {16, 8, 16}, std::nullopt,
-              std::nullopt, std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
-              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                             NVVM::MMALayout::col});
-          for (int64_t c = 0; c < 4; ++c)
-            acc[f + c] = LLVM::ExtractValueOp::create(k.b, mma.getRes(),
-                                                      ArrayRef<int64_t>{c});
-        }
+        for (int64_t i = 0; i < MT; ++i)
+          emitMmaSync16816(
+              k, sh.inputElement, a[i], bFrag,
+              MutableArrayRef<Value>(acc).slice((i * NT + n) * 4, 4));
   };
   // The group's x loads, then its Philox work (independent of the loads,
   // so it covers their latency), then its MMAs.
