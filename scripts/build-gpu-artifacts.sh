@@ -290,6 +290,8 @@ single() {
   emit slm-n256-d1024-sum 0 256 1024 256 17 bf16 none 0 sum seed
   emit slm-tiles-clamp-none 2 600 64 200 17 bf16 clamp_min 0.5 none seed fused --single-launch=2
   emit slm-f16-p33-zero-mean 3 20 300 700 33 f16 zero_below 0.05 mean seed
+  # P = 63 per-slice f16: the harmonics' recurrence restarts at p = 17, 33 and 49.
+  emit slm-f16-p63-none 0 100 520 300 63 f16 none 0 none seed
 }
 case "$set_" in
   p65) for w in 64 128 256; do

@@ -146,6 +146,48 @@ std::pair<Value, Value> mlir::sigreg::reducedSinCos(KernelBuilder &k,
   return {call("llvm.nvvm.sin.approx.f"), call("llvm.nvvm.cos.approx.f")};
 }
 
+void mlir::sigreg::forEachHarmonic(
+    KernelBuilder &k, int64_t P, Value theta,
+    function_ref<void(int64_t, Value, Value)> point) {
+  auto [s1, c1] = reducedSinCos(k, theta);
+  Value twoC1 = k.addf(c1, c1);
+  Value cPrev = k.f32(1.0f), sPrev = k.f32(0.0f), c = c1, sn = s1;
+  for (int64_t p = 1; p < P; ++p) {
+    if (p > 1 && (p - 1) % kHarmonicSegment == 0) {
+      auto [sp, cp] =
+          reducedSinCos(k, k.mulf(theta, k.f32(static_cast<float>(p))));
+      c = cp;
+      sn = sp;
+      cPrev = k.fma(cp, c1, k.mulf(sp, s1));
+      sPrev = k.fma(sp, c1, arith::NegFOp::create(k.b, k.mulf(cp, s1)));
+    }
+    point(p, c, sn);
+    if (p + 1 < P) {
+      Value cNext = k.fma(twoC1, c, arith::NegFOp::create(k.b, cPrev));
+      Value sNext = k.fma(twoC1, sn, arith::NegFOp::create(k.b, sPrev));
+      cPrev = c;
+      sPrev = sn;
+      c = cNext;
+      sn = sNext;
+    }
+  }
+}
+
+Value mlir::sigreg::emitBlockShuffleSum(KernelBuilder &k, Value tid,
+                                        Value value, Value scratch) {
+  for (int32_t off = 16; off >= 1; off /= 2)
+    value = k.addf(value, gpu::ShuffleOp::create(k.b, value, off, 32,
+                                                 gpu::ShuffleMode::XOR)
+                              .getShuffleResult());
+  Value lane = k.rem(tid, k.idx(32)), warp = k.div(tid, k.idx(32));
+  k.ifThen(k.lt(lane, k.idx(1)), [&] { k.store(value, scratch, {warp}); });
+  k.barrier();
+  Value total = k.load(scratch, {k.idx(0)});
+  for (int64_t w = 1; w < kBlockThreads / 32; ++w)
+    total = k.addf(total, k.load(scratch, {k.idx(w)}));
+  return total;
+}
+
 Value mlir::sigreg::mmaSyncOperand(KernelBuilder &k, Type elem, Value word) {
   if (elem.isBF16())
     return word;

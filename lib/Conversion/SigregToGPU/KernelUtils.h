@@ -2,7 +2,7 @@
 //
 // Small helpers shared by the kernel families of --convert-sigreg-to-gpu
 // (ProjectionKernels.cpp, SimtEcfKernel.cpp, MmaEcfKernel.cpp,
-// EpilogueKernels.cpp).
+// WgmmaEcfKernel.cpp, SingleLaunchKernel.cpp, EpilogueKernels.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,6 +72,30 @@ void emitMmaSync16816(KernelBuilder &k, Type elem, ArrayRef<Value> a,
 /// part exact in 8 bits). For the 16-bit inputs' ECFs; f32 inputs keep
 /// libdevice's sinf/cosf.
 std::pair<Value, Value> reducedSinCos(KernelBuilder &k, Value theta);
+
+/// Points per segment of forEachHarmonic's recurrence.
+constexpr int64_t kHarmonicSegment = 16;
+
+/// The harmonics of an angle: one range-reduced sincos of `theta`
+/// (reducedSinCos), then the Chebyshev recurrence c_{p+1} = 2 c_1 c_p -
+/// c_{p-1} (same for sin); `point(p, cos(p theta), sin(p theta))` is called
+/// for p = 1..P-1 in order, each before the next harmonic is formed. The
+/// recurrence amplifies the error of the approximate c_1 about p^2-fold
+/// (dT_p/dx = p^2 at x = 1), so every kHarmonicSegment points it restarts
+/// from a fresh sincos of p theta (and cos, sin of (p - 1) theta by angle
+/// subtraction): P <= 17 never restarts; at P = 65 per-slice statistics
+/// missed the f16 tolerance without the restarts (2.5e-3,
+/// docs/PERF-NOTES.md m3). For the 16-bit inputs' ECFs.
+void forEachHarmonic(KernelBuilder &k, int64_t P, Value theta,
+                     function_ref<void(int64_t, Value, Value)> point);
+
+/// The sum of `value` over the kBlockThreads threads, in a fixed order: an
+/// xor butterfly of shuffles inside each warp, then thread 0 adds the warps'
+/// sums in ascending order (through the workgroup f32 buffer `scratch`, at
+/// least kBlockThreads / 32 words; one barrier). The result is valid in
+/// thread 0 only. Fewer barriers than emitBlockTreeSum (1 against 9).
+Value emitBlockShuffleSum(KernelBuilder &k, Value tid, Value value,
+                          Value scratch);
 
 } // namespace sigreg
 } // namespace mlir

@@ -499,19 +499,32 @@ void storeMmaPartials(Tile &tile, const MmaLanes &l, ArrayRef<Value> acc) {
 
 /// Stage 4 (tensor cores): ys[r * BS + j] = (the k groups' partials added
 /// in ascending order) / sqrt(their sums of g^2 added in ascending order).
+/// A thread's elements tid + 256 i share one column (BS divides 256), so its
+/// norm is formed once; the elements are unrolled, their loads issued
+/// together (a loop of dependent load, sqrt and division per element was
+/// 12% of minimal's stall samples, docs/PERF-NOTES.md n5).
 void reduceMmaPartials(Tile &tile) {
   KernelBuilder &k = tile.k;
   const SingleLaunchShape &sh = tile.sh;
   int64_t BS = sh.blockSlices, BM = sh.blockRows, WK = sh.mmaWarpsK();
-  k.forEach(tile.tid, k.idx(BM * BS), k.idx(kBlockThreads), [&](Value e) {
-    Value j = k.rem(e, k.idx(BS));
-    Value y = k.load(tile.gs, {e}), sq = k.load(tile.norms, {j});
-    for (int64_t w = 1; w < WK; ++w) {
-      y = k.addf(y, k.load(tile.gs, {k.add(e, k.idx(w * BM * BS))}));
-      sq = k.addf(sq, k.load(tile.norms, {k.add(j, k.idx(w * BS))}));
-    }
-    k.store(k.divf(y, math::SqrtOp::create(k.b, sq)), tile.ys, {e});
-  });
+  Value j = k.rem(tile.tid, k.idx(BS));
+  Value sq = k.load(tile.norms, {j});
+  for (int64_t w = 1; w < WK; ++w)
+    sq = k.addf(sq, k.load(tile.norms, {k.add(j, k.idx(w * BS))}));
+  Value norm = math::SqrtOp::create(k.b, sq);
+  for (int64_t i = 0; i * kBlockThreads < BM * BS; ++i) {
+    auto element = [&] {
+      Value e = k.add(tile.tid, k.idx(i * kBlockThreads));
+      Value y = k.load(tile.gs, {e});
+      for (int64_t w = 1; w < WK; ++w)
+        y = k.addf(y, k.load(tile.gs, {k.add(e, k.idx(w * BM * BS))}));
+      k.store(k.divf(y, norm), tile.ys, {e});
+    };
+    if ((i + 1) * kBlockThreads <= BM * BS)
+      element();
+    else
+      k.ifThen(k.lt(tile.tid, k.idx(BM * BS - i * kBlockThreads)), element);
+  }
   k.barrier();
 }
 
@@ -525,7 +538,9 @@ void multiplyTileMma(Tile &tile, Value seed, Value x) {
 
 /// Stage 5: the block's sums over its rows of cos/sin(t_p y) per (slice,
 /// point): to t.ecf as means ([cos | sin][j][p]) with one batch tile, else
-/// to the per-tile workspaces.
+/// to the per-tile workspaces. p = 0 is not summed: cos 0 = 1 and sin 0 = 0,
+/// so its sums are the tile's row count and 0 (the values the sums of ones
+/// and zeros give, exact in f32).
 void emitTileEcf(Tile &t, Value partC, Value partS) {
   KernelBuilder &k = t.k;
   const SingleLaunchShape &sh = t.sh;
@@ -535,7 +550,8 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
   Value r = k.div(t.tid, k.idx(BS));
   Value dt = k.f32(static_cast<float>(sh.tMax / static_cast<double>(P - 1)));
   Value zero = k.f32(0.0f);
-  SmallVector<Value> sums(2 * P);
+  // sums[p - 1] (cos) and sums[P - 1 + p - 1] (sin), p = 1..P-1.
+  SmallVector<Value> sums(2 * (P - 1), zero);
   // Every element is a row of the batch when the tile divides N and the
   // threads divide the tile: no masks.
   bool allValid = N % BM == 0 && (BM * BS) % kBlockThreads == 0;
@@ -548,21 +564,24 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
                                     k.lt(k.add(t.n0, row), k.idx(N)));
     Value y = k.load(t.ys, {allValid ? e : k.min(e, k.idx(BM * BS - 1))});
     Value theta = k.mulf(y, dt);
-    // 16-bit inputs: sin.approx / cos.approx after a Cody-Waite reduction
-    // (the Hopper kernels' sincos); f32 inputs: libdevice's sinf / cosf.
-    Value c1, s1;
-    if (sh.inputElement.isF32()) {
-      c1 = math::CosOp::create(k.b, theta);
-      s1 = math::SinOp::create(k.b, theta);
-    } else {
-      std::tie(s1, c1) = reducedSinCos(k, theta);
-    }
-    Value c = k.f32(1.0f), sn = zero;
-    for (int64_t p = 0; p < P; ++p) {
+    auto add = [&](int64_t p, Value c, Value sn) {
       Value vc = valid ? k.select(valid, c, zero) : c;
       Value vs = valid ? k.select(valid, sn, zero) : sn;
-      sums[p] = i == 0 ? vc : k.addf(sums[p], vc);
-      sums[P + p] = i == 0 ? vs : k.addf(sums[P + p], vs);
+      sums[p - 1] = i == 0 ? vc : k.addf(sums[p - 1], vc);
+      sums[P - 1 + p - 1] = i == 0 ? vs : k.addf(sums[P - 1 + p - 1], vs);
+    };
+    // 16-bit inputs: sin.approx / cos.approx after a Cody-Waite reduction
+    // and the Chebyshev recurrence (the Hopper kernels' harmonics); f32
+    // inputs: libdevice's sinf / cosf and angle addition.
+    if (!sh.inputElement.isF32()) {
+      forEachHarmonic(k, P, theta, add);
+      continue;
+    }
+    Value c1 = math::CosOp::create(k.b, theta);
+    Value s1 = math::SinOp::create(k.b, theta);
+    Value c = c1, sn = s1;
+    for (int64_t p = 1; p < P; ++p) {
+      add(p, c, sn);
       if (p + 1 < P) {
         Value nc = k.subf(k.mulf(c, c1), k.mulf(sn, s1));
         sn = k.addf(k.mulf(sn, c1), k.mulf(c, s1));
@@ -577,29 +596,42 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
                                            32, gpu::ShuffleMode::XOR)
                         .getShuffleResult());
   Value lane = k.rem(t.tid, k.idx(32)), warp = k.div(t.tid, k.idx(32));
-  // gs: [warp][cos | sin][j][p].
+  // gs: [warp][cos | sin][j][p], p = 0 left out.
   k.ifThen(k.lt(lane, k.idx(BS)), [&] {
     Value base = k.mul(k.add(k.mul(warp, k.idx(2 * BS)), lane), k.idx(P));
-    for (int64_t p = 0; p < 2 * P; ++p) {
-      int64_t off = (p / P) * BS * P + p % P;
-      k.store(sums[p], t.gs, {k.add(base, k.idx(off))});
+    for (int64_t q = 0; q < 2 * (P - 1); ++q) {
+      int64_t off = (q / (P - 1)) * BS * P + q % (P - 1) + 1;
+      k.store(sums[q], t.gs, {k.add(base, k.idx(off))});
     }
   });
   k.barrier();
   int64_t T = sh.numBatchTiles();
   Value batchF = k.f32(static_cast<float>(N));
+  // The tile's rows of the batch: the sum of cos 0 over them.
+  Value rowCount = T == 1
+                       ? batchF
+                       : arith::UIToFPOp::create(
+                             k.b, k.b.getF32Type(),
+                             toI32(k, k.min(k.idx(BM), k.sub(k.idx(N), t.n0))));
   k.forEach(t.tid, k.idx(BS * P), k.idx(kBlockThreads), [&](Value q) {
+    Value p = k.rem(q, k.idx(P));
+    Value first =
+        arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, p, k.idx(0));
+    Value qc = k.select(first, k.add(q, k.idx(1)), q);
     Value tc = zero, ts = zero;
     for (int64_t w = 0; w < kWarps; ++w) {
-      tc = k.addf(tc, k.load(t.gs, {k.add(q, k.idx(w * 2 * BS * P))}));
-      ts = k.addf(ts, k.load(t.gs, {k.add(q, k.idx(w * 2 * BS * P + BS * P))}));
+      tc = k.addf(tc, k.load(t.gs, {k.add(qc, k.idx(w * 2 * BS * P))}));
+      ts =
+          k.addf(ts, k.load(t.gs, {k.add(qc, k.idx(w * 2 * BS * P + BS * P))}));
     }
+    tc = k.select(first, rowCount, tc);
+    ts = k.select(first, zero, ts);
     if (T == 1) {
       k.store(k.divf(tc, batchF), t.ecf, {q});
       k.store(k.divf(ts, batchF), t.ecf, {k.add(q, k.idx(BS * P))});
       return;
     }
-    Value j = k.div(q, k.idx(P)), p = k.rem(q, k.idx(P));
+    Value j = k.div(q, k.idx(P));
     Value s = k.add(t.s0, j);
     k.ifThen(k.lt(s, k.idx(S)), [&] {
       k.store(tc, partC, {t.batchTile, t.v, s, p});
@@ -666,7 +698,9 @@ void emitTileStatistic(Tile &t, Value out, Value stats) {
 }
 
 /// Stage 8 (mean/sum, last block of the grid): thread-strided sums of the
-/// V * S statistics, then a shared-memory tree (the epilogue kernel's order).
+/// V * S statistics, then the block's sum (emitBlockShuffleSum: shuffles
+/// inside the warps, the warps in order; fixed, so bitwise reproducible,
+/// though not the epilogue kernel's tree order).
 void emitLastBlockReduction(Tile &t, Value stats, Value out) {
   KernelBuilder &k = t.k;
   int64_t VS = t.sh.numViews * t.sh.numSlices;
@@ -675,13 +709,12 @@ void emitLastBlockReduction(Tile &t, Value stats, Value out) {
                 [&](Value e, ValueRange acc) {
                   return SmallVector<Value>{k.addf(acc[0], k.load(stats, {e}))};
                 });
-  k.store(local[0], t.gs, {t.tid});
-  emitBlockTreeSum(k, t.tid, t.gs);
+  Value total = emitBlockShuffleSum(k, t.tid, local[0], t.gs);
   k.ifThen(k.lt(t.tid, k.idx(1)), [&] {
-    Value total = k.load(t.gs, {k.idx(0)});
+    Value result = total;
     if (t.sh.reduction == Reduction::mean)
-      total = k.divf(total, k.f32(static_cast<float>(VS)));
-    k.store(total, out, {});
+      result = k.divf(total, k.f32(static_cast<float>(VS)));
+    k.store(result, out, {});
   });
 }
 } // namespace

@@ -87,8 +87,6 @@ constexpr int64_t kGradSliceRowsPerStep = 4;
 /// for one memory latency per group, which delayed the mainloop at mid once
 /// the scale moved before it (PERF-NOTES e2).
 constexpr int64_t kUnrolledNormChunks = 64;
-/// Points per segment of the harmonics' recurrence (forEachHarmonic).
-constexpr int64_t kHarmonicSegment = 16;
 /// The tail's gather of the batch tiles issues at most this many loads before
 /// adding them (emitGatherBatchTiles).
 constexpr int64_t kTailLoadsInFlight = 32;
@@ -504,41 +502,6 @@ Value emitColumnScale(KernelBuilder &k, const WgmmaEcfShape &sh, Value sumSq,
   }
   // y = acc / ||g_s||, folded into the angle: dt * (acc / norm).
   return k.divf(scale, math::SqrtOp::create(k.b, sum));
-}
-
-/// The harmonics of an angle: one range-reduced sincos of `theta`, then the
-/// Chebyshev recurrence c_{p+1} = 2 c_1 c_p - c_{p-1} (same for sin);
-/// `point(p, cos(p theta), sin(p theta))` is called for p = 1..P-1 in order,
-/// each before the next harmonic is formed. The recurrence amplifies the
-/// error of the approximate c_1 about p^2-fold (dT_p/dx = p^2 at x = 1), so
-/// every kHarmonicSegment points it restarts from a fresh sincos of p theta
-/// (and cos, sin of (p - 1) theta by angle subtraction): P <= 17 never
-/// restarts; at P = 65 per-slice statistics missed the f16 tolerance
-/// without the restarts (2.5e-3, docs/PERF-NOTES.md m3).
-void forEachHarmonic(KernelBuilder &k, int64_t P, Value theta,
-                     function_ref<void(int64_t, Value, Value)> point) {
-  auto [s1, c1] = reducedSinCos(k, theta);
-  Value twoC1 = k.addf(c1, c1);
-  Value cPrev = k.f32(1.0f), sPrev = k.f32(0.0f), c = c1, sn = s1;
-  for (int64_t p = 1; p < P; ++p) {
-    if (p > 1 && (p - 1) % kHarmonicSegment == 0) {
-      auto [sp, cp] =
-          reducedSinCos(k, k.mulf(theta, k.f32(static_cast<float>(p))));
-      c = cp;
-      sn = sp;
-      cPrev = k.fma(cp, c1, k.mulf(sp, s1));
-      sPrev = k.fma(sp, c1, arith::NegFOp::create(k.b, k.mulf(cp, s1)));
-    }
-    point(p, c, sn);
-    if (p + 1 < P) {
-      Value cNext = k.fma(twoC1, c, arith::NegFOp::create(k.b, cPrev));
-      Value sNext = k.fma(twoC1, sn, arith::NegFOp::create(k.b, sPrev));
-      cPrev = c;
-      sPrev = sn;
-      c = cNext;
-      sn = sNext;
-    }
-  }
 }
 
 /// Adds row `row`, column `col` of the y tile to the ECF sums of p = 1..P-1

@@ -45,25 +45,37 @@
 // CHECK-COUNT-8: memref.store %{{.*}}, %[[GS]][%{{.*}}] : memref<2176xf32
 // CHECK:         memref.store %{{.*}}, %[[NS]]
 // CHECK:         gpu.barrier
-// Stage 4: the 8 k groups added in order, divided by the norm.
-// CHECK-COUNT-8: memref.load %[[GS]]
+// Stage 4: the column's norm once (its 8 k groups' sums of g^2 in order,
+// a square root), then the 8 k groups' partials added in order and divided
+// by it.
+// CHECK-COUNT-8: memref.load %[[NS]]
 // CHECK:         math.sqrt
+// CHECK-NOT:     math.sqrt
+// CHECK-COUNT-8: memref.load %[[GS]]
 // CHECK:         arith.divf
 // CHECK:         memref.store %{{.*}}, %[[YS]]
 // CHECK:         gpu.barrier
 // Stage 5, ECF: one sincos on the special-function unit after a range
 // reduction (a bf16 input), no masks (the tile is the batch), the
-// recurrence, xor shuffles over the rows.
+// Chebyshev recurrence (2 c_1 c_p - c_{p-1}), xor shuffles over the rows
+// of the 2 x 16 sums of p = 1..16 (p = 0 is the row count, not summed).
 // CHECK:         math.roundeven
 // CHECK:         llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
 // CHECK:         llvm.call_intrinsic "llvm.nvvm.cos.approx.f"
 // CHECK-NOT:     arith.select
-// CHECK:         gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32 : f32
-// CHECK:         gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK:         arith.negf
+// CHECK:         math.fma
+// CHECK-NOT:     arith.select
+// CHECK-COUNT-32: gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32 : f32
+// CHECK-NOT:     gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32 : f32
+// CHECK-COUNT-32: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK-NOT:     gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK:         gpu.barrier
 // Stage 7, statistic to the workspace.
 // CHECK:         memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<1024xf32>
 // Stage 8, last block: barrier, then thread 0's release fence, counter,
-// acquire fence, reset; the tree.
+// acquire fence, reset; the statistics summed by a butterfly in each warp,
+// then thread 0 adds the 8 warps' sums in order (one barrier).
 // CHECK:         gpu.barrier
 // CHECK:         llvm.fence syncscope("device") acq_rel
 // CHECK-NEXT:    memref.atomic_rmw addi %{{.*}}, %{{.*}}[%c128] : (i32, memref<129xi32>) -> i32
@@ -71,6 +83,11 @@
 // CHECK:         arith.cmpi eq, %{{.*}}, %c127_i32
 // CHECK:         memref.store %c0_i32{{.*}}, %{{.*}}[%c128] : memref<129xi32>
 // CHECK:         memref.load %{{.*}}[%{{.*}}] : memref<1024xf32>
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
+// CHECK:         gpu.barrier
+// CHECK-COUNT-8: memref.load %[[GS]][%c{{[0-7]}}]
+// CHECK-NOT:     gpu.barrier
 // CHECK:         memref.store %{{.*}}, %{{.*}}[] : memref<f32>
 // The SIMT GEMM (tensor-cores=0): block = 4 slices x 32 rows, 256 blocks.
 // SIMT-LABEL: func.func @blog
@@ -169,6 +186,10 @@ func.func @minimal_none(%x: tensor<4x256x16xf32>, %seed: i64) -> tensor<4x256xf3
 // TILES:         memref.alloc() {sigreg.zero_init} : memref<257xi32>
 // TILES:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch {{.*}} args(%{{.*}} : i64, %{{.*}} : memref<4x512x16xf32>, %{{.*}} : memref<4x256xf32>, %{{.*}} : memref<257xi32>, %{{.*}} : memref<2x4x256x17xf32>, %{{.*}} : memref<2x4x256x17xf32>)
 // TILES:         gpu.func @sigreg_single_launch
+// Stage 5's p = 0 sums: the tile's row count, min(256, 512 - n0), and 0.
+// TILES:         arith.minui %{{.*}}, %{{.*}} : index
+// TILES:         arith.uitofp %{{.*}} : i32 to f32
+// TILES:         arith.cmpi eq
 // Stage 6: the column counter expects 2 arrivals.
 // TILES:         memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<2x4x256x17xf32>
 // TILES:         memref.atomic_rmw addi
