@@ -350,3 +350,88 @@ def test_cli_as_a_module(tmp_path):
     r = subprocess.run([sys.executable, "-m", "sigreg.aot"], capture_output=True, text=True, cwd=REPO,
                        env=dict(os.environ, PYTHONPATH=str(REPO / "python")))
     assert r.returncode == 2 and "artifact" in r.stderr
+
+
+# ---------------------------------------------------------------------------
+# CapiFunction's calls into the C ABI, against a fake library (CPU tensors)
+# ---------------------------------------------------------------------------
+
+class _FakeLib:
+    """The C ABI functions CapiFunction calls once loaded; records them, fails on request."""
+
+    def __init__(self, fail=None):
+        self.calls, self.fail = [], fail
+
+    def _rc(self, name):
+        return 1 if name == self.fail else 0
+
+    def sigreg_aot_bind(self, h, name, ptr):
+        self.calls.append(("bind", name.decode(), ptr))
+        return self._rc("bind")
+
+    def sigreg_aot_set_seed(self, h, seed):
+        self.calls.append(("seed", seed))
+        return self._rc("seed")
+
+    def sigreg_aot_run(self, h, stream):
+        self.calls.append(("run", stream.value))
+        return self._rc("run")
+
+    def sigreg_aot_last_error(self, h):
+        return b"the runtime's message"
+
+    def sigreg_aot_destroy(self, h):
+        self.calls.append(("destroy",))
+
+
+def _fake_function(torch, monkeypatch, artifact, lib):
+    """A CapiFunction on `lib`, as __init__ leaves it after sigreg_aot_load, for CPU tensors:
+    the device check is left out (the checks before it are those of call_bindings) and torch's
+    current stream is the legacy stream (cuda_stream 0)."""
+    def no_device_check(torch_, info, tensors):
+        for name, t in tensors.items():
+            capi._check_tensor(torch_, t, name, *capi._expected(info, name))
+
+    monkeypatch.setattr(capi, "_check_tensors", no_device_check)
+    monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: type("S", (), {"cuda_stream": 0})())
+    f = capi.CapiFunction.__new__(capi.CapiFunction)
+    f._torch, f.artifact_dir, f.info = torch, str(artifact), capi.describe(artifact)
+    f.problem, f._lib, f._h, f._bound, f._seed = f.info.problem, lib, 1, {}, None
+    return f
+
+
+def test_capi_function_binds_changed_addresses_and_seeds_only(monkeypatch):
+    torch = pytest.importorskip("torch")
+    lib = _FakeLib()
+    f = _fake_function(torch, monkeypatch, RAGGED / "fused", lib)
+    x = torch.zeros((3, 37, 129), dtype=torch.bfloat16)
+    out = f(x, seed=5)
+    assert out.shape == () and out.dtype == torch.float32
+    assert lib.calls == [("bind", "x", x.data_ptr()), ("bind", "out", out.data_ptr()), ("seed", 5), ("run", 1)]
+    lib.calls.clear()
+    f(x, seed=5, out=out)  # same addresses, same seed: only the run
+    assert lib.calls == [("run", 1)]
+    lib.calls.clear()
+    x2 = x.clone()
+    f(x2, seed=6, out=out)
+    assert lib.calls == [("bind", "x", x2.data_ptr()), ("seed", 6), ("run", 1)]
+    assert f.num_launches == 3 and [r["region"] for r in f.regions()] == [
+        "projection_generation", "trig_reduction", "epilogue"]
+    assert "pipeline='fused', V=3 N=37 D=129 S=77 P=9 bf16, 3 steps, 3 launches" in repr(f)
+    f.close()
+    f.close()
+    assert lib.calls[-1] == ("destroy",) and lib.calls.count(("destroy",)) == 1
+
+
+def test_capi_function_run_and_errors(monkeypatch, tmp_path):
+    torch = pytest.importorskip("torch")
+    lib = _FakeLib(fail="run")
+    f = _fake_function(torch, monkeypatch, _write(tmp_path, ECF), lib)
+    x = torch.zeros((2, 5, 3), dtype=torch.bfloat16)
+    cos, sin = torch.zeros((2, 4, 3)), torch.zeros((2, 4, 3))
+    with pytest.raises(capi.CapiError, match="run: the runtime's message"):
+        f.run({"x": x, "cos": cos, "sin": sin}, seed=9)
+    assert [c[0] for c in lib.calls] == ["bind", "bind", "bind", "seed", "run"]
+    lib.fail = "bind"
+    with pytest.raises(capi.CapiError, match="bind x: the runtime's message"):
+        f.run({"x": x.clone(), "cos": cos, "sin": sin}, seed=9)
