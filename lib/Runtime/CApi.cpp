@@ -2,8 +2,11 @@
 
 #include "sigreg/Runtime/CApi.h"
 #include "sigreg/Runtime/Executor.h"
+#include "sigreg/Runtime/Harness.h"
 #include "sigreg/Runtime/Manifest.h"
 
+#include <cmath>
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -16,6 +19,7 @@ struct sigreg_aot {
 
 namespace {
 thread_local std::string loadError;
+thread_local std::string description;
 
 int report(sigreg_aot *f, const Status &status) {
   if (status.ok())
@@ -23,9 +27,195 @@ int report(sigreg_aot *f, const Status &status) {
   f->error = status.message();
   return 1;
 }
+/// Appends `s` as a JSON string literal.
+void putString(std::string &out, const std::string &s) {
+  out += '"';
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+}
+
+void putKey(std::string &out, const char *key) {
+  if (out.back() != '{' && out.back() != '[')
+    out += ',';
+  putString(out, key);
+  out += ':';
+}
+
+void putDouble(std::string &out, double v) {
+  if (!std::isfinite(v)) {
+    out += "null";
+    return;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.17g", v);
+  out += buf;
+}
+
+const char *boolText(bool b) { return b ? "true" : "false"; }
+
+/// The description sigreg_aot_describe returns (CApi.h): `m` as the reader
+/// parsed it, defaults filled in, plus the harness conventions' verdict.
+std::string describe(const Manifest &m) {
+  std::string out = "{";
+  putKey(out, "format");
+  putString(out, m.format);
+  putKey(out, "function");
+  putString(out, m.function);
+  putKey(out, "pipeline");
+  putString(out, m.pipeline);
+  putKey(out, "chip");
+  putString(out, m.chip);
+  putKey(out, "ptx");
+  putString(out, m.ptx);
+  putKey(out, "problem");
+  if (m.hasProblem) {
+    const ProblemDesc &p = m.problem;
+    out += '{';
+    const std::pair<const char *, int64_t> sizes[] = {
+        {"V", p.V}, {"N", p.N}, {"D", p.D}, {"S", p.S}, {"P", p.P}};
+    for (const auto &[key, value] : sizes) {
+      putKey(out, key);
+      out += std::to_string(value);
+    }
+    putKey(out, "t_max");
+    putDouble(out, p.tMax);
+    putKey(out, "clip");
+    putString(out, p.clip);
+    putKey(out, "clip_value");
+    putDouble(out, p.clipValue);
+    putKey(out, "reduction");
+    putString(out, p.reduction);
+    putKey(out, "dtype");
+    putString(out, p.dtype);
+    putKey(out, "projection");
+    putString(out, p.projection);
+    putKey(out, "views");
+    out += boolText(p.views);
+    putKey(out, "gradient");
+    out += boolText(p.gradient);
+    putKey(out, "entry_point");
+    putString(out, p.entryPoint);
+    out += '}';
+  } else {
+    out += "null";
+  }
+  Status conventions = checkProblemBuffers(m);
+  putKey(out, "conventions_error");
+  if (conventions.ok())
+    out += "null";
+  else
+    putString(out, conventions.message());
+  std::string output = outputBufferName(m);
+  putKey(out, "output");
+  if (output.empty())
+    out += "null";
+  else
+    putString(out, output);
+  putKey(out, "buffers");
+  out += '[';
+  for (const BufferDesc &b : m.buffers) {
+    if (out.back() != '[')
+      out += ',';
+    out += '{';
+    putKey(out, "name");
+    putString(out, b.name);
+    putKey(out, "role");
+    putString(out, toString(b.role));
+    putKey(out, "bytes");
+    out += std::to_string(b.bytes);
+    putKey(out, "dtype");
+    if (b.dtype.empty())
+      out += "null";
+    else
+      putString(out, b.dtype);
+    putKey(out, "shape");
+    if (b.hasShape) {
+      out += '[';
+      for (size_t i = 0; i < b.shape.size(); ++i)
+        out += (i ? "," : "") + std::to_string(b.shape[i]);
+      out += ']';
+    } else {
+      out += "null";
+    }
+    putKey(out, "zero_init");
+    out += boolText(b.zeroInit);
+    out += '}';
+  }
+  out += ']';
+  putKey(out, "scalars");
+  out += '[';
+  for (const ScalarDesc &s : m.scalars) {
+    if (out.back() != '[')
+      out += ',';
+    out += '{';
+    putKey(out, "name");
+    putString(out, s.name);
+    putKey(out, "type");
+    putString(out, toString(s.type));
+    out += '}';
+  }
+  out += ']';
+  putKey(out, "steps");
+  out += '[';
+  for (const Step &s : m.steps) {
+    if (out.back() != '[')
+      out += ',';
+    out += '{';
+    putKey(out, "op");
+    putString(out, toString(s.op));
+    putKey(out, "region");
+    putString(out, s.region);
+    if (s.op == StepOp::Launch) {
+      putKey(out, "kernel");
+      putString(out, s.kernel);
+    }
+    out += '}';
+  }
+  out += "]}";
+  return out;
+}
 } // namespace
 
+extern "C" int sigreg_aot_describe(const char *dir, const char **json) {
+  if (!json) {
+    loadError = "sigreg_aot_describe: json is NULL";
+    return 1;
+  }
+  *json = nullptr;
+  std::string base = dir ? dir : "";
+  while (base.size() > 1 && base.back() == '/')
+    base.pop_back();
+  std::string path = base + "/manifest.json", text, err;
+  if (!readFile(path, text, err)) {
+    loadError = err;
+    return 1;
+  }
+  Manifest manifest;
+  if (!parseManifest(text, manifest, err)) {
+    loadError = path + ": " + err;
+    return 1;
+  }
+  description = describe(manifest);
+  *json = description.c_str();
+  return 0;
+}
+
 extern "C" int sigreg_aot_load(const char *dir, sigreg_aot **out) {
+  if (!out) {
+    loadError = "sigreg_aot_load: out is NULL";
+    return 1;
+  }
   *out = nullptr;
   Manifest manifest;
   std::string ptx, err;
@@ -46,11 +236,15 @@ extern "C" const char *sigreg_aot_load_error(void) { return loadError.c_str(); }
 
 extern "C" int sigreg_aot_bind(sigreg_aot *f, const char *buffer,
                                uint64_t device_ptr) {
+  if (!buffer)
+    return report(f, Status::error("sigreg_aot_bind: buffer name is NULL"));
   return report(f, f->exec->bindBuffer(buffer, device_ptr));
 }
 
 extern "C" int sigreg_aot_buffer_bytes(sigreg_aot *f, const char *buffer,
                                        uint64_t *bytes) {
+  if (!buffer || !bytes)
+    return report(f, Status::error("sigreg_aot_buffer_bytes: NULL argument"));
   int i = f->exec->manifest().findBuffer(buffer);
   if (i < 0)
     return report(

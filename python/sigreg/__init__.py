@@ -4,8 +4,10 @@
 - :mod:`sigreg.philox`: bit-exact NumPy projection generator (docs/PROJECTION.md).
 - :mod:`sigreg.torch_ref`: PyTorch float64 reference and the LeJEPA-style eager
   implementation (imports torch lazily; optional).
-- :mod:`sigreg.aot`: run a sigreg-aot-v1 artifact (manifest.json + PTX) on torch tensors
-  through cuda-python's driver API (torch and cuda-python imported lazily).
+- :mod:`sigreg.capi`: describe and run sigreg-aot-v1 artifacts (manifest.json + PTX) on torch
+  tensors through the runtime's C ABI (libsigreg_aot.so; torch imported lazily);
+  :mod:`sigreg.aot`: its old name, and ``python -m sigreg.aot`` (GPU), which checks artifacts
+  against the float64 reference.
 - :mod:`sigreg.bench`: the benchmark harness, ``python -m sigreg.bench`` (GPU): every
   variant in one process on the same inputs, checked against the float64 reference.
 """

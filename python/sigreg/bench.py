@@ -20,7 +20,7 @@ loss):
   triton-2k        cuBLAS GEMM + the two hand-written Triton kernels (kernels-ref/triton_kernels.py)
   triton-2k+graph  the same, replayed from a CUDA graph
   naive, fused     the project's AOT artifacts DIR/<config>-<dtype>/{naive,fused} run through
-                   sigreg.aot.AotFunction (cuda-python driver API, torch's stream); their A
+                   sigreg.capi.CapiFunction (the runtime's C ABI, torch's stream); their A
                    is generated in-kernel from the seed (projection "seed"); timed as
                    Python calls (host launch cost included, as docs/CONTRACT.md section 6 asks to say)
   naive+graph, fused+graph   the same artifacts replayed from a CUDA graph (device time)
@@ -437,7 +437,7 @@ def _try_plot(cfg, ceilings, outdir) -> None:
 
 
 # ---------------------------------------------------------------------------
-# GPU part (torch, triton, cuda-python: imported in main only)
+# GPU part (torch and triton: imported in main only)
 # ---------------------------------------------------------------------------
 
 @dataclass
@@ -728,17 +728,17 @@ def run_config(torch, bench: _Bench, name: str, dims, args, ceilings) -> Dict[st
 
         def build_aot(pipeline=pipeline, art=art, graph=False):
             def build():
-                from . import aot  # noqa: PLC0415
+                from . import capi  # noqa: PLC0415
 
                 if pipeline not in aot_funcs:
                     if not art or not os.path.isfile(os.path.join(art, "manifest.json")):
                         raise FileNotFoundError(f"SKIP: no artifact at {art} (--artifacts)")
-                    m = aot.load_manifest(art)
+                    m = capi.describe(art)
                     bad = _artifact_problem_mismatch(m.problem, V, N, D, S, P, dtype_name) if m.problem else \
                         "no problem in the manifest"
                     if bad:
                         raise ValueError(f"SKIP: {bad}")
-                    aot_funcs[pipeline] = aot.AotFunction(art)
+                    aot_funcs[pipeline] = capi.CapiFunction(art)
                 f = aot_funcs[pipeline]
                 xx = x.view(f.problem.x_shape())
                 proj = A.to(tdtype).contiguous() if f.problem.projection == "explicit" else None

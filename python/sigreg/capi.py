@@ -1,12 +1,17 @@
-"""Compiled artifacts on torch tensors through the runtime's C ABI (include/sigreg/Runtime/CApi.h).
+"""Compiled artifacts through the runtime's C ABI (include/sigreg/Runtime/CApi.h).
 
-``CapiFunction(DIR)`` runs an AOT artifact (docs/AOT.md) with the same C++ executor as
-``sigreg-aot-run`` and ``sigreg-run``, loaded from ``libsigreg_aot.so`` with ctypes: one
-``sigreg_aot_run`` call per step list, on torch's current stream, so calls order with torch work
-and can be captured in a CUDA graph. Buffers are bound to tensors by address. A binding is only
-redone when an address changes, because the runtime re-encodes its TMA descriptors then. This
-keeps the host cost of a call to a few ctypes calls; ``sigreg.aot.AotFunction`` re-implements
-the executor in Python instead.
+Python neither reads ``manifest.json`` nor drives the CUDA driver itself: both go through
+``libsigreg_aot.so``, loaded with ctypes.
+
+- ``describe(DIR)`` is what an artifact (docs/AOT.md) computes, as the runtime's manifest reader
+  parsed and checked it (``sigreg_aot_describe``; no GPU needed): the :class:`Problem`, the
+  buffers with their roles and sizes, the scalars, the steps and their regions. A manifest the
+  reader rejects raises :class:`ManifestError` with its message (the key path).
+- ``CapiFunction(DIR)`` runs the artifact with the C++ executor of ``sigreg-aot-run`` and
+  ``sigreg-run``: one ``sigreg_aot_run`` call per step list, on torch's current stream, so
+  calls order with torch work and can be captured in a CUDA graph. Buffers are bound to tensors
+  by address. A binding is only redone when an address changes, because the runtime re-encodes
+  its TMA descriptors then; the host cost of a call is a few ctypes calls.
 
 The library is found at ``$SIGREG_AOT_LIB``, else in this repository's build folders (``build``,
 ``build-nomlir``) or ``/tmp/sigreg-build-nomlir`` (scripts/gpu-check.sh); build it with
@@ -16,19 +21,27 @@ The library is found at ``$SIGREG_AOT_LIB``, else in this repository's build fol
 from __future__ import annotations
 
 import ctypes
+import json
+import operator
 import os
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict, List, Mapping, Optional, Tuple
 
-from .aot import Manifest, load_manifest
-
-__all__ = ["CapiError", "library_path", "load_library", "CapiFunction"]
+__all__ = ["CapiError", "ManifestError", "library_path", "load_library", "Problem", "Buffer", "Scalar",
+           "Step", "Artifact", "describe", "call_bindings", "check_buffers", "CapiFunction"]
 
 _REPO = Path(__file__).resolve().parents[2]
 
 
 class CapiError(RuntimeError):
     pass
+
+
+class ManifestError(CapiError):
+    """A manifest the runtime's reader rejects, or one that breaks the harness conventions
+    (include/sigreg/Runtime/Harness.h); the message is the runtime's."""
 
 
 def library_path() -> Optional[str]:
@@ -54,8 +67,14 @@ def load_library():
     if path is None:
         raise CapiError("libsigreg_aot.so not found: set SIGREG_AOT_LIB or build the runtime "
                         "(cmake -S . -B build-nomlir -DSIGREG_ENABLE_MLIR=OFF && cmake --build build-nomlir)")
-    lib = ctypes.CDLL(path)
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as e:
+        raise CapiError(f"cannot load {path}: {e}") from None
+    if not hasattr(lib, "sigreg_aot_describe"):
+        raise CapiError(f"{path} predates sigreg_aot_describe: rebuild the runtime")
     h = ctypes.c_void_p
+    lib.sigreg_aot_describe.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p)]
     lib.sigreg_aot_load.argtypes = [ctypes.c_char_p, ctypes.POINTER(h)]
     lib.sigreg_aot_load_error.restype = ctypes.c_char_p
     lib.sigreg_aot_bind.argtypes = [h, ctypes.c_char_p, ctypes.c_uint64]
@@ -71,35 +90,293 @@ def load_library():
     return lib
 
 
+# ---------------------------------------------------------------------------
+# The description (sigreg_aot_describe)
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Problem:
+    """The manifest's ``problem``, every default filled in by the runtime's reader."""
+
+    N: int
+    D: int
+    S: int
+    dtype: str
+    V: int = 1
+    P: int = 17
+    t_max: float = 3.0
+    clip: str = "none"
+    clip_value: float = 0.0
+    reduction: str = "mean"
+    projection: str = "seed"
+    views: bool = False
+    gradient: bool = False  # dL/dx of sigreg.loss_grad (input 'grad', output [x's shape])
+    # The DDP split's entry points (docs/TORCH.md): "ecf" (outputs cos, sin [V, S, P]) or
+    # "ecf_backward" (inputs dcos, dsin [V, S, P], output dL/dx [V, N, D]); "" otherwise.
+    entry_point: str = ""
+
+    def x_shape(self) -> Tuple[int, ...]:
+        return (self.V, self.N, self.D) if self.views else (self.N, self.D)
+
+    def out_shape(self) -> Tuple[int, ...]:
+        """The loss's shape: () for mean/sum, [S] or [V, S] for reduction none."""
+        if self.reduction != "none":
+            return ()
+        return (self.V, self.S) if self.views else (self.S,)
+
+
+@dataclass
+class Buffer:
+    name: str
+    role: str  # input | output | workspace
+    bytes: int
+    dtype: Optional[str] = None
+    shape: Optional[Tuple[int, ...]] = None
+    zero_init: bool = False
+
+
+@dataclass
+class Scalar:
+    name: str
+    type: str  # i32 | i64 | f32 | f64
+
+
+@dataclass
+class Step:
+    op: str  # launch | copy | memset32 | memset8
+    region: str
+    kernel: Optional[str] = None  # launch steps
+
+
+@dataclass
+class Artifact:
+    """An artifact directory as ``sigreg_aot_describe`` read it."""
+
+    path: str
+    format: str
+    function: str
+    pipeline: str
+    chip: str
+    ptx: str
+    problem: Optional[Problem]
+    # Why the buffers and scalars break the harness conventions, or None when they follow them.
+    conventions_error: Optional[str]
+    output: Optional[str]  # the loss output's name ("out", or the only output)
+    buffers: List[Buffer]
+    scalars: List[Scalar]
+    steps: List[Step]
+    _io: Optional[Dict[str, Tuple[str, int]]] = field(default=None, repr=False, compare=False)
+
+    def buffer(self, name: str) -> Buffer:
+        for b in self.buffers:
+            if b.name == name:
+                return b
+        raise KeyError(name)
+
+    def has_buffer(self, name: str) -> bool:
+        return any(b.name == name for b in self.buffers)
+
+    def buffers_with_role(self, role: str) -> List[Buffer]:
+        return [b for b in self.buffers if b.role == role]
+
+    def kernels(self) -> List[str]:
+        """Distinct kernel names in order of first launch."""
+        return list(OrderedDict.fromkeys(s.kernel for s in self.steps if s.op == "launch"))
+
+    def num_launches(self) -> int:
+        return sum(1 for s in self.steps if s.op == "launch")
+
+    def regions(self) -> "OrderedDict[str, List[int]]":
+        """Region name -> indices of its steps, in order of first appearance."""
+        out: "OrderedDict[str, List[int]]" = OrderedDict()
+        for i, s in enumerate(self.steps):
+            out.setdefault(s.region, []).append(i)
+        return out
+
+    def check_conventions(self) -> None:
+        """Raises ManifestError unless the artifact follows the harness conventions (a problem,
+        input 'x', 'proj' when explicit, the entry point's f32 inputs and outputs)."""
+        if self.conventions_error is not None:
+            raise ManifestError(f"{self.path}: {self.conventions_error}")
+
+
+def _artifact(path: str, d: Mapping) -> Artifact:
+    p = d["problem"]
+    return Artifact(
+        path=path, format=d["format"], function=d["function"], pipeline=d["pipeline"], chip=d["chip"],
+        ptx=d["ptx"], problem=Problem(**dict(p, t_max=float(p["t_max"]), clip_value=float(p["clip_value"])))
+        if p is not None else None,
+        conventions_error=d["conventions_error"], output=d["output"],
+        buffers=[Buffer(b["name"], b["role"], b["bytes"], b["dtype"],
+                        tuple(b["shape"]) if b["shape"] is not None else None, b["zero_init"])
+                 for b in d["buffers"]],
+        scalars=[Scalar(s["name"], s["type"]) for s in d["scalars"]],
+        steps=[Step(s["op"], s["region"], s.get("kernel")) for s in d["steps"]])
+
+
+def describe(artifact_dir) -> Artifact:
+    """What the artifact in ``artifact_dir`` computes, from the runtime's manifest reader (no GPU).
+    Raises ManifestError with the reader's message when it rejects the manifest."""
+    lib = load_library()
+    text = ctypes.c_char_p()
+    path = str(artifact_dir)
+    if lib.sigreg_aot_describe(path.encode(), ctypes.byref(text)) != 0:
+        raise ManifestError(lib.sigreg_aot_load_error().decode(errors="replace"))
+    return _artifact(path, json.loads(text.value.decode(errors="replace")))
+
+
+# ---------------------------------------------------------------------------
+# Argument checks (no GPU)
+# ---------------------------------------------------------------------------
+
+_TORCH_DTYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}
+
+
+def _torch_dtype(torch, name: str):
+    return getattr(torch, _TORCH_DTYPES[name])
+
+
+def _expected(info: Artifact, name: str) -> Tuple[str, int]:
+    """(dtype, bytes) of an input or output a caller binds: x and proj in the problem's dtype,
+    the others f32 (the conventions the artifact was checked against)."""
+    if info._io is None:
+        info._io = {b.name: (info.problem.dtype if b.name in ("x", "proj") else "f32", b.bytes)
+                    for b in info.buffers if b.role != "workspace"}
+    return info._io[name]
+
+
+def _check_tensor(torch, t, name: str, dtype: str, nbytes: int) -> None:
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"'{name}' must be a torch.Tensor, got {type(t).__name__}")
+    want = _torch_dtype(torch, dtype)
+    if t.dtype != want:
+        raise TypeError(f"'{name}' is {t.dtype}, the artifact takes {want}")
+    if t.numel() * t.element_size() != nbytes:
+        raise ValueError(f"'{name}' has shape {tuple(t.shape)} ({t.numel() * t.element_size()} bytes), "
+                         f"the artifact's buffer has {nbytes} bytes")
+    if not t.is_contiguous():
+        raise ValueError(f"'{name}' must be contiguous")
+
+
+def _check_tensors(torch, info: Artifact, tensors: Mapping[str, object]) -> None:
+    for name, t in tensors.items():
+        _check_tensor(torch, t, name, *_expected(info, name))
+    for name, t in tensors.items():  # last, so that the checks above run without a GPU
+        if not t.is_cuda:
+            raise ValueError(f"'{name}' must be a CUDA tensor, it is on {t.device}")
+
+
+def _check_seed(info: Artifact, seed) -> None:
+    if info.problem.projection == "seed":
+        if seed is None:
+            raise ValueError("this artifact generates its projection: pass seed=")
+        try:
+            value = operator.index(seed)
+        except TypeError:
+            value = None
+        if value is None or isinstance(seed, bool) or not -(2 ** 63) <= value < 2 ** 63:
+            raise ValueError(f"seed must be an int64, got {seed!r}")
+
+
+def call_bindings(torch, info: Artifact, x, seed=None, proj=None, grad=None, out=None) -> Dict[str, object]:
+    """The buffers a call ``f(x, seed, proj, grad, out)`` binds, by name, after checking every
+    argument against the description (``out`` may be None: the caller allocates it)."""
+    p = info.problem
+    if p.entry_point:
+        raise ValueError(f"the {p.entry_point} entry point is run with .run(buffers), not called")
+    _check_seed(info, seed)
+    binds = {"x": x}
+    if p.projection == "explicit":
+        if proj is None:
+            raise ValueError("this artifact takes an explicit projection: pass proj= ([D, S])")
+        binds["proj"] = proj
+    elif proj is not None:
+        raise ValueError("this artifact generates its projection from the seed; proj= is not used")
+    if p.gradient:
+        if grad is None:
+            raise ValueError("a gradient artifact needs grad= (the loss's cotangent)")
+        binds["grad"] = grad
+    elif grad is not None:
+        raise ValueError("grad= is for gradient artifacts; this one computes the loss")
+    if out is not None:
+        binds[info.output] = out
+    _check_tensors(torch, info, binds)
+    return binds
+
+
+def check_buffers(torch, info: Artifact, buffers: Mapping[str, object], seed=None) -> None:
+    """Checks the tensors of ``run(buffers, seed)``: every input and output of the artifact, by
+    name, each of its buffer's dtype and size."""
+    names = {b.name for b in info.buffers if b.role in ("input", "output")}
+    if set(buffers) != names:
+        missing, extra = names - set(buffers), set(buffers) - names
+        raise ValueError(f"the artifact takes {sorted(names)}: missing {sorted(missing)}, "
+                         f"unknown {sorted(extra)}")
+    _check_seed(info, seed)
+    _check_tensors(torch, info, buffers)
+
+
+# ---------------------------------------------------------------------------
+# CapiFunction
+# ---------------------------------------------------------------------------
+
+
 class CapiFunction:
     """An artifact callable on torch tensors: ``f(x, seed=7)`` (seeded), ``f(x, proj=A)``
     (explicit), ``f(x, seed, grad=g)`` (gradient artifacts); ``out`` to write into. Returns the
-    f32 output: the loss (0-d), the statistics ([S] or [V, S]), or dL/dx (x's shape)."""
+    f32 output: the loss (0-d), the statistics ([S] or [V, S]), or dL/dx (x's shape). The DDP
+    split's entry points run with :meth:`run`. Every tensor must be contiguous, on the GPU, and
+    of its buffer's dtype and size (x: the problem's dtype and ``problem.x_shape()``)."""
 
     def __init__(self, artifact_dir: str):
         import torch  # noqa: PLC0415 (lazy on purpose)
 
         self._torch = torch
-        self.manifest: Manifest = load_manifest(artifact_dir)
-        self.problem = self.manifest.problem
+        self.artifact_dir = str(artifact_dir)
+        self.info: Artifact = describe(artifact_dir)
+        self.info.check_conventions()
+        self.problem: Problem = self.info.problem  # type: ignore[assignment]
         if not torch.cuda.is_available():
             raise CapiError("torch sees no CUDA device")
         torch.cuda.init()
         torch.zeros(1, device="cuda")  # torch's primary context exists and is current
         self._lib = load_library()
         handle = ctypes.c_void_p()
-        if self._lib.sigreg_aot_load(str(artifact_dir).encode(), ctypes.byref(handle)) != 0:
+        if self._lib.sigreg_aot_load(self.artifact_dir.encode(), ctypes.byref(handle)) != 0:
             raise CapiError(f"sigreg_aot_load({artifact_dir}): "
-                            f"{self._lib.sigreg_aot_load_error().decode()}")
+                            f"{self._lib.sigreg_aot_load_error().decode(errors='replace')}")
         self._h = handle
         self._bound: Dict[str, int] = {}
         self._seed: Optional[int] = None
-        self._io_names = frozenset(b.name for b in self.manifest.buffers
-                                   if b.role in ("input", "output"))
 
+    # -- info -------------------------------------------------------------------
+    @property
+    def num_launches(self) -> int:
+        return self.info.num_launches()
+
+    def regions(self) -> List[Dict[str, object]]:
+        """One entry per region (order of first appearance): its steps, launches and kernels."""
+        out = []
+        for region, idx in self.info.regions().items():
+            steps = [self.info.steps[i] for i in idx]
+            kernels = [s.kernel for s in steps if s.op == "launch"]
+            out.append({"region": region, "steps": idx, "launches": len(kernels), "kernels": kernels,
+                        "other_ops": [s.op for s in steps if s.op != "launch"]})
+        return out
+
+    def workspace_bytes(self) -> int:
+        return sum(b.bytes for b in self.info.buffers_with_role("workspace"))
+
+    def __repr__(self) -> str:
+        p = self.problem
+        return (f"{type(self).__name__}({self.artifact_dir!r}, pipeline={self.info.pipeline!r}, V={p.V} N={p.N} "
+                f"D={p.D} S={p.S} P={p.P} {p.dtype}, {len(self.info.steps)} steps, {self.num_launches} launches)")
+
+    # -- call -------------------------------------------------------------------
     def _check(self, rc: int, what: str):
         if rc != 0:
-            raise CapiError(f"{what}: {self._lib.sigreg_aot_last_error(self._h).decode()}")
+            raise CapiError(f"{what}: {self._lib.sigreg_aot_last_error(self._h).decode(errors='replace')}")
 
     def _bind(self, name: str, tensor) -> None:
         ptr = tensor.data_ptr()
@@ -107,65 +384,41 @@ class CapiFunction:
             self._check(self._lib.sigreg_aot_bind(self._h, name.encode(), ptr), f"bind {name}")
             self._bound[name] = ptr
 
-    def _out_shape(self):
-        p = self.problem
-        if getattr(p, "gradient", False):
-            return p.x_shape()
-        return p.out_shape()
+    def _set_seed(self, seed) -> None:
+        if self.problem.projection == "seed" and seed != self._seed:
+            self._check(self._lib.sigreg_aot_set_seed(self._h, int(seed)), "set_seed")
+            self._seed = seed
+
+    def _enqueue(self, device) -> None:
+        # 0 would mean the runtime's own stream: torch's default stream is the
+        # legacy stream, CU_STREAM_LEGACY (1).
+        stream = self._torch.cuda.current_stream(device).cuda_stream or 1
+        self._check(self._lib.sigreg_aot_run(self._h, ctypes.c_void_p(stream)), "run")
 
     def __call__(self, x, seed: Optional[int] = None, proj=None, grad=None, out=None):
         torch = self._torch
-        p = self.problem
-        if not x.is_cuda or not x.is_contiguous():
-            raise ValueError("x must be a contiguous CUDA tensor")
-        self._bind("x", x)
-        if p.projection == "explicit":
-            if proj is None:
-                raise ValueError("this artifact takes an explicit projection: pass proj=")
-            self._bind("proj", proj)
-        elif seed is None:
-            raise ValueError("this artifact generates its projection: pass seed=")
-        elif seed != self._seed:
-            self._check(self._lib.sigreg_aot_set_seed(self._h, int(seed)), "set_seed")
-            self._seed = seed
-        if getattr(p, "gradient", False):
-            if grad is None:
-                raise ValueError("a gradient artifact needs grad= (the loss's cotangent)")
-            self._bind("grad", grad)
+        binds = call_bindings(torch, self.info, x, seed=seed, proj=proj, grad=grad, out=out)
         if out is None:
-            out = torch.empty(self._out_shape(), dtype=torch.float32, device=x.device)
-        self._bind(self.manifest.output_name(), out)
-        # 0 would mean the runtime's own stream: torch's default stream is the
-        # legacy stream, CU_STREAM_LEGACY (1).
-        stream = torch.cuda.current_stream(x.device).cuda_stream or 1
-        self._check(self._lib.sigreg_aot_run(self._h, ctypes.c_void_p(stream)), "run")
+            shape = self.problem.x_shape() if self.problem.gradient else self.problem.out_shape()
+            out = torch.empty(shape, dtype=torch.float32, device=x.device)
+            binds[self.info.output] = out
+        for name, t in binds.items():
+            self._bind(name, t)
+        self._set_seed(seed)
+        self._enqueue(x.device)
         return out
 
     def run(self, buffers: Dict[str, "object"], seed: Optional[int] = None) -> None:
-        """Runs the artifact on named tensors (contiguous, on the device, the sizes of the
-        manifest's buffers): every input and output of the manifest, by name, e.g. ``x``,
-        ``cos`` and ``sin`` for the ``ecf`` entry point; ``seed`` for a seeded projection. On
-        torch's current stream, like ``__call__``."""
-        torch = self._torch
-        names = self._io_names
-        if len(buffers) != len(names) or not names.issuperset(buffers):
-            missing, extra = names - set(buffers), set(buffers) - names
-            raise ValueError(f"the artifact takes {sorted(names)}: missing {sorted(missing)}, "
-                             f"unknown {sorted(extra)}")
+        """Runs the artifact on named tensors: every input and output of the manifest, by name,
+        e.g. ``x``, ``cos`` and ``sin`` for the ``ecf`` entry point; ``seed`` for a seeded
+        projection. On torch's current stream, like ``__call__``."""
+        check_buffers(self._torch, self.info, buffers, seed)
         device = None
         for name, t in buffers.items():
-            if not t.is_cuda or not t.is_contiguous():
-                raise ValueError(f"'{name}' must be a contiguous CUDA tensor")
             device = t.device
             self._bind(name, t)
-        if self.problem.projection == "seed":
-            if seed is None:
-                raise ValueError("this artifact generates its projection: pass seed=")
-            if seed != self._seed:
-                self._check(self._lib.sigreg_aot_set_seed(self._h, int(seed)), "set_seed")
-                self._seed = seed
-        stream = torch.cuda.current_stream(device).cuda_stream or 1
-        self._check(self._lib.sigreg_aot_run(self._h, ctypes.c_void_p(stream)), "run")
+        self._set_seed(seed)
+        self._enqueue(device)
 
     def close(self):
         if getattr(self, "_h", None):

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sigreg import aot, bench, philox
+from sigreg import bench, capi, philox
 from sigreg import reference as ref
 
 DATA = Path(__file__).resolve().parent / "data" / "aot"
@@ -169,17 +169,22 @@ def test_plots_with_fake_data(tmp_path):
     assert all(Path(p).exists() for p in paths)
 
 
-def test_artifact_problem_check_uses_manifest():
-    m = aot.load_manifest(str(DATA / "ragged-bf16-clamp" / "fused"))
-    # the ragged fixture is not an anchor configuration: the harness must refuse it
-    why = bench._artifact_problem_mismatch(m.problem, 1, 32, 2048, 1024, 17, "bf16")
-    assert why and "N=37" in why
-    p = aot.Problem(N=256, D=16, S=256, dtype="bf16", V=4, P=17, views=True)
+def test_artifact_problem_check():
+    p = capi.Problem(N=256, D=16, S=256, dtype="bf16", V=4, P=17, views=True)
     assert bench._artifact_problem_mismatch(p, 4, 256, 16, 256, 17, "bf16") is None
-    p2 = aot.Problem(N=32, D=2048, S=1024, dtype="bf16")
+    assert "V=4 views=True" in bench._artifact_problem_mismatch(p, 1, 256, 16, 256, 17, "bf16")
+    p2 = capi.Problem(N=32, D=2048, S=1024, dtype="bf16")
     assert bench._artifact_problem_mismatch(p2, 1, 32, 2048, 1024, 17, "bf16") is None
     p2.clip = "clamp_min"
     assert "clip" in bench._artifact_problem_mismatch(p2, 1, 32, 2048, 1024, 17, "bf16")
+
+
+@pytest.mark.skipif(capi.library_path() is None, reason="libsigreg_aot.so not built")
+def test_artifact_problem_check_uses_the_runtime_reader():
+    m = capi.describe(DATA / "ragged-bf16-clamp" / "fused")
+    # the ragged fixture is not an anchor configuration: the harness must refuse it
+    why = bench._artifact_problem_mismatch(m.problem, 1, 32, 2048, 1024, 17, "bf16")
+    assert why and "N=37" in why
 
 
 def test_cli_rejects_unknown_config():

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.skipif(capi.library_path() is None, reason="libsigreg_a
 
 def test_library_exports_the_c_abi():
     lib = capi.load_library()
-    for name in ("sigreg_aot_load", "sigreg_aot_bind", "sigreg_aot_set_seed", "sigreg_aot_run",
+    for name in ("sigreg_aot_describe", "sigreg_aot_load", "sigreg_aot_bind", "sigreg_aot_set_seed", "sigreg_aot_run",
                  "sigreg_aot_destroy", "sigreg_aot_last_error"):
         assert hasattr(lib, name)
 

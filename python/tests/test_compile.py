@@ -6,11 +6,13 @@ import subprocess
 
 import pytest
 
-from sigreg import aot
+from sigreg import capi
 from sigreg import compile as sc
 
 COMPILER = sc.find_compiler()
 needs_compiler = pytest.mark.skipif(COMPILER is None, reason="no sigreg-run (build the project first)")
+# Manifests are read by the runtime's reader, through libsigreg_aot.so.
+needs_reader = pytest.mark.skipif(capi.library_path() is None, reason="libsigreg_aot.so not built")
 
 
 @pytest.fixture
@@ -31,12 +33,13 @@ def test_source_forms():
         sc.Problem(N=1, D=1, S=1, clip="clip")
 
 
+@needs_reader
 @needs_compiler
 @pytest.mark.parametrize("pipeline", ["fused", "naive"])
 def test_compiles_once_then_hits_the_cache(cache, monkeypatch, pipeline):
     p = sc.Problem(N=40, D=24, S=16, V=2, P=5, dtype="bf16", clip="clamp_min", clip_value=0.5)
     out = sc.compile_artifact(p, pipeline=pipeline)
-    m = aot.load_manifest(str(out))
+    m = capi.describe(str(out))
     assert (m.problem.V, m.problem.N, m.problem.D, m.problem.S, m.problem.P) == (2, 40, 24, 16, 5)
     assert m.problem.clip == "clamp_min" and m.problem.dtype == "bf16"
     assert (out / "sigreg.ptx").is_file() and (out / "source.mlir").is_file()
@@ -51,10 +54,11 @@ def test_compiles_once_then_hits_the_cache(cache, monkeypatch, pipeline):
     assert sc.compile_artifact(p, pipeline=pipeline) == out
 
 
+@needs_reader
 @needs_compiler
 def test_gradient_artifact(cache):
     p = sc.Problem(N=37, D=129, S=77, P=9, dtype="f32", gradient=True)
-    m = aot.load_manifest(str(sc.compile_artifact(p, pipeline="naive")))
+    m = capi.describe(str(sc.compile_artifact(p, pipeline="naive")))
     assert m.problem.gradient
     assert m.buffer("grad").role == "input"
 
@@ -89,15 +93,16 @@ def test_entry_point_sources():
         sc.Problem(N=1, D=1, S=1, entry_point="ecf")
 
 
+@needs_reader
 @needs_compiler
 def test_entry_point_artifacts_name_their_buffers(cache):
     common = dict(N=300, D=136, S=72, V=2, P=9, dtype="bf16")
-    fwd = aot.load_manifest(str(sc.compile_artifact(sc.Problem(**common, entry_point="ecf"))))
-    assert fwd.problem.entry_point == "ecf"
+    fwd = capi.describe(str(sc.compile_artifact(sc.Problem(**common, entry_point="ecf"))))
+    assert fwd.problem.entry_point == "ecf" and fwd.conventions_error is None
     roles = {b.name: b.role for b in fwd.buffers if b.role != "workspace"}
     assert roles == {"x": "input", "cos": "output", "sin": "output"}
     assert any(s.kernel == "sigreg_fused_ecf_wgmma" for s in fwd.steps)
-    bwd = aot.load_manifest(str(sc.compile_artifact(
+    bwd = capi.describe(str(sc.compile_artifact(
         sc.Problem(**common, entry_point="ecf_backward"))))
     roles = {b.name: b.role for b in bwd.buffers if b.role != "workspace"}
     assert roles == {"x": "input", "dcos": "input", "dsin": "input", "out": "output"}

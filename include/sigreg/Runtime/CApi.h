@@ -15,6 +15,8 @@
  *   sigreg_aot_run(f, stream);               // enqueue on the caller's stream
  *   sigreg_aot_destroy(f);
  *
+ * sigreg_aot_describe() reads what an artifact computes without a GPU.
+ *
  *===----------------------------------------------------------------------===*/
 
 #ifndef SIGREG_RUNTIME_CAPI_H
@@ -29,9 +31,30 @@ extern "C" {
 
 typedef struct sigreg_aot sigreg_aot;
 
-/* Loads an artifact directory on the current device (primary context). */
+/* Parses and checks <artifact_dir>/manifest.json with the runtime's reader
+ * (no driver, no device; the PTX is not read) and sets *json to a
+ * description of it, one JSON object written from the parsed manifest with
+ * every default filled in:
+ *   format, function, pipeline, chip, ptx    strings
+ *   problem    null, or {V, N, D, S, P, t_max, clip, clip_value, reduction,
+ *              dtype, projection, views, gradient, entry_point ("" for the
+ *              loss and its gradient)}
+ *   conventions_error  null when buffers and scalars follow the harness
+ *              conventions (Harness.h, checkProblemBuffers), else why not
+ *   output     the loss output's name ("out", or the only output), or null
+ *   buffers    [{name, role, bytes, dtype (null if absent), shape (null if
+ *              absent), zero_init}]
+ *   scalars    [{name, type}]
+ *   steps      [{op, region, kernel (launch steps only)}]
+ * The string (UTF-8, NUL-terminated) belongs to the library and stays valid
+ * until the next sigreg_aot_describe call on the same thread. On failure
+ * *json is NULL and sigreg_aot_load_error() holds the reader's message (the
+ * key path, e.g. "steps[2].grid[1]: ..."). */
+int sigreg_aot_describe(const char *artifact_dir, const char **json);
+/* Loads an artifact directory on device 0 (its primary context). */
 int sigreg_aot_load(const char *artifact_dir, sigreg_aot **out);
-/* Message of the last failed sigreg_aot_load (no handle exists then). */
+/* Message of the last failed sigreg_aot_load or sigreg_aot_describe on this
+ * thread (no handle exists then). */
 const char *sigreg_aot_load_error(void);
 /* Binds a manifest buffer ("x", "proj", "out", or a workspace) to caller
  * memory of at least its size; 0 restores the runtime's own allocation. */
