@@ -801,6 +801,12 @@ LogicalResult FunctionLowering::lowerFusedEcfBackward(OpBuilder &b,
   return success();
 }
 
+/// CTAs of the one-tile Hopper kernel's grid (kWgmmaRows-row tiles).
+static int64_t wgmmaGridCtas(const EcfKernelShape &sh) {
+  return sh.numViews * llvm::divideCeilSigned(sh.batch, kWgmmaRows) *
+         llvm::divideCeilSigned(sh.numSlices, sh.blockSlices);
+}
+
 /// Host side of the Hopper kernel: x viewed as [V * N, D] and the 16-bit
 /// projection [D, S] get tensor maps (nvgpu.tma.create.descriptor, encoded
 /// by the runtime from the bound buffers), passed to the kernel as pointers
@@ -821,7 +827,8 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
                   split ? b.getBF16Type() : sh.inputElement,
                   bool(seeded),
                   seeded ? seeded->chunks : 0,
-                  getWgmmaTiling(sh.blockSlices, persistent)};
+                  getWgmmaTiling(sh.blockSlices, persistent,
+                                 persistent ? 0 : wgmmaGridCtas(sh))};
   // A seeded g generated as hi and lo rows (lowerProjection), or an f32
   // problem: the split layout.
   bool splitG = seeded && cast<MemRefType>(seeded->g.getType()).getDimSize(0) !=

@@ -41,6 +41,22 @@ func.func @w64(%x: tensor<1000x256xbf16>, %seed: i64) -> tensor<f32> {
 
 // -----
 
+// 64-slice tiles in one wave: N = 1024, S = 1024 give 16 x 8 = 128 CTAs, at
+// most one per SM, so the ring has 8 stages (kWgmmaDeepRingStages: 8 x 24 KB
+// = 192 KB of dynamic shared memory) instead of 4; the 8 full and 8 empty
+// mbarriers. (@w64 above, 136 CTAs, keeps 4.)
+// CHECK-LABEL: func.func @w64_one_wave(
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%c16, %c8, %c1) threads in (%c288, %c1, %c1)  dynamic_shared_memory_size %c196608_i32
+// CHECK:       gpu.func @sigreg_fused_ecf_wgmma(
+// CHECK:         nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
+// CHECK:         nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
+func.func @w64_one_wave(%x: tensor<1024x256xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<1024x256xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
 // One batch tile (N = 100; the single launch turned off): the kernel writes
 // the means and, with no reduction, each slice's statistic straight to the
 // result; no counters.

@@ -162,11 +162,14 @@ bool mlir::sigreg::usesTensorCores(FusedEcfOp op,
          blocks >= kTargetBlocks / 4;
 }
 
-WgmmaTiling mlir::sigreg::getWgmmaTiling(int64_t tileSlices, bool persistent) {
+WgmmaTiling mlir::sigreg::getWgmmaTiling(int64_t tileSlices, bool persistent,
+                                         int64_t ctas) {
   if (tileSlices == 128)
     return {128, 3, 64, 2, 288, 0, 0, false};
-  if (tileSlices == 64)
-    return {64, 4, 64, 2, 288, 0, 0, false};
+  if (tileSlices == 64) {
+    bool oneWave = ctas > 0 && ctas <= kMultiprocessors;
+    return {64, oneWave ? kWgmmaDeepRingStages : 4, 64, 2, 288, 0, 0, false};
+  }
   if (persistent)
     return {256, 4, 32, 1, 384, 40, 232, true};
   return {256, 4, 64, 1, 384, 40, 232, false};

@@ -21,9 +21,11 @@
 namespace mlir {
 namespace sigreg {
 
+/// Streaming multiprocessors of an H200.
+constexpr int64_t kMultiprocessors = 132;
 /// Number of blocks the tile choice aims for: about two per streaming
-/// multiprocessor of an H200 (132 of them).
-constexpr int64_t kTargetBlocks = 2 * 132;
+/// multiprocessor.
+constexpr int64_t kTargetBlocks = 2 * kMultiprocessors;
 /// Fixed tile of the tensor-core fused ECF kernel: 64 batch rows x 128
 /// slices.
 constexpr int64_t kMmaRows = 64;
@@ -55,7 +57,17 @@ struct WgmmaTiling {
   int32_t producerRegisters, consumerRegisters;
   bool persistent;
 };
-WgmmaTiling getWgmmaTiling(int64_t tileSlices, bool persistent = false);
+/// `ctas`, when known (nonzero), is the grid of the one-tile kernel: a grid
+/// of 64-slice tiles that fits one CTA per multiprocessor gets an 8-stage
+/// ring (192 KB) instead of 4, so that more TMA loads are in flight (mid
+/// bf16: the kernel 20.8 -> 19.8 us; 6 stages measured slower than 4,
+/// docs/PERF-NOTES.md h1). The register budget stays that of two CTAs
+/// (minctasm 2), as measured.
+WgmmaTiling getWgmmaTiling(int64_t tileSlices, bool persistent = false,
+                           int64_t ctas = 0);
+/// Stages of the 64-slice ring when the grid fits one CTA per
+/// multiprocessor.
+constexpr int64_t kWgmmaDeepRingStages = 8;
 /// Largest P of the persistent variant: each consumer thread holds the
 /// 2 (P - 1) sums of one column beside its 128 accumulators (P = 33 compiles
 /// without spills).
