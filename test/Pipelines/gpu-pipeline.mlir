@@ -52,7 +52,7 @@
 // OPTS:          llvm.mlir.global internal @__wg_sigreg_fused_ecf_4() {addr_space = 3 : i32} : !llvm.array<64 x f32>
 // OPTS:          llvm.func @sigreg_ecf_finalize(
 
-// BADTILE: error: block-rows and block-slices must be 0, 16, 32 or 64, got 24
+// BADTILE: error: block-rows and block-slices must be 0 or a power of two up to 256, got 24
 
 func.func @loss(%x: tensor<37x129xf32>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 77 points = 9 t_max = 2.5 clip = clamp_min(0.5) reduction = sum : tensor<37x129xf32> -> tensor<f32>

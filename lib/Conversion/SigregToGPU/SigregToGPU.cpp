@@ -1074,13 +1074,11 @@ struct ConvertSigregToGPUPass
     });
     if (funcs.empty())
       return;
-    for (int64_t t : {int64_t(blockRows), int64_t(blockSlices)})
-      if (t != 0 && t != 16 && t != 32 && t != 64) {
-        module.emitError("block-rows and block-slices must be 0, 16, 32 or "
-                         "64, got ")
-            << t;
-        return signalPassFailure();
-      }
+    std::string tileError = tileOptionError(blockRows, blockSlices);
+    if (!tileError.empty()) {
+      module.emitError(tileError);
+      return signalPassFailure();
+    }
     if (projectionChunk < 1) {
       module.emitError("projection-chunk must be positive");
       return signalPassFailure();

@@ -1,13 +1,13 @@
 // RUN: sigreg-opt %s -split-input-file -verify-diagnostics --convert-sigreg-to-gpu
 // RUN: not sigreg-opt %s -split-input-file --convert-sigreg-to-gpu="block-rows=48" 2>&1 | FileCheck %s --check-prefix=ROWS
-// RUN: not sigreg-opt %s --convert-sigreg-to-gpu="block-slices=8" 2>&1 | FileCheck %s --check-prefix=SLICES
+// RUN: not sigreg-opt %s --convert-sigreg-to-gpu="block-slices=512" 2>&1 | FileCheck %s --check-prefix=SLICES
 // RUN: not sigreg-opt %s --convert-sigreg-to-gpu="projection-chunk=0" 2>&1 | FileCheck %s --check-prefix=CHUNK
 
 // Errors of --convert-sigreg-to-gpu: unfused or undecomposed ops, dynamic
 // shapes, more than one rank, ops it does not know, bad tile options.
 
-// ROWS: error: block-rows and block-slices must be 0, 16, 32 or 64, got 48
-// SLICES: error: block-rows and block-slices must be 0, 16, 32 or 64, got 8
+// ROWS: error: block-rows and block-slices must be 0 or a power of two up to 256, got 48
+// SLICES: error: block-rows and block-slices must be 0 or a power of two up to 256, got 512
 // CHUNK: error: projection-chunk must be positive
 
 // Unfused mid-level ops (decomposed, fusion not run).

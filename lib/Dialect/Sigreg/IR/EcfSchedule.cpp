@@ -162,6 +162,16 @@ bool mlir::sigreg::usesTensorCores(FusedEcfOp op,
          blocks >= kTargetBlocks / 4;
 }
 
+std::string mlir::sigreg::tileOptionError(int64_t blockRows,
+                                          int64_t blockSlices) {
+  for (int64_t t : {blockRows, blockSlices})
+    if (t != 0 && (t < 0 || t > 256 || !llvm::isPowerOf2_64(t)))
+      return llvm::formatv("block-rows and block-slices must be 0 or a power "
+                           "of two up to 256, got {0}",
+                           t);
+  return "";
+}
+
 WgmmaTiling mlir::sigreg::getWgmmaTiling(int64_t tileSlices, bool persistent,
                                          int64_t ctas) {
   if (tileSlices == 128)
@@ -456,22 +466,32 @@ SingleLaunchTiling mlir::sigreg::chooseSingleLaunchTiling(
     return numViews * llvm::divideCeilSigned<int64_t>(batch, rows) *
            llvm::divideCeilSigned<int64_t>(numSlices, slices);
   };
+  // --block-rows / --block-slices, when given, override the rule's tile
+  // (the verifier then checks it).
+  auto pick = [](int64_t option, int64_t rule) {
+    return option ? option : rule;
+  };
   if (seeded && options.tensorCores && !element.isF32()) {
-    int64_t rows = std::clamp<int64_t>(llvm::PowerOf2Ceil(batch), 16, 256);
+    int64_t rows =
+        pick(options.blockRows,
+             std::clamp<int64_t>(llvm::PowerOf2Ceil(batch), 16, 256));
     int64_t slices =
-        rows <= 128 && numPoints <= 32 && blocks(rows, 16) >= kTargetBlocks / 2
-            ? 16
-            : 8;
+        pick(options.blockSlices, rows <= 128 && numPoints <= 32 &&
+                                          blocks(rows, 16) >= kTargetBlocks / 2
+                                      ? 16
+                                      : 8);
     return {rows, slices,
             singleLaunchNeedsSplit(op) ? ProjectionMode::split
                                        : ProjectionMode::rounded};
   }
-  int64_t rows = std::clamp<int64_t>(llvm::PowerOf2Ceil(batch), 8, 256);
+  int64_t rows = pick(options.blockRows,
+                      std::clamp<int64_t>(llvm::PowerOf2Ceil(batch), 8, 256));
   int64_t slices = 16;
   while (slices > 1 && (rows * slices > 1024 || featureDim * slices > 8192 ||
                         16 * slices * numPoints > 8192 ||
                         blocks(rows, slices) < kTargetBlocks / 2))
     slices /= 2;
+  slices = pick(options.blockSlices, slices);
   return {rows, slices,
           seeded ? ProjectionMode::f32 : ProjectionMode::explicit_};
 }

@@ -27,13 +27,11 @@ struct SigregChooseSchedulePass
 
   void runOnOperation() override {
     Operation *root = getOperation();
-    for (int64_t t : {int64_t(blockRows), int64_t(blockSlices)})
-      if (t != 0 && t != 16 && t != 32 && t != 64) {
-        root->emitError("block-rows and block-slices must be 0, 16, 32 or 64, "
-                        "got ")
-            << t;
-        return signalPassFailure();
-      }
+    std::string tileError = tileOptionError(blockRows, blockSlices);
+    if (!tileError.empty()) {
+      root->emitError(tileError);
+      return signalPassFailure();
+    }
     if (!llvm::is_contained({0, 64, 128, 256}, int64_t(wgmmaSlices))) {
       root->emitError("wgmma-slices must be 0, 64, 128 or 256, got ")
           << static_cast<int64_t>(wgmmaSlices);

@@ -6,6 +6,8 @@
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=single-launch=0 block-rows=32 block-slices=16" | FileCheck %s --check-prefix=BLOCKS
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --sigreg-choose-schedule | sigreg-opt --verify-each | FileCheck %s
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --sigreg-choose-schedule=tensor-cores=false | FileCheck %s --check-prefix=NOTC
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=block-rows=16 block-slices=16" | FileCheck %s --check-prefix=SLTILE
+// RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=single-launch=0 block-slices=8" 2>&1 | FileCheck %s --check-prefix=BADSIMT
 
 // --sigreg-choose-schedule records on every sigreg.fused_ecf the schedule
 // --convert-sigreg-to-gpu would choose (EcfSchedule.cpp), per shape and
@@ -20,6 +22,12 @@
 // NOTC:           schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 4], k_tile = 16, batch_tiles = 1, projection = f32>
 // SIMT-LABEL:   func.func @blog
 // SIMT:           schedule = #sigreg.schedule<kernel = simt, tile = [32, 16], k_tile = 128, batch_tiles = 1, projection = f32>
+// block-rows and block-slices reach the single launch's tile too: [16, 16]
+// (two batch tiles of 16 rows); a tile a kernel cannot take is the
+// schedule verifier's error (8 slices for the SIMT kernel).
+// SLTILE-LABEL: func.func @blog
+// SLTILE:         schedule = #sigreg.schedule<kernel = single_launch, tile = [16, 16], k_tile = 16, batch_tiles = 2, projection = rounded>
+// BADSIMT:         error: 'sigreg.fused_ecf' op schedule kernel = simt needs tile rows and slices of 16, 32 or 64, got [32, 8]
 func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<32x2048xbf16> -> tensor<f32>
   return %l : tensor<f32>

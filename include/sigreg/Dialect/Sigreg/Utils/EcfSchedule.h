@@ -17,6 +17,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <cstdint>
+#include <string>
 
 namespace mlir {
 namespace sigreg {
@@ -90,6 +91,13 @@ struct EcfScheduleOptions {
   /// rule picks it, 2 wherever it applies.
   int64_t singleLaunch = 1;
 };
+
+/// Why the tile options cannot be used (empty when they can): block-rows and
+/// block-slices must be 0 or a power of two up to 256. Each kernel's
+/// schedule verifier then checks the tile it gets (16, 32 or 64 for the
+/// SIMT and mma.sync kernels, up to 256 rows and 8 or 16 slices for the
+/// single launch on tensor cores, ...).
+std::string tileOptionError(int64_t blockRows, int64_t blockSlices);
 
 /// The schedule of one sigreg.fused_ecf.
 struct EcfSchedule {
@@ -216,6 +224,7 @@ inline bool singleLaunchUsesMma(ProjectionMode projection) {
 /// per thread of the ECF stage), the g tile D x blockSlices f32 and the warp
 /// sums 16 x blockSlices x P f32 within 32 KB, and at least one block per
 /// multiprocessor (V * batch tiles * slice tiles >= 132) when possible.
+/// Nonzero options.blockRows / blockSlices replace the rule's rows / slices.
 SingleLaunchTiling chooseSingleLaunchTiling(FusedEcfOp op,
                                             const EcfScheduleOptions &options,
                                             int64_t dynamicSize = 0);
