@@ -472,9 +472,19 @@ SingleLaunchTiling mlir::sigreg::chooseSingleLaunchTiling(
     return option ? option : rule;
   };
   if (seeded && options.tensorCores && !element.isF32()) {
-    int64_t rows =
-        pick(options.blockRows,
-             std::clamp<int64_t>(llvm::PowerOf2Ceil(batch), 16, 256));
+    // The batch in one tile, halved while the grid would still hold at
+    // most half a block per multiprocessor and the halved tile still has a
+    // GEMM of rows x D >= 32768 per slice: each batch tile generates its g
+    // again, which pays only where the blocks' GEMM is what a small grid
+    // waits for (N = 256, D = 1024, S = 256: 32 blocks of 256 rows 20.3 us,
+    // 128 blocks of 64 rows 13.1, 256 of 32 rows 14.9; minimal's 128 blocks
+    // of 256 rows 8.1 against 10.2 in 256 blocks of 128; docs/PERF-NOTES.md
+    // n6).
+    int64_t rule = std::clamp<int64_t>(llvm::PowerOf2Ceil(batch), 16, 256);
+    while (rule > 16 && 2 * blocks(rule, 8) <= kMultiprocessors &&
+           rule / 2 * featureDim >= kSingleLaunchSplitGemm)
+      rule /= 2;
+    int64_t rows = pick(options.blockRows, rule);
     int64_t slices =
         pick(options.blockSlices, rows <= 128 && numPoints <= 32 &&
                                           blocks(rows, 16) >= kTargetBlocks / 2

@@ -33,6 +33,23 @@ func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64) -> tensor<f32> {
   return %l : tensor<f32>
 }
 
+// N = 256, D = 1024, S = 256: one 256-row tile would give 32 blocks, so the
+// batch is split while the grid holds at most half a block per SM and each
+// tile keeps rows x D >= 32768: 4 batch tiles of 64 rows, 128 blocks. The
+// minimal anchor (D = 16) keeps its one tile of 256 rows.
+// CHECK-LABEL:  func.func @split_batch
+// CHECK:          schedule = #sigreg.schedule<kernel = single_launch, tile = [64, 8], k_tile = 16, batch_tiles = 4, projection = rounded>
+// CHECK-LABEL:  func.func @minimal
+// CHECK:          schedule = #sigreg.schedule<kernel = single_launch, tile = [256, 8], k_tile = 16, batch_tiles = 1, projection = split>
+func.func @split_batch(%x: tensor<256x1024xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 256 points = 17 : tensor<256x1024xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+func.func @minimal(%x: tensor<4x256x16xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 256 points = 17 : tensor<4x256x16xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
 // Mid (N = D = S = 1024, bf16): mma.sync with g rounded to 16 bits (a loss
 // reduced over the slices) by default; on sm_90a the Hopper kernel with
 // 64-slice tiles (32 tiles of 128 x 256, or 64 of 128 x 128, would leave

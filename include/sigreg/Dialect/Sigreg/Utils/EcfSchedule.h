@@ -225,6 +225,10 @@ inline bool singleLaunchUsesMma(ProjectionMode projection) {
 /// sums 16 x blockSlices x P f32 within 32 KB, and at least one block per
 /// multiprocessor (V * batch tiles * slice tiles >= 132) when possible.
 /// Nonzero options.blockRows / blockSlices replace the rule's rows / slices.
+/// On tensor cores, a batch that fills few blocks is split into halves
+/// (more batch tiles) while the grid stays at most half a block per
+/// multiprocessor and each half keeps rows x D >= kSingleLaunchSplitGemm.
+constexpr int64_t kSingleLaunchSplitGemm = 32768;
 SingleLaunchTiling chooseSingleLaunchTiling(FusedEcfOp op,
                                             const EcfScheduleOptions &options,
                                             int64_t dynamicSize = 0);
