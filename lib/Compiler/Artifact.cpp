@@ -1,6 +1,7 @@
 //===- Artifact.cpp - AOT artifacts: PTX + manifest -----------------------===//
 
 #include "sigreg/Compiler/Artifact.h"
+#include "sigreg/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -448,14 +449,23 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
       }
       kernelModule = launch.getKernelModuleName().str();
       auto region = launch->getAttrOfType<StringAttr>("sigreg.region");
-      steps.push_back(
-          llvm::json::Object{{"op", "launch"},
-                             {"kernel", launch.getKernelName().str()},
-                             {"region", region ? region.str() : "other"},
-                             {"grid", std::move(*grid)},
-                             {"block", std::move(*block)},
-                             {"shared_bytes", sharedBytes},
-                             {"args", std::move(args)}});
+      llvm::json::Object step{{"op", "launch"},
+                              {"kernel", launch.getKernelName().str()},
+                              {"region", region ? region.str() : "other"},
+                              {"grid", std::move(*grid)},
+                              {"block", std::move(*block)},
+                              {"shared_bytes", sharedBytes},
+                              {"args", std::move(args)}};
+      // --convert-sigreg-to-gpu marks a launch that may overlap the one
+      // before it (the kernel runs griddepcontrol.wait first).
+      if (launch->hasAttr(kProgrammaticLaunchAttrName)) {
+        if (steps.empty() ||
+            *steps.back().getAsObject()->getString("op") != "launch")
+          return launch.emitOpError(
+              "is a programmatic launch but does not follow a kernel launch");
+        step["programmatic"] = true;
+      }
+      steps.push_back(std::move(step));
       continue;
     }
     return op.emitOpError("cannot be expressed in the AOT manifest");

@@ -94,6 +94,8 @@ struct CudaDriver::Api {
   CUresult (*cuGraphExecDestroy)(CUgraphExec);
   CUresult (*cuGraphDestroy)(CUgraph);
   // Optional (CUDA 12+): null when the driver does not export it.
+  CUresult (*cuLaunchKernelEx)(const void *, CUfunction, void **,
+                               void **) = nullptr;
   CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *,
                                      const uint64_t *, const uint64_t *,
                                      const uint32_t *, const uint32_t *, int,
@@ -211,6 +213,8 @@ CudaDriver *CudaDriver::get(std::string &err) {
     if (!resolve(handle, api->cuTensorMapEncodeTiled,
                  {"cuTensorMapEncodeTiled"}, optional))
       api->cuTensorMapEncodeTiled = nullptr;
+    if (!resolve(handle, api->cuLaunchKernelEx, {"cuLaunchKernelEx"}, optional))
+      api->cuLaunchKernelEx = nullptr;
     auto *driver = new CudaDriver();
     driver->api = api;
     CUresult r = api->cuInit(0);
@@ -473,6 +477,46 @@ Status CudaDriver::launchKernel(CUfunction function, const unsigned grid[3],
                api->cuLaunchKernel(function, grid[0], grid[1], grid[2],
                                    block[0], block[1], block[2], sharedBytes,
                                    stream, params, nullptr));
+}
+
+namespace {
+// The driver's launch configuration for cuLaunchKernelEx, laid out as
+// cuda.h's CUlaunchConfig / CUlaunchAttribute (CUDA 12 and 13).
+struct LaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int programmaticStreamSerializationAllowed;
+  } value;
+};
+static_assert(sizeof(LaunchAttribute) == 72, "CUlaunchAttribute layout");
+struct LaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  CUstream hStream;
+  LaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+constexpr int kLaunchAttributeProgrammaticStreamSerialization = 6;
+} // namespace
+
+Status CudaDriver::launchKernelProgrammatic(CUfunction function,
+                                            const unsigned grid[3],
+                                            const unsigned block[3],
+                                            unsigned sharedBytes,
+                                            CUstream stream, void **params) {
+  // Without cuLaunchKernelEx (a driver before CUDA 12) the launch is a plain
+  // one: the kernel's griddepcontrol.wait then returns at once.
+  if (!api->cuLaunchKernelEx)
+    return launchKernel(function, grid, block, sharedBytes, stream, params);
+  LaunchAttribute attr{};
+  attr.id = kLaunchAttributeProgrammaticStreamSerialization;
+  attr.value.programmaticStreamSerializationAllowed = 1;
+  LaunchConfig config{grid[0],  grid[1],     grid[2], block[0], block[1],
+                      block[2], sharedBytes, stream,  &attr,    1};
+  return check("cuLaunchKernelEx",
+               api->cuLaunchKernelEx(&config, function, params, nullptr));
 }
 
 Status CudaDriver::eventCreate(CUevent &event) {

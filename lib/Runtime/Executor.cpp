@@ -386,6 +386,12 @@ Status Executor::enqueueStep(size_t index) {
   // cuLaunchKernel copies the parameter values at the call (all 128 bytes of
   // a tensor map too), so the storage can be reused by the next run, also
   // under graph capture: a captured graph keeps the values of its capture.
+  if (s.programmatic)
+    return drv
+        ->launchKernelProgrammatic(stepFunction[index], s.grid.data(),
+                                   s.block.data(), s.sharedBytes, strm,
+                                   stepArgPtrs[index].data())
+        .withContext(where);
   return drv
       ->launchKernel(stepFunction[index], s.grid.data(), s.block.data(),
                      s.sharedBytes, strm, stepArgPtrs[index].data())

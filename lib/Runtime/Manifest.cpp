@@ -27,7 +27,9 @@
 //     {"op":"memset8", "buffer","offset","count"(bytes),"value"(0..255)}
 //     {"op":"copy","src","src_offset","dst","dst_offset","bytes"}
 //     {"op":"launch","kernel","grid":[x,y,z],"block":[x,y,z],
-//      "shared_bytes","args":[...]} with each arg one of
+//      "shared_bytes","programmatic"?,"args":[...]} ("programmatic": true
+//      launches it with programmatic stream serialization, overlapping the
+//      previous launch's tail; never on the first step) with each arg one of
 //      {"buffer":name,"offset":bytes?} (CUdeviceptr base+offset),
 //      {"scalar":name} (the scalar's declared type), {"i32":v}, {"i64":v},
 //      {"f32":v}, {"f64":v}, or a CUtensorMap passed by value (128 bytes,
@@ -926,12 +928,14 @@ bool parseStep(Extractor &ex, const JValue &v, const std::string &path,
   int64_t shared = 0;
   if (!ex.checkKeys(v, path,
                     {"op", "region", "kernel", "grid", "block", "shared_bytes",
-                     "args"}) ||
+                     "programmatic", "args"}) ||
       !ex.getString(v, "kernel", path, s.kernel, true) ||
       !parseDim3(ex, v, "grid", path, s.grid) ||
       !parseDim3(ex, v, "block", path, s.block) ||
-      !ex.getInt(v, "shared_bytes", path, shared, false, 0, 0x7FFFFFFF))
+      !ex.getInt(v, "shared_bytes", path, shared, false, 0, 0x7FFFFFFF) ||
+      !ex.getBool(v, "programmatic", path, s.programmatic, false))
     return false;
+
   if (s.kernel.empty())
     return ex.fail(path + ".kernel", "empty kernel name");
   uint64_t threads = uint64_t(s.block[0]) * s.block[1] * s.block[2];
@@ -953,6 +957,11 @@ bool parseStep(Extractor &ex, const JValue &v, const std::string &path,
 
 /// Cross-reference checks: names exist, ranges lie inside buffers.
 bool validate(Extractor &ex, const Manifest &m) {
+  for (size_t i = 0; i < m.steps.size(); ++i)
+    if (m.steps[i].programmatic &&
+        (i == 0 || m.steps[i - 1].op != StepOp::Launch))
+      return ex.fail(Extractor::index("steps", i) + ".programmatic",
+                     "a programmatic launch must follow a kernel launch");
   std::set<std::string> names;
   for (size_t i = 0; i < m.buffers.size(); ++i)
     if (!names.insert(m.buffers[i].name).second)

@@ -142,6 +142,35 @@ TEST(Manifest, ZeroInitWorkspace) {
   EXPECT_FALSE(m.buffers[0].zeroInit);
 }
 
+TEST(Manifest, ProgrammaticLaunch) {
+  // A second launch after the fixture's may overlap it.
+  std::string text = kValid;
+  std::string last = "{\"f64\":2.0}]}";
+  size_t pos = text.rfind(last);
+  ASSERT_NE(pos, std::string::npos);
+  text.insert(pos + last.size(),
+              ",\n{\"op\":\"launch\",\"kernel\":\"k2\",\"grid\":[1,1,1],"
+              "\"block\":[32,1,1],\"programmatic\":true,\"args\":[]}");
+  Manifest m;
+  std::string err;
+  ASSERT_TRUE(parseManifest(text, m, err)) << err;
+  ASSERT_EQ(m.steps.size(), 4u);
+  EXPECT_TRUE(m.steps[3].programmatic);
+  EXPECT_FALSE(m.steps[2].programmatic);
+  // Not after a memset or a copy (the fixture's launch follows a copy).
+  std::string bad = replaced("\"shared_bytes\":0,",
+                             "\"shared_bytes\":0,\"programmatic\":true,");
+  EXPECT_FALSE(parseManifest(bad, m, err));
+  EXPECT_NE(err.find("steps[2].programmatic: a programmatic launch must follow "
+                     "a kernel launch"),
+            std::string::npos)
+      << err;
+  std::string notBool =
+      replaced("\"shared_bytes\":0,", "\"shared_bytes\":0,\"programmatic\":1,");
+  EXPECT_FALSE(parseManifest(notBool, m, err));
+  EXPECT_NE(err.find("steps[2].programmatic"), std::string::npos) << err;
+}
+
 TEST(Manifest, RejectsMalformedInput) {
   const BadCase cases[] = {
       {"empty", "", "line 1, column 1"},

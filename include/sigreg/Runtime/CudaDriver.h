@@ -114,6 +114,14 @@ public:
   Status launchKernel(CUfunction function, const unsigned grid[3],
                       const unsigned block[3], unsigned sharedBytes,
                       CUstream stream, void **params);
+  /// A launch with programmatic stream serialization (cuLaunchKernelEx,
+  /// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION): the kernel may
+  /// start once every block of the previous kernel in the stream has run
+  /// griddepcontrol.launch_dependents (or exited), and must run
+  /// griddepcontrol.wait before it reads that kernel's results.
+  Status launchKernelProgrammatic(CUfunction function, const unsigned grid[3],
+                                  const unsigned block[3], unsigned sharedBytes,
+                                  CUstream stream, void **params);
 
   // Events.
   Status eventCreate(CUevent &event);

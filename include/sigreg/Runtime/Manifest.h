@@ -123,6 +123,9 @@ struct Step {
   std::array<unsigned, 3> grid = {1, 1, 1};
   std::array<unsigned, 3> block = {1, 1, 1};
   unsigned sharedBytes = 0;
+  /// Launched with programmatic stream serialization (the kernel overlaps
+  /// the previous launch's tail and waits for it with griddepcontrol.wait).
+  bool programmatic = false;
   std::vector<KernelArg> args;
 };
 

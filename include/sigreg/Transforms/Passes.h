@@ -19,6 +19,13 @@ namespace sigreg {
 constexpr llvm::StringLiteral kGridConstantAttrName = "sigreg.grid_constants";
 /// Size and alignment of such a parameter.
 constexpr int64_t kGridConstantBytes = 128, kGridConstantAlign = 64;
+/// Unit attribute on a gpu.launch_func whose kernel may start before the
+/// previous launch in the stream finishes (programmatic dependent launch:
+/// the manifest's "programmatic"; the kernel runs griddepcontrol.wait before
+/// it reads that launch's results, and the previous kernel signals
+/// griddepcontrol.launch_dependents once its stores are issued).
+constexpr llvm::StringLiteral kProgrammaticLaunchAttrName =
+    "sigreg.programmatic";
 
 #define GEN_PASS_DECL
 #include "sigreg/Transforms/Passes.h.inc"

@@ -128,6 +128,12 @@ mlir::sigreg::buildProjectionKernel(OpBuilder &b, Location loc,
                  });
                });
   });
+  // The Hopper kernel that reads the 16-bit g is launched as a programmatic
+  // dependent (kProgrammaticLaunchAttrName): once every block's stores are
+  // issued it may start; its griddepcontrol.wait still waits for them.
+  if (rounded)
+    NVVM::GriddepcontrolOp::create(k.b,
+                                   NVVM::GridDepActionKind::launch_dependents);
   return func;
 }
 

@@ -801,6 +801,31 @@ LogicalResult FunctionLowering::lowerFusedEcfBackward(OpBuilder &b,
   return success();
 }
 
+/// Marks the last launch of `kernel` before `b`'s insertion point
+/// programmatic (kProgrammaticLaunchAttrName) when the step before it is a
+/// kernel launch: only allocations, constants, casts and tensor-map
+/// descriptors (no steps of the manifest) may lie between them.
+static void markProgrammaticLaunch(OpBuilder &b, gpu::GPUFuncOp kernel) {
+  Block *block = b.getInsertionBlock();
+  gpu::LaunchFuncOp launch;
+  for (Operation &op : llvm::make_range(block->begin(), b.getInsertionPoint()))
+    if (auto l = dyn_cast<gpu::LaunchFuncOp>(op))
+      if (l.getKernelName() == kernel.getName())
+        launch = l;
+  if (!launch)
+    return;
+  for (Operation *op = launch->getPrevNode(); op; op = op->getPrevNode()) {
+    if (isa<gpu::LaunchFuncOp>(op)) {
+      launch->setAttr(kProgrammaticLaunchAttrName, b.getUnitAttr());
+      return;
+    }
+    if (!isa<memref::AllocOp, arith::ConstantOp, memref::CastOp,
+             memref::ExpandShapeOp, memref::CollapseShapeOp,
+             nvgpu::TmaCreateDescriptorOp, UnrealizedConversionCastOp>(op))
+      return;
+  }
+}
+
 /// CTAs of the one-tile Hopper kernel's grid (kWgmmaRows-row tiles).
 static int64_t wgmmaGridCtas(const EcfKernelShape &sh) {
   return sh.numViews * llvm::divideCeilSigned(sh.batch, kWgmmaRows) *
@@ -895,6 +920,7 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
   if (!w.foldFinalize && !w.epilogue) {
     finishEcf(b, loc, ecf, kernel, grid, w.tiling.threads, args, T,
               wgmmaDynamicSharedBytes(w.tiling), /*sliceMajor=*/true, trailing);
+    markProgrammaticLaunch(b, kernel);
     return success();
   }
   // The kernel's tail writes the means, and with an epilogue the loss: one
@@ -925,6 +951,7 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
   }
   createLaunch(b, loc, kernel, grid, w.tiling.threads, args,
                wgmmaDynamicSharedBytes(w.tiling));
+  markProgrammaticLaunch(b, kernel);
   map.map(ecf.getCos(), cosOut);
   map.map(ecf.getSin(), sinOut);
   return success();

@@ -185,7 +185,11 @@ void consumerBarrier(KernelBuilder &k) {
                           /*reductionPredicate=*/Value());
 }
 
-/// Stage 1: barrier initialization by thread 0, then a CTA barrier.
+/// Stage 1: barrier initialization by thread 0, then a CTA barrier, then
+/// griddepcontrol.wait: launched as a programmatic dependent of the kernel
+/// before it (the projection; kProgrammaticLaunchAttrName), the kernel
+/// starts while that one finishes and waits here for its results; launched
+/// plainly, the wait returns at once.
 void emitBarrierSetup(KernelBuilder &k, const WgmmaTypes &t, Value full,
                       Value empty, Value xMap, Value gMap, Value tid) {
   k.ifThen(k.lt(tid, k.idx(1)), [&] {
@@ -197,6 +201,7 @@ void emitBarrierSetup(KernelBuilder &k, const WgmmaTypes &t, Value full,
     nvgpu::TmaPrefetchOp::create(k.b, gMap, Value());
   });
   k.barrier();
+  NVVM::GriddepcontrolOp::create(k.b, NVVM::GridDepActionKind::wait);
 }
 
 /// Byte offsets of stage `s`'s tiles in the operand ring.

@@ -44,12 +44,26 @@ func.func @w64(%x: tensor<1000x256xbf16>, %seed: i64) -> tensor<f32> {
 // 64-slice tiles in one wave: N = 1024, S = 1024 give 16 x 8 = 128 CTAs, at
 // most one per SM, so the ring has 8 stages (kWgmmaDeepRingStages: 8 x 24 KB
 // = 192 KB of dynamic shared memory) instead of 4; the 8 full and 8 empty
-// mbarriers. (@w64 above, 136 CTAs, keeps 4.)
+// mbarriers. (@w64 above, 136 CTAs, keeps 4.) The kernel is a programmatic
+// dependent of the projection launched just before it: the projection
+// signals griddepcontrol.launch_dependents after its stores, the Hopper
+// kernel waits (griddepcontrol.wait) after its barrier setup, before any
+// TMA load.
 // CHECK-LABEL: func.func @w64_one_wave(
-// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%c16, %c8, %c1) threads in (%c288, %c1, %c1)  dynamic_shared_memory_size %c196608_i32
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_projection_rows {{.*}} {sigreg.region = "projection_generation"}
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%c16, %c8, %c1) threads in (%c288, %c1, %c1)  dynamic_shared_memory_size %c196608_i32 {{.*}} {sigreg.programmatic, sigreg.region = "trig_reduction"}
+// CHECK:       gpu.func @sigreg_projection_rows(
+// CHECK:         memref.store
+// CHECK:         nvvm.griddepcontrol  launch_dependents
+// CHECK-NEXT:    gpu.return
 // CHECK:       gpu.func @sigreg_fused_ecf_wgmma(
 // CHECK:         nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
 // CHECK:         nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
+// CHECK:         nvgpu.mbarrier.init
+// CHECK:         gpu.barrier
+// CHECK-NEXT:    nvvm.griddepcontrol  wait
+// CHECK-NOT:     nvgpu.tma.async.load
+// CHECK:         nvgpu.tma.async.load
 func.func @w64_one_wave(%x: tensor<1024x256xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<1024x256xbf16> -> tensor<f32>
   return %l : tensor<f32>
@@ -63,7 +77,8 @@ func.func @w64_one_wave(%x: tensor<1024x256xbf16>, %seed: i64) -> tensor<f32> {
 // CHECK-LABEL: func.func @one_tile(
 // CHECK-SAME:      %{{.*}}: memref<2x100x520xf16>, %{{.*}}: memref<520x1032xf16>, %[[OUT:.*]]: memref<2x1032xf32>)
 // CHECK-NOT:     sigreg.zero_init
-// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%c17, %c1, %c2) {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : memref<2x1032x9xf32>, %{{.*}} : memref<2x1032x9xf32>, %[[OUT]] : memref<2x1032xf32>)
+// An explicit projection: no launch before the kernel, so not programmatic.
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%c17, %c1, %c2) {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : memref<2x1032x9xf32>, %{{.*}} : memref<2x1032x9xf32>, %[[OUT]] : memref<2x1032xf32>) {sigreg.region = "trig_reduction"}
 // CHECK-NOT:     gpu.launch_func
 // CHECK:       gpu.func @sigreg_fused_ecf_wgmma(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[COS:.*]]: memref<2x1032x9xf32>, %[[SIN:.*]]: memref<2x1032x9xf32>, %[[STAT:.*]]: memref<2x1032xf32>)
 // CHECK-NOT:     memref.atomic_rmw
