@@ -41,7 +41,7 @@
 // CHECK:         %[[SP:.*]] = memref.alloc() : memref<8x3x5x1928xf32>
 // CHECK:         %[[CNT:.*]] = memref.alloc() {sigreg.zero_init} : memref<25xi32>
 // CHECK:         %[[ST:.*]] = memref.alloc() : memref<5784xf32>
-// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%[[C8]], %[[C8]], %[[C3]]) threads in (%[[C384]], %{{.*}}, %{{.*}})  dynamic_shared_memory_size %[[SMEM]] args(%[[XP]] : !llvm.ptr, %[[GP]] : !llvm.ptr, %[[SS]] : memref<13x1928xf32>, %[[CP]] : memref<8x3x5x1928xf32>, %[[SP]] : memref<8x3x5x1928xf32>, %[[CM]] : memref<3x1928x5xf32>, %[[SM]] : memref<3x1928x5xf32>, %[[CNT]] : memref<25xi32>, %[[OUT]] : memref<f32>, %[[ST]] : memref<5784xf32>) {sigreg.region = "trig_reduction"}
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%[[C8]], %[[C8]], %[[C3]]) threads in (%[[C384]], %{{.*}}, %{{.*}})  dynamic_shared_memory_size %[[SMEM]] args(%[[XP]] : !llvm.ptr, %[[GP]] : !llvm.ptr, %[[SS]] : memref<13x1928xf32>, %[[CP]] : memref<8x3x5x1928xf32>, %[[SP]] : memref<8x3x5x1928xf32>, %[[CM]] : memref<3x1928x5xf32>, %[[SM]] : memref<3x1928x5xf32>, %[[CNT]] : memref<25xi32>, %[[OUT]] : memref<f32>, %[[ST]] : memref<5784xf32>) {sigreg.programmatic, sigreg.region = "trig_reduction"}
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         return
 
