@@ -5,8 +5,6 @@
 #include "sigreg/Runtime/Harness.h"
 #include "sigreg/Runtime/Manifest.h"
 
-#include <cmath>
-#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -28,22 +26,7 @@ int report(sigreg_aot *f, const Status &status) {
   return 1;
 }
 /// Appends `s` as a JSON string literal.
-void putString(std::string &out, const std::string &s) {
-  out += '"';
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  out += '"';
-}
+void putString(std::string &out, const std::string &s) { out += jsonString(s); }
 
 void putKey(std::string &out, const char *key) {
   if (out.back() != '{' && out.back() != '[')
@@ -52,15 +35,8 @@ void putKey(std::string &out, const char *key) {
   out += ':';
 }
 
-void putDouble(std::string &out, double v) {
-  if (!std::isfinite(v)) {
-    out += "null";
-    return;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.17g", v);
-  out += buf;
-}
+/// Appends `v` with 17 significant digits (exact for a double).
+void putDouble(std::string &out, double v) { out += jsonNumber(v, 17); }
 
 const char *boolText(bool b) { return b ? "true" : "false"; }
 

@@ -23,42 +23,8 @@
 using namespace sigreg::runtime;
 
 namespace {
-std::string jsonString(const std::string &s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    default:
-      if (static_cast<unsigned char>(c) < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-        out += buf;
-      } else {
-        out += c;
-      }
-    }
-  }
-  return out + "\"";
-}
-
-std::string jsonNumber(double v) {
-  if (!std::isfinite(v))
-    return "null";
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.9g", v);
-  return buf;
-}
+/// Significant digits of the report's numbers (round trip of an f32).
+constexpr int kReportDigits = 9;
 } // namespace
 
 std::string sigreg::runtime::reportJson(const Executor &exec,
@@ -81,9 +47,9 @@ std::string sigreg::runtime::reportJson(const Executor &exec,
   j += "  \"problem\": {\"V\": " + std::to_string(p.V) +
        ", \"N\": " + std::to_string(p.N) + ", \"D\": " + std::to_string(p.D) +
        ", \"S\": " + std::to_string(p.S) + ", \"P\": " + std::to_string(p.P) +
-       ", \"t_max\": " + jsonNumber(p.tMax) +
+       ", \"t_max\": " + jsonNumber(p.tMax, kReportDigits) +
        ", \"clip\": " + jsonString(p.clip) +
-       ", \"clip_value\": " + jsonNumber(p.clipValue) +
+       ", \"clip_value\": " + jsonNumber(p.clipValue, kReportDigits) +
        ", \"reduction\": " + jsonString(p.reduction) +
        ", \"dtype\": " + jsonString(p.dtype) +
        ", \"projection\": " + jsonString(p.projection) +
@@ -103,11 +69,11 @@ std::string sigreg::runtime::reportJson(const Executor &exec,
   if (v) {
     j += "  \"validation\": {\"passed\": " +
          std::string(v->passed ? "true" : "false") +
-         ", \"loss\": " + jsonNumber(v->loss) +
-         ", \"reference\": " + jsonNumber(v->reference) +
-         ", \"rel_error\": " + jsonNumber(v->relError) +
-         ", \"l2_rel_error\": " + jsonNumber(v->l2RelError) +
-         ", \"tolerance\": " + jsonNumber(v->tolerance) +
+         ", \"loss\": " + jsonNumber(v->loss, kReportDigits) +
+         ", \"reference\": " + jsonNumber(v->reference, kReportDigits) +
+         ", \"rel_error\": " + jsonNumber(v->relError, kReportDigits) +
+         ", \"l2_rel_error\": " + jsonNumber(v->l2RelError, kReportDigits) +
+         ", \"tolerance\": " + jsonNumber(v->tolerance, kReportDigits) +
          ", \"elements\": " + std::to_string(v->count) +
          ", \"unwritten\": " + std::to_string(v->unwritten) +
          ", \"non_finite\": " + std::to_string(v->nonFinite) +
@@ -126,12 +92,15 @@ std::string sigreg::runtime::reportJson(const Executor &exec,
     for (size_t r = 0; r < b->regions.size(); ++r)
       j += std::string(r ? ", " : "") +
            "{\"name\": " + jsonString(b->regions[r].name) +
-           ", \"time_ms\": " + jsonNumber(b->regions[r].ms) +
-           ", \"share_pct\": " + jsonNumber(b->regions[r].sharePct) + "}";
-    j += "],\n    \"full_forward_ms\": " + jsonNumber(b->fullForwardMs) +
+           ", \"time_ms\": " + jsonNumber(b->regions[r].ms, kReportDigits) +
+           ", \"share_pct\": " +
+           jsonNumber(b->regions[r].sharePct, kReportDigits) + "}";
+    j += "],\n    \"full_forward_ms\": " +
+         jsonNumber(b->fullForwardMs, kReportDigits) +
          ",\n    \"full_forward_graph_ms\": " +
-         (b->fullForwardGraphMs >= 0 ? jsonNumber(b->fullForwardGraphMs)
-                                     : std::string("null")) +
+         (b->fullForwardGraphMs >= 0
+              ? jsonNumber(b->fullForwardGraphMs, kReportDigits)
+              : std::string("null")) +
          "}\n";
   } else {
     j += "  \"bench\": null\n";

@@ -1235,3 +1235,28 @@ const char *sigreg::runtime::toString(StepOp op) {
   }
   return "?";
 }
+
+std::string sigreg::runtime::jsonString(const std::string &s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string sigreg::runtime::jsonNumber(double v, int significantDigits) {
+  if (!std::isfinite(v))
+    return "null";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*g", significantDigits, v);
+  return buf;
+}

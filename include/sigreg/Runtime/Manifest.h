@@ -161,6 +161,13 @@ bool loadArtifact(const std::string &dir, Manifest &manifest, std::string &ptx,
 /// Reads a whole file into `out`.
 bool readFile(const std::string &path, std::string &out, std::string &err);
 
+/// `s` as a JSON string literal (quotes, backslashes and control characters
+/// escaped; control characters as \u00XX).
+std::string jsonString(const std::string &s);
+/// `v` as a JSON number with `significantDigits` digits (%g), or null when
+/// it is not finite.
+std::string jsonNumber(double v, int significantDigits);
+
 /// Element size in bytes of a buffer dtype ("bf16", "f16", "f32", "i32", ...;
 /// 0 for anything else).
 int dtypeBytes(std::string_view dtype);
