@@ -122,11 +122,13 @@ private:
                               const EcfKernelShape &sh,
                               const SeededProjection *seeded, bool persistent,
                               FusedEpilogueOp epi);
-  void finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
-                 gpu::GPUFuncOp kernel, std::array<int64_t, 3> grid,
-                 int64_t blockThreads, SmallVector<Value> args,
-                 int64_t numBatchTiles, int64_t dynamicSharedBytes,
-                 bool sliceMajor = false, ValueRange trailingArgs = {});
+  gpu::LaunchFuncOp finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
+                              gpu::GPUFuncOp kernel,
+                              std::array<int64_t, 3> grid, int64_t blockThreads,
+                              SmallVector<Value> args, int64_t numBatchTiles,
+                              int64_t dynamicSharedBytes,
+                              bool sliceMajor = false,
+                              ValueRange trailingArgs = {});
   Value destination(OpBuilder &b, Value result);
   /// The schedule of `ecf`: its #sigreg.schedule, else chosen from the
   /// options as --sigreg-choose-schedule would.
@@ -569,13 +571,14 @@ LogicalResult FunctionLowering::lowerReturn(OpBuilder &b, func::ReturnOp ret) {
 
 /// Launches a fused ECF kernel whose trailing arguments are the cos/sin
 /// outputs: the means when the batch is one tile, else per-tile sums that
-/// sigreg_ecf_finalize adds in a fixed order.
-void FunctionLowering::finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
-                                 gpu::GPUFuncOp kernel,
-                                 std::array<int64_t, 3> grid,
-                                 int64_t blockThreads, SmallVector<Value> args,
-                                 int64_t T, int64_t dynamicSharedBytes,
-                                 bool sliceMajor, ValueRange trailingArgs) {
+/// sigreg_ecf_finalize adds in a fixed order. Returns the ECF kernel's
+/// launch.
+gpu::LaunchFuncOp
+FunctionLowering::finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
+                            gpu::GPUFuncOp kernel, std::array<int64_t, 3> grid,
+                            int64_t blockThreads, SmallVector<Value> args,
+                            int64_t T, int64_t dynamicSharedBytes,
+                            bool sliceMajor, ValueRange trailingArgs) {
   auto cType = ecf.getCos().getType();
   int64_t V = cType.getDimSize(0), S = cType.getDimSize(1),
           P = cType.getDimSize(2);
@@ -583,10 +586,12 @@ void FunctionLowering::finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
   // Returned means (an entry point of the DDP split) are written in place.
   Value cosOut = destination(b, ecf.getCos());
   Value sinOut = destination(b, ecf.getSin());
+  gpu::LaunchFuncOp launch;
   if (T == 1) {
     args.append({cosOut, sinOut});
     args.append(trailingArgs.begin(), trailingArgs.end());
-    createLaunch(b, loc, kernel, grid, blockThreads, args, dynamicSharedBytes);
+    launch = createLaunch(b, loc, kernel, grid, blockThreads, args,
+                          dynamicSharedBytes);
   } else {
     auto partType = MemRefType::get(sliceMajor ? ArrayRef<int64_t>{T, V, P, S}
                                                : ArrayRef<int64_t>{T, V, S, P},
@@ -595,7 +600,8 @@ void FunctionLowering::finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
     Value sinPart = memref::AllocOp::create(b, loc, partType);
     args.append({cosPart, sinPart});
     args.append(trailingArgs.begin(), trailingArgs.end());
-    createLaunch(b, loc, kernel, grid, blockThreads, args, dynamicSharedBytes);
+    launch = createLaunch(b, loc, kernel, grid, blockThreads, args,
+                          dynamicSharedBytes);
     OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
     gpu::GPUFuncOp finalize = addKernel(
         buildEcfFinalizeKernel(kb, loc, T, V, S, P, batch, sliceMajor));
@@ -606,6 +612,7 @@ void FunctionLowering::finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
   }
   map.map(ecf.getCos(), cosOut);
   map.map(ecf.getSin(), sinOut);
+  return launch;
 }
 
 /// The tensor-map arguments of a Hopper kernel whose first arguments take
@@ -801,22 +808,14 @@ LogicalResult FunctionLowering::lowerFusedEcfBackward(OpBuilder &b,
   return success();
 }
 
-/// Marks the last launch of `kernel` before `b`'s insertion point
-/// programmatic (kProgrammaticLaunchAttrName) when the step before it is a
-/// kernel launch: only allocations, constants, casts and tensor-map
-/// descriptors (no steps of the manifest) may lie between them.
-static void markProgrammaticLaunch(OpBuilder &b, gpu::GPUFuncOp kernel) {
-  Block *block = b.getInsertionBlock();
-  gpu::LaunchFuncOp launch;
-  for (Operation &op : llvm::make_range(block->begin(), b.getInsertionPoint()))
-    if (auto l = dyn_cast<gpu::LaunchFuncOp>(op))
-      if (l.getKernelName() == kernel.getName())
-        launch = l;
-  if (!launch)
-    return;
+/// Marks `launch` programmatic (kProgrammaticLaunchAttrName) when the step
+/// before it is a kernel launch: only allocations, constants, casts and
+/// tensor-map descriptors (no steps of the manifest) may lie between them.
+static void markProgrammaticLaunch(gpu::LaunchFuncOp launch) {
   for (Operation *op = launch->getPrevNode(); op; op = op->getPrevNode()) {
     if (isa<gpu::LaunchFuncOp>(op)) {
-      launch->setAttr(kProgrammaticLaunchAttrName, b.getUnitAttr());
+      launch->setAttr(kProgrammaticLaunchAttrName,
+                      UnitAttr::get(launch.getContext()));
       return;
     }
     if (!isa<memref::AllocOp, arith::ConstantOp, memref::CastOp,
@@ -918,9 +917,10 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
         b, loc, slices, ArrayRef<ReassociationIndices>{{0, 1}, {2}}));
   int64_t T = w.numBatchTiles();
   if (!w.foldFinalize && !w.epilogue) {
-    finishEcf(b, loc, ecf, kernel, grid, w.tiling.threads, args, T,
-              wgmmaDynamicSharedBytes(w.tiling), /*sliceMajor=*/true, trailing);
-    markProgrammaticLaunch(b, kernel);
+    markProgrammaticLaunch(finishEcf(b, loc, ecf, kernel, grid,
+                                     w.tiling.threads, args, T,
+                                     wgmmaDynamicSharedBytes(w.tiling),
+                                     /*sliceMajor=*/true, trailing));
     return success();
   }
   // The kernel's tail writes the means, and with an epilogue the loss: one
@@ -949,9 +949,8 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
           MemRefType::get({sh.numViews * sh.numSlices}, b.getF32Type())));
     map.map(epi.getResult(), out);
   }
-  createLaunch(b, loc, kernel, grid, w.tiling.threads, args,
-               wgmmaDynamicSharedBytes(w.tiling));
-  markProgrammaticLaunch(b, kernel);
+  markProgrammaticLaunch(createLaunch(b, loc, kernel, grid, w.tiling.threads,
+                                      args, wgmmaDynamicSharedBytes(w.tiling)));
   map.map(ecf.getCos(), cosOut);
   map.map(ecf.getSin(), sinOut);
   return success();

@@ -617,6 +617,8 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
     Value p = k.rem(q, k.idx(P));
     Value first =
         arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, p, k.idx(0));
+    // p = 0 has no warp sums in gs: its loads read p = 1's (written), and
+    // the row count and 0 replace the results.
     Value qc = k.select(first, k.add(q, k.idx(1)), q);
     Value tc = zero, ts = zero;
     for (int64_t w = 0; w < kWarps; ++w) {
