@@ -128,6 +128,9 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   lowerOpts.hopper = scheduleOpts.hopper;
   lowerOpts.wgmmaSlices = options.wgmmaSlices;
   pm.addPass(createConvertSigregToGPU(lowerOpts));
+  // The host side as the naive pipeline bufferizes it: results become
+  // out-parameters that the last kernel writes in place.
+  addBufferization(pm, /*deallocate=*/false);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   addDeviceLowering(pm, options);
@@ -150,6 +153,14 @@ void mlir::sigreg::buildNaiveGpuPipeline(OpPassManager &pm,
 }
 
 void mlir::sigreg::registerSigregPipelines() {
+  PassPipelineRegistration<>(
+      "sigreg-gpu-bufferize",
+      "The host bufferization of both GPU pipelines: one-shot bufferization "
+      "with function boundaries and identity layouts, results as "
+      "out-parameters (static allocations hoisted into them), no "
+      "deallocation (after --convert-sigreg-to-gpu, buffers live as long as "
+      "the launch sequence)",
+      [](OpPassManager &pm) { addBufferization(pm, /*deallocate=*/false); });
   PassPipelineRegistration<GpuPipelineOptions>(
       "sigreg-gpu-pipeline",
       "Compile sigreg.loss for NVIDIA GPUs with the fused kernels: decompose, "

@@ -8,12 +8,16 @@ include "mlir/Pass/PassBase.td"
 def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Lower the fused sigreg ops to GPU kernels with explicit schedules";
   let description = [{
-    Rewrites every function holding fused sigreg ops (after
-    `--sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue`) into host
-    code on memrefs (arguments become memrefs, results become trailing
-    out-parameters, intermediates `memref.alloc` workspaces) that launches
-    kernels of `gpu.module @sigreg_kernels` with `gpu.launch_func`. Shapes must
-    be static. The schedules are documented in docs/GPU-SCHEDULES.md:
+    Lowers the fused sigreg ops of every function holding them (after
+    `--sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue`) to
+    `gpu.launch_func` of kernels of `gpu.module @sigreg_kernels`, one
+    conversion pattern per op: each reads its tensor operands through
+    `bufferization.to_buffer`, writes `memref.alloc` result buffers and
+    workspaces, and yields `bufferization.to_tensor` of its results. The
+    function boundary stays on tensors: `--sigreg-gpu-bufferize` (upstream
+    one-shot bufferization, then results as out-parameters) gives the memref
+    host code. Shapes must be static. The schedules are documented in
+    docs/GPU-SCHEDULES.md:
 
     - `sigreg.projection` -> `sigreg_projection`: one thread per slice column
       and chunk of D rows; writes raw g and per-chunk sums of g^2.
@@ -55,7 +59,9 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect",
                            "::mlir::vector::VectorDialect",
                            "::mlir::NVVM::NVVMDialect",
-                           "::mlir::nvgpu::NVGPUDialect"];
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def SigregLinalgToGPU : Pass<"sigreg-linalg-to-gpu", "::mlir::ModuleOp"> {

@@ -1,13 +1,43 @@
 //===- SigregToGPU.cpp - fused sigreg ops -> GPU kernels + host code ------===//
 //
-// Rewrites each function holding fused sigreg ops into host code on memrefs
-// that launches the kernels declared in Kernels.h (one file per kernel family:
-// ProjectionKernels, SimtEcfKernel, MmaEcfKernel, WgmmaEcfKernel,
-// SingleLaunchKernel, EpilogueKernels). The host side is bufferized here
-// directly (the op set is small and closed): tensor arguments become memref
-// arguments, tensor results become trailing out-parameters that the last
-// kernel writes in place when it can, and intermediates become memref.alloc
-// workspaces. Anything else is rejected with an error at its location.
+// Lowers each fused sigreg op to launches of the kernels declared in
+// Kernels.h (one file per kernel family: ProjectionKernels, SimtEcfKernel,
+// MmaEcfKernel, WgmmaEcfKernel, SingleLaunchKernel, EpilogueKernels) with
+// one OpConversionPattern per op, driven by applyPartialConversion with the
+// sigreg dialect illegal. The host code stays on tensors at the function
+// boundary: a pattern reads its tensor operands through
+// `bufferization.to_buffer ... read_only`, launches its kernels on them and
+// on freshly allocated result buffers (memref.alloc, the workspaces), and
+// replaces its results with `bufferization.to_tensor ... restrict` of those.
+// Upstream one-shot bufferization (function boundaries, identity layouts)
+// and buffer-results-to-out-params (hoisting static allocations) then give
+// the memref signature, the same bufferization as the naive path
+// (--sigreg-bufferize; both GPU pipelines run it): tensor arguments become
+// memref arguments, results trailing out-parameters that the last kernel
+// writes in place (its result allocation is hoisted into the
+// out-parameter). A result returned through a tensor.collapse_shape is
+// allocated in the returned shape and expanded for the kernel, so that it is
+// written in place too.
+//
+// Why patterns and no BufferizableOpInterface on the fused ops: a fused op's
+// buffers depend on its neighbours (a seeded projection's layout on its
+// readers, the chains below), which one rewrite per op sees in the tensor IR
+// before bufferization; the interface would have to rebuild that view.
+//
+// A seeded sigreg.projection is replaced 1:N by the buffers its kernel
+// writes (g, maybe its lo words, the per-chunk sums of squares): its readers
+// (fused_ecf, fused_ecf_backward) take them from their OneToNOpAdaptor. Ops
+// whose work another op's kernel does stay legal until that op's pattern
+// erases them: the chain projection -> fused_ecf -> all_reduce_mean ->
+// fused_epilogue of the single launch, the chain fused_ecf ->
+// all_reduce_mean -> fused_epilogue whose epilogue the Hopper kernel runs in
+// its tail (both rooted at the fused_ecf, emitted at the epilogue), and an
+// ecf_cotangent that the gradient kernel of its fused_ecf_backward folds in.
+//
+// Everything that can reject an op is checked before the conversion
+// (FunctionPlan::check), so that each diagnostic is one error at the op and
+// no pattern fails after building kernels (those are appended to
+// gpu.module @sigreg_kernels outside the converted function).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,11 +48,12 @@
 #include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
 #include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/DialectConversion.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -58,6 +89,23 @@ MemRefType toMemref(Type t) {
   return MemRefType::get(tensor.getShape(), tensor.getElementType());
 }
 
+/// The buffer of `value`: itself when it is one (a seeded projection's
+/// buffers), else a read-only bufferization.to_buffer of the tensor.
+Value toBuffer(OpBuilder &b, Location loc, Value value) {
+  if (isa<MemRefType>(value.getType()))
+    return value;
+  return bufferization::ToBufferOp::create(b, loc, toMemref(value.getType()),
+                                           value, /*read_only=*/true);
+}
+
+/// `buffer` (written by the kernels before) as the tensor of a result.
+Value toTensor(OpBuilder &b, Location loc, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  return bufferization::ToTensorOp::create(
+      b, loc, RankedTensorType::get(type.getShape(), type.getElementType()),
+      buffer, /*restrict=*/true, /*writable=*/true);
+}
+
 /// The problem dimensions of `ecf` (views, batch, features, slices, points,
 /// t_max, input type) into a kernel shape that has these fields.
 template <typename Shape> void fillEcfProblem(FusedEcfOp ecf, Shape &sh) {
@@ -72,64 +120,125 @@ template <typename Shape> void fillEcfProblem(FusedEcfOp ecf, Shape &sh) {
   sh.inputElement = inType.getElementType();
 }
 
-/// Lowers one function. Values of the old (tensor) body map to values of the
-/// new (memref) body.
-class FunctionLowering {
-public:
-  FunctionLowering(func::FuncOp func, gpu::GPUModuleOp kernels,
-                   const ConvertSigregToGPUOptions &options)
-      : oldFunc(func), kernels(kernels), schedule(scheduleOptions(options)),
-        kernelTable(kernels) {}
+/// The value of a global count: a constant or a static tensor.dim, directly
+/// or through a one-rank sigreg.all_reduce_mean (the identity).
+std::optional<int64_t> constantCount(Value count) {
+  if (auto ar = count.getDefiningOp<AllReduceMeanOp>())
+    count = ar.getLocalCount();
+  if (std::optional<int64_t> c = getConstantIntValue(count))
+    return c;
+  auto dim = count.getDefiningOp<tensor::DimOp>();
+  if (!dim)
+    return std::nullopt;
+  std::optional<int64_t> index = dim.getConstantIndex();
+  auto type = dyn_cast<RankedTensorType>(dim.getSource().getType());
+  if (!type || !index || *index < 0 || *index >= type.getRank() ||
+      type.isDynamicDim(*index))
+    return std::nullopt;
+  return type.getDimSize(*index);
+}
 
-  LogicalResult run();
+/// The kernel shape of a fused_epilogue or ecf_cotangent: [V, S, P], the
+/// knobs, and the global count (checked constant by FunctionPlan::check).
+template <typename OpT> EpilogueKernelShape epilogueShape(OpT op) {
+  auto cType = op.getCos().getType();
+  return EpilogueKernelShape{cType.getDimSize(0),
+                             cType.getDimSize(1),
+                             cType.getDimSize(2),
+                             op.getTMax().convertToDouble(),
+                             *constantCount(op.getGlobalCount()),
+                             op.getClip(),
+                             op.getClipValue().convertToDouble(),
+                             op.getReduction()};
+}
+
+/// `count` i32 counters of a last-block reduction (arriveAtCounter): zeroed
+/// once when the runtime allocates them (`sigreg.zero_init`), left at zero
+/// by every launch.
+Value allocCounters(OpBuilder &b, Location loc, int64_t count) {
+  auto counters =
+      memref::AllocOp::create(b, loc, MemRefType::get({count}, b.getI32Type()));
+  counters->setAttr("sigreg.zero_init", b.getUnitAttr());
+  return counters;
+}
+
+/// A seeded projection as its lowering leaves it (the 1:N replacement of
+/// sigreg.projection): raw g (f32), or packed hi/lo words for the
+/// tensor-core kernels, or row-major 16-bit g for the Hopper kernels, and
+/// the per-chunk sums of squares.
+struct SeededProjection {
+  Value g, loWords, sumSq;
+  int64_t chunks;
+
+  /// The seeded projection of a projection operand's values, if it is one.
+  static std::optional<SeededProjection> of(ValueRange values) {
+    if (values.size() < 2)
+      return std::nullopt;
+    Value sumSq = values.back();
+    return SeededProjection{values.front(),
+                            values.size() == 3 ? values[1] : Value(), sumSq,
+                            cast<MemRefType>(sumSq.getType()).getDimSize(0)};
+  }
+};
+
+/// The state the patterns share: the kernel module, the schedule knobs, and
+/// what FunctionPlan::check decided about each function's op chains.
+class Lowering {
+public:
+  Lowering(gpu::GPUModuleOp kernels, const EcfScheduleOptions &schedule)
+      : kernels(kernels), schedule(schedule) {}
+
+  LogicalResult check(func::FuncOp func);
+  /// Ops that stay legal during the conversion: their work is done, and
+  /// they are erased, by the pattern of another op of their chain.
+  bool isAbsorbed(Operation *op) const { return absorbed.contains(op); }
+  /// Drops the programmatic mark of the launches (programmaticCandidates)
+  /// that do not directly follow another launch in the converted host code.
+  void settleProgrammaticLaunches();
+
+  void lowerProjection(ConversionPatternRewriter &rewriter, ProjectionOp proj);
+  void lowerFusedEcf(ConversionPatternRewriter &rewriter, FusedEcfOp ecf,
+                     Value input, ValueRange projection);
+  void lowerEpilogue(ConversionPatternRewriter &rewriter, FusedEpilogueOp epi,
+                     Value cos, Value sin);
+  void lowerEcfCotangent(ConversionPatternRewriter &rewriter, EcfCotangentOp op,
+                         Value cos, Value sin, Value grad);
+  void lowerFusedEcfBackward(ConversionPatternRewriter &rewriter,
+                             FusedEcfBackwardOp op, Value input,
+                             ValueRange projection, Value dcos, Value dsin,
+                             ValueRange slices);
 
 private:
-  LogicalResult checkSupported();
+  LogicalResult checkSupported(func::FuncOp func);
   LogicalResult checkGridLimits(Operation *op);
-  LogicalResult lowerOp(OpBuilder &b, Operation *op);
-  LogicalResult lowerProjection(OpBuilder &b, ProjectionOp proj);
-  LogicalResult lowerFusedEcf(OpBuilder &b, FusedEcfOp ecf,
-                              FusedEpilogueOp epi = {});
-  LogicalResult lowerEpilogue(OpBuilder &b, FusedEpilogueOp epi);
-  LogicalResult lowerEcfCotangent(OpBuilder &b, EcfCotangentOp op);
-  /// The kernel shape of a fused_epilogue or ecf_cotangent: [V, S, P], the
-  /// knobs, and the global count, which must be a constant here.
-  template <typename OpT> FailureOr<EpilogueKernelShape> epilogueShape(OpT op) {
-    std::optional<int64_t> count =
-        getConstantIntValue(map.lookup(op.getGlobalCount()));
-    if (!count)
-      return op.emitOpError("needs a constant global count on the GPU");
-    auto cType = op.getCos().getType();
-    return EpilogueKernelShape{cType.getDimSize(0),
-                               cType.getDimSize(1),
-                               cType.getDimSize(2),
-                               op.getTMax().convertToDouble(),
-                               *count,
-                               op.getClip(),
-                               op.getClipValue().convertToDouble(),
-                               op.getReduction()};
-  }
-  LogicalResult lowerFusedEcfBackward(OpBuilder &b, FusedEcfBackwardOp op);
+  LogicalResult checkLowerable(Operation *op);
+  void planChains(func::FuncOp func);
+
+  /// The single launch of `ecf`'s chain, ending at `epi`.
+  void lowerSingleLaunch(ConversionPatternRewriter &rewriter, FusedEcfOp ecf,
+                         FusedEpilogueOp epi, Value input, Value projection);
+  /// The Hopper kernels (and the split of f32 operands); with `epi`, the
+  /// kernel's tail runs that epilogue. Returns the cos, sin (and slices)
+  /// buffers.
+  SmallVector<Value> lowerWgmmaEcf(ConversionPatternRewriter &rewriter,
+                                   FusedEcfOp ecf, const EcfKernelShape &sh,
+                                   Value input, Value projection,
+                                   const SeededProjection *seeded,
+                                   bool persistent, FusedEpilogueOp epi);
+  Value splitOperand(OpBuilder &b, Location loc, Value value,
+                     const SplitOperandShape &shape);
+  std::pair<Value, Value>
+  finishEcf(ConversionPatternRewriter &rewriter, Location loc, FusedEcfOp ecf,
+            gpu::GPUFuncOp kernel, std::array<int64_t, 3> grid,
+            int64_t blockThreads, SmallVector<Value> args,
+            int64_t numBatchTiles, int64_t dynamicSharedBytes,
+            bool programmatic = false, bool sliceMajor = false,
+            ValueRange trailingArgs = {});
   SmallVector<Value> tensorMapArgs(OpBuilder &b, Location loc,
                                    gpu::GPUFuncOp kernel,
                                    ArrayRef<Value> buffers);
-  LogicalResult lowerReturn(OpBuilder &b, func::ReturnOp ret);
-  struct SeededProjection;
-  LogicalResult lowerSingleLaunch(OpBuilder &b, FusedEpilogueOp epi);
-  Value splitOperand(OpBuilder &b, Location loc, Value value,
-                     const SplitOperandShape &shape);
-  LogicalResult lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
-                              const EcfKernelShape &sh,
-                              const SeededProjection *seeded, bool persistent,
-                              FusedEpilogueOp epi);
-  gpu::LaunchFuncOp finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
-                              gpu::GPUFuncOp kernel,
-                              std::array<int64_t, 3> grid, int64_t blockThreads,
-                              SmallVector<Value> args, int64_t numBatchTiles,
-                              int64_t dynamicSharedBytes,
-                              bool sliceMajor = false,
-                              ValueRange trailingArgs = {});
-  Value destination(OpBuilder &b, Value result);
+  Value resultBuffer(ConversionPatternRewriter &rewriter, Value result);
+
   /// The schedule of `ecf`: its #sigreg.schedule, else chosen from the
   /// options as --sigreg-choose-schedule would.
   EcfSchedule ecfSchedule(FusedEcfOp ecf) {
@@ -140,48 +249,42 @@ private:
         proj, schedule.projectionChunk,
         [&](FusedEcfOp ecf) { return ecfSchedule(ecf); });
   }
+  /// The type of g as the projection kernel writes it for `proj`'s readers.
+  MemRefType seededGType(ProjectionOp proj);
   bool runsAsSingleLaunch(FusedEcfOp ecf) {
     if (ScheduleAttr attr = ecf.getScheduleAttr())
       return attr.getKernel() == KernelKind::single_launch;
     return usesSingleLaunch(ecf, schedule);
   }
+  OpBuilder kernelBuilder() { return OpBuilder::atBlockEnd(kernels.getBody()); }
   gpu::GPUFuncOp addKernel(gpu::GPUFuncOp kernel) {
-    kernelTable.insert(kernel); // renames on a clash
+    kernelTable->insert(kernel); // renames on a clash
     return kernel;
   }
 
-  func::FuncOp oldFunc, newFunc;
   gpu::GPUModuleOp kernels;
-  /// The schedule knobs of `options` (tile sizes, projection chunk, tensor
+  /// The schedule knobs of the options (tile sizes, projection chunk, tensor
   /// cores); the decisions themselves are made in EcfSchedule.cpp.
   EcfScheduleOptions schedule;
-  SymbolTable kernelTable;
-  IRMapping map;
-  /// Seeded projections: raw g (f32), or packed hi/lo words for the
-  /// tensor-core kernel, and the per-chunk sums of squares.
-  struct SeededProjection {
-    Value g, loWords, sumSq;
-    int64_t chunks;
-  };
-  DenseMap<Value, SeededProjection> seededProjections;
+  /// The kernel module's symbols, read again for each function (a kernel
+  /// whose name is taken gets the first free suffix from _0 on).
+  std::optional<SymbolTable> kernelTable;
+  /// Chains ecf -> all_reduce_mean -> fused_epilogue run as one launch
+  /// (usesSingleLaunch, with the seeded projection), by their ecf.
+  DenseMap<Operation *, FusedEpilogueOp> singleLaunchChain;
+  /// Chains ecf -> all_reduce_mean -> fused_epilogue whose epilogue the
+  /// Hopper kernel runs in its tail (WgmmaEcfShape::epilogue), by their ecf.
+  DenseMap<Operation *, FusedEpilogueOp> tailChain;
   /// sigreg.ecf_cotangent ops whose work the gradient kernel of their fused
   /// backward (with saved slices) does, by that backward.
-  DenseMap<Operation *, std::pair<EcfCotangentOp, EpilogueKernelShape>>
-      foldedCotangents;
-  /// Ops of the chains lowered as one launch (usesSingleLaunch): the
-  /// projection, fused_ecf and all_reduce_mean emit nothing, the epilogue
-  /// emits the launch.
-  DenseMap<Operation *, FusedEcfOp> singleLaunchChain;
-  /// Chains ecf -> all_reduce_mean -> fused_epilogue whose epilogue the
-  /// Hopper kernel runs in its tail (WgmmaEcfShape::epilogue): the ecf and
-  /// all_reduce_mean emit nothing, the epilogue emits the kernel.
-  DenseMap<Operation *, FusedEcfOp> tailChain;
-  SmallVector<Value> outParams;
+  DenseMap<Operation *, EcfCotangentOp> foldedCotangents;
+  DenseSet<Operation *> absorbed;
+  SmallVector<gpu::LaunchFuncOp> programmaticCandidates;
 };
 
 /// Fails with an error at `op` when a kernel it lowers to would need a grid
 /// beyond CUDA's limits (x < 2^31, y and z <= 65535 blocks).
-LogicalResult FunctionLowering::checkGridLimits(Operation *op) {
+LogicalResult Lowering::checkGridLimits(Operation *op) {
   auto check = [&](StringRef kernel, int64_t x, int64_t y,
                    int64_t z) -> LogicalResult {
     if (x <= std::numeric_limits<int32_t>::max() && y <= 65535 && z <= 65535)
@@ -235,10 +338,10 @@ LogicalResult FunctionLowering::checkGridLimits(Operation *op) {
   return success();
 }
 
-LogicalResult FunctionLowering::checkSupported() {
+LogicalResult Lowering::checkSupported(func::FuncOp func) {
   // The unfused backward first: its ops also use the forward's values in
   // ways the fused lowering rejects, and this is the error that explains why.
-  WalkResult backward = oldFunc.walk([&](Operation *op) {
+  WalkResult backward = func.walk([&](Operation *op) {
     if (!isa<EcfGradOp, ProjectTransposeOp>(op))
       return WalkResult::advance();
     op->emitOpError("has no GPU lowering in the fused pipeline: run "
@@ -250,8 +353,8 @@ LogicalResult FunctionLowering::checkSupported() {
   });
   if (backward.wasInterrupted())
     return failure();
-  WalkResult result = oldFunc.walk([&](Operation *op) {
-    if (op == oldFunc.getOperation())
+  WalkResult result = func.walk([&](Operation *op) {
+    if (op == func.getOperation())
       return WalkResult::advance();
     if (isa<ProjectOp, EcfOp, EppsPulleyOp, ReduceOp>(op)) {
       op->emitOpError("has no GPU lowering in the fused pipeline: run "
@@ -277,7 +380,12 @@ LogicalResult FunctionLowering::checkSupported() {
       op->emitOpError("cannot be lowered by --convert-sigreg-to-gpu");
       return WalkResult::interrupt();
     }
-    // Values the host code never holds as a memref: tensor constants, and a
+    if (auto dim = dyn_cast<tensor::DimOp>(op);
+        dim && !dim.getConstantIndex()) {
+      dim.emitOpError("needs a constant dimension index");
+      return WalkResult::interrupt();
+    }
+    // Values the host code never holds as a buffer: tensor constants, and a
     // seeded projection's A (the projection kernel writes the raw g and the
     // per-chunk sums of squares that only the fused ECF kernels read).
     if (auto cst = dyn_cast<arith::ConstantOp>(op);
@@ -321,94 +429,170 @@ LogicalResult FunctionLowering::checkSupported() {
   return failure(result.wasInterrupted());
 }
 
-/// Where the op producing `result` writes: the out-parameter when the value
-/// (or a collapse of it) is returned, else a new workspace.
-Value FunctionLowering::destination(OpBuilder &b, Value result) {
-  Location loc = result.getLoc();
-  MemRefType type = toMemref(result.getType());
-  if (result.hasOneUse()) {
-    OpOperand &use = *result.getUses().begin();
-    if (isa<func::ReturnOp>(use.getOwner()))
-      return outParams[use.getOperandNumber()];
-    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(use.getOwner());
-        collapse && collapse->hasOneUse() &&
-        isa<func::ReturnOp>(*collapse->getUsers().begin())) {
-      Value out = outParams[collapse->getUses().begin()->getOperandNumber()];
-      return memref::ExpandShapeOp::create(b, loc, type, out,
-                                           collapse.getReassociationIndices());
+/// Finds the chains whose ops another op's kernel lowers (singleLaunchChain,
+/// tailChain, foldedCotangents) and marks those ops absorbed.
+void Lowering::planChains(func::FuncOp func) {
+  func.walk([&](FusedEcfOp ecf) {
+    // The Hopper kernel runs the epilogue in its tail when its means are
+    // complete in the kernel (one batch tile, or the finalize folded in).
+    EcfSchedule sched = ecfSchedule(ecf);
+    if (sched.wgmma && !sched.wgmmaPersistent && !ecf.getSlices())
+      if (FusedEpilogueOp epi = foldableEpilogue(ecf)) {
+        int64_t T = llvm::divideCeilSigned<int64_t>(
+            ecf.getInput().getType().getDimSize(1), kWgmmaTileRows);
+        if (T == 1 || wgmmaFoldsFinalize(T)) {
+          tailChain[ecf] = epi;
+          absorbed.insert(*ecf.getCos().getUsers().begin());
+          absorbed.insert(epi);
+          return;
+        }
+      }
+    if (!runsAsSingleLaunch(ecf))
+      return;
+    auto ar = cast<AllReduceMeanOp>(*ecf.getCos().getUsers().begin());
+    auto epi = cast<FusedEpilogueOp>(*ar.getCosGlobal().getUsers().begin());
+    singleLaunchChain[ecf] = epi;
+    absorbed.insert(ar);
+    absorbed.insert(epi);
+    if (Operation *proj = ecf.getProjection().getDefiningOp<ProjectionOp>())
+      absorbed.insert(proj);
+  });
+  // Read only by a fused backward that forms dL/dy from saved slices: its
+  // gradient kernel computes each slice's cotangent itself (one launch and
+  // the dcos, dsin buffers fewer).
+  func.walk([&](EcfCotangentOp op) {
+    if (!op.getDcos().hasOneUse() || !op.getDsin().hasOneUse())
+      return;
+    auto bwd = dyn_cast<FusedEcfBackwardOp>(*op.getDcos().getUsers().begin());
+    if (bwd && bwd.getSlices() && bwd.getDcos() == op.getDcos() &&
+        bwd.getDsin() == op.getDsin()) {
+      foldedCotangents[bwd] = op;
+      absorbed.insert(op);
     }
-  }
-  return memref::AllocOp::create(b, loc, type);
+  });
 }
 
-LogicalResult FunctionLowering::lowerOp(OpBuilder &b, Operation *op) {
-  Location loc = op->getLoc();
-  if (isa<arith::ConstantOp>(op)) {
-    b.clone(*op, map);
-    return success();
+MemRefType Lowering::seededGType(ProjectionOp proj) {
+  ProjectionSchedule layout = projectionSchedule(proj);
+  int64_t D = proj.getType().getDimSize(0), S = proj.getType().getDimSize(1);
+  MLIRContext *ctx = proj.getContext();
+  Type halfType = layout.packedElement;
+  if (halfType && layout.rowMajor) {
+    // The Hopper kernel's split layout of an f32 problem: [2 Dp, S] hi ; lo.
+    int64_t splitRows = layout.splitProjection ? wgmmaSplitFeatures(D) : 0;
+    return MemRefType::get({splitRows ? 2 * splitRows : D, S}, halfType);
   }
-  if (auto dim = dyn_cast<tensor::DimOp>(op)) {
-    std::optional<int64_t> index = dim.getConstantIndex();
-    auto type = cast<RankedTensorType>(dim.getSource().getType());
-    if (!index)
-      return dim.emitOpError("needs a constant dimension index");
-    map.map(dim.getResult(),
-            arith::ConstantIndexOp::create(b, loc, type.getDimSize(*index)));
-    return success();
+  if (halfType)
+    return MemRefType::get({(D + 1) / 2, S}, IntegerType::get(ctx, 32));
+  return MemRefType::get({D, S}, Float32Type::get(ctx));
+}
+
+/// The errors the patterns would otherwise meet while lowering `op`.
+LogicalResult Lowering::checkLowerable(Operation *op) {
+  if (isa<FusedEpilogueOp, EcfCotangentOp>(op) &&
+      !constantCount(op->getOperand(2)))
+    return op->emitOpError("needs a constant global count on the GPU");
+  auto ecf = dyn_cast<FusedEcfOp>(op);
+  if (ecf && (singleLaunchChain.contains(ecf) || tailChain.contains(ecf))) {
+    FusedEpilogueOp epi = singleLaunchChain.lookup(ecf);
+    if (!epi)
+      epi = tailChain.lookup(ecf);
+    if (epi.getTMax() != ecf.getTMax())
+      return epi.emitOpError("t_max differs from its sigreg.fused_ecf's");
   }
-  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
-    map.map(expand.getResult(),
-            memref::ExpandShapeOp::create(b, loc, toMemref(expand.getType()),
-                                          map.lookup(expand.getSrc()),
-                                          expand.getReassociationIndices()));
-    return success();
+  if (ecf && !singleLaunchChain.contains(ecf)) {
+    EcfSchedule sched = ecfSchedule(ecf);
+    if (ecf.getSlices() && (!sched.wgmma || sched.wgmmaPersistent))
+      return ecf.emitOpError("the slices result needs the one-tile Hopper "
+                             "kernel (schedule kernel = wgmma)");
+    if (!sched.wgmma && !sched.tensorCores)
+      for (int64_t t : {sched.blockRows, sched.blockSlices})
+        if (t != 16 && t != 32 && t != 64)
+          return ecf.emitOpError("tile sizes must be 16, 32 or 64, got ") << t;
   }
-  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
-    map.map(collapse.getResult(), memref::CollapseShapeOp::create(
-                                      b, loc, map.lookup(collapse.getSrc()),
-                                      collapse.getReassociationIndices()));
+  auto bwd = dyn_cast<FusedEcfBackwardOp>(op);
+  if (!bwd)
     return success();
+  auto inType = bwd.getInput().getType();
+  int64_t N = inType.getDimSize(1), D = inType.getDimSize(2);
+  int64_t S = bwd.getProjection().getType().getDimSize(1);
+  Type elem = inType.getElementType();
+  auto fail = [&]() {
+    return bwd.emitOpError("has no fused GPU lowering for this problem: ");
+  };
+  if (!schedule.hopper || !schedule.tensorCores)
+    return fail() << "the fused backward runs on the Hopper kernels only "
+                     "(chip sm_90a with tensor cores); lower through "
+                     "--sigreg-naive-gpu-pipeline";
+  if (!elem.isBF16() && !elem.isF16())
+    return fail() << "it needs bf16 or f16 input, got " << elem
+                  << "; lower through --sigreg-naive-gpu-pipeline";
+  if (D % 8 || S % 8)
+    return fail() << "TMA needs D and S multiples of 8, got D = " << D
+                  << ", S = " << S
+                  << "; lower through --sigreg-naive-gpu-pipeline";
+  if (double err = fusedBackwardError(bwd); err > kFusedBackwardErrorBudget)
+    return fail() << "its estimated error with 16-bit roundings ("
+                  << llvm::formatv("{0:e1}", err).str() << ", N = " << N
+                  << ", D = " << D << ") exceeds the "
+                  << kFusedBackwardErrorBudget
+                  << " gradient tolerance; lower through "
+                     "--sigreg-naive-gpu-pipeline";
+  if (auto proj = bwd.getProjection().getDefiningOp<ProjectionOp>()) {
+    MemRefType gType = seededGType(proj);
+    if (gType.getElementType() != elem || gType.getShape() != ArrayRef{D, S})
+      return fail() << "its seeded projection is also read by a forward "
+                       "kernel that needs g in another layout than the "
+                       "row-major 16-bit one of the Hopper kernels";
+  } else if (bwd.getProjection().getType().getElementType() != elem) {
+    return fail() << "it needs an explicit projection of the input's type "
+                  << elem;
   }
-  if (auto it = tailChain.find(op); it != tailChain.end()) {
-    if (auto epi = dyn_cast<FusedEpilogueOp>(op))
-      return lowerFusedEcf(b, it->second, epi);
-    if (auto ar = dyn_cast<AllReduceMeanOp>(op))
-      map.map(ar.getGlobalCount(), map.lookup(ar.getLocalCount()));
-    return success();
-  }
-  if (auto it = singleLaunchChain.find(op); it != singleLaunchChain.end()) {
-    if (auto epi = dyn_cast<FusedEpilogueOp>(op))
-      return lowerSingleLaunch(b, epi);
-    if (auto ar = dyn_cast<AllReduceMeanOp>(op))
-      map.map(ar.getGlobalCount(), map.lookup(ar.getLocalCount()));
-    return success();
-  }
-  if (auto proj = dyn_cast<ProjectionOp>(op))
-    return lowerProjection(b, proj);
-  if (auto ecf = dyn_cast<FusedEcfOp>(op))
-    return lowerFusedEcf(b, ecf);
-  if (auto ar = dyn_cast<AllReduceMeanOp>(op)) {
-    // One rank: the all-reduce is the identity.
-    map.map(ar.getCosGlobal(), map.lookup(ar.getCos()));
-    map.map(ar.getSinGlobal(), map.lookup(ar.getSin()));
-    map.map(ar.getGlobalCount(), map.lookup(ar.getLocalCount()));
-    return success();
-  }
-  if (auto epi = dyn_cast<FusedEpilogueOp>(op))
-    return lowerEpilogue(b, epi);
-  if (auto cot = dyn_cast<EcfCotangentOp>(op))
-    return lowerEcfCotangent(b, cot);
-  if (auto bwd = dyn_cast<FusedEcfBackwardOp>(op))
-    return lowerFusedEcfBackward(b, bwd);
-  if (auto ret = dyn_cast<func::ReturnOp>(op))
-    return lowerReturn(b, ret);
-  return op->emitOpError("cannot be lowered by --convert-sigreg-to-gpu");
+  return success();
+}
+
+LogicalResult Lowering::check(func::FuncOp func) {
+  kernelTable.emplace(kernels);
+  if (failed(checkSupported(func)))
+    return failure();
+  for (Type t : func.getResultTypes())
+    if (!isa<RankedTensorType>(t))
+      return func.emitError("GPU lowering supports tensor results only");
+  planChains(func);
+  WalkResult result = func.walk([&](Operation *op) {
+    return failed(checkLowerable(op)) ? WalkResult::interrupt()
+                                      : WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+/// The buffer a kernel writes `result` into: a new allocation, which
+/// bufferization turns into the out-parameter when the result is returned.
+/// A result returned through a tensor.collapse_shape alone is allocated in
+/// the returned shape (that collapse is replaced by it) and expanded.
+Value Lowering::resultBuffer(ConversionPatternRewriter &rewriter,
+                             Value result) {
+  Location loc = result.getLoc();
+  MemRefType type = toMemref(result.getType());
+  if (result.hasOneUse())
+    if (auto collapse =
+            dyn_cast<tensor::CollapseShapeOp>(*result.getUsers().begin());
+        collapse && collapse->hasOneUse() &&
+        isa<func::ReturnOp>(*collapse->getUsers().begin())) {
+      Value out =
+          memref::AllocOp::create(rewriter, loc, toMemref(collapse.getType()));
+      Value expanded = memref::ExpandShapeOp::create(
+          rewriter, loc, type, out, collapse.getReassociationIndices());
+      rewriter.replaceOp(collapse, toTensor(rewriter, loc, out));
+      return expanded;
+    }
+  return memref::AllocOp::create(rewriter, loc, type);
 }
 
 /// A seeded projection: the generator kernel writes the raw g (as the
 /// consumer reads it) and the per-chunk sums of g^2; A is never materialized.
-LogicalResult FunctionLowering::lowerProjection(OpBuilder &b,
-                                                ProjectionOp proj) {
+void Lowering::lowerProjection(ConversionPatternRewriter &rewriter,
+                               ProjectionOp proj) {
   Location loc = proj.getLoc();
   // A tensor-core consumer reads g as packed 16-bit hi(/lo) words, with
   // whole row pairs per chunk.
@@ -417,211 +601,194 @@ LogicalResult FunctionLowering::lowerProjection(OpBuilder &b,
   bool split = layout.splitProjection;
   ProjectionKernelShape shape{proj.getType().getDimSize(0),
                               proj.getType().getDimSize(1), layout.chunkRows};
-  Type f32 = b.getF32Type(), i32 = b.getI32Type();
   int64_t D = shape.featureDim, S = shape.numSlices;
-  SeededProjection info{Value(), Value(), Value(), shape.numChunks()};
   // The Hopper kernel's split layout of an f32 problem: [2 Dp, S] hi ; lo.
   int64_t splitRows =
       halfType && layout.rowMajor && split ? wgmmaSplitFeatures(D) : 0;
-  if (halfType && layout.rowMajor) {
-    info.g = memref::AllocOp::create(
-        b, loc, MemRefType::get({splitRows ? 2 * splitRows : D, S}, halfType));
-  } else if (halfType) {
-    auto words = MemRefType::get({(D + 1) / 2, S}, i32);
-    info.g = memref::AllocOp::create(b, loc, words);
-    if (split)
-      info.loWords = memref::AllocOp::create(b, loc, words);
-  } else {
-    info.g = memref::AllocOp::create(b, loc, MemRefType::get({D, S}, f32));
-  }
-  info.sumSq = memref::AllocOp::create(
-      b, loc, MemRefType::get({shape.numChunks(), S}, f32));
-  OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+  MemRefType gType = seededGType(proj);
+  Value g = memref::AllocOp::create(rewriter, loc, gType), loWords;
+  if (halfType && !layout.rowMajor && split)
+    loWords = memref::AllocOp::create(rewriter, loc, gType);
+  Value sumSq = memref::AllocOp::create(
+      rewriter, loc,
+      MemRefType::get({shape.numChunks(), S}, rewriter.getF32Type()));
+  OpBuilder kb = kernelBuilder();
   std::array<int64_t, 3> grid = {
       llvm::divideCeilSigned<int64_t>(S, kBlockThreads), shape.numChunks(), 1};
-  Value seed = map.lookup(proj.getSeed());
+  Value seed = proj.getSeed();
   if (halfType && layout.rowMajor) {
     createLaunch(
-        b, loc,
+        rewriter, loc,
         addKernel(buildProjectionKernel(kb, loc, shape, halfType, splitRows)),
-        grid, kBlockThreads, {seed, info.g, info.sumSq});
+        grid, kBlockThreads, {seed, g, sumSq});
   } else if (halfType) {
-    SmallVector<Value> args = {seed, info.g};
+    SmallVector<Value> args = {seed, g};
     if (split)
-      args.push_back(info.loWords);
-    args.push_back(info.sumSq);
+      args.push_back(loWords);
+    args.push_back(sumSq);
     createLaunch(
-        b, loc,
+        rewriter, loc,
         addKernel(buildPackedProjectionKernel(kb, loc, shape, halfType, split)),
         grid, kBlockThreads, args);
   } else
-    createLaunch(b, loc, addKernel(buildProjectionKernel(kb, loc, shape)), grid,
-                 kBlockThreads, {seed, info.g, info.sumSq});
-  seededProjections[proj.getResult()] = info;
-  return success();
+    createLaunch(rewriter, loc,
+                 addKernel(buildProjectionKernel(kb, loc, shape)), grid,
+                 kBlockThreads, {seed, g, sumSq});
+  SmallVector<Value> buffers = {g};
+  if (loWords)
+    buffers.push_back(loWords);
+  buffers.push_back(sumSq);
+  rewriter.replaceOpWithMultiple(proj,
+                                 SmallVector<SmallVector<Value>>{buffers});
 }
 
 /// A fused ECF on the SIMT or mma.sync kernel (the Hopper kernel in
-/// lowerWgmmaEcf), then the finalize kernel when the batch has several tiles.
-LogicalResult FunctionLowering::lowerFusedEcf(OpBuilder &b, FusedEcfOp ecf,
-                                              FusedEpilogueOp epi) {
+/// lowerWgmmaEcf), then the finalize kernel when the batch has several
+/// tiles; or, rooted here, the single launch or the Hopper kernel with the
+/// epilogue of its chain, emitted where the epilogue is.
+void Lowering::lowerFusedEcf(ConversionPatternRewriter &rewriter,
+                             FusedEcfOp ecf, Value input,
+                             ValueRange projection) {
   Location loc = ecf.getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  FusedEpilogueOp epi = singleLaunchChain.lookup(ecf);
+  if (epi) {
+    rewriter.setInsertionPoint(epi);
+    lowerSingleLaunch(rewriter, ecf, epi, input, projection.front());
+    return;
+  }
+  epi = tailChain.lookup(ecf);
+  if (epi)
+    rewriter.setInsertionPoint(epi);
+  Value x = toBuffer(rewriter, loc, input);
+  std::optional<SeededProjection> seeded = SeededProjection::of(projection);
   EcfKernelShape sh;
   fillEcfProblem(ecf, sh);
-  auto seeded = seededProjections.find(ecf.getProjection());
-  sh.seeded = seeded != seededProjections.end();
+  sh.seeded = seeded.has_value();
   sh.projectionElement =
-      sh.seeded ? cast<MemRefType>(seeded->second.g.getType()).getElementType()
-                : ecf.getProjection().getType().getElementType();
+      seeded ? cast<MemRefType>(seeded->g.getType()).getElementType()
+             : ecf.getProjection().getType().getElementType();
   EcfSchedule sched = ecfSchedule(ecf);
   sh.blockSlices = sched.blockSlices;
-  if (ecf.getSlices() && (!sched.wgmma || sched.wgmmaPersistent))
-    return ecf.emitOpError("the slices result needs the one-tile Hopper kernel "
-                           "(schedule kernel = wgmma)");
-  if (sched.wgmma)
-    return lowerWgmmaEcf(b, ecf, sh,
-                         seeded != seededProjections.end() ? &seeded->second
-                                                           : nullptr,
-                         sched.wgmmaPersistent, epi);
-  bool mma = sched.tensorCores;
-  sh.normChunks = sh.seeded ? seeded->second.chunks : 0;
-  sh.blockRows = sched.blockRows;
-  sh.blockSlices = sched.blockSlices;
-  sh.tileK = sched.tileK;
-  if (!mma)
-    for (int64_t t : {sh.blockRows, sh.blockSlices})
-      if (t != 16 && t != 32 && t != 64)
-        return ecf.emitOpError("tile sizes must be 16, 32 or 64, got ") << t;
-
-  SmallVector<Value> args = {map.lookup(ecf.getInput())};
-  sh.splitProjection = sh.seeded && seeded->second.loWords;
-  if (sh.seeded && mma) {
-    args.push_back(seeded->second.g);
-    if (sh.splitProjection)
-      args.push_back(seeded->second.loWords);
-    args.push_back(seeded->second.sumSq);
-  } else if (sh.seeded)
-    args.append({seeded->second.g, seeded->second.sumSq});
-  else
-    args.push_back(map.lookup(ecf.getProjection()));
-  OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
-  gpu::GPUFuncOp kernel = addKernel(mma ? buildFusedEcfMmaKernel(kb, loc, sh)
-                                        : buildFusedEcfKernel(kb, loc, sh));
-  finishEcf(b, loc, ecf, kernel,
-            {sh.numSliceTiles(), sh.numBatchTiles(), sh.numViews},
-            kBlockThreads, args, sh.numBatchTiles(), 0);
-  return success();
-}
-
-/// `count` i32 counters of a last-block reduction (arriveAtCounter): zeroed
-/// once when the runtime allocates them (`sigreg.zero_init`), left at zero
-/// by every launch.
-static Value allocCounters(OpBuilder &b, Location loc, int64_t count) {
-  auto counters =
-      memref::AllocOp::create(b, loc, MemRefType::get({count}, b.getI32Type()));
-  counters->setAttr("sigreg.zero_init", b.getUnitAttr());
-  return counters;
+  SmallVector<Value> results;
+  if (sched.wgmma) {
+    results =
+        lowerWgmmaEcf(rewriter, ecf, sh, x, projection.front(),
+                      seeded ? &*seeded : nullptr, sched.wgmmaPersistent, epi);
+  } else {
+    bool mma = sched.tensorCores;
+    sh.normChunks = seeded ? seeded->chunks : 0;
+    sh.blockRows = sched.blockRows;
+    sh.blockSlices = sched.blockSlices;
+    sh.tileK = sched.tileK;
+    SmallVector<Value> args = {x};
+    sh.splitProjection = seeded && seeded->loWords;
+    if (seeded && mma) {
+      args.push_back(seeded->g);
+      if (sh.splitProjection)
+        args.push_back(seeded->loWords);
+      args.push_back(seeded->sumSq);
+    } else if (seeded)
+      args.append({seeded->g, seeded->sumSq});
+    else
+      args.push_back(toBuffer(rewriter, loc, projection.front()));
+    OpBuilder kb = kernelBuilder();
+    gpu::GPUFuncOp kernel = addKernel(mma ? buildFusedEcfMmaKernel(kb, loc, sh)
+                                          : buildFusedEcfKernel(kb, loc, sh));
+    auto [cos, sin] =
+        finishEcf(rewriter, loc, ecf, kernel,
+                  {sh.numSliceTiles(), sh.numBatchTiles(), sh.numViews},
+                  kBlockThreads, args, sh.numBatchTiles(), 0);
+    results = {cos, sin};
+  }
+  if (!epi) {
+    SmallVector<Value> tensors;
+    for (Value buffer : results)
+      tensors.push_back(toTensor(rewriter, loc, buffer));
+    rewriter.replaceOp(ecf, tensors);
+    return;
+  }
+  // The epilogue's result was replaced by lowerWgmmaEcf; the means live in
+  // the kernel alone.
+  rewriter.eraseOp(*ecf.getCos().getUsers().begin());
+  rewriter.eraseOp(ecf);
 }
 
 /// The fused epilogue kernel: the statistic, clip and reduction.
-LogicalResult FunctionLowering::lowerEpilogue(OpBuilder &b,
-                                              FusedEpilogueOp epi) {
+void Lowering::lowerEpilogue(ConversionPatternRewriter &rewriter,
+                             FusedEpilogueOp epi, Value cos, Value sin) {
   Location loc = epi.getLoc();
-  FailureOr<EpilogueKernelShape> shape = epilogueShape(epi);
-  if (failed(shape))
-    return failure();
-  const EpilogueKernelShape &sh = *shape;
-  Value out = destination(b, epi.getResult());
-  OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+  EpilogueKernelShape sh = epilogueShape(epi);
+  Value cosBuf = toBuffer(rewriter, loc, cos),
+        sinBuf = toBuffer(rewriter, loc, sin);
+  Value out = resultBuffer(rewriter, epi.getResult());
+  OpBuilder kb = kernelBuilder();
   gpu::GPUFuncOp kernel = addKernel(buildEpilogueKernel(kb, loc, sh));
-  SmallVector<Value> args = {map.lookup(epi.getCos()), map.lookup(epi.getSin()),
-                             out};
+  SmallVector<Value> args = {cosBuf, sinBuf, out};
   if (sh.lastBlockReduction()) {
-    args.push_back(allocCounters(b, loc, 1));
+    args.push_back(allocCounters(rewriter, loc, 1));
     args.push_back(memref::AllocOp::create(
-        b, loc, MemRefType::get({sh.numBlocks()}, b.getF32Type())));
+        rewriter, loc,
+        MemRefType::get({sh.numBlocks()}, rewriter.getF32Type())));
   }
-  createLaunch(b, loc, kernel, {sh.numBlocks(), 1, 1}, kBlockThreads, args);
-  map.map(epi.getResult(), out);
-  return success();
-}
-
-/// Results: copied to the out-parameters unless the last kernel wrote them in
-/// place.
-LogicalResult FunctionLowering::lowerReturn(OpBuilder &b, func::ReturnOp ret) {
-  Location loc = ret.getLoc();
-  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
-    Value m = map.lookupOrNull(v);
-    if (!m || !isa<MemRefType>(m.getType()))
-      return ret.emitOpError("operand ")
-             << i << " has no buffer in the GPU host code (only inputs and "
-             << "results of the lowered ops can be returned)";
-    Value base = m;
-    while (Operation *def = base.getDefiningOp()) {
-      if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
-        break;
-      base = def->getOperand(0);
-    }
-    if (base != outParams[i])
-      memref::CopyOp::create(b, loc, m, outParams[i]);
-  }
-  func::ReturnOp::create(b, loc);
-  return success();
+  createLaunch(rewriter, loc, kernel, {sh.numBlocks(), 1, 1}, kBlockThreads,
+               args);
+  rewriter.replaceOp(epi, toTensor(rewriter, loc, out));
 }
 
 /// Launches a fused ECF kernel whose trailing arguments are the cos/sin
 /// outputs: the means when the batch is one tile, else per-tile sums that
-/// sigreg_ecf_finalize adds in a fixed order. Returns the ECF kernel's
-/// launch.
-gpu::LaunchFuncOp
-FunctionLowering::finishEcf(OpBuilder &b, Location loc, FusedEcfOp ecf,
-                            gpu::GPUFuncOp kernel, std::array<int64_t, 3> grid,
-                            int64_t blockThreads, SmallVector<Value> args,
-                            int64_t T, int64_t dynamicSharedBytes,
-                            bool sliceMajor, ValueRange trailingArgs) {
+/// sigreg_ecf_finalize adds in a fixed order. Returns the cos and sin
+/// buffers; with `programmatic`, the ECF kernel's launch may overlap the
+/// launch before it.
+std::pair<Value, Value> Lowering::finishEcf(
+    ConversionPatternRewriter &rewriter, Location loc, FusedEcfOp ecf,
+    gpu::GPUFuncOp kernel, std::array<int64_t, 3> grid, int64_t blockThreads,
+    SmallVector<Value> args, int64_t T, int64_t dynamicSharedBytes,
+    bool programmatic, bool sliceMajor, ValueRange trailingArgs) {
   auto cType = ecf.getCos().getType();
   int64_t V = cType.getDimSize(0), S = cType.getDimSize(1),
           P = cType.getDimSize(2);
   int64_t batch = ecf.getInput().getType().getDimSize(1);
   // Returned means (an entry point of the DDP split) are written in place.
-  Value cosOut = destination(b, ecf.getCos());
-  Value sinOut = destination(b, ecf.getSin());
+  Value cosOut = resultBuffer(rewriter, ecf.getCos());
+  Value sinOut = resultBuffer(rewriter, ecf.getSin());
   gpu::LaunchFuncOp launch;
   if (T == 1) {
     args.append({cosOut, sinOut});
     args.append(trailingArgs.begin(), trailingArgs.end());
-    launch = createLaunch(b, loc, kernel, grid, blockThreads, args,
+    launch = createLaunch(rewriter, loc, kernel, grid, blockThreads, args,
                           dynamicSharedBytes);
   } else {
     auto partType = MemRefType::get(sliceMajor ? ArrayRef<int64_t>{T, V, P, S}
                                                : ArrayRef<int64_t>{T, V, S, P},
-                                    b.getF32Type());
-    Value cosPart = memref::AllocOp::create(b, loc, partType);
-    Value sinPart = memref::AllocOp::create(b, loc, partType);
+                                    rewriter.getF32Type());
+    Value cosPart = memref::AllocOp::create(rewriter, loc, partType);
+    Value sinPart = memref::AllocOp::create(rewriter, loc, partType);
     args.append({cosPart, sinPart});
     args.append(trailingArgs.begin(), trailingArgs.end());
-    launch = createLaunch(b, loc, kernel, grid, blockThreads, args,
+    launch = createLaunch(rewriter, loc, kernel, grid, blockThreads, args,
                           dynamicSharedBytes);
-    OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+    OpBuilder kb = kernelBuilder();
     gpu::GPUFuncOp finalize = addKernel(
         buildEcfFinalizeKernel(kb, loc, T, V, S, P, batch, sliceMajor));
     createLaunch(
-        b, loc, finalize,
+        rewriter, loc, finalize,
         {llvm::divideCeilSigned<int64_t>(V * S * P, kBlockThreads), 1, 1},
         kBlockThreads, {cosPart, sinPart, cosOut, sinOut});
   }
-  map.map(ecf.getCos(), cosOut);
-  map.map(ecf.getSin(), sinOut);
-  return launch;
+  if (programmatic)
+    programmaticCandidates.push_back(launch);
+  return {cosOut, sinOut};
 }
 
 /// The tensor-map arguments of a Hopper kernel whose first arguments take
 /// tensor maps of `buffers`: each an nvgpu.tma.create.descriptor (encoded by
 /// the runtime from the bound buffer) with the box of the kernel's
 /// descriptor type, passed as a pointer to a by-value parameter.
-SmallVector<Value> FunctionLowering::tensorMapArgs(OpBuilder &b, Location loc,
-                                                   gpu::GPUFuncOp kernel,
-                                                   ArrayRef<Value> buffers) {
+SmallVector<Value> Lowering::tensorMapArgs(OpBuilder &b, Location loc,
+                                           gpu::GPUFuncOp kernel,
+                                           ArrayRef<Value> buffers) {
   // The kernel casts each tensor-map argument to its descriptor type.
   auto descriptorType = [&](unsigned index) {
     for (Operation *user : kernel.getArgument(index).getUsers())
@@ -651,48 +818,38 @@ SmallVector<Value> FunctionLowering::tensorMapArgs(OpBuilder &b, Location loc,
 }
 
 /// The ECF cotangent kernel (backward of the statistic, clip and
-/// reduction).
-LogicalResult FunctionLowering::lowerEcfCotangent(OpBuilder &b,
-                                                  EcfCotangentOp op) {
+/// reduction); a folded one is lowered with its fused backward.
+void Lowering::lowerEcfCotangent(ConversionPatternRewriter &rewriter,
+                                 EcfCotangentOp op, Value cos, Value sin,
+                                 Value grad) {
   Location loc = op.getLoc();
-  FailureOr<EpilogueKernelShape> shape = epilogueShape(op);
-  if (failed(shape))
-    return failure();
-  const EpilogueKernelShape &sh = *shape;
-  // Read only by a fused backward that forms dL/dy from saved slices: its
-  // gradient kernel computes each slice's cotangent itself (one launch and
-  // the dcos, dsin buffers fewer).
-  if (op.getDcos().hasOneUse() && op.getDsin().hasOneUse()) {
-    auto bwd = dyn_cast<FusedEcfBackwardOp>(*op.getDcos().getUsers().begin());
-    if (bwd && bwd.getSlices() && bwd.getDcos() == op.getDcos() &&
-        bwd.getDsin() == op.getDsin()) {
-      foldedCotangents[bwd.getOperation()] = {op, sh};
-      return success();
-    }
-  }
+  EpilogueKernelShape sh = epilogueShape(op);
+  SmallVector<Value> args = {toBuffer(rewriter, loc, cos),
+                             toBuffer(rewriter, loc, sin),
+                             toBuffer(rewriter, loc, grad)};
   MemRefType ecf = toMemref(op.getCos().getType());
-  Value dcos = memref::AllocOp::create(b, loc, ecf);
-  Value dsin = memref::AllocOp::create(b, loc, ecf);
-  OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+  Value dcos = memref::AllocOp::create(rewriter, loc, ecf);
+  Value dsin = memref::AllocOp::create(rewriter, loc, ecf);
+  args.append({dcos, dsin});
+  OpBuilder kb = kernelBuilder();
   gpu::GPUFuncOp kernel = addKernel(buildEcfCotangentKernel(kb, loc, sh));
-  createLaunch(b, loc, kernel,
+  createLaunch(rewriter, loc, kernel,
                {llvm::divideCeilSigned<int64_t>(sh.numViews * sh.numSlices,
                                                 kBlockThreads),
                 1, 1},
-               kBlockThreads,
-               {map.lookup(op.getCos()), map.lookup(op.getSin()),
-                map.lookup(op.getGrad()), dcos, dsin});
-  map.map(op.getDcos(), dcos);
-  map.map(op.getDsin(), dsin);
-  return success();
+               kBlockThreads, args);
+  rewriter.replaceOp(
+      op, {toTensor(rewriter, loc, dcos), toTensor(rewriter, loc, dsin)});
 }
 
 /// The fused backward on the Hopper machinery (docs/BACKWARD.md): the ECF
 /// gradient kernel recomputes y per 128-row tile and writes G = dL/dy
 /// (divided by ||g_s|| when seeded) in the input's 16-bit type, [V * N, S];
 /// the backward GEMM then forms dx = G g^T, K = S, into the result.
-LogicalResult FunctionLowering::lowerFusedEcfBackward(OpBuilder &b,
-                                                      FusedEcfBackwardOp op) {
+void Lowering::lowerFusedEcfBackward(ConversionPatternRewriter &rewriter,
+                                     FusedEcfBackwardOp op, Value input,
+                                     ValueRange projection, Value dcos,
+                                     Value dsin, ValueRange slices) {
   Location loc = op.getLoc();
   auto inType = op.getInput().getType();
   int64_t V = inType.getDimSize(0), N = inType.getDimSize(1),
@@ -700,46 +857,12 @@ LogicalResult FunctionLowering::lowerFusedEcfBackward(OpBuilder &b,
   int64_t S = op.getProjection().getType().getDimSize(1),
           P = op.getDcos().getType().getDimSize(2);
   Type elem = inType.getElementType();
-  auto fail = [&]() {
-    return op.emitOpError("has no fused GPU lowering for this problem: ");
-  };
-  if (!schedule.hopper || !schedule.tensorCores)
-    return fail() << "the fused backward runs on the Hopper kernels only "
-                     "(chip sm_90a with tensor cores); lower through "
-                     "--sigreg-naive-gpu-pipeline";
-  if (!elem.isBF16() && !elem.isF16())
-    return fail() << "it needs bf16 or f16 input, got " << elem
-                  << "; lower through --sigreg-naive-gpu-pipeline";
-  if (D % 8 || S % 8)
-    return fail() << "TMA needs D and S multiples of 8, got D = " << D
-                  << ", S = " << S
-                  << "; lower through --sigreg-naive-gpu-pipeline";
-  if (double err = fusedBackwardError(op); err > kFusedBackwardErrorBudget)
-    return fail() << "its estimated error with 16-bit roundings ("
-                  << llvm::formatv("{0:e1}", err).str() << ", N = " << N
-                  << ", D = " << D << ") exceeds the "
-                  << kFusedBackwardErrorBudget
-                  << " gradient tolerance; lower through "
-                     "--sigreg-naive-gpu-pipeline";
-  auto seeded = seededProjections.find(op.getProjection());
-  Value g;
-  if (seeded != seededProjections.end()) {
-    auto gType = cast<MemRefType>(seeded->second.g.getType());
-    if (gType.getElementType() != elem || gType.getShape() != ArrayRef{D, S})
-      return fail() << "its seeded projection is also read by a forward "
-                       "kernel that needs g in another layout than the "
-                       "row-major 16-bit one of the Hopper kernels";
-    g = seeded->second.g;
-  } else {
-    if (op.getProjection().getType().getElementType() != elem)
-      return fail() << "it needs an explicit projection of the input's type "
-                    << elem;
-    g = map.lookup(op.getProjection());
-  }
-  bool isSeeded = seeded != seededProjections.end();
+  std::optional<SeededProjection> seeded = SeededProjection::of(projection);
+  Value g = seeded ? seeded->g : toBuffer(rewriter, loc, projection.front());
   // The forward's tile rule (and its wgmma-slices option), at least 128
   // slices: the 64-slice tile is the forward's alone.
-  int64_t slices = std::max<int64_t>(128, wgmmaTileSlices(V, N, S, schedule));
+  int64_t tileSlices =
+      std::max<int64_t>(128, wgmmaTileSlices(V, N, S, schedule));
   WgmmaEcfShape w{V,
                   N,
                   D,
@@ -747,82 +870,93 @@ LogicalResult FunctionLowering::lowerFusedEcfBackward(OpBuilder &b,
                   P,
                   op.getTMax().convertToDouble(),
                   elem,
-                  isSeeded,
-                  isSeeded ? seeded->second.chunks : 0,
-                  getWgmmaTiling(slices)};
-  OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+                  seeded.has_value(),
+                  seeded ? seeded->chunks : 0,
+                  getWgmmaTiling(tileSlices)};
+  OpBuilder kb = kernelBuilder();
   Value grad =
-      memref::AllocOp::create(b, loc, MemRefType::get({V * N, S}, elem));
+      memref::AllocOp::create(rewriter, loc, MemRefType::get({V * N, S}, elem));
   SmallVector<Value> args;
-  if (Value saved = op.getSlices()) {
+  if (!slices.empty()) {
     // dL/dy from the forward's slices (--sigreg-save-slices): no GEMM; the
-    // cotangent folded in where lowerEcfCotangent left it to this kernel.
+    // cotangent folded in where planChains left it to this kernel.
     args = {memref::CollapseShapeOp::create(
-        b, loc, map.lookup(saved),
+        rewriter, loc, toBuffer(rewriter, loc, slices.front()),
         ArrayRef<ReassociationIndices>{{0, 1}, {2}})};
-    if (isSeeded)
-      args.push_back(seeded->second.sumSq);
-    auto folded = foldedCotangents.find(op.getOperation());
-    const EpilogueKernelShape *cotangent = nullptr;
-    if (folded != foldedCotangents.end()) {
-      EcfCotangentOp cot = folded->second.first;
-      cotangent = &folded->second.second;
-      args.append({map.lookup(cot.getCos()), map.lookup(cot.getSin()),
-                   map.lookup(cot.getGrad()), grad});
+    if (seeded)
+      args.push_back(seeded->sumSq);
+    EcfCotangentOp cot = foldedCotangents.lookup(op);
+    std::optional<EpilogueKernelShape> cotangent;
+    if (cot) {
+      cotangent = epilogueShape(cot);
+      for (Value v : {cot.getCos(), cot.getSin(), cot.getGrad()})
+        args.push_back(toBuffer(rewriter, loc, rewriter.getRemappedValue(v)));
     } else {
-      args.append({map.lookup(op.getDcos()), map.lookup(op.getDsin()), grad});
+      args.append(
+          {toBuffer(rewriter, loc, dcos), toBuffer(rewriter, loc, dsin)});
     }
+    args.push_back(grad);
     int64_t rowsPerBlock = ecfGradSliceRows(V, N, S);
-    createLaunch(b, loc,
-                 addKernel(buildEcfGradSlicesKernel(kb, loc, w, rowsPerBlock,
-                                                    cotangent)),
-                 {llvm::divideCeilSigned<int64_t>(S, kBlockThreads),
-                  llvm::divideCeilSigned<int64_t>(N, rowsPerBlock), V},
-                 kBlockThreads, args);
+    createLaunch(
+        rewriter, loc,
+        addKernel(buildEcfGradSlicesKernel(kb, loc, w, rowsPerBlock,
+                                           cotangent ? &*cotangent : nullptr)),
+        {llvm::divideCeilSigned<int64_t>(S, kBlockThreads),
+         llvm::divideCeilSigned<int64_t>(N, rowsPerBlock), V},
+        kBlockThreads, args);
   } else {
     // y recomputed from x viewed as [V * N, D].
     Value rows = memref::CollapseShapeOp::create(
-        b, loc, map.lookup(op.getInput()),
+        rewriter, loc, toBuffer(rewriter, loc, input),
         ArrayRef<ReassociationIndices>{{0, 1}, {2}});
     gpu::GPUFuncOp ecfGrad = addKernel(buildEcfGradWgmmaKernel(kb, loc, w));
-    args = tensorMapArgs(b, loc, ecfGrad, {rows, g});
-    if (isSeeded)
-      args.push_back(seeded->second.sumSq);
-    args.append({map.lookup(op.getDcos()), map.lookup(op.getDsin()), grad});
-    createLaunch(b, loc, ecfGrad, {w.numSliceTiles(), w.numBatchTiles(), V},
-                 w.tiling.threads, args, wgmmaDynamicSharedBytes(w.tiling));
+    args = tensorMapArgs(rewriter, loc, ecfGrad, {rows, g});
+    if (seeded)
+      args.push_back(seeded->sumSq);
+    args.append(
+        {toBuffer(rewriter, loc, dcos), toBuffer(rewriter, loc, dsin), grad});
+    createLaunch(rewriter, loc, ecfGrad,
+                 {w.numSliceTiles(), w.numBatchTiles(), V}, w.tiling.threads,
+                 args, wgmmaDynamicSharedBytes(w.tiling));
   }
 
   ProjectTransposeShape t{V * N, D, S, elem, getWgmmaTiling(kWgmmaTileSlices)};
   gpu::GPUFuncOp gemm = addKernel(buildProjectTransposeWgmmaKernel(kb, loc, t));
-  Value dx = destination(b, op.getResult());
+  Value dx = resultBuffer(rewriter, op.getResult());
   Value dxRows = memref::CollapseShapeOp::create(
-      b, loc, dx, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
-  args = tensorMapArgs(b, loc, gemm, {grad, g});
+      rewriter, loc, dx, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+  args = tensorMapArgs(rewriter, loc, gemm, {grad, g});
   args.push_back(dxRows);
-  createLaunch(b, loc, gemm,
+  createLaunch(rewriter, loc, gemm,
                {llvm::divideCeilSigned<int64_t>(D, t.tiling.slices),
                 llvm::divideCeilSigned<int64_t>(V * N, kWgmmaRows), 1},
                t.tiling.threads, args, wgmmaDynamicSharedBytes(t.tiling));
-  map.map(op.getResult(), dx);
-  return success();
+  rewriter.replaceOp(op, toTensor(rewriter, loc, dx));
+  if (EcfCotangentOp cot = foldedCotangents.lookup(op))
+    rewriter.eraseOp(cot);
 }
 
-/// Marks `launch` programmatic (kProgrammaticLaunchAttrName) when the step
-/// before it is a kernel launch: only allocations, constants, casts and
-/// tensor-map descriptors (no steps of the manifest) may lie between them.
-static void markProgrammaticLaunch(gpu::LaunchFuncOp launch) {
-  for (Operation *op = launch->getPrevNode(); op; op = op->getPrevNode()) {
-    if (isa<gpu::LaunchFuncOp>(op)) {
-      launch->setAttr(kProgrammaticLaunchAttrName,
-                      UnitAttr::get(launch.getContext()));
-      return;
+/// Keeps `launch` programmatic (kProgrammaticLaunchAttrName) when the step
+/// before it is a kernel launch: only allocations, constants, casts,
+/// reshapes, tensor-map descriptors and the bufferization casts (no steps
+/// of the manifest) may lie between them.
+void Lowering::settleProgrammaticLaunches() {
+  for (gpu::LaunchFuncOp launch : programmaticCandidates)
+    for (Operation *op = launch->getPrevNode(); op; op = op->getPrevNode()) {
+      if (isa<gpu::LaunchFuncOp>(op)) {
+        launch->setAttr(kProgrammaticLaunchAttrName,
+                        UnitAttr::get(launch.getContext()));
+        break;
+      }
+      if (!isa<memref::AllocOp, arith::ConstantOp, memref::CastOp,
+               memref::ExpandShapeOp, memref::CollapseShapeOp,
+               nvgpu::TmaCreateDescriptorOp, UnrealizedConversionCastOp,
+               bufferization::ToBufferOp, bufferization::ToTensorOp,
+               tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::DimOp>(
+              op))
+        break;
     }
-    if (!isa<memref::AllocOp, arith::ConstantOp, memref::CastOp,
-             memref::ExpandShapeOp, memref::CollapseShapeOp,
-             nvgpu::TmaCreateDescriptorOp, UnrealizedConversionCastOp>(op))
-      return;
-  }
+  programmaticCandidates.clear();
 }
 
 /// CTAs of the one-tile Hopper kernel's grid (kWgmmaRows-row tiles).
@@ -835,11 +969,10 @@ static int64_t wgmmaGridCtas(const EcfKernelShape &sh) {
 /// projection [D, S] get tensor maps (nvgpu.tma.create.descriptor, encoded
 /// by the runtime from the bound buffers), passed to the kernel as pointers
 /// to by-value parameters.
-LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
-                                              const EcfKernelShape &sh,
-                                              const SeededProjection *seeded,
-                                              bool persistent,
-                                              FusedEpilogueOp epi) {
+SmallVector<Value> Lowering::lowerWgmmaEcf(
+    ConversionPatternRewriter &rewriter, FusedEcfOp ecf,
+    const EcfKernelShape &sh, Value x, Value explicitProjection,
+    const SeededProjection *seeded, bool persistent, FusedEpilogueOp epi) {
   Location loc = ecf.getLoc();
   bool split = wgmmaSplitsInput(ecf);
   WgmmaEcfShape w{sh.numViews,
@@ -848,7 +981,7 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
                   sh.numSlices,
                   sh.numPoints,
                   sh.tMax,
-                  split ? b.getBF16Type() : sh.inputElement,
+                  split ? rewriter.getBF16Type() : sh.inputElement,
                   bool(seeded),
                   seeded ? seeded->chunks : 0,
                   getWgmmaTiling(sh.blockSlices, persistent,
@@ -860,48 +993,44 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
   w.splitFeatures = split || splitG ? wgmmaSplitFeatures(sh.featureDim) : 0;
   w.splitInput = split;
   // The tail (one-tile kernel): the finalize for few batch tiles, and the
-  // epilogue of a chain run() gave it.
+  // epilogue of a chain planChains gave it.
   EpilogueKernelShape epiShape;
   if (epi) {
-    FailureOr<EpilogueKernelShape> shape = epilogueShape(epi);
-    if (failed(shape))
-      return failure();
-    if (epi.getTMax() != ecf.getTMax())
-      return epi.emitOpError("t_max differs from its sigreg.fused_ecf's");
-    epiShape = *shape;
+    epiShape = epilogueShape(epi);
     w.epilogue = &epiShape;
   }
   w.foldFinalize = !persistent && wgmmaFoldsFinalize(w.numBatchTiles());
   // The slices for the fused backward (--sigreg-save-slices), written where
   // their reader finds them.
   Value slices;
-  // (lowerFusedEcf sends only the one-tile kernel here with a slices result.)
+  // (checkLowerable sends only the one-tile kernel here with a slices
+  // result.)
   if (ecf.getSlices()) {
     w.storeSlices = true;
-    slices = destination(b, ecf.getSlices());
-    map.map(ecf.getSlices(), slices);
+    slices = resultBuffer(rewriter, ecf.getSlices());
   }
-  OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+  OpBuilder kb = kernelBuilder();
   gpu::GPUFuncOp kernel =
       addKernel(persistent ? buildFusedEcfWgmmaPersistentKernel(kb, loc, w)
                            : buildFusedEcfWgmmaKernel(kb, loc, w));
 
-  Value x = map.lookup(ecf.getInput());
   Value rows = memref::CollapseShapeOp::create(
-      b, loc, x, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
-  Value projection = seeded ? seeded->g : map.lookup(ecf.getProjection());
+      rewriter, loc, x, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+  Value projection =
+      seeded ? seeded->g : toBuffer(rewriter, loc, explicitProjection);
   if (split) {
     // x as [V * N, 2 Dp] = [hi | lo]; an explicit A as [2 Dp, S] = [hi ; lo]
     // (a seeded g was generated so).
-    rows = splitOperand(b, loc, rows,
+    rows = splitOperand(rewriter, loc, rows,
                         {sh.numViews * sh.batch, sh.featureDim,
                          /*alongRows=*/false, w.splitFeatures});
     if (!seeded)
-      projection = splitOperand(b, loc, projection,
+      projection = splitOperand(rewriter, loc, projection,
                                 {sh.featureDim, sh.numSlices,
                                  /*alongRows=*/true, w.splitFeatures});
   }
-  SmallVector<Value> args = tensorMapArgs(b, loc, kernel, {rows, projection});
+  SmallVector<Value> args =
+      tensorMapArgs(rewriter, loc, kernel, {rows, projection});
   if (seeded)
     args.push_back(seeded->sumSq);
   // Persistent: one CTA per multiprocessor (at most one per tile).
@@ -914,54 +1043,61 @@ LogicalResult FunctionLowering::lowerWgmmaEcf(OpBuilder &b, FusedEcfOp ecf,
   SmallVector<Value> trailing;
   if (slices)
     trailing.push_back(memref::CollapseShapeOp::create(
-        b, loc, slices, ArrayRef<ReassociationIndices>{{0, 1}, {2}}));
+        rewriter, loc, slices, ArrayRef<ReassociationIndices>{{0, 1}, {2}}));
   int64_t T = w.numBatchTiles();
+  SmallVector<Value> results;
   if (!w.foldFinalize && !w.epilogue) {
-    markProgrammaticLaunch(finishEcf(b, loc, ecf, kernel, grid,
-                                     w.tiling.threads, args, T,
-                                     wgmmaDynamicSharedBytes(w.tiling),
-                                     /*sliceMajor=*/true, trailing));
-    return success();
-  }
-  // The kernel's tail writes the means, and with an epilogue the loss: one
-  // launch (forwardArgs has the argument order).
-  Value cosOut = destination(b, ecf.getCos());
-  Value sinOut = destination(b, ecf.getSin());
-  if (T == 1) {
-    args.append({cosOut, sinOut});
+    auto [cos, sin] =
+        finishEcf(rewriter, loc, ecf, kernel, grid, w.tiling.threads, args, T,
+                  wgmmaDynamicSharedBytes(w.tiling),
+                  /*programmatic=*/true, /*sliceMajor=*/true, trailing);
+    results = {cos, sin};
   } else {
-    auto partType = MemRefType::get(
-        {T, sh.numViews, sh.numPoints, sh.numSlices}, b.getF32Type());
-    args.push_back(memref::AllocOp::create(b, loc, partType));
-    args.push_back(memref::AllocOp::create(b, loc, partType));
+    // The kernel's tail writes the means, and with an epilogue the loss: one
+    // launch (forwardArgs has the argument order).
+    Value cosOut = resultBuffer(rewriter, ecf.getCos());
+    Value sinOut = resultBuffer(rewriter, ecf.getSin());
+    if (T == 1) {
+      args.append({cosOut, sinOut});
+    } else {
+      auto partType = MemRefType::get(
+          {T, sh.numViews, sh.numPoints, sh.numSlices}, rewriter.getF32Type());
+      args.push_back(memref::AllocOp::create(rewriter, loc, partType));
+      args.push_back(memref::AllocOp::create(rewriter, loc, partType));
+    }
+    args.append(trailing);
+    if (w.foldFinalize)
+      args.append({cosOut, sinOut});
+    if (w.numCounters())
+      args.push_back(allocCounters(rewriter, loc, w.numCounters()));
+    Value out;
+    if (epi) {
+      out = resultBuffer(rewriter, epi.getResult());
+      args.push_back(out);
+      if (epiShape.reduction != Reduction::none)
+        args.push_back(memref::AllocOp::create(
+            rewriter, loc,
+            MemRefType::get({sh.numViews * sh.numSlices},
+                            rewriter.getF32Type())));
+    }
+    programmaticCandidates.push_back(
+        createLaunch(rewriter, loc, kernel, grid, w.tiling.threads, args,
+                     wgmmaDynamicSharedBytes(w.tiling)));
+    if (epi)
+      rewriter.replaceOp(epi, toTensor(rewriter, loc, out));
+    results = {cosOut, sinOut};
   }
-  args.append(trailing);
-  if (w.foldFinalize)
-    args.append({cosOut, sinOut});
-  if (w.numCounters())
-    args.push_back(allocCounters(b, loc, w.numCounters()));
-  if (epi) {
-    Value out = destination(b, epi.getResult());
-    args.push_back(out);
-    if (epiShape.reduction != Reduction::none)
-      args.push_back(memref::AllocOp::create(
-          b, loc,
-          MemRefType::get({sh.numViews * sh.numSlices}, b.getF32Type())));
-    map.map(epi.getResult(), out);
-  }
-  markProgrammaticLaunch(createLaunch(b, loc, kernel, grid, w.tiling.threads,
-                                      args, wgmmaDynamicSharedBytes(w.tiling)));
-  map.map(ecf.getCos(), cosOut);
-  map.map(ecf.getSin(), sinOut);
-  return success();
+  if (slices)
+    results.push_back(slices);
+  return results;
 }
 
 /// A workspace with `value` (an f32 matrix) split into bf16 hi + lo parts
 /// by sigreg_split_operand, in the layout of `shape`.
-Value FunctionLowering::splitOperand(OpBuilder &b, Location loc, Value value,
-                                     const SplitOperandShape &shape) {
+Value Lowering::splitOperand(OpBuilder &b, Location loc, Value value,
+                             const SplitOperandShape &shape) {
   Value out = memref::AllocOp::create(b, loc, shape.outType(b.getContext()));
-  OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+  OpBuilder kb = kernelBuilder();
   createLaunch(
       b, loc, addKernel(buildSplitOperandKernel(kb, loc, shape)),
       {llvm::divideCeilSigned<int64_t>(shape.items(), kBlockThreads), 1, 1},
@@ -974,14 +1110,10 @@ Value FunctionLowering::splitOperand(OpBuilder &b, Location loc, Value value,
 /// when the runtime allocates them: `sigreg.zero_init`), per-batch-tile ECF
 /// sums when the batch spans several tiles, the per-slice statistics for
 /// mean/sum.
-LogicalResult FunctionLowering::lowerSingleLaunch(OpBuilder &b,
-                                                  FusedEpilogueOp epi) {
+void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
+                                 FusedEcfOp ecf, FusedEpilogueOp epi,
+                                 Value input, Value projection) {
   Location loc = epi.getLoc();
-  FusedEcfOp ecf = singleLaunchChain.lookup(epi.getOperation());
-  std::optional<int64_t> count =
-      getConstantIntValue(map.lookup(epi.getGlobalCount()));
-  if (!count)
-    return epi.emitOpError("needs a constant global count on the GPU");
   SingleLaunchShape sh;
   fillEcfProblem(ecf, sh);
   auto proj = ecf.getProjection().getDefiningOp<ProjectionOp>();
@@ -998,91 +1130,114 @@ LogicalResult FunctionLowering::lowerSingleLaunch(OpBuilder &b,
   sh.blockSlices = tiling.blockSlices;
   sh.tensorCores = singleLaunchUsesMma(tiling.projection);
   sh.splitProjection = tiling.projection == ProjectionMode::split;
-  sh.globalCount = *count;
+  sh.globalCount = *constantCount(epi.getGlobalCount());
   sh.clip = epi.getClip();
   sh.clipValue = epi.getClipValue().convertToDouble();
   sh.reduction = epi.getReduction();
-  if (epi.getTMax() != ecf.getTMax())
-    return epi.emitOpError("t_max differs from its sigreg.fused_ecf's");
 
-  Type f32 = b.getF32Type();
+  Type f32 = rewriter.getF32Type();
   int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints,
           T = sh.numBatchTiles();
-  Value out = destination(b, epi.getResult());
-  SmallVector<Value> args = {proj ? map.lookup(proj.getSeed())
-                                  : map.lookup(ecf.getProjection()),
-                             map.lookup(ecf.getInput()), out};
-  args.push_back(allocCounters(b, loc, sh.numCounters()));
+  Value out = resultBuffer(rewriter, epi.getResult());
+  SmallVector<Value> args = {proj ? proj.getSeed()
+                                  : toBuffer(rewriter, loc, projection),
+                             toBuffer(rewriter, loc, input), out};
+  args.push_back(allocCounters(rewriter, loc, sh.numCounters()));
   if (T > 1)
     for (int i = 0; i < 2; ++i)
-      args.push_back(
-          memref::AllocOp::create(b, loc, MemRefType::get({T, V, S, P}, f32)));
+      args.push_back(memref::AllocOp::create(
+          rewriter, loc, MemRefType::get({T, V, S, P}, f32)));
   if (sh.reduction != Reduction::none)
     args.push_back(
-        memref::AllocOp::create(b, loc, MemRefType::get({V * S}, f32)));
-  OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+        memref::AllocOp::create(rewriter, loc, MemRefType::get({V * S}, f32)));
+  OpBuilder kb = kernelBuilder();
   gpu::GPUFuncOp kernel = addKernel(buildSingleLaunchKernel(kb, loc, sh));
-  createLaunch(b, loc, kernel, {sh.numSliceTiles(), T, V}, kBlockThreads, args);
-  map.map(epi.getResult(), out);
-  return success();
+  createLaunch(rewriter, loc, kernel, {sh.numSliceTiles(), T, V}, kBlockThreads,
+               args);
+  rewriter.replaceOp(epi, toTensor(rewriter, loc, out));
+  rewriter.eraseOp(*ecf.getCos().getUsers().begin());
+  rewriter.eraseOp(ecf);
+  if (proj)
+    rewriter.eraseOp(proj);
 }
 
-LogicalResult FunctionLowering::run() {
-  if (failed(checkSupported()))
-    return failure();
-  oldFunc.walk([&](FusedEcfOp ecf) {
-    // The Hopper kernel runs the epilogue in its tail when its means are
-    // complete in the kernel (one batch tile, or the finalize folded in).
-    EcfSchedule sched = ecfSchedule(ecf);
-    if (sched.wgmma && !sched.wgmmaPersistent && !ecf.getSlices())
-      if (FusedEpilogueOp epi = foldableEpilogue(ecf)) {
-        int64_t T = llvm::divideCeilSigned<int64_t>(
-            ecf.getInput().getType().getDimSize(1), kWgmmaTileRows);
-        if (T == 1 || wgmmaFoldsFinalize(T)) {
-          for (Operation *op :
-               {ecf.getOperation(), *ecf.getCos().getUsers().begin(),
-                epi.getOperation()})
-            tailChain[op] = ecf;
-          return;
-        }
-      }
-    if (!runsAsSingleLaunch(ecf))
-      return;
-    auto ar = cast<AllReduceMeanOp>(*ecf.getCos().getUsers().begin());
-    Operation *epi = *ar.getCosGlobal().getUsers().begin();
-    for (Operation *op : {ecf.getOperation(), ar.getOperation(), epi,
-                          ecf.getProjection().getDefiningOp()})
-      if (op)
-        singleLaunchChain[op] = ecf;
-  });
-  SmallVector<Type> argTypes;
-  for (Type t : oldFunc.getArgumentTypes())
-    argTypes.push_back(isa<RankedTensorType>(t) ? toMemref(t) : t);
-  unsigned numInputs = argTypes.size();
-  for (Type t : oldFunc.getResultTypes()) {
-    if (!isa<RankedTensorType>(t))
-      return oldFunc.emitError("GPU lowering supports tensor results only");
-    argTypes.push_back(toMemref(t));
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+/// Base of the patterns: the shared Lowering.
+template <typename OpT> struct LoweringPattern : OpConversionPattern<OpT> {
+  LoweringPattern(MLIRContext *ctx, Lowering &lowering)
+      : OpConversionPattern<OpT>(ctx), lowering(lowering) {}
+  Lowering &lowering;
+};
+
+struct ProjectionLowering : LoweringPattern<ProjectionOp> {
+  using LoweringPattern::LoweringPattern;
+  LogicalResult
+  matchAndRewrite(ProjectionOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    lowering.lowerProjection(rewriter, op);
+    return success();
   }
-  OpBuilder b(oldFunc);
-  newFunc = func::FuncOp::create(b, oldFunc.getLoc(), oldFunc.getSymName(),
-                                 b.getFunctionType(argTypes, {}));
-  newFunc.setVisibility(oldFunc.getVisibility());
-  Block *entry = newFunc.addEntryBlock();
-  for (unsigned i = 0; i < numInputs; ++i)
-    map.map(oldFunc.getArgument(i), entry->getArgument(i));
-  for (unsigned i = numInputs; i < argTypes.size(); ++i)
-    outParams.push_back(entry->getArgument(i));
-  b.setInsertionPointToStart(entry);
-  for (Operation &op : oldFunc.getBody().front()) {
-    if (failed(lowerOp(b, &op))) {
-      newFunc.erase();
-      return failure();
-    }
+};
+
+struct FusedEcfLowering : LoweringPattern<FusedEcfOp> {
+  using LoweringPattern::LoweringPattern;
+  LogicalResult
+  matchAndRewrite(FusedEcfOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    lowering.lowerFusedEcf(rewriter, op, adaptor.getInput().front(),
+                           adaptor.getProjection());
+    return success();
   }
-  oldFunc.erase();
-  return success();
-}
+};
+
+/// One rank: the all-reduce is the identity.
+struct AllReduceMeanLowering : LoweringPattern<AllReduceMeanOp> {
+  using LoweringPattern::LoweringPattern;
+  LogicalResult
+  matchAndRewrite(AllReduceMeanOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(
+        op, {adaptor.getCos(), adaptor.getSin(), adaptor.getLocalCount()});
+    return success();
+  }
+};
+
+struct FusedEpilogueLowering : LoweringPattern<FusedEpilogueOp> {
+  using LoweringPattern::LoweringPattern;
+  LogicalResult
+  matchAndRewrite(FusedEpilogueOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    lowering.lowerEpilogue(rewriter, op, adaptor.getCos(), adaptor.getSin());
+    return success();
+  }
+};
+
+struct EcfCotangentLowering : LoweringPattern<EcfCotangentOp> {
+  using LoweringPattern::LoweringPattern;
+  LogicalResult
+  matchAndRewrite(EcfCotangentOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    lowering.lowerEcfCotangent(rewriter, op, adaptor.getCos(), adaptor.getSin(),
+                               adaptor.getGrad());
+    return success();
+  }
+};
+
+struct FusedEcfBackwardLowering : LoweringPattern<FusedEcfBackwardOp> {
+  using LoweringPattern::LoweringPattern;
+  LogicalResult
+  matchAndRewrite(FusedEcfBackwardOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    lowering.lowerFusedEcfBackward(
+        rewriter, op, adaptor.getInput().front(), adaptor.getProjection(),
+        adaptor.getDcos().front(), adaptor.getDsin().front(),
+        adaptor.getSlices());
+    return success();
+  }
+};
 
 struct ConvertSigregToGPUPass
     : sigreg::impl::ConvertSigregToGPUBase<ConvertSigregToGPUPass> {
@@ -1123,9 +1278,28 @@ struct ConvertSigregToGPUPass
     ConvertSigregToGPUOptions opts{
         blockRows, blockSlices, projectionChunk, tensorCores,
         hopper,    wgmmaSlices, wgmmaPersistent, singleLaunch};
-    for (func::FuncOp f : funcs)
-      if (failed(FunctionLowering(f, kernels, opts).run()))
+    Lowering lowering(kernels, scheduleOptions(opts));
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    patterns.add<ProjectionLowering, FusedEcfLowering, AllReduceMeanLowering,
+                 FusedEpilogueLowering, EcfCotangentLowering,
+                 FusedEcfBackwardLowering>(ctx, lowering);
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    // Everything but the sigreg ops is legal: the host code the patterns
+    // build (memref, gpu, nvgpu, arith, bufferization casts) and the tensor
+    // ops that bufferization lowers.
+    ConversionTarget target(*ctx);
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    target.addIllegalDialect<SigregDialect>();
+    target.addDynamicallyLegalOp<ProjectionOp, AllReduceMeanOp, FusedEpilogueOp,
+                                 EcfCotangentOp>(
+        [&](Operation *op) { return lowering.isAbsorbed(op); });
+    for (func::FuncOp f : funcs) {
+      if (failed(lowering.check(f)) ||
+          failed(applyPartialConversion(f, target, frozen)))
         return signalPassFailure();
+      lowering.settleProgrammaticLaunches();
+    }
   }
 };
 } // namespace

@@ -1,5 +1,5 @@
-// RUN: sigreg-opt %s -split-input-file --convert-sigreg-to-gpu=hopper=1 --canonicalize --cse | FileCheck %s
-// RUN: sigreg-opt %s -split-input-file --convert-sigreg-to-gpu="hopper=1 wgmma-slices=256" | FileCheck %s --check-prefix=SLICES256
+// RUN: sigreg-opt %s -split-input-file --convert-sigreg-to-gpu=hopper=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
+// RUN: sigreg-opt %s -split-input-file --convert-sigreg-to-gpu="hopper=1 wgmma-slices=256" --sigreg-gpu-bufferize | FileCheck %s --check-prefix=SLICES256
 
 // The fused backward (docs/BACKWARD.md) on the Hopper kernels, for V = 2
 // views of N = 300 rows (ragged: 3 batch tiles of 128), D = 136, S = 72,

@@ -1,4 +1,4 @@
-// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=hopper=0 --canonicalize --cse | FileCheck %s
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=hopper=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
 
 // The mma.sync fused ECF kernel (MmaEcfKernel.cpp) at the largest P: its
 // shared buffer holds the y tile (64 x 128 words) and then the upper row

@@ -1,5 +1,5 @@
-// RUN: sigreg-opt %s --split-input-file --convert-sigreg-to-gpu | FileCheck %s
-// RUN: sigreg-opt %s --split-input-file "--convert-sigreg-to-gpu=tensor-cores=false single-launch=0 hopper=false" | FileCheck %s
+// RUN: sigreg-opt %s --split-input-file --convert-sigreg-to-gpu --sigreg-gpu-bufferize | FileCheck %s
+// RUN: sigreg-opt %s --split-input-file "--convert-sigreg-to-gpu=tensor-cores=false single-launch=0 hopper=false" --sigreg-gpu-bufferize | FileCheck %s
 
 // --convert-sigreg-to-gpu builds the kernels a #sigreg.schedule written by
 // hand asks for, whatever its options would choose: without the attribute

@@ -1,7 +1,7 @@
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch=0 --canonicalize --cse | FileCheck %s
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch=0 | FileCheck %s --check-prefix=NOBIG
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu="block-rows=16 block-slices=64 single-launch=0" --canonicalize --cse | FileCheck %s --check-prefix=OPT
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu="block-rows=32 single-launch=0" --canonicalize --cse | FileCheck %s --check-prefix=ROWS32
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch=0 --sigreg-gpu-bufferize | FileCheck %s --check-prefix=NOBIG
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu="block-rows=16 block-slices=64 single-launch=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=OPT
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu="block-rows=32 single-launch=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=ROWS32
 
 // --convert-sigreg-to-gpu: host code on memrefs (results become trailing
 // out-parameters) launching the kernels of gpu.module @sigreg_kernels with

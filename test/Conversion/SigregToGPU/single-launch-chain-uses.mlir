@@ -1,4 +1,4 @@
-// RUN: sigreg-opt %s --convert-sigreg-to-gpu | FileCheck %s
+// RUN: sigreg-opt %s --convert-sigreg-to-gpu --sigreg-gpu-bufferize | FileCheck %s
 
 // Regression (found by test/Fuzz with seed 11 after the single launch
 // landed): the ECF means have a second use, so the chain is not the single

@@ -1,4 +1,4 @@
-// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --convert-sigreg-to-gpu | FileCheck %s
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --convert-sigreg-to-gpu --sigreg-gpu-bufferize | FileCheck %s
 
 // Issue 11, item 9: the accuracy rule for rounding the seeded projection g
 // to 16 bits in the tensor-core kernel. A reduced loss used to round g

@@ -1,4 +1,4 @@
-// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=hopper=1 --canonicalize --cse | FileCheck %s
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=hopper=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
 
 // The Hopper kernel's harmonics (forEachHarmonic, WgmmaEcfKernel.cpp) at
 // P = 33: per row a range-reduced sincos of theta on the SFU, the Chebyshev

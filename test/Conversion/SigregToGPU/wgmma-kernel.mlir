@@ -1,6 +1,6 @@
-// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=hopper=1 --canonicalize --cse | FileCheck %s
-// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=hopper=0 --canonicalize --cse | FileCheck %s --check-prefix=NOHOPPER
-// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu="hopper=1 wgmma-persistent=1" --canonicalize --cse | FileCheck %s --check-prefix=PERSIST
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=hopper=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=hopper=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=NOHOPPER
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu="hopper=1 wgmma-persistent=1" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=PERSIST
 
 // The Hopper fused ECF kernel (WgmmaEcfKernel.cpp), stage by stage, for
 // V = 3 views of N = 1000 rows, D = 200, S = 1928, P = 5, bf16, seeded, mean.

@@ -1,4 +1,4 @@
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=hopper=1 --canonicalize --cse | FileCheck %s
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=hopper=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
 
 // The Hopper kernel on split operands (wgmmaSplitsInput, WgmmaEcfShape::
 // splitFeatures): the GEMM's reduction runs over segments of Dp = D rounded
