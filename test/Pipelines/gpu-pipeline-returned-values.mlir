@@ -17,3 +17,18 @@ func.func @alone(%seed: i64) -> tensor<16x8xf32> {
   %a = sigreg.projection seed(%seed) : tensor<16x8xf32>
   return %a : tensor<16x8xf32>
 }
+
+// -----
+
+// A loss returned twice crashed buffer-results-to-out-params (upstream: the
+// hoisted allocation was named again for the second out-parameter). The
+// second one is now a copy of the first.
+// CHECK-LABEL: func.func @loss_twice(
+// CHECK-SAME:      %[[OUT0:[^:]*]]: memref<f32>, %[[OUT1:[^:]*]]: memref<f32>) {
+// CHECK:         gpu.launch_func {{.*}}, %[[OUT0]] : memref<f32>
+// CHECK-NEXT:    memref.copy %[[OUT0]], %[[OUT1]] : memref<f32> to memref<f32>
+// CHECK-NEXT:    return
+func.func @loss_twice(%x: tensor<1x64x16xf32>, %seed: i64) -> (tensor<f32>, tensor<f32>) {
+  %l = sigreg.loss %x seed(%seed) slices = 8 : tensor<1x64x16xf32> -> tensor<f32>
+  return %l, %l : tensor<f32>, tensor<f32>
+}

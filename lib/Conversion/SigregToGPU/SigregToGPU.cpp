@@ -1161,6 +1161,26 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
     rewriter.eraseOp(proj);
 }
 
+/// buffer-results-to-out-params hoists a returned allocation into its
+/// out-parameter, and a second return of it would then name the erased
+/// allocation (an upstream crash): each repeated return value becomes a copy
+/// (bufferization.alloc_tensor copy), a memref.copy from the first
+/// out-parameter after bufferization.
+void copyRepeatedResults(func::FuncOp func) {
+  func.walk([](func::ReturnOp ret) {
+    OpBuilder b(ret);
+    for (OpOperand &operand : ret->getOpOperands()) {
+      Value v = operand.get();
+      if (!llvm::is_contained(
+              ret.getOperands().take_front(operand.getOperandNumber()), v))
+        continue;
+      operand.set(bufferization::AllocTensorOp::create(
+          b, ret.getLoc(), cast<RankedTensorType>(v.getType()), ValueRange(),
+          v));
+    }
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // Patterns
 //===----------------------------------------------------------------------===//
@@ -1299,6 +1319,7 @@ struct ConvertSigregToGPUPass
           failed(applyPartialConversion(f, target, frozen)))
         return signalPassFailure();
       lowering.settleProgrammaticLaunches();
+      copyRepeatedResults(f);
     }
   }
 };
