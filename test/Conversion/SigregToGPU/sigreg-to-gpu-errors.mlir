@@ -2,9 +2,11 @@
 // RUN: not sigreg-opt %s -split-input-file --convert-sigreg-to-gpu="block-rows=48" 2>&1 | FileCheck %s --check-prefix=ROWS
 // RUN: not sigreg-opt %s --convert-sigreg-to-gpu="block-slices=512" 2>&1 | FileCheck %s --check-prefix=SLICES
 // RUN: not sigreg-opt %s --convert-sigreg-to-gpu="projection-chunk=0" 2>&1 | FileCheck %s --check-prefix=CHUNK
+// RUN: not sigreg-opt %s -split-input-file --convert-sigreg-to-gpu="block-rows=128" 2>&1 | FileCheck %s --check-prefix=TILES
 
 // Errors of --convert-sigreg-to-gpu: unfused or undecomposed ops, dynamic
-// shapes, more than one rank, ops it does not know, bad tile options.
+// shapes, more than one rank, ops it does not know, bad tile options, and
+// the checks of the patterns' preconditions (all before any rewrite).
 
 // ROWS: error: block-rows and block-slices must be 0 or a power of two up to 256, got 48
 // SLICES: error: block-rows and block-slices must be 0 or a power of two up to 256, got 512
@@ -164,4 +166,45 @@ func.func @backward(%x: tensor<1x4x16xf32>, %a: tensor<16x8xf32>, %c: tensor<1x8
   %dy = sigreg.ecf_grad %y, %dc, %ds : tensor<1x4x8xf32>, tensor<1x8x3xf32>
   %dx = sigreg.project_transpose %dy, %a : tensor<1x4x8xf32>, tensor<16x8xf32> -> tensor<1x4x16xf32>
   return %dx : tensor<1x4x16xf32>
+}
+
+// -----
+
+// The checks of the lowering run before any op is rewritten: each is one
+// error at the op (the conversion itself never fails after building
+// kernels).
+func.func @dim_index(%x: tensor<1x64x16xf32>, %a: tensor<16x8xf32>, %i: index) -> tensor<f32> {
+  %c, %s = sigreg.fused_ecf %x, %a : tensor<1x64x16xf32>, tensor<16x8xf32> -> tensor<1x8x17xf32>
+  // expected-error @+1 {{'tensor.dim' op needs a constant dimension index}}
+  %n = tensor.dim %x, %i : tensor<1x64x16xf32>
+  %r = sigreg.fused_epilogue %c, %s, %n : tensor<1x8x17xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+// The single launch runs the epilogue with the ECF's t_max.
+func.func @chain_t_max(%x: tensor<1x64x16xf32>, %a: tensor<16x8xf32>) -> tensor<f32> {
+  %n = arith.constant 64 : index
+  %c, %s = sigreg.fused_ecf %x, %a : tensor<1x64x16xf32>, tensor<16x8xf32> -> tensor<1x8x17xf32>
+  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n world_size = 1 : tensor<1x8x17xf32>
+  // expected-error @+1 {{'sigreg.fused_epilogue' op t_max differs from its sigreg.fused_ecf's}}
+  %r = sigreg.fused_epilogue %cg, %sg, %ng t_max = 2.0 : tensor<1x8x17xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+func.func @slices_off_hopper(%x: tensor<1x64x16xf32>, %a: tensor<16x8xf32>) -> (tensor<1x8x17xf32>, tensor<1x64x8xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op the slices result needs the one-tile Hopper kernel (schedule kernel = wgmma)}}
+  %c, %s, %y = sigreg.fused_ecf %x, %a : tensor<1x64x16xf32>, tensor<16x8xf32> -> tensor<1x8x17xf32>, slices tensor<1x64x8xf32>
+  return %c, %y : tensor<1x8x17xf32>, tensor<1x64x8xf32>
+}
+
+// -----
+
+// TILES: error: 'sigreg.fused_ecf' op tile sizes must be 16, 32 or 64, got 128
+func.func @simt_tiles(%x: tensor<1x640x16xf32>, %a: tensor<16x8xf32>) -> tensor<1x8x17xf32> {
+  %c, %s = sigreg.fused_ecf %x, %a : tensor<1x640x16xf32>, tensor<16x8xf32> -> tensor<1x8x17xf32>
+  return %c : tensor<1x8x17xf32>
 }

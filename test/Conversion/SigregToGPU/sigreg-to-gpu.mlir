@@ -2,10 +2,12 @@
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch=0 --sigreg-gpu-bufferize | FileCheck %s --check-prefix=NOBIG
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu="block-rows=16 block-slices=64 single-launch=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=OPT
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu="block-rows=32 single-launch=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=ROWS32
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch=0 | FileCheck %s --check-prefix=TENSOR
 
-// --convert-sigreg-to-gpu: host code on memrefs (results become trailing
-// out-parameters) launching the kernels of gpu.module @sigreg_kernels with
-// the schedules of Kernels.cpp / docs/GPU-SCHEDULES.md, 256 threads a block:
+// --convert-sigreg-to-gpu then --sigreg-gpu-bufferize: host code on memrefs
+// (results become trailing out-parameters) launching the kernels of
+// gpu.module @sigreg_kernels with the schedules of Kernels.cpp /
+// docs/GPU-SCHEDULES.md, 256 threads a block:
 //   sigreg_projection   grid (ceil(S/256), ceil(D/64), 1)
 //   sigreg_fused_ecf    grid (ceil(S/BS), ceil(N/BM), V); BM = 16 if N <= 16,
 //                       32 if N <= 32, else 64; BS = 64 halved (down to 16)
@@ -18,6 +20,32 @@
 //                       blocks, the block sums added by the last block
 //                       (a zero_init counter)
 // Neither the [V, N, S, P] tensor nor y [V, N, S] is ever allocated.
+
+// The pass alone (TENSOR): one pattern per fused op; the function boundary
+// stays on tensors. Each op reads its operands through a read-only
+// bufferization.to_buffer (the seeded projection's buffers directly: it is
+// replaced 1:N by them), writes fresh memref.alloc buffers and yields
+// bufferization.to_tensor of its results; --sigreg-gpu-bufferize (the other
+// RUN lines) turns the returned allocation into the out-parameter.
+// TENSOR-LABEL: func.func @seeded_sum(
+// TENSOR-SAME:      %[[X:.*]]: tensor<37x129xf32>, %[[SEED:.*]]: i64) -> tensor<f32> {
+// TENSOR:         %[[X3:.*]] = tensor.expand_shape %[[X]]
+// TENSOR-NEXT:    %[[G:.*]] = memref.alloc() : memref<129x77xf32>
+// TENSOR-NEXT:    %[[SS:.*]] = memref.alloc() : memref<9x77xf32>
+// TENSOR:         gpu.launch_func @sigreg_kernels::@sigreg_projection {{.*}} args(%[[SEED]] : i64, %[[G]] : memref<129x77xf32>, %[[SS]] : memref<9x77xf32>)
+// TENSOR-NEXT:    %[[XB:.*]] = bufferization.to_buffer %[[X3]] read_only : tensor<1x37x129xf32> to memref<1x37x129xf32>
+// TENSOR-NEXT:    %[[COS:.*]] = memref.alloc() : memref<1x77x9xf32>
+// TENSOR-NEXT:    %[[SIN:.*]] = memref.alloc() : memref<1x77x9xf32>
+// TENSOR:         gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf {{.*}} args(%[[XB]] : memref<1x37x129xf32>, %[[G]] : memref<129x77xf32>, %[[SS]] : memref<9x77xf32>, %[[COS]] : memref<1x77x9xf32>, %[[SIN]] : memref<1x77x9xf32>)
+// TENSOR-NEXT:    %[[COST:.*]] = bufferization.to_tensor %[[COS]] restrict writable : memref<1x77x9xf32> to tensor<1x77x9xf32>
+// TENSOR-NEXT:    %[[SINT:.*]] = bufferization.to_tensor %[[SIN]] restrict writable : memref<1x77x9xf32> to tensor<1x77x9xf32>
+// TENSOR-NEXT:    %[[COSB:.*]] = bufferization.to_buffer %[[COST]] read_only
+// TENSOR-NEXT:    %[[SINB:.*]] = bufferization.to_buffer %[[SINT]] read_only
+// TENSOR-NEXT:    %[[OUT:.*]] = memref.alloc() : memref<f32>
+// TENSOR:         gpu.launch_func @sigreg_kernels::@sigreg_epilogue {{.*}} args(%[[COSB]] : memref<1x77x9xf32>, %[[SINB]] : memref<1x77x9xf32>, %[[OUT]] : memref<f32>)
+// TENSOR-NEXT:    %[[L:.*]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<f32> to tensor<f32>
+// TENSOR-NEXT:    return %[[L]] : tensor<f32>
+// TENSOR-NOT:     sigreg.{{projection|fused_ecf|all_reduce_mean|fused_epilogue}}
 
 // NOBIG-NOT: memref<1x37x77x9xf32>
 // NOBIG-NOT: memref<1x37x77xf32>
