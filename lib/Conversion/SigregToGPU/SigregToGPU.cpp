@@ -12,12 +12,12 @@
 // Upstream one-shot bufferization (function boundaries, identity layouts)
 // and buffer-results-to-out-params (hoisting static allocations) then give
 // the memref signature, the same bufferization as the naive path
-// (--sigreg-bufferize; both GPU pipelines run it): tensor arguments become
+// (--sigreg-gpu-bufferize; both GPU pipelines run it): tensor arguments become
 // memref arguments, results trailing out-parameters that the last kernel
 // writes in place (its result allocation is hoisted into the
 // out-parameter). A result returned through a tensor.collapse_shape is
 // allocated in the returned shape and expanded for the kernel, so that it is
-// written in place too.
+// written in place too; a value returned twice is copied the second time.
 //
 // Why patterns and no BufferizableOpInterface on the fused ops: a fused op's
 // buffers depend on its neighbours (a seeded projection's layout on its
@@ -35,7 +35,7 @@
 // ecf_cotangent that the gradient kernel of its fused_ecf_backward folds in.
 //
 // Everything that can reject an op is checked before the conversion
-// (FunctionPlan::check), so that each diagnostic is one error at the op and
+// (Lowering::check), so that each diagnostic is one error at the op and
 // no pattern fails after building kernels (those are appended to
 // gpu.module @sigreg_kernels outside the converted function).
 //
