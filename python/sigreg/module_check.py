@@ -24,12 +24,14 @@ without the compiler, artifacts compiled elsewhere into that cache) and run thro
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
 import time
 
 import torch
 
+from . import torch as st
 from .torch import SIGReg, projection, sigreg_loss
 from .torch_ref import sigreg_eager
 
@@ -43,6 +45,8 @@ CONFIGS = [
     ("ragged-clamp-none", 2, 300, 200, 104, 5, torch.bfloat16, "clamp_min", 0.5, "none"),
 ]
 SEED = 11
+# The training smoke test's SIGReg call: emb [256, 256] bf16 (autocast), 256 slices.
+TRAIN_CONFIG = ("train", 0, 256, 256, 256, 17, torch.bfloat16, "zero_below", None, "mean")
 
 
 def _x(V, N, D, dtype, seed=1):
@@ -51,11 +55,26 @@ def _x(V, N, D, dtype, seed=1):
     return torch.randn(shape, generator=g, device="cuda").to(dtype)
 
 
+@contextlib.contextmanager
+def _split_only():
+    """The compiled backend through the DDP split's two entry points (what traced code and
+    torch.distributed run) instead of the whole-loss artifacts a single process takes."""
+    saved = st._whole_function
+    st._whole_function = lambda *args: None
+    try:
+        yield
+    finally:
+        st._whole_function = saved
+
+
 def _loss_and_grad(x, S, P, clip_mode, clip_value, reduction, backend):
+    """``backend``: 'compiled', 'split' (compiled, the split forced) or 'torch'."""
     x = x.detach().clone().requires_grad_(True)
-    loss = sigreg_loss(x, seed=SEED, num_slices=S, num_points=P, clip_value=clip_value,
-                       clip_mode=clip_mode, reduction=reduction, backend=backend)
-    loss.sum().backward()
+    with _split_only() if backend == "split" else contextlib.nullcontext():
+        loss = sigreg_loss(x, seed=SEED, num_slices=S, num_points=P, clip_value=clip_value,
+                           clip_mode=clip_mode, reduction=reduction,
+                           backend="compiled" if backend == "split" else backend)
+        loss.sum().backward()
     return loss.detach().double(), x.grad.double()
 
 
@@ -69,7 +88,7 @@ def check(configs):
     for name, V, N, D, S, P, dt, mode, cv, red in configs:
         x = _x(V, N, D, dt)
         ref_l, ref_g = _loss_and_grad(x.double(), S, P, mode, cv, red, "torch")
-        for backend in ("compiled", "torch"):
+        for backend in ("compiled", "split", "torch"):
             loss, grad = _loss_and_grad(x, S, P, mode, cv, red, backend)
             if red == "none":  # per slice, floor 0.1 x the mean (docs/CONTRACT.md)
                 floor = 0.1 * ref_l.abs().mean()
@@ -84,17 +103,18 @@ def check(configs):
 
 
 def check_traced():
-    """backend='compiled' under torch.compile(fullgraph=True): the custom ops trace (fake
-    implementations) and give what the eager call gives."""
+    """backend='compiled' under torch.compile(fullgraph=True): the custom ops of the split
+    trace (fake implementations) and give what the eager call through the split gives."""
     x = _x(0, 1024, 1024, torch.bfloat16)
     knobs = dict(seed=torch.tensor(SEED), num_slices=1024, backend="compiled")
-    eager_l, eager_g = _loss_and_grad_fn(lambda t: sigreg_loss(t, **knobs), x)
+    with _split_only():
+        eager_l, eager_g = _loss_and_grad_fn(lambda t: sigreg_loss(t, **knobs), x)
     traced = torch.compile(lambda t: sigreg_loss(t, **knobs), fullgraph=True)
     loss, grad = _loss_and_grad_fn(traced, x)
     le, ge = _rel(loss, eager_l), _rel(grad, eager_g)
     ok = le <= 1e-6 and ge <= 1e-6
     print(f"{'mid, torch.compile':22} {'compiled':9} {le:9.2e} {ge:9.2e} "
-          f"{'PASS' if ok else 'FAIL'} (against the eager call)")
+          f"{'PASS' if ok else 'FAIL'} (against the eager call through the split)")
     return not ok
 
 
@@ -139,7 +159,8 @@ def _graph_ms(fn, iters=50):
 
 
 def bench(configs, with_compile):
-    cols = ["compiled", "compiled+graph", "eager", "eager+graph"] + (["compile"] if with_compile else [])
+    cols = (["compiled", "compiled+graph", "split", "split+graph", "eager", "eager+graph"]
+            + (["compile"] if with_compile else []))
     print("\n" + f"{'config':22} " + " ".join(f"{c:>14}" for c in cols)
           + "   (ms, forward + backward)")
     for name, V, N, D, S, P, dt, mode, cv, red in configs:
@@ -159,8 +180,12 @@ def bench(configs, with_compile):
                   clip_value=cv or 0.0, num_points=P, reduction=red).sum().backward()
             return step
 
-        row = [_median_ms(ours), _graph_ms(ours), _median_ms(eager_step(sigreg_eager)),
-               _graph_ms(eager_step(sigreg_eager))]
+        def split():
+            with _split_only():
+                ours()
+
+        row = [_median_ms(ours), _graph_ms(ours), _median_ms(split), _graph_ms(split),
+               _median_ms(eager_step(sigreg_eager)), _graph_ms(eager_step(sigreg_eager))]
         if with_compile:
             row.append(_median_ms(eager_step(torch.compile(sigreg_eager))))
         print(f"{name:22} " + " ".join(f"{t:14.4f}" if t is not None else f"{'n/a':>14}"
@@ -209,6 +234,34 @@ def train(steps=200):
     return not ok
 
 
+def precompile(configs) -> int:
+    """Compiles into the cache (``$SIGREG_CACHE_DIR``) every artifact the checks run: per
+    configuration the whole loss and its gradient (a single process) and the split's two entry
+    points (traced code, torch.distributed), and the training run's; needs the compiler, not a
+    GPU. Returns the number of artifacts that failed to compile."""
+    from .compile import CompileError, Problem, compile_artifact  # noqa: PLC0415
+
+    jobs = []
+    for name, V, N, D, S, P, dt, mode, cv, red in configs + [TRAIN_CONFIG]:
+        shape = (V, N, D) if V else (N, D)
+        for gradient in (False, True):
+            jobs.append((name, st.whole_problem(shape, dt, S, P, 3.0, cv, mode, red, gradient)))
+        for ep in ("ecf", "ecf_backward"):
+            jobs.append((name, Problem(N=N, D=D, S=S, V=max(V, 1), P=P, t_max=3.0,
+                                       dtype=st._TORCH_DTYPES[dt], projection="seed",
+                                       reduction="none" if ep == "ecf" and red == "none"
+                                       else "mean", entry_point=ep)))
+    failed = 0
+    for name, p in jobs:
+        what = p.entry_point or ("loss_grad" if p.gradient else "loss")
+        try:
+            print(f"{name:22} {what:12} {compile_artifact(p)}")
+        except CompileError as e:
+            failed += 1
+            print(f"{name:22} {what:12} FAILED: {str(e).splitlines()[0]}")
+    return failed
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bench", action="store_true")
@@ -217,8 +270,13 @@ def main(argv=None):
     ap.add_argument("--traced", action="store_true",
                     help="also the compiled backend under torch.compile(fullgraph=True)")
     ap.add_argument("--only", default="", help="comma-separated configuration names")
+    ap.add_argument("--precompile", action="store_true",
+                    help="only compile the artifacts the checks run into the cache (on a "
+                         "machine with the compiler), then exit")
     args = ap.parse_args(argv)
     configs = [c for c in CONFIGS if not args.only or c[0] in args.only.split(",")]
+    if args.precompile:
+        return 1 if precompile(configs) else 0
     failed = check(configs)
     if args.traced:
         failed += check_traced()

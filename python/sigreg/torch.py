@@ -331,6 +331,96 @@ def _use_compiled(backend: str, x3: torch.Tensor, S: int, P: int, t_max: float,
     return why is None
 
 
+# 1c. The whole loss in one compiled call (a single process)
+# ---------------------------------------------------------------------------
+
+# (x shape, dtype, S, P, t_max, clip_value, clip_mode, reduction, gradient) -> CapiFunction, or
+# the reason there is none.
+_WHOLE: dict = {}
+
+
+def whole_problem(shape, dtype: torch.dtype, S: int, P: int, t_max: float, clip_value,
+                  clip_mode: str, reduction: str, gradient: bool):
+    """The ``sigreg.compile.Problem`` of the whole-loss artifact (``gradient``: its
+    ``sigreg.loss_grad``) that a single-process call on x of ``shape`` and ``dtype`` runs
+    (compile it ahead into a cache for a machine without the compiler)."""
+    from .compile import Problem  # noqa: PLC0415
+
+    return Problem(N=int(shape[-2]), D=int(shape[-1]), S=int(S),
+                   V=int(shape[0]) if len(shape) == 3 else 0, P=int(P), t_max=float(t_max),
+                   clip="none" if clip_value is None else clip_mode,
+                   clip_value=0.0 if clip_value is None else float(clip_value),
+                   reduction=reduction, dtype=_TORCH_DTYPES[dtype], projection="seed",
+                   gradient=gradient)
+
+
+def _whole_function(x: torch.Tensor, S: int, P: int, t_max: float, clip_value, clip_mode: str,
+                    reduction: str, gradient: bool):
+    """The compiled ``sigreg.loss`` (``gradient`` False) or ``sigreg.loss_grad`` (True) of the
+    whole problem of ``x`` ([N, D] or [V, N, D], bf16/f16, CUDA) with its knobs, compiled on
+    demand; None when it cannot be had (the reason is kept, so that a problem the compiler
+    rejects is not compiled again every call)."""
+    key = (tuple(x.shape), x.dtype, S, P, t_max, clip_value, clip_mode, reduction, gradient)
+    got = _WHOLE.get(key)
+    if got is None:
+        from .capi import CapiError, CapiFunction  # noqa: PLC0415 (lazy: needs the runtime)
+        from .compile import CompileError, CompilerNotFound, compile_artifact  # noqa: PLC0415
+        problem = whole_problem(tuple(x.shape), x.dtype, S, P, t_max, clip_value, clip_mode,
+                                reduction, gradient)
+        try:
+            got = CapiFunction(str(compile_artifact(problem)))
+        except (CompileError, CompilerNotFound, CapiError, OSError) as e:
+            got = str(e)
+        _WHOLE[key] = got
+    return None if isinstance(got, str) else got
+
+
+class _LossCompiled(torch.autograd.Function):
+    """The loss of a single process in one compiled call, and dL/dx in one more: the
+    artifacts of ``sigreg.loss`` and ``sigreg.loss_grad`` (the cotangent ``g`` of the loss is
+    the gradient artifact's input). No torch op runs between them, so a training step costs
+    two C ABI calls of host time instead of the split's two entry points and the statistic's
+    autograd node (docs/TORCH.md, "The compiled backend")."""
+
+    @staticmethod
+    def forward(ctx, x, seed, loss_fn, grad_fn):
+        ctx.save_for_backward(x)
+        ctx.seed, ctx.grad_fn = seed, grad_fn
+        return loss_fn(x.contiguous(), seed=seed)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        dx = None
+        if ctx.needs_input_grad[0]:
+            dx = ctx.grad_fn(x.contiguous(), seed=ctx.seed,
+                             grad=g.float().contiguous()).to(x.dtype)
+        return dx, None, None, None
+
+
+def _whole_loss(x, seed, S: int, P: int, t_max: float, clip_value, clip_mode: str,
+                reduction: str):
+    """The loss on the whole-problem artifacts (with the gradient's when autograd will need
+    it), or None when they cannot be had (the caller then takes the split)."""
+    loss_fn = _whole_function(x, S, P, t_max, clip_value, clip_mode, reduction, False)
+    if loss_fn is None:
+        return None
+    grad_fn = None
+    if torch.is_grad_enabled() and x.requires_grad:
+        grad_fn = _whole_function(x, S, P, t_max, clip_value, clip_mode, reduction, True)
+        if grad_fn is None:
+            return None
+    value = int(seed.item()) if isinstance(seed, torch.Tensor) else int(seed)
+    return _LossCompiled.apply(x, value, loss_fn, grad_fn)
+
+
+def _single_process(distributed: Optional[bool], group) -> bool:
+    """The call averages nothing over ranks: not distributed, or a group of one rank."""
+    if distributed is None:
+        distributed = dist.is_available() and dist.is_initialized()
+    return not distributed or dist.get_world_size(group) == 1
+
+
 # ---------------------------------------------------------------------------
 # 2. The distributed boundary
 # ---------------------------------------------------------------------------
@@ -429,6 +519,19 @@ def sigreg_loss(x: torch.Tensor, A: Optional[torch.Tensor] = None, *, seed=None,
         if num_slices is None:
             raise ValueError("num_slices is required with a seed")
         reduced = reduction != "none"
+        # A single process in eager mode, no clip: the whole loss in one compiled call (traced
+        # code keeps the custom ops of the split, which have fake implementations). A clipped
+        # loss takes the split, whose gate is computed once from the means: the whole path's
+        # two artifacts each compute their own statistics (the gradient's from its own
+        # forward, with g rounded to 16 bits where the loss's keeps it split), so a slice
+        # within rounding of the threshold could be clipped in the loss and not in dL/dx
+        # (seen on the H200: V 2, N 300, S 104, clamp_min(0.5), reduction none).
+        if (backend != "torch" and clip_value is None and not torch.compiler.is_compiling()
+                and _single_process(distributed, group) and _compiled_obstacle(x3) is None):
+            loss = _whole_loss(x, seed, int(num_slices), int(num_points), float(t_max),
+                               clip_value, clip_mode, reduction)
+            if loss is not None:
+                return loss
         if _use_compiled(backend, x3, int(num_slices), int(num_points), float(t_max), reduced):
             if not isinstance(seed, torch.Tensor):
                 seed = torch.tensor(int(seed), dtype=torch.long)

@@ -167,6 +167,7 @@ def test_auto_backend_warns_when_the_compiled_kernels_cannot_be_had(monkeypatch)
         raise st.CompiledBackendUnavailable("no cached artifact and no compiler (test)")
 
     monkeypatch.setattr(st, "_compiled_obstacle", lambda x: None)
+    monkeypatch.setattr(st, "_whole_function", lambda *args: None)
     monkeypatch.setattr(st, "_compiled_entries", unavailable)
     x = torch.randn(16, 8, dtype=torch.bfloat16)
     with pytest.warns(RuntimeWarning, match="running torch ops instead: no cached artifact"):
@@ -175,6 +176,97 @@ def test_auto_backend_warns_when_the_compiled_kernels_cannot_be_had(monkeypatch)
                                                     backend="torch"))
     with pytest.raises(st.CompiledBackendUnavailable, match="no cached artifact"):
         st.sigreg_loss(x, seed=3, num_slices=8, num_points=5, backend="compiled")
+
+
+class _FakeWholeArtifact:
+    """Stands in for a whole-problem artifact (sigreg.loss, or sigreg.loss_grad with
+    ``gradient``) on the CPU: the torch backend in float64, called as sigreg.capi's
+    CapiFunction is, and every call recorded."""
+
+    def __init__(self, calls, knobs, gradient):
+        self.calls, self.knobs, self.gradient = calls, knobs, gradient
+
+    def __call__(self, x, seed, grad=None):
+        assert x.is_contiguous() and isinstance(seed, int)
+        assert (grad is not None) == self.gradient
+        self.calls.append(("loss_grad" if self.gradient else "loss", tuple(x.shape), seed,
+                           None if grad is None else tuple(grad.shape)))
+        xd = x.detach().double().requires_grad_(self.gradient)
+        with torch.enable_grad():  # autograd.Function runs its forward and backward without
+            loss = st.sigreg_loss(xd, seed=seed, backend="torch", **self.knobs)
+        if not self.gradient:
+            return loss.float()
+        (dx,) = torch.autograd.grad(loss, xd, grad.double())
+        return dx.float()
+
+
+UNCLIPPED = [k for k in KNOBS if k.get("clip_value") is None]
+
+
+@pytest.mark.parametrize("knobs", UNCLIPPED, ids=[str(i) for i in range(len(UNCLIPPED))])
+@pytest.mark.parametrize("views", [False, True])
+def test_single_process_runs_the_whole_loss_in_one_call(monkeypatch, knobs, views):
+    # A device that could run the compiled kernels: a single process calls the loss artifact
+    # once per forward and the gradient artifact once per backward, with the loss's cotangent,
+    # and never the split's entry points; the results are the torch backend's.
+    calls = []
+
+    def whole(x, S, P, t_max, clip_value, clip_mode, reduction, gradient):
+        return _FakeWholeArtifact(calls, dict(num_slices=S, num_points=P, t_max=t_max,
+                                              clip_value=clip_value, clip_mode=clip_mode,
+                                              reduction=reduction), gradient)
+
+    def split(*args, **kwargs):
+        raise AssertionError("the split's entry points were asked for")
+
+    monkeypatch.setattr(st, "_compiled_obstacle", lambda x: None)
+    monkeypatch.setattr(st, "_whole_function", whole)
+    monkeypatch.setattr(st, "_compiled_entries", split)
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn((3, 40, 12) if views else (40, 12), generator=g, dtype=torch.float64)
+    k = dict(num_slices=10, **knobs)
+    xa = x.clone().requires_grad_()
+    loss = st.sigreg_loss(xa, seed=7, **k)
+    cot = torch.rand(loss.shape, generator=g, dtype=torch.float64) + 0.5
+    (loss * cot).sum().backward()
+    xr = x.clone().requires_grad_()
+    ref = st.sigreg_loss(xr, seed=7, backend="torch", **k)
+    (ref * cot).sum().backward()
+    torch.testing.assert_close(loss.double(), ref, rtol=1e-6, atol=1e-9)
+    # The fakes return f32, as the artifacts do.
+    torch.testing.assert_close(xa.grad, xr.grad, rtol=1e-5,
+                               atol=1e-6 * float(xr.grad.abs().max()))
+    assert [c[0] for c in calls] == ["loss", "loss_grad"]
+    assert calls[1][3] == tuple(loss.shape) and calls[0][2] == calls[1][2] == 7
+    # Without autograd the gradient artifact is not asked for.
+    calls.clear()
+    with torch.no_grad():
+        st.sigreg_loss(x, seed=torch.tensor(7), **k)
+    assert [c[0] for c in calls] == ["loss"]
+
+
+@pytest.mark.parametrize("case", ["no-whole-artifact", "clipped"])
+def test_whole_loss_falls_back_to_the_split(monkeypatch, case):
+    # No whole-problem artifact (say the compiler rejects the gradient's shape), or a clipped
+    # loss (its gate must come from one set of means): the split's entry points are asked
+    # for, then the torch ops ('auto', with a warning).
+    asked, whole = [], []
+
+    def split(*args, **kwargs):
+        asked.append(args)
+        raise st.CompiledBackendUnavailable("no split either (test)")
+
+    monkeypatch.setattr(st, "_compiled_obstacle", lambda x: None)
+    monkeypatch.setattr(st, "_whole_function", lambda *args: whole.append(args))
+    monkeypatch.setattr(st, "_compiled_entries", split)
+    x = torch.randn(16, 8, dtype=torch.bfloat16)
+    knobs = dict(seed=3, num_slices=8, num_points=5)
+    if case == "clipped":
+        knobs.update(clip_value=0.5, clip_mode="clamp_min")
+    with pytest.warns(RuntimeWarning, match="no split either"):
+        loss = st.sigreg_loss(x, **knobs)
+    assert asked and bool(whole) == (case == "no-whole-artifact")
+    torch.testing.assert_close(loss, st.sigreg_loss(x, backend="torch", **knobs))
 
 
 # ---------------------------------------------------------------------------
