@@ -648,6 +648,10 @@ class SIGReg(nn.Module):
         self.seed = seed
         self.group = group
         self.register_buffer("global_step", torch.zeros((), dtype=torch.long))
+        # The host's copy of global_step in a single process: (the buffer tensor, its version
+        # counter after the module's last write, the value), so that a step does not read the
+        # buffer back from the GPU (.item(), a synchronization) every call.
+        self._host_step = None
         if projection is not None:
             if projection.dim() != 2 or projection.shape[1] != self.num_slices:
                 raise ValueError(f"projection must be [D, {self.num_slices}], got {tuple(projection.shape)}")
@@ -677,11 +681,32 @@ class SIGReg(nn.Module):
             self.global_step.copy_(step + 1)
         return step
 
+    def _next_seed_value(self) -> int:
+        """next_seed() of a single process in eager mode, as an int: the host's copy of the
+        step while the buffer is the one the module last wrote (same tensor, same version
+        counter, so load_state_dict, .to() or an in-place write by the caller are seen), read
+        back once otherwise."""
+        buf = self.global_step
+        mirror = self._host_step
+        if mirror is not None and mirror[0] is buf and mirror[1] == buf._version:
+            step = mirror[2]
+        else:
+            step = int(buf.item())
+        with torch.no_grad():
+            buf.fill_(step + 1)
+        self._host_step = (buf, buf._version, step + 1)
+        return step
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         knobs = dict(num_slices=self.num_slices, num_points=self.n_points, t_max=self.t_max,
                      clip_value=self.clip_value, clip_mode=self.clip_mode,
                      reduction=self.reduction, group=self.group, backend=self.backend)
         if self.projection is not None:
             return sigreg_loss(x, self.projection, **knobs)
-        seed = self.seed if self.seed is not None else self.next_seed()
+        if self.seed is not None:
+            seed = self.seed
+        elif self._distributed() or torch.compiler.is_compiling():
+            seed = self.next_seed()
+        else:
+            seed = self._next_seed_value()
         return sigreg_loss(x, seed=seed, **knobs)

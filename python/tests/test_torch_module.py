@@ -115,6 +115,18 @@ def test_module_seeding_follows_lejepa():
     m2 = st.SIGReg(num_slices=16)
     m2.load_state_dict(sd)
     assert int(m2.global_step) == 2
+    # The module keeps a host copy of the step (no read-back per call); a step written from
+    # outside (load_state_dict, in place, a new buffer) is what the next call uses.
+    torch.testing.assert_close(m2(x), st.sigreg_loss(x, seed=2, num_slices=16))
+    m2.load_state_dict({"global_step": torch.tensor(40)})
+    torch.testing.assert_close(m2(x), st.sigreg_loss(x, seed=40, num_slices=16))
+    m2.global_step.fill_(7)
+    torch.testing.assert_close(m2(x), st.sigreg_loss(x, seed=7, num_slices=16))
+    m2.global_step = torch.tensor(11)
+    torch.testing.assert_close(m2(x), st.sigreg_loss(x, seed=11, num_slices=16))
+    assert int(m2.global_step) == 12
+    assert [int(m2.next_seed()), int(m2.global_step)] == [12, 13]
+    torch.testing.assert_close(m2(x), st.sigreg_loss(x, seed=13, num_slices=16))
 
 
 def test_torch_compile_traces_without_graph_break():
