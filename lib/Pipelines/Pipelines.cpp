@@ -23,8 +23,10 @@ using namespace mlir;
 using namespace mlir::sigreg;
 
 /// Tensors -> memrefs with identity layouts at function boundaries; results
-/// become out-parameters so that callers own every buffer.
+/// become out-parameters so that callers own every buffer (a tensor returned
+/// twice first gets a copy: --sigreg-distinct-results).
 static void addBufferization(OpPassManager &pm, bool deallocate = true) {
+  pm.addNestedPass<func::FuncOp>(createSigregDistinctResults());
   bufferization::OneShotBufferizePassOptions bufOpts;
   bufOpts.bufferizeFunctionBoundaries = true;
   bufOpts.functionBoundaryTypeConversion =

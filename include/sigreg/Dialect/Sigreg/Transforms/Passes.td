@@ -82,6 +82,19 @@ def SigregFuseEpilogue : Pass<"sigreg-fuse-epilogue"> {
   }];
 }
 
+def SigregDistinctResults : Pass<"sigreg-distinct-results", "::mlir::func::FuncOp"> {
+  let summary = "Give every tensor a function returns more than once a copy of its own";
+  let description = [{
+    `return %l, %l` hands one value to two results. One-shot bufferization
+    then returns one buffer twice, and upstream `buffer-results-to-out-params`
+    (with hoisted allocations) crashes on it. This pass replaces every later
+    occurrence of a returned tensor by `bufferization.alloc_tensor() copy(%l)`,
+    so that each result gets a buffer of its own. The pipelines run it right
+    before their bufferization.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def SigregChooseSchedule : Pass<"sigreg-choose-schedule"> {
   let summary = "Attach the GPU schedule to every sigreg.fused_ecf";
   let description = [{
