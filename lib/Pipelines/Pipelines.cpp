@@ -106,6 +106,11 @@ static void addDeviceLowering(OpPassManager &pm,
 void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
                                     const GpuPipelineOptions &options) {
   pm.addPass(createSigregDecompose());
+  // A loss and its gradient in one function (a training step) decompose into
+  // the same forward ops: one copy of them, so that the fusions give one
+  // forward kernel whose means feed both the loss's epilogue and the
+  // backward (and --sigreg-save-slices its slices).
+  pm.addPass(createCSEPass());
   pm.addPass(createSigregFuseEcfBackward());
   pm.addPass(createSigregFuseEcf());
   pm.addPass(createSigregFuseEpilogue());
