@@ -389,6 +389,7 @@ class _LossCompiled(torch.autograd.Function):
         return loss_fn(x.contiguous(), seed=seed)
 
     @staticmethod
+    @torch.autograd.function.once_differentiable  # dL/dx comes from a kernel: no second order
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
         dx = None

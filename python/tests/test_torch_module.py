@@ -250,6 +250,14 @@ def test_single_process_runs_the_whole_loss_in_one_call(monkeypatch, knobs, view
                                atol=1e-6 * float(xr.grad.abs().max()))
     assert [c[0] for c in calls] == ["loss", "loss_grad"]
     assert calls[1][3] == tuple(loss.shape) and calls[0][2] == calls[1][2] == 7
+    # dL/dx comes from a kernel: a second-order backward through it raises instead of
+    # silently dropping its term (here the cotangent w requires grad).
+    xb = x.clone().requires_grad_()
+    w = torch.tensor(1.5, dtype=torch.float64, requires_grad=True)
+    (g1,) = torch.autograd.grad((st.sigreg_loss(xb, seed=7, **k) * w).sum(), xb,
+                                create_graph=True)
+    with pytest.raises(RuntimeError, match="once_differentiable"):
+        (g1.sum() + w * w).backward()
     # Without autograd the gradient artifact is not asked for.
     calls.clear()
     with torch.no_grad():
