@@ -235,30 +235,22 @@ def train(steps=200):
 
 
 def precompile(configs) -> int:
-    """Compiles into the cache (``$SIGREG_CACHE_DIR``) every artifact the checks run: per
-    configuration the whole loss and its gradient (a single process) and the split's two entry
-    points (traced code, torch.distributed), and the training run's; needs the compiler, not a
-    GPU. Returns the number of artifacts that failed to compile."""
-    from .compile import CompileError, Problem, compile_artifact  # noqa: PLC0415
+    """Compiles into the cache (``$SIGREG_CACHE_DIR``) every artifact the checks run
+    (``sigreg.torch.call_problems`` of each configuration and of the training run); needs the
+    compiler, not a GPU. Returns the number of artifacts that failed to compile."""
+    from .compile import CompileError, compile_artifact  # noqa: PLC0415
 
-    jobs = []
+    failed = 0
     for name, V, N, D, S, P, dt, mode, cv, red in configs + [TRAIN_CONFIG]:
         shape = (V, N, D) if V else (N, D)
-        for gradient in (False, True):
-            jobs.append((name, st.whole_problem(shape, dt, S, P, 3.0, cv, mode, red, gradient)))
-        for ep in ("ecf", "ecf_backward"):
-            jobs.append((name, Problem(N=N, D=D, S=S, V=max(V, 1), P=P, t_max=3.0,
-                                       dtype=st._TORCH_DTYPES[dt], projection="seed",
-                                       reduction="none" if ep == "ecf" and red == "none"
-                                       else "mean", entry_point=ep)))
-    failed = 0
-    for name, p in jobs:
-        what = p.entry_point or ("loss_grad" if p.gradient else "loss")
-        try:
-            print(f"{name:22} {what:12} {compile_artifact(p)}")
-        except CompileError as e:
-            failed += 1
-            print(f"{name:22} {what:12} FAILED: {str(e).splitlines()[0]}")
+        for p in st.call_problems(shape, dt, S, num_points=P, clip_value=cv, clip_mode=mode,
+                                  reduction=red):
+            what = p.entry_point or ("loss_grad" if p.gradient else "loss")
+            try:
+                print(f"{name:22} {what:12} {compile_artifact(p)}")
+            except CompileError as e:
+                failed += 1
+                print(f"{name:22} {what:12} FAILED: {str(e).splitlines()[0]}")
     return failed
 
 

@@ -34,7 +34,7 @@ from torch import nn
 
 from . import philox
 
-__all__ = ["SIGReg", "sigreg_loss", "projection", "CompiledBackendUnavailable"]
+__all__ = ["SIGReg", "sigreg_loss", "projection", "precompile", "CompiledBackendUnavailable"]
 
 CLIP_MODES = ("zero_below", "clamp_min")
 REDUCTIONS = ("mean", "sum", "none")
@@ -186,6 +186,51 @@ def _compiled_obstacle(x: torch.Tensor) -> Optional[str]:
     return None
 
 
+def split_problems(V: int, N: int, D: int, S: int, P: int, t_max: float, dtype: str,
+                   reduced: bool = True):
+    """The ``sigreg.compile.Problem`` of the split's two entry points (``ecf``,
+    ``ecf_backward``) for x [V, N, D] in ``dtype`` ('bf16' or 'f16')."""
+    from .compile import Problem  # noqa: PLC0415
+
+    return [Problem(N=N, D=D, S=S, V=V, P=P, t_max=float(t_max), dtype=dtype,
+                    reduction="none" if ep == "ecf" and not reduced else "mean",
+                    projection="seed", entry_point=ep)
+            for ep in ("ecf", "ecf_backward")]
+
+
+def call_problems(shape, dtype: torch.dtype, num_slices: int, num_points: int = 17,
+                  t_max: float = 3.0, clip_value=None, clip_mode: str = "zero_below",
+                  reduction: str = "mean"):
+    """Every compiled artifact (``sigreg.compile.Problem``) that the compiled backend may run
+    for x of ``shape`` ([N, D] or [V, N, D]) and ``dtype`` (bf16/f16) with these knobs: the
+    whole loss and its gradient (a single process, no clip) and the split's entry points
+    (traced code, torch.distributed, clipped losses)."""
+    if dtype not in _TORCH_DTYPES:
+        raise ValueError(f"the compiled backend takes bf16 or f16 embeddings, got {dtype}")
+    shape = tuple(int(d) for d in shape)
+    if len(shape) not in (2, 3):
+        raise ValueError(f"x must be [N, D] or [V, N, D], got shape {shape}")
+    V = shape[0] if len(shape) == 3 else 1
+    problems = []
+    if clip_value is None:
+        problems += [whole_problem(shape, dtype, num_slices, num_points, t_max, None, clip_mode,
+                                   reduction, gradient) for gradient in (False, True)]
+    problems += split_problems(V, shape[-2], shape[-1], int(num_slices), int(num_points),
+                               t_max, _TORCH_DTYPES[dtype], reduction != "none")
+    return problems
+
+
+def precompile(shape, dtype: torch.dtype, num_slices: int, **knobs):
+    """Compiles into the cache (``sigreg.compile``: ``$SIGREG_CACHE_DIR``, else
+    ``~/.cache/sigreg``) every artifact of :func:`call_problems`, on a machine with the
+    compiler and no GPU needed, so that a GPU machine without the compiler finds them (point
+    its ``SIGREG_CACHE_DIR`` at the same cache). Returns their directories; raises
+    ``sigreg.compile.CompileError`` with the compiler's diagnostic."""
+    from .compile import compile_artifact  # noqa: PLC0415
+
+    return [compile_artifact(p) for p in call_problems(shape, dtype, num_slices, **knobs)]
+
+
 def _compiled_entries(V: int, N: int, D: int, S: int, P: int, t_max: float, dtype: str,
                       reduced: bool = True):
     """The two compiled entry points of this problem, compiled on demand (sigreg.compile: the
@@ -197,14 +242,10 @@ def _compiled_entries(V: int, N: int, D: int, S: int, P: int, t_max: float, dtyp
     got = _COMPILED.get(key)
     if got is None:
         from .capi import CapiError, CapiFunction  # noqa: PLC0415 (lazy: needs the runtime)
-        from .compile import CompileError, CompilerNotFound, Problem, compile_artifact  # noqa: PLC0415
+        from .compile import CompileError, CompilerNotFound, compile_artifact  # noqa: PLC0415
         try:
-            got = tuple(
-                CapiFunction(str(compile_artifact(Problem(
-                    N=N, D=D, S=S, V=V, P=P, t_max=float(t_max), dtype=dtype,
-                    reduction="none" if ep == "ecf" and not reduced else "mean",
-                    projection="seed", entry_point=ep))))
-                for ep in ("ecf", "ecf_backward"))
+            got = tuple(CapiFunction(str(compile_artifact(p)))
+                        for p in split_problems(V, N, D, S, P, t_max, dtype, reduced))
         except (CompileError, CompilerNotFound, CapiError, OSError) as e:
             got = str(e)
         _COMPILED[key] = got
@@ -681,6 +722,12 @@ class SIGReg(nn.Module):
                 step = step.to(self.global_step.device)
             self.global_step.copy_(step + 1)
         return step
+
+    def precompile(self, shape, dtype: torch.dtype = torch.bfloat16):
+        """:func:`precompile` with this module's knobs, for x of ``shape`` and ``dtype``."""
+        return precompile(shape, dtype, self.num_slices, num_points=self.n_points,
+                          t_max=self.t_max, clip_value=self.clip_value,
+                          clip_mode=self.clip_mode, reduction=self.reduction)
 
     def _next_seed_value(self) -> int:
         """next_seed() of a single process in eager mode, as an int: the host's copy of the

@@ -111,3 +111,31 @@ def test_entry_point_artifacts_name_their_buffers(cache):
     # f32 inputs have no fused backward: the compiler says why.
     with pytest.raises(sc.CompileError, match="needs bf16 or f16 input"):
         sc.compile_artifact(sc.Problem(**dict(common, dtype="f32"), entry_point="ecf_backward"))
+
+
+@needs_reader
+@needs_compiler
+def test_module_precompile_compiles_what_its_calls_run(cache, monkeypatch):
+    # SIGReg.precompile on a machine with the compiler fills the cache with every artifact a
+    # call of that shape may run (the whole loss and its gradient, the split's entry points;
+    # a clipped loss only the split); a machine without the compiler then finds each of them
+    # under the request the call makes.
+    torch = pytest.importorskip("torch")
+    from sigreg import torch as st
+
+    m = st.SIGReg(num_slices=64, n_points=9)
+    dirs = m.precompile((2, 100, 136), torch.bfloat16)
+    got = [capi.describe(str(d)).problem for d in dirs]
+    assert [(p.entry_point, p.gradient) for p in got] == [
+        ("", False), ("", True), ("ecf", False), ("ecf_backward", False)]
+    assert all((p.V, p.N, p.D, p.S, p.P) == (2, 100, 136, 64, 9) for p in got)
+    clipped = st.SIGReg(num_slices=64, n_points=9, clip_value=0.5, clip_mode="clamp_min")
+    assert [capi.describe(str(d)).problem.entry_point
+            for d in clipped.precompile((100, 136), torch.float16)] == ["ecf", "ecf_backward"]
+    monkeypatch.setattr(sc, "find_compiler", lambda: None)
+    x = torch.empty(2, 100, 136, dtype=torch.bfloat16)
+    requests = [st.whole_problem(x.shape, x.dtype, 64, 9, 3.0, None, "zero_below", "mean", g)
+                for g in (False, True)] + st.split_problems(2, 100, 136, 64, 9, 3.0, "bf16")
+    assert [sc.compile_artifact(p) for p in requests] == dirs
+    with pytest.raises(ValueError, match="bf16 or f16"):
+        st.precompile((100, 136), torch.float32, 64)
