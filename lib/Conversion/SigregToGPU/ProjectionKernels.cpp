@@ -64,31 +64,31 @@ Value emitProjectionRows(
     return buildProjectionGaussianGroup(k.b, seed, toI32(k, k.div(d, k.idx(4))),
                                         sI32);
   };
+  // `groups` Philox calls per iteration over [lb, ub) (a multiple of 4 *
+  // groups rows), all of them before the rows' bodies, added to `sum`.
+  auto rowLoop = [&](Value lb, Value ub, int64_t groups, Value sum) {
+    return k.forEach(lb, ub, k.idx(4 * groups), {sum},
+                     [&](Value d, ValueRange carried) {
+                       SmallVector<Value> rows;
+                       SmallVector<std::array<Value, 4>> gs;
+                       for (int64_t j = 0; j < groups; ++j) {
+                         rows.push_back(j == 0 ? d : k.add(d, k.idx(4 * j)));
+                         gs.push_back(group(rows.back()));
+                       }
+                       Value acc = carried[0];
+                       for (int64_t j = 0; j < groups; ++j) {
+                         body(rows[j], gs[j]);
+                         acc = addSquares(rows[j], gs[j], acc);
+                       }
+                       return SmallVector<Value>{acc};
+                     })[0];
+  };
   int64_t stepRows = 4 * kGroupsPerStep;
   // d0 + whole steps of stepRows rows that end at or below d1.
   Value stepsEnd =
       k.add(d0, k.mul(k.div(k.sub(d1, d0), k.idx(stepRows)), k.idx(stepRows)));
-  Value sum = k.forEach(d0, stepsEnd, k.idx(stepRows), {k.f32(0.0f)},
-                        [&](Value d, ValueRange carried) {
-                          SmallVector<Value> rows;
-                          SmallVector<std::array<Value, 4>> groups;
-                          for (int64_t j = 0; j < kGroupsPerStep; ++j) {
-                            rows.push_back(k.add(d, k.idx(4 * j)));
-                            groups.push_back(group(rows.back()));
-                          }
-                          Value acc = carried[0];
-                          for (int64_t j = 0; j < kGroupsPerStep; ++j) {
-                            body(rows[j], groups[j]);
-                            acc = addSquares(rows[j], groups[j], acc);
-                          }
-                          return SmallVector<Value>{acc};
-                        })[0];
-  return k.forEach(stepsEnd, d1, k.idx(4), {sum},
-                   [&](Value d, ValueRange carried) {
-                     std::array<Value, 4> g = group(d);
-                     body(d, g);
-                     return SmallVector<Value>{addSquares(d, g, carried[0])};
-                   })[0];
+  Value sum = rowLoop(d0, stepsEnd, kGroupsPerStep, k.f32(0.0f));
+  return rowLoop(stepsEnd, d1, 1, sum);
 }
 } // namespace
 
