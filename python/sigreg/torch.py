@@ -456,11 +456,17 @@ def _whole_loss(x, seed, S: int, P: int, t_max: float, clip_value, clip_mode: st
     return _LossCompiled.apply(x, value, loss_fn, grad_fn)
 
 
+def _is_distributed(distributed: Optional[bool] = None) -> bool:
+    """A call's ``distributed`` knob: as given, by default whether torch.distributed is
+    initialized."""
+    if distributed is None:
+        return dist.is_available() and dist.is_initialized()
+    return distributed
+
+
 def _single_process(distributed: Optional[bool], group) -> bool:
     """The call averages nothing over ranks: not distributed, or a group of one rank."""
-    if distributed is None:
-        distributed = dist.is_available() and dist.is_initialized()
-    return not distributed or dist.get_world_size(group) == 1
+    return not _is_distributed(distributed) or dist.get_world_size(group) == 1
 
 
 # ---------------------------------------------------------------------------
@@ -601,10 +607,8 @@ def _statistic(x, x3, cos, sin, num_points, t_max, clip_value, clip_mode, reduct
                distributed):
     """The boundary (all-reduce of the local means), then the statistic, clip and reduction."""
     views = x.dim() == 3
-    if distributed is None:
-        distributed = dist.is_available() and dist.is_initialized()
     world = 1
-    if distributed:
+    if _is_distributed(distributed):
         world = dist.get_world_size(group)
         cos, sin = _AllReduceMean.apply(cos, sin, group)
     ct = torch.float64 if x.dtype == torch.float64 else torch.float32
@@ -707,7 +711,7 @@ class SIGReg(nn.Module):
                 f"clip={clip}, reduction={self.reduction}")
 
     def _distributed(self) -> bool:
-        return dist.is_available() and dist.is_initialized()
+        return _is_distributed()
 
     def next_seed(self) -> torch.Tensor:
         """The seed of this call, a 0-d tensor: ``global_step`` (synchronized, MAX over the
