@@ -3,8 +3,8 @@
 # (manifest.json + sigreg.ptx per pipeline) with sigreg-run --compile-only,
 # so that the GPU machine, which has no MLIR, runs them with sigreg-aot-run
 # (scripts/gpu-check.sh). Usage: scripts/build-gpu-artifacts.sh BUILD_DIR OUT_DIR [SET]
-#   SET: all (default: anchors, variants, hopper, split, single, grad and random) | anchors |
-#        quick | hopper | split | training | grad | grad-fused |
+#   SET: all (default: anchors, variants, hopper, split, single, grad, step and random) | anchors |
+#        quick | hopper | split | training | grad | grad-fused | step |
 #        single | random | variants | small-shapes | p65 (P = 65 per-slice f16 on every ECF
 #        kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
@@ -65,12 +65,23 @@ emit_grad() {
   [ "$clip" != none ] && clipattr="clip = ${clip}(${cv})"
   if [ "$proj" = seed ]; then arg2="%seed: i64"; projuse="seed(%seed)"
   else arg2="%a: tensor<${D}x${S}x${dt}>"; projuse="projection(%a : tensor<${D}x${S}x${dt}>)"; fi
-  cat > "$src/$name.mlir" <<MLIR
+  local knobs="slices = ${S} points = ${P} ${clipattr} reduction = ${red}"
+  if [ -n "${STEP:-}" ]; then
+    cat > "$src/$name.mlir" <<MLIR
+func.func @sigreg(%x: ${xt}, ${arg2}, %g: ${gt}) -> (${gt}, ${dxt}) {
+  %l = sigreg.loss %x ${projuse} ${knobs} : ${xt} -> ${gt}
+  %dx = sigreg.loss_grad %x ${projuse} grad(%g : ${gt}) ${knobs} : ${xt} -> ${dxt}
+  return %l, %dx : ${gt}, ${dxt}
+}
+MLIR
+  else
+    cat > "$src/$name.mlir" <<MLIR
 func.func @sigreg(%x: ${xt}, ${arg2}, %g: ${gt}) -> ${dxt} {
-  %dx = sigreg.loss_grad %x ${projuse} grad(%g : ${gt}) slices = ${S} points = ${P} ${clipattr} reduction = ${red} : ${xt} -> ${dxt}
+  %dx = sigreg.loss_grad %x ${projuse} grad(%g : ${gt}) ${knobs} : ${xt} -> ${dxt}
   return %dx : ${dxt}
 }
 MLIR
+  fi
   "$run" "$src/$name.mlir" --target=cuda --compile-only --pipeline="$pipes" \
     --emit-artifact="$out/$name" $extra > "$out/$name.compile.log" 2>&1 || {
     cat "$out/$name.compile.log"; echo "FAILED to compile $name"; exit 1; }
@@ -112,6 +123,23 @@ grad_fused() {
   emit_grad gradf-w128-views-bf16 3 1000 1000 2000 17 bf16 none 0 mean seed fused
   emit_grad gradf-w128-views-bf16-clamp 3 1000 1000 2000 17 bf16 clamp_min 1.0 mean seed fused
   emit_grad gradf-w128-views-bf16-clamp-recompute 3 1000 1000 2000 17 bf16 clamp_min 1.0 mean seed fused --save-slices=false
+}
+
+# emit_step NAME ...: emit_grad's arguments; a training step, the loss and dL/dx returned by
+# one function (one forward for both), validated against both references.
+emit_step() { STEP=1 emit_grad "$@"; }
+
+# The training step (issue 10): the anchors, views, ragged N, every clip mode and
+# reduction, both projection kinds, P from 5 to 33, through the fused pipeline.
+step_set() {
+  emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit_step step-minimal-bf16 4 256 16 256 17 bf16 none 0 mean seed fused
+  emit_step step-mid-bf16 0 1024 1024 1024 17 bf16 none 0 mean seed fused
+  emit_step step-large-bf16 0 8192 4096 4096 17 bf16 none 0 mean seed fused
+  emit_step step-views-f16-zero-sum 3 37 136 72 9 f16 zero_below 0.9 sum seed fused
+  emit_step step-explicit-clamp-none 0 300 200 104 5 bf16 clamp_min 0.5 none explicit fused
+  emit_step step-ragged-views-bf16 3 1000 1000 2000 17 bf16 none 0 mean seed fused
+  emit_step step-p33-views-bf16 2 513 264 392 33 bf16 none 0 sum seed fused
 }
 
 # The anchor configurations (docs/CONTRACT.md section 4; mean, no clip), bf16, f32.
@@ -304,9 +332,10 @@ case "$set_" in
          emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed ;;
   anchors) anchors ;;
   variants) variants ;;
-  all) anchors; variants; hopper; split_set; single; grad; grad_fused; random_set ;;
+  all) anchors; variants; hopper; split_set; single; grad; grad_fused; step_set; random_set ;;
   grad) grad ;;
   grad-fused) grad_fused ;;
+  step) step_set ;;
   hopper) hopper ;;
   split) split_set ;;
   training) training ;;

@@ -32,6 +32,8 @@ mlir::sigreg::problemToJson(const ::sigreg::runtime::ProblemDesc &p) {
   // Only when set, so that forward manifests stay as they were.
   if (p.gradient)
     o["gradient"] = true;
+  if (p.step)
+    o["step"] = true;
   if (!p.entryPoint.empty())
     o["entry_point"] = p.entryPoint;
   return o;
@@ -314,7 +316,7 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
   SmallVector<std::string> names = {"x"};
   if (problem.projection == "explicit")
     names.push_back("proj");
-  if (problem.gradient)
+  if (problem.gradient || problem.step)
     names.push_back("grad");
   if (problem.entryPoint == "ecf_backward")
     names.append({"dcos", "dsin"});
@@ -323,6 +325,8 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
     names.append({"cos", "sin"});
   else
     names.push_back("out");
+  if (problem.step)
+    names.push_back("dx");
   unsigned memrefIndex = 0;
   for (BlockArgument arg : func.getArguments()) {
     if (auto t = dyn_cast<MemRefType>(arg.getType())) {

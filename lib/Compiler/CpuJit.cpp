@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::sigreg;
@@ -78,8 +79,12 @@ private:
 } // namespace
 
 LogicalResult CpuJit::run(const ::sigreg::runtime::ProblemInputs &inputs,
-                          std::vector<float> &out) {
+                          std::vector<float> &out, std::vector<float> *dx) {
   const ::sigreg::runtime::ProblemDesc &p = inputs.problem;
+  if (p.step && !dx) {
+    llvm::errs() << "error: a training step has two outputs (loss, dL/dx)\n";
+    return failure();
+  }
   SmallVector<int64_t> xShape;
   if (p.views)
     xShape.push_back(p.V);
@@ -103,9 +108,16 @@ LogicalResult CpuJit::run(const ::sigreg::runtime::ProblemInputs &inputs,
   SmallVector<void *> args = {x.packed()};
   args.push_back(p.projection == "seed" ? static_cast<void *>(&seed)
                                         : proj.packed());
-  if (p.gradient)
+  if (p.gradient || p.step)
     args.push_back(upstream.packed());
   args.push_back(result.packed());
+  // A step's second result, dL/dx.
+  std::optional<Descriptor> gradient;
+  if (p.step) {
+    dx->assign(p.V * p.N * p.D, std::nanf(""));
+    gradient.emplace(dx->data(), xShape);
+    args.push_back(gradient->packed());
+  }
   if (llvm::Error err = engine->invokePacked(symbol, args)) {
     llvm::errs() << "error: JIT invocation failed: "
                  << llvm::toString(std::move(err)) << "\n";

@@ -20,6 +20,51 @@ static Operation *returnedLoss(func::FuncOp func) {
   return isa_and_nonnull<LossOp, LossGradOp>(def) ? def : nullptr;
 }
 
+/// A training step: the function returns (sigreg.loss, sigreg.loss_grad) of
+/// the same x, seed or projection and knobs, so that the pipelines compile
+/// one forward for both (CSE after --sigreg-decompose).
+struct Step {
+  LossOp loss;
+  LossGradOp grad;
+};
+
+static std::optional<Step> returnedStep(func::FuncOp func) {
+  if (func.isExternal() || func.getNumResults() != 2 ||
+      !func.getBody().hasOneBlock())
+    return std::nullopt;
+  auto ret = dyn_cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  if (!ret)
+    return std::nullopt;
+  auto loss = ret.getOperand(0).getDefiningOp<LossOp>();
+  auto grad = ret.getOperand(1).getDefiningOp<LossGradOp>();
+  if (!loss || !grad)
+    return std::nullopt;
+  return Step{loss, grad};
+}
+
+/// Checks that a step's two ops describe one problem; emits an error at the
+/// gradient otherwise.
+static LogicalResult checkStepAgrees(const Step &step) {
+  LossOp l = step.loss;
+  LossGradOp g = step.grad;
+  auto differs = [&](StringRef what) {
+    return g.emitError("the training step's sigreg.loss_grad differs from "
+                       "its sigreg.loss in ")
+           << what << " (a step computes one problem's loss and gradient)";
+  };
+  if (l.getInput() != g.getInput())
+    return differs("x");
+  if (l.getSeed() != g.getSeed() || l.getProjection() != g.getProjection())
+    return differs("the seed or projection");
+  if (l.getNumSlices() != g.getNumSlices() ||
+      l.getNumPoints() != g.getNumPoints() || l.getTMax() != g.getTMax())
+    return differs("slices, points or t_max");
+  if (l.getClip() != g.getClip() || l.getClipValue() != g.getClipValue() ||
+      l.getReduction() != g.getReduction())
+    return differs("clip or reduction");
+  return success();
+}
+
 /// Calls `fn` with the returned op as a LossOp or a LossGradOp.
 template <typename Fn> static auto withLoss(Operation *op, Fn &&fn) {
   if (auto loss = dyn_cast<LossOp>(op))
@@ -111,17 +156,22 @@ static LogicalResult checkEntryPointForm(func::FuncOp func,
 static LogicalResult checkEntryForm(func::FuncOp func) {
   if (std::optional<EntryPoint> e = returnedEntryPoint(func))
     return checkEntryPointForm(func, *e);
-  Operation *op = returnedLoss(func);
+  std::optional<Step> step = returnedStep(func);
+  if (step && failed(checkStepAgrees(*step)))
+    return failure();
+  Operation *op = step ? step->grad.getOperation() : returnedLoss(func);
   if (!op)
     return func.emitError("entry function '")
            << func.getSymName()
            << "' must return the result of a sigreg.loss or sigreg.loss_grad "
               "(sigreg-run compiles single-block functions of the form (x, "
-              "seed : i64) or (x, projection) -> sigreg.loss, and (x, seed or "
-              "projection, grad) -> sigreg.loss_grad; or an entry point of the "
-              "DDP split: (x, seed or projection) -> the cos and sin of "
-              "sigreg.ecf(sigreg.project), and (x, seed or projection, dcos, "
-              "dsin) -> sigreg.project_transpose(sigreg.ecf_grad))";
+              "seed : i64) or (x, projection) -> sigreg.loss, (x, seed or "
+              "projection, grad) -> sigreg.loss_grad, and a training step (x, "
+              "seed or projection, grad) -> (sigreg.loss, sigreg.loss_grad); "
+              "or an entry point of the DDP split: (x, seed or projection) -> "
+              "the cos and sin of sigreg.ecf(sigreg.project), and (x, seed or "
+              "projection, dcos, dsin) -> "
+              "sigreg.project_transpose(sigreg.ecf_grad))";
   auto isArg = [&](Value v, unsigned index) {
     auto arg = dyn_cast<BlockArgument>(v);
     return arg && arg.getOwner()->getParentOp() == func.getOperation() &&
@@ -213,7 +263,9 @@ static ::sigreg::runtime::ProblemDesc describeEntryPoint(const EntryPoint &e) {
 ::sigreg::runtime::ProblemDesc mlir::sigreg::describeEntry(func::FuncOp func) {
   if (std::optional<EntryPoint> e = returnedEntryPoint(func))
     return describeEntryPoint(*e);
-  return withLoss(returnedLoss(func), [](auto loss) {
+  std::optional<Step> step = returnedStep(func);
+  Operation *op = step ? step->loss.getOperation() : returnedLoss(func);
+  ::sigreg::runtime::ProblemDesc problem = withLoss(op, [](auto loss) {
     RankedTensorType in = loss.getInput().getType();
     ::sigreg::runtime::ProblemDesc p;
     p.gradient = std::is_same_v<decltype(loss), LossGradOp>;
@@ -232,6 +284,8 @@ static ::sigreg::runtime::ProblemDesc describeEntryPoint(const EntryPoint &e) {
     p.projection = loss.getSeed() ? "seed" : "explicit";
     return p;
   });
+  problem.step = step.has_value();
+  return problem;
 }
 
 LogicalResult mlir::sigreg::specializeEntry(func::FuncOp func,
@@ -250,7 +304,11 @@ LogicalResult mlir::sigreg::specializeEntry(func::FuncOp func,
              << e->kind << " entry point (entry points are not specialized)";
     return success();
   }
-  return withLoss(returnedLoss(func), [&](auto loss) -> LogicalResult {
+  // A step's two ops read the same arguments: specialize through its
+  // gradient, then check its loss too.
+  std::optional<Step> step = returnedStep(func);
+  Operation *op = step ? step->grad.getOperation() : returnedLoss(func);
+  return withLoss(op, [&](auto loss) -> LogicalResult {
     Builder b(func.getContext());
     Type elem;
     if (dtype) {
@@ -285,12 +343,16 @@ LogicalResult mlir::sigreg::specializeEntry(func::FuncOp func,
       proj.setType(RankedTensorType::get(pType.getShape(), elem));
     }
     SmallVector<Type> results(func.getResultTypes());
-    // The gradient has the input's (specialized) shape.
+    // The gradient (a step's second result) has the input's (specialized)
+    // shape.
     if constexpr (std::is_same_v<decltype(loss), LossGradOp>) {
-      results[0] = RankedTensorType::get(shape, b.getF32Type());
-      loss.getResult().setType(cast<RankedTensorType>(results[0]));
+      Type dx = RankedTensorType::get(shape, b.getF32Type());
+      results.back() = dx;
+      loss.getResult().setType(cast<RankedTensorType>(dx));
     }
     func.setFunctionType(b.getFunctionType(body.getArgumentTypes(), results));
+    if (step && failed(step->loss.verify()))
+      return failure();
     return loss.verify();
   });
 }

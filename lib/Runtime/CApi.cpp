@@ -80,6 +80,8 @@ std::string describe(const Manifest &m) {
     out += boolText(p.views);
     putKey(out, "gradient");
     out += boolText(p.gradient);
+    putKey(out, "step");
+    out += boolText(p.step);
     putKey(out, "entry_point");
     putString(out, p.entryPoint);
     out += '}';

@@ -124,18 +124,8 @@ Status sigreg::runtime::computeReference(const ProblemInputs &in,
     return Status::error("unknown clip mode '" + p.clip + "'");
   if (!sigreg::parseReduction(p.reduction, params.reduction))
     return Status::error("unknown reduction '" + p.reduction + "'");
-  if (p.gradient) {
-    // dL/dx for an all-ones upstream gradient (the runners' convention).
-    // Side data: how far each slice near the clip threshold may move dL/dx.
-    ref = sigreg::referenceGradient(in.x64.data(), p.V, p.N, p.D, in.A64.data(),
-                                    params, unclipped,
-                                    toleranceForDtype(p.dtype));
-    if (ref.size() != static_cast<size_t>(outputElementCount(p)))
-      return Status::error("reference returned " + std::to_string(ref.size()) +
-                           " gradient values, expected " +
-                           std::to_string(outputElementCount(p)));
-    return Status::success();
-  }
+  if (p.gradient)
+    return computeGradientReference(in, ref, unclipped);
   ref = sigreg::referenceLoss(in.x64.data(), p.V, p.N, p.D, in.A64.data(),
                               params);
   if (unclipped) {
@@ -157,6 +147,39 @@ Status sigreg::runtime::computeReference(const ProblemInputs &in,
                          " values, expected " +
                          std::to_string(outputElementCount(p)));
   return Status::success();
+}
+
+Status
+sigreg::runtime::computeGradientReference(const ProblemInputs &in,
+                                          std::vector<double> &grad,
+                                          std::vector<double> *flipNorms) {
+  const ProblemDesc &p = in.problem;
+  sigreg::LossParams params;
+  params.numSlices = p.S;
+  params.numPoints = p.P;
+  params.tMax = p.tMax;
+  params.clipValue = p.clipValue;
+  if (!sigreg::parseClipMode(p.clip, params.clip))
+    return Status::error("unknown clip mode '" + p.clip + "'");
+  if (!sigreg::parseReduction(p.reduction, params.reduction))
+    return Status::error("unknown reduction '" + p.reduction + "'");
+  // dL/dx for an all-ones upstream gradient (the runners' convention).
+  // Side data: how far each slice near the clip threshold may move dL/dx.
+  grad =
+      sigreg::referenceGradient(in.x64.data(), p.V, p.N, p.D, in.A64.data(),
+                                params, flipNorms, toleranceForDtype(p.dtype));
+  if (grad.size() != static_cast<size_t>(p.V * p.N * p.D))
+    return Status::error("reference returned " + std::to_string(grad.size()) +
+                         " gradient values, expected " +
+                         std::to_string(p.V * p.N * p.D));
+  return Status::success();
+}
+
+ProblemDesc sigreg::runtime::stepGradientProblem(const ProblemDesc &step) {
+  ProblemDesc p = step;
+  p.step = false;
+  p.gradient = true;
+  return p;
 }
 
 int64_t sigreg::runtime::outputElementCount(const ProblemDesc &p) {
@@ -249,7 +272,7 @@ Status sigreg::runtime::checkProblemBuffers(const Manifest &m) {
     SIGREG_RETURN_IF_ERROR(expect("proj", uint64_t(p.D * p.S) * elem));
   if (!p.entryPoint.empty())
     return checkEntryPointBuffers(m);
-  if (p.gradient) {
+  if (p.gradient || p.step) {
     // The loss's cotangent: f32, one value or one per statistic.
     int i = m.findBuffer("grad");
     uint64_t want = 4 * uint64_t(p.reduction == "none" ? p.V * p.S : 1);
@@ -259,10 +282,25 @@ Status sigreg::runtime::checkProblemBuffers(const Manifest &m) {
                            "'grad' of " +
                            std::to_string(want) + " bytes");
   }
+  if (p.step) {
+    // dL/dx beside the loss.
+    int i = m.findBuffer("dx");
+    uint64_t want = 4 * uint64_t(p.V * p.N * p.D);
+    if (i < 0 || m.buffers[i].role != BufferRole::Output ||
+        m.buffers[i].bytes != want ||
+        (!m.buffers[i].dtype.empty() && m.buffers[i].dtype != "f32"))
+      return Status::error("a step manifest needs an f32 output buffer 'dx' "
+                           "of " +
+                           std::to_string(want) + " bytes");
+    for (const BufferDesc &b : m.buffers)
+      if (b.role == BufferRole::Output && b.name != "out" && b.name != "dx")
+        return Status::error("unexpected output buffer '" + b.name +
+                             "' in a step manifest (out, dx)");
+  }
   for (const BufferDesc &b : m.buffers)
     if (b.role == BufferRole::Input && b.name != "x" &&
         !(explicitProj && b.name == "proj") &&
-        !(p.gradient && b.name == "grad"))
+        !((p.gradient || p.step) && b.name == "grad"))
       return Status::error("unexpected input buffer '" + b.name + "'");
   std::string out = outputBufferName(m);
   if (out.empty())
@@ -295,7 +333,7 @@ Status sigreg::runtime::bindProblem(Executor &exec, const ProblemInputs &in) {
   SIGREG_RETURN_IF_ERROR(exec.upload("x", in.x.data(), in.x.size()));
   if (in.problem.projection == "explicit")
     SIGREG_RETURN_IF_ERROR(exec.upload("proj", in.proj.data(), in.proj.size()));
-  if (in.problem.gradient) {
+  if (in.problem.gradient || in.problem.step) {
     // All-ones upstream gradient, the reference's convention.
     std::vector<float> ones(
         in.problem.reduction == "none" ? in.problem.V * in.problem.S : 1, 1.0f);

@@ -266,6 +266,31 @@ Status sigreg::runtime::runAndValidate(Executor &exec,
   return Status::success();
 }
 
+Status sigreg::runtime::validateStepGradient(
+    Executor &exec, const std::vector<double> &grad,
+    const std::vector<double> *flipNorms, ValidationResult &result,
+    std::vector<float> *values) {
+  const Manifest &m = exec.manifest();
+  if (!m.problem.step)
+    return Status::error("validateStepGradient: not a step manifest");
+  std::vector<float> dx(
+      static_cast<size_t>(m.problem.V * m.problem.N * m.problem.D));
+  SIGREG_RETURN_IF_ERROR(exec.download("dx", dx.data(), dx.size() * 4));
+  result =
+      validateGradient(stepGradientProblem(m.problem), dx, grad, flipNorms);
+  if (values)
+    *values = std::move(dx);
+  return Status::success();
+}
+
+void sigreg::runtime::mergeStepValidation(ValidationResult &loss,
+                                          const ValidationResult &gradient) {
+  if (loss.passed && !gradient.passed) {
+    loss.passed = false;
+    loss.message = "FAIL (dL/dx): " + gradient.message;
+  }
+}
+
 void sigreg::runtime::printValidation(const ValidationResult &r,
                                       const ProblemDesc &p, FILE *out) {
   if (p.gradient) {

@@ -11,10 +11,11 @@
 //             "clamp_min"), clip_value, reduction ("mean"|"sum"|"none"),
 //             dtype ("bf16"|"f16"|"f32"), projection ("seed"|"explicit"),
 //             views (bool), gradient (bool: dL/dx of the loss, input grad),
-//             entry_point ("ecf"|"ecf_backward": the DDP split's entry
-//             points, docs/AOT.md). N, D, S and dtype are required; the rest
-//             default to V=1, P=17, t_max=3, clip none/0, mean, seed,
-//             views=false, the loss.
+//             step (bool: the loss and dL/dx together, input grad, outputs
+//             out and dx), entry_point ("ecf"|"ecf_backward": the DDP
+//             split's entry points, docs/AOT.md). N, D, S and dtype are
+//             required; the rest default to V=1, P=17, t_max=3, clip none/0,
+//             mean, seed, views=false, the loss.
 //   buffers   [{name, role: input|output|workspace, bytes, dtype?, shape?,
 //             zero_init?}]; zero_init (bool, default false, workspaces
 //             only): the runtime zeroes the buffer once when it allocates it,
@@ -586,7 +587,7 @@ bool parseProblem(Extractor &ex, const JValue &v, ProblemDesc &p) {
       !ex.checkKeys(v, path,
                     {"V", "N", "D", "S", "P", "t_max", "clip", "clip_value",
                      "reduction", "dtype", "projection", "views", "gradient",
-                     "entry_point"}))
+                     "step", "entry_point"}))
     return false;
   if (!ex.getInt(v, "V", path, p.V, false, 1, kI64Max) ||
       !ex.getInt(v, "N", path, p.N, true, 1, kI64Max) ||
@@ -601,8 +602,13 @@ bool parseProblem(Extractor &ex, const JValue &v, ProblemDesc &p) {
       !ex.getString(v, "projection", path, p.projection, false) ||
       !ex.getBool(v, "views", path, p.views, false) ||
       !ex.getBool(v, "gradient", path, p.gradient, false) ||
+      !ex.getBool(v, "step", path, p.step, false) ||
       !ex.getString(v, "entry_point", path, p.entryPoint, false))
     return false;
+  if (p.step && (p.gradient || !p.entryPoint.empty()))
+    return ex.fail(path + ".step",
+                   "a step computes the loss and its gradient; it takes "
+                   "neither \"gradient\" nor \"entry_point\"");
   if (!p.entryPoint.empty() &&
       !ex.oneOf(p.entryPoint, path + ".entry_point", {"ecf", "ecf_backward"}))
     return false;

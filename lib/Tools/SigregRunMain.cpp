@@ -253,6 +253,8 @@ void printHeader(const rt::ProblemDesc &p, StringRef target, StringRef entry) {
                << " projection=" << p.projection;
   if (p.gradient)
     llvm::outs() << " output=dL/dx";
+  if (p.step)
+    llvm::outs() << " output=loss,dL/dx";
   if (p.entryPoint == "ecf")
     llvm::outs() << " entry_point=ecf output=cos,sin";
   else if (p.entryPoint == "ecf_backward")
@@ -260,6 +262,12 @@ void printHeader(const rt::ProblemDesc &p, StringRef target, StringRef entry) {
   llvm::outs() << "\n";
   llvm::outs().flush();
 }
+
+/// The float64 references of a run.
+struct References {
+  std::vector<double> ref, unclipped;  // computeReference
+  std::vector<double> grad, flipNorms; // a step's dL/dx
+};
 
 /// Compiles a copy of the entry with clip none and reduction none, runs it on
 /// the CPU on the same inputs and validates each unclipped statistic.
@@ -301,22 +309,31 @@ checkUnclipped(ModuleOp module, func::FuncOp func,
 }
 
 int runOnCpu(ModuleOp module, func::FuncOp func, Options &opts,
-             const rt::ProblemInputs &inputs, const std::vector<double> &ref,
-             const std::vector<double> &unclipped) {
+             const rt::ProblemInputs &inputs, const References &refs) {
+  const std::vector<double> &ref = refs.ref, &unclipped = refs.unclipped;
   // The CPU path keeps the batch dimension as the IR has it (dynamic or not).
   FailureOr<std::unique_ptr<CpuJit>> jit =
       CpuJit::compile(module, func.getSymName());
   if (failed(jit))
     return 2;
-  std::vector<float> out;
-  if (failed((*jit)->run(inputs, out)))
+  std::vector<float> out, dx;
+  if (failed((*jit)->run(inputs, out, &dx)))
     return 2;
   rt::ValidationResult result =
       rt::validateOutput(inputs.problem, out, ref, &unclipped);
   rt::printValidation(result, inputs.problem, stdout);
+  if (inputs.problem.step) {
+    rt::ProblemDesc gp = rt::stepGradientProblem(inputs.problem);
+    rt::ValidationResult g =
+        rt::validateGradient(gp, dx, refs.grad, &refs.flipNorms);
+    rt::printValidation(g, gp, stdout);
+    rt::mergeStepValidation(result, g);
+  }
   // Clipping can hide a wrong statistic: also run the entry with clip none
-  // and reduction none and compare every unclipped statistic.
-  if (inputs.problem.clip != "none" && !inputs.problem.gradient) {
+  // and reduction none and compare every unclipped statistic (the loss alone:
+  // not for a gradient or a step).
+  if (inputs.problem.clip != "none" && !inputs.problem.gradient &&
+      !inputs.problem.step) {
     FailureOr<rt::ValidationResult> raw =
         checkUnclipped(module, func, inputs, unclipped);
     if (failed(raw))
@@ -335,7 +352,7 @@ int runOnCpu(ModuleOp module, func::FuncOp func, Options &opts,
     int iters = std::max(1, std::min<int>(opts.iters, 20));
     for (int i = 0; i < iters; ++i) {
       auto t0 = std::chrono::steady_clock::now();
-      if (failed((*jit)->run(inputs, out)))
+      if (failed((*jit)->run(inputs, out, &dx)))
         return 2;
       auto t1 = std::chrono::steady_clock::now();
       ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
@@ -440,8 +457,7 @@ private:
 /// Compiles the requested CUDA pipelines, writes artifacts, and (unless
 /// --compile-only) runs, validates and benchmarks each on the GPU.
 int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
-              const rt::ProblemInputs &inputs, const std::vector<double> &ref,
-              const std::vector<double> &unclipped) {
+              const rt::ProblemInputs &inputs, const References &refs) {
   SmallVector<GpuPipelineKind> kinds;
   StringRef which = opts.pipeline;
   if (which.empty())
@@ -495,11 +511,20 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
     if (rt::Status st = rt::bindProblem(*exec, inputs); !st.ok())
       return fail(st.message());
     rt::ValidationResult result;
-    if (rt::Status st = rt::runAndValidate(*exec, ref, result, nullptr, nullptr,
-                                           &unclipped);
+    if (rt::Status st = rt::runAndValidate(*exec, refs.ref, result, nullptr,
+                                           nullptr, &refs.unclipped);
         !st.ok())
       return fail(st.message(), 1);
     rt::printValidation(result, inputs.problem, stdout);
+    if (inputs.problem.step) {
+      rt::ValidationResult g;
+      if (rt::Status st =
+              rt::validateStepGradient(*exec, refs.grad, &refs.flipNorms, g);
+          !st.ok())
+        return fail(st.message(), 1);
+      rt::printValidation(g, rt::stepGradientProblem(inputs.problem), stdout);
+      rt::mergeStepValidation(result, g);
+    }
     if (!result.passed)
       exitCode = 1;
     rt::BenchResult bench;
@@ -627,7 +652,7 @@ int mlir::sigreg::sigregRunMain(int argc, char **argv) {
   run.device = target == Target::Cuda;
   run.naiveDevice =
       target == Target::Cuda &&
-      (problem.gradient || opts.pipeline == "naive" ||
+      (problem.gradient || problem.step || opts.pipeline == "naive" ||
        opts.pipeline == "both" || (opts.pipeline.empty() && opts.bench));
   if (failed(checkProblemSize(*func, problem, run, budget)))
     return 2;
@@ -636,19 +661,25 @@ int mlir::sigreg::sigregRunMain(int argc, char **argv) {
               func->getSymName());
   rt::ProblemInputs inputs;
   inputs.problem = problem;
-  std::vector<double> ref, unclipped;
+  References refs;
   if (!opts.compileOnly) {
     if (rt::Status s =
             rt::generateInputs(problem, opts.seed, opts.inputSeed, inputs);
         !s.ok())
       return fail(s.message());
-    if (rt::Status s = rt::computeReference(inputs, ref, &unclipped); !s.ok())
+    if (rt::Status s = rt::computeReference(inputs, refs.ref, &refs.unclipped);
+        !s.ok())
       return fail(s.message());
+    if (problem.step)
+      if (rt::Status s =
+              rt::computeGradientReference(inputs, refs.grad, &refs.flipNorms);
+          !s.ok())
+        return fail(s.message());
   }
   // Compile the entry alone: other functions of the file are not ours.
   OwningOpRef<ModuleOp> entryModule = extractEntryModule(*func);
   auto entry = cast<func::FuncOp>(entryModule->getBody()->front());
   if (target == Target::Cuda)
-    return runOnCuda(*entryModule, entry, opts, inputs, ref, unclipped);
-  return runOnCpu(*entryModule, entry, opts, inputs, ref, unclipped);
+    return runOnCuda(*entryModule, entry, opts, inputs, refs);
+  return runOnCpu(*entryModule, entry, opts, inputs, refs);
 }

@@ -112,6 +112,8 @@ class Problem:
     projection: str = "seed"
     views: bool = False
     gradient: bool = False  # dL/dx of sigreg.loss_grad (input 'grad', output [x's shape])
+    # A training step: the loss and dL/dx in one artifact (input 'grad', outputs 'out' and 'dx').
+    step: bool = False
     # The DDP split's entry points (docs/TORCH.md): "ecf" (outputs cos, sin [V, S, P]) or
     # "ecf_backward" (inputs dcos, dsin [V, S, P], output dL/dx [V, N, D]); "" otherwise.
     entry_point: str = ""
@@ -293,6 +295,8 @@ def call_bindings(torch, info: Artifact, x, seed=None, proj=None, grad=None, out
         binds["proj"] = proj
     elif proj is not None:
         raise ValueError("this artifact generates its projection from the seed; proj= is not used")
+    if p.step:
+        raise ValueError("a step artifact has two outputs (out, dx): run it with .run(buffers)")
     if p.gradient:
         if grad is None:
             raise ValueError("a gradient artifact needs grad= (the loss's cotangent)")

@@ -59,6 +59,9 @@ class Problem:
     dtype: str = "bf16"  # bf16 | f16 | f32
     projection: str = "seed"  # seed | explicit
     gradient: bool = False  # sigreg.loss_grad instead of sigreg.loss
+    # A training step: sigreg.loss and sigreg.loss_grad in one function, (x, seed | A, g) ->
+    # (loss, dL/dx), so that they share one forward (the artifact's outputs 'out' and 'dx').
+    step: bool = False
     # An entry point of the DDP split (docs/TORCH.md) instead of the loss: "ecf", x [V, N, D]
     # and the projection to the local ECF means cos, sin [V, S, P]; "ecf_backward", x, the
     # projection and the means' cotangents dcos, dsin to dL/dx. clip and gradient do not
@@ -83,9 +86,11 @@ class Problem:
             raise ValueError(f"unknown projection {self.projection!r}")
         if self.entry_point not in ("", "ecf", "ecf_backward"):
             raise ValueError(f"unknown entry point {self.entry_point!r}")
-        if self.entry_point and (self.V < 1 or self.gradient):
+        if self.entry_point and (self.V < 1 or self.gradient or self.step):
             raise ValueError("an entry point takes x [V, N, D] (V >= 1) and is not a gradient "
                              "of the loss")
+        if self.step and self.gradient:
+            raise ValueError("a step computes the loss and its gradient: gradient does not apply")
 
 
 def _f(v: float) -> str:
@@ -142,8 +147,13 @@ def source(p: Problem) -> str:
         arg2, use = f"%a: {a}", f"projection(%a : {a})"
     clip = f" clip = {p.clip}({_f(p.clip_value)})" if p.clip != "none" else ""
     knobs = f"slices = {p.S} points = {p.P} t_max = {_f(p.t_max)}{clip} reduction = {p.reduction}"
+    dx = x.replace(f"x{p.dtype}>", "xf32>")
+    if p.step:
+        return (f"func.func @sigreg(%x: {x}, {arg2}, %g: {loss}) -> ({loss}, {dx}) {{\n"
+                f"  %l = sigreg.loss %x {use} {knobs} : {x} -> {loss}\n"
+                f"  %dx = sigreg.loss_grad %x {use} grad(%g : {loss}) {knobs} : {x} -> {dx}\n"
+                f"  return %l, %dx : {loss}, {dx}\n}}\n")
     if p.gradient:
-        dx = x.replace(f"x{p.dtype}>", "xf32>")
         return (f"func.func @sigreg(%x: {x}, {arg2}, %g: {loss}) -> {dx} {{\n"
                 f"  %dx = sigreg.loss_grad %x {use} grad(%g : {loss}) {knobs} : {x} -> {dx}\n"
                 f"  return %dx : {dx}\n}}\n")

@@ -215,6 +215,9 @@ def call_problems(shape, dtype: torch.dtype, num_slices: int, num_points: int = 
     if clip_value is None:
         problems += [whole_problem(shape, dtype, num_slices, num_points, t_max, None, clip_mode,
                                    reduction, gradient) for gradient in (False, True)]
+        if reduction != "none":
+            problems.append(whole_problem(shape, dtype, num_slices, num_points, t_max, None,
+                                          clip_mode, reduction, False, step=True))
     problems += split_problems(V, shape[-2], shape[-1], int(num_slices), int(num_points),
                                t_max, _TORCH_DTYPES[dtype], reduction != "none")
     return problems
@@ -375,16 +378,17 @@ def _use_compiled(backend: str, x3: torch.Tensor, S: int, P: int, t_max: float,
 # 1c. The whole loss in one compiled call (a single process)
 # ---------------------------------------------------------------------------
 
-# (x shape, dtype, S, P, t_max, clip_value, clip_mode, reduction, gradient) -> CapiFunction, or
-# the reason there is none.
+# (x shape, dtype, S, P, t_max, clip_value, clip_mode, reduction, gradient, step) ->
+# CapiFunction, or the reason there is none.
 _WHOLE: dict = {}
 
 
 def whole_problem(shape, dtype: torch.dtype, S: int, P: int, t_max: float, clip_value,
-                  clip_mode: str, reduction: str, gradient: bool):
+                  clip_mode: str, reduction: str, gradient: bool, step: bool = False):
     """The ``sigreg.compile.Problem`` of the whole-loss artifact (``gradient``: its
-    ``sigreg.loss_grad``) that a single-process call on x of ``shape`` and ``dtype`` runs
-    (compile it ahead into a cache for a machine without the compiler)."""
+    ``sigreg.loss_grad``; ``step``: the loss and its gradient in one artifact) that a
+    single-process call on x of ``shape`` and ``dtype`` runs (compile it ahead into a cache
+    for a machine without the compiler)."""
     from .compile import Problem  # noqa: PLC0415
 
     return Problem(N=int(shape[-2]), D=int(shape[-1]), S=int(S),
@@ -392,22 +396,23 @@ def whole_problem(shape, dtype: torch.dtype, S: int, P: int, t_max: float, clip_
                    clip="none" if clip_value is None else clip_mode,
                    clip_value=0.0 if clip_value is None else float(clip_value),
                    reduction=reduction, dtype=_TORCH_DTYPES[dtype], projection="seed",
-                   gradient=gradient)
+                   gradient=gradient, step=step)
 
 
 def _whole_function(x: torch.Tensor, S: int, P: int, t_max: float, clip_value, clip_mode: str,
-                    reduction: str, gradient: bool):
-    """The compiled ``sigreg.loss`` (``gradient`` False) or ``sigreg.loss_grad`` (True) of the
-    whole problem of ``x`` ([N, D] or [V, N, D], bf16/f16, CUDA) with its knobs, compiled on
-    demand; None when it cannot be had (the reason is kept, so that a problem the compiler
-    rejects is not compiled again every call)."""
-    key = (tuple(x.shape), x.dtype, S, P, t_max, clip_value, clip_mode, reduction, gradient)
+                    reduction: str, gradient: bool, step: bool = False):
+    """The compiled ``sigreg.loss`` (``gradient`` False), ``sigreg.loss_grad`` (True) or step
+    (``step``: both in one artifact) of the whole problem of ``x`` ([N, D] or [V, N, D],
+    bf16/f16, CUDA) with its knobs, compiled on demand; None when it cannot be had (the reason
+    is kept, so that a problem the compiler rejects is not compiled again every call)."""
+    key = (tuple(x.shape), x.dtype, S, P, t_max, clip_value, clip_mode, reduction, gradient,
+           step)
     got = _WHOLE.get(key)
     if got is None:
         from .capi import CapiError, CapiFunction  # noqa: PLC0415 (lazy: needs the runtime)
         from .compile import CompileError, CompilerNotFound, compile_artifact  # noqa: PLC0415
         problem = whole_problem(tuple(x.shape), x.dtype, S, P, t_max, clip_value, clip_mode,
-                                reduction, gradient)
+                                reduction, gradient, step)
         try:
             got = CapiFunction(str(compile_artifact(problem)))
         except (CompileError, CompilerNotFound, CapiError, OSError) as e:
@@ -440,10 +445,51 @@ class _LossCompiled(torch.autograd.Function):
         return dx, None, None, None
 
 
+# device -> the f32 1.0 a step artifact takes as its cotangent.
+_UNIT_COTANGENT: dict = {}
+
+
+class _StepCompiled(torch.autograd.Function):
+    """A training step in one compiled call: the step artifact (``sigreg.loss`` and
+    ``sigreg.loss_grad`` in one function, sharing one forward: its means feed both, its slices
+    the backward) runs at forward time with a unit cotangent and returns the loss and dL/dx.
+    The loss is a scalar (mean or sum), so dL/dx for the cotangent ``g`` is ``g`` times that;
+    the backward is one multiply, written in x's dtype."""
+
+    @staticmethod
+    def forward(ctx, x, seed, step_fn):
+        dev = x.device
+        unit = _UNIT_COTANGENT.get(dev)
+        if unit is None:
+            unit = _UNIT_COTANGENT[dev] = torch.ones((), dtype=torch.float32, device=dev)
+        loss = torch.empty((), dtype=torch.float32, device=dev)
+        dx = torch.empty(x.shape, dtype=torch.float32, device=dev)
+        step_fn.run({"x": x, "grad": unit, "out": loss, "dx": dx}, seed=seed)
+        ctx.save_for_backward(dx)
+        ctx.dtype = x.dtype
+        return loss
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable  # dL/dx comes from a kernel: no second order
+    def backward(ctx, g):
+        (dx,) = ctx.saved_tensors
+        if not ctx.needs_input_grad[0]:
+            return None, None, None
+        out = torch.empty(dx.shape, dtype=ctx.dtype, device=dx.device)
+        return torch.mul(dx, g, out=out), None, None
+
+
 def _whole_loss(x, seed, S: int, P: int, t_max: float, clip_value, clip_mode: str,
                 reduction: str):
     """The loss on the whole-problem artifacts (with the gradient's when autograd will need
-    it), or None when they cannot be had (the caller then takes the split)."""
+    it), or None when they cannot be had (the caller then takes the split). A scalar loss
+    whose gradient autograd will need runs the step artifact: one call for both."""
+    value = int(seed.item()) if isinstance(seed, torch.Tensor) else int(seed)
+    if reduction != "none" and torch.is_grad_enabled() and x.requires_grad:
+        step_fn = _whole_function(x, S, P, t_max, clip_value, clip_mode, reduction, False,
+                                  step=True)
+        if step_fn is not None:
+            return _StepCompiled.apply(x.contiguous(), value, step_fn)
     loss_fn = _whole_function(x, S, P, t_max, clip_value, clip_mode, reduction, False)
     if loss_fn is None:
         return None
@@ -452,7 +498,6 @@ def _whole_loss(x, seed, S: int, P: int, t_max: float, clip_value, clip_mode: st
         grad_fn = _whole_function(x, S, P, t_max, clip_value, clip_mode, reduction, True)
         if grad_fn is None:
             return None
-    value = int(seed.item()) if isinstance(seed, torch.Tensor) else int(seed)
     return _LossCompiled.apply(x, value, loss_fn, grad_fn)
 
 

@@ -63,6 +63,42 @@ def test_gradient_artifact(cache):
     assert m.buffer("grad").role == "input"
 
 
+def test_step_source():
+    # A training step: the loss and its gradient of the same operands and knobs, returned
+    # together (one forward for both).
+    text = sc.source(sc.Problem(N=32, D=64, S=16, V=2, P=9, reduction="sum", step=True))
+    assert ("func.func @sigreg(%x: tensor<2x32x64xbf16>, %seed: i64, %g: tensor<f32>) -> "
+            "(tensor<f32>, tensor<2x32x64xf32>)") in text
+    knobs = "slices = 16 points = 9 t_max = 3.0 reduction = sum"
+    assert f"%l = sigreg.loss %x seed(%seed) {knobs}" in text
+    assert f"%dx = sigreg.loss_grad %x seed(%seed) grad(%g : tensor<f32>) {knobs}" in text
+    assert "return %l, %dx" in text
+    with pytest.raises(ValueError, match="gradient does not apply"):
+        sc.Problem(N=1, D=1, S=1, step=True, gradient=True)
+    with pytest.raises(ValueError, match="entry point"):
+        sc.Problem(N=1, D=1, S=1, V=1, step=True, entry_point="ecf")
+
+
+@needs_reader
+@needs_compiler
+@pytest.mark.parametrize("pipeline", ["fused", "naive"])
+def test_step_artifact(cache, pipeline):
+    p = sc.Problem(N=32, D=2048, S=1024, step=True)
+    m = capi.describe(str(sc.compile_artifact(p, pipeline=pipeline)))
+    assert m.problem.step and not m.problem.gradient and m.conventions_error is None
+    roles = {b.name: (b.role, b.bytes) for b in m.buffers if b.role != "workspace"}
+    assert roles == {"x": ("input", 32 * 2048 * 2), "grad": ("input", 4),
+                     "out": ("output", 4), "dx": ("output", 32 * 2048 * 4)}
+    assert m.output == "out"
+    if pipeline == "fused":
+        # One forward for the loss and the gradient: the projection, the forward kernel
+        # (storing the slices, its tail running the loss's epilogue), then the backward's
+        # two kernels.
+        assert [s.kernel for s in m.steps] == [
+            "sigreg_projection_rows", "sigreg_fused_ecf_wgmma", "sigreg_ecf_grad_slices",
+            "sigreg_project_transpose_wgmma"]
+
+
 @needs_compiler
 def test_compile_errors_carry_the_diagnostic(cache):
     # The fused backward runs on the Hopper kernels, for bf16/f16 inputs: the compiler says so.
@@ -126,8 +162,9 @@ def test_module_precompile_compiles_what_its_calls_run(cache, monkeypatch):
     m = st.SIGReg(num_slices=64, n_points=9)
     dirs = m.precompile((2, 100, 136), torch.bfloat16)
     got = [capi.describe(str(d)).problem for d in dirs]
-    assert [(p.entry_point, p.gradient) for p in got] == [
-        ("", False), ("", True), ("ecf", False), ("ecf_backward", False)]
+    assert [(p.entry_point, p.gradient, p.step) for p in got] == [
+        ("", False, False), ("", True, False), ("", False, True), ("ecf", False, False),
+        ("ecf_backward", False, False)]
     assert all((p.V, p.N, p.D, p.S, p.P) == (2, 100, 136, 64, 9) for p in got)
     clipped = st.SIGReg(num_slices=64, n_points=9, clip_value=0.5, clip_mode="clamp_min")
     assert [capi.describe(str(d)).problem.entry_point
@@ -135,7 +172,10 @@ def test_module_precompile_compiles_what_its_calls_run(cache, monkeypatch):
     monkeypatch.setattr(sc, "find_compiler", lambda: None)
     x = torch.empty(2, 100, 136, dtype=torch.bfloat16)
     requests = [st.whole_problem(x.shape, x.dtype, 64, 9, 3.0, None, "zero_below", "mean", g)
-                for g in (False, True)] + st.split_problems(2, 100, 136, 64, 9, 3.0, "bf16")
+                for g in (False, True)]
+    requests.append(st.whole_problem(x.shape, x.dtype, 64, 9, 3.0, None, "zero_below", "mean",
+                                     False, step=True))
+    requests += st.split_problems(2, 100, 136, 64, 9, 3.0, "bf16")
     assert [sc.compile_artifact(p) for p in requests] == dirs
     with pytest.raises(ValueError, match="bf16 or f16"):
         st.precompile((100, 136), torch.float32, 64)

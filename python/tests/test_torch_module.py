@@ -179,7 +179,7 @@ def test_auto_backend_warns_when_the_compiled_kernels_cannot_be_had(monkeypatch)
         raise st.CompiledBackendUnavailable("no cached artifact and no compiler (test)")
 
     monkeypatch.setattr(st, "_compiled_obstacle", lambda x: None)
-    monkeypatch.setattr(st, "_whole_function", lambda *args: None)
+    monkeypatch.setattr(st, "_whole_function", lambda *args, **kwargs: None)
     monkeypatch.setattr(st, "_compiled_entries", unavailable)
     x = torch.randn(16, 8, dtype=torch.bfloat16)
     with pytest.warns(RuntimeWarning, match="running torch ops instead: no cached artifact"):
@@ -212,21 +212,45 @@ class _FakeWholeArtifact:
         return dx.float()
 
 
+class _FakeStepArtifact:
+    """Stands in for a training-step artifact (the loss and dL/dx together) on the CPU: run
+    on named tensors as sigreg.capi's CapiFunction.run is, each call recorded."""
+
+    def __init__(self, calls, knobs):
+        self.calls, self.knobs = calls, knobs
+
+    def run(self, buffers, seed):
+        assert set(buffers) == {"x", "grad", "out", "dx"} and isinstance(seed, int)
+        x, grad = buffers["x"], buffers["grad"]
+        assert x.is_contiguous() and grad.shape == () and float(grad) == 1.0
+        self.calls.append(("step", tuple(x.shape), seed, tuple(grad.shape)))
+        xd = x.detach().double().requires_grad_(True)
+        with torch.enable_grad():
+            loss = st.sigreg_loss(xd, seed=seed, backend="torch", **self.knobs)
+        (dx,) = torch.autograd.grad(loss, xd, grad.double())
+        buffers["out"].copy_(loss)
+        buffers["dx"].copy_(dx)
+
+
 UNCLIPPED = [k for k in KNOBS if k.get("clip_value") is None]
 
 
 @pytest.mark.parametrize("knobs", UNCLIPPED, ids=[str(i) for i in range(len(UNCLIPPED))])
 @pytest.mark.parametrize("views", [False, True])
 def test_single_process_runs_the_whole_loss_in_one_call(monkeypatch, knobs, views):
-    # A device that could run the compiled kernels: a single process calls the loss artifact
-    # once per forward and the gradient artifact once per backward, with the loss's cotangent,
-    # and never the split's entry points; the results are the torch backend's.
+    # A device that could run the compiled kernels: a single process runs a scalar loss whose
+    # gradient autograd needs as one call of the step artifact (the loss and dL/dx at forward
+    # time, the backward scaling dL/dx by the cotangent); a per-slice loss calls the loss
+    # artifact once per forward and the gradient artifact once per backward, with the loss's
+    # cotangent; never the split's entry points. The results are the torch backend's.
     calls = []
 
-    def whole(x, S, P, t_max, clip_value, clip_mode, reduction, gradient):
-        return _FakeWholeArtifact(calls, dict(num_slices=S, num_points=P, t_max=t_max,
-                                              clip_value=clip_value, clip_mode=clip_mode,
-                                              reduction=reduction), gradient)
+    def whole(x, S, P, t_max, clip_value, clip_mode, reduction, gradient, step=False):
+        knobs = dict(num_slices=S, num_points=P, t_max=t_max, clip_value=clip_value,
+                     clip_mode=clip_mode, reduction=reduction)
+        if step:
+            return _FakeStepArtifact(calls, knobs)
+        return _FakeWholeArtifact(calls, knobs, gradient)
 
     def split(*args, **kwargs):
         raise AssertionError("the split's entry points were asked for")
@@ -248,8 +272,11 @@ def test_single_process_runs_the_whole_loss_in_one_call(monkeypatch, knobs, view
     # The fakes return f32, as the artifacts do.
     torch.testing.assert_close(xa.grad, xr.grad, rtol=1e-5,
                                atol=1e-6 * float(xr.grad.abs().max()))
-    assert [c[0] for c in calls] == ["loss", "loss_grad"]
-    assert calls[1][3] == tuple(loss.shape) and calls[0][2] == calls[1][2] == 7
+    if knobs.get("reduction") == "none":
+        assert [c[0] for c in calls] == ["loss", "loss_grad"]
+        assert calls[1][3] == tuple(loss.shape) and calls[0][2] == calls[1][2] == 7
+    else:
+        assert calls == [("step", tuple(x.shape), 7, ())]
     # dL/dx comes from a kernel: a second-order backward through it raises instead of
     # silently dropping its term (here the cotangent w requires grad).
     xb = x.clone().requires_grad_()
@@ -277,7 +304,7 @@ def test_whole_loss_falls_back_to_the_split(monkeypatch, case):
         raise st.CompiledBackendUnavailable("no split either (test)")
 
     monkeypatch.setattr(st, "_compiled_obstacle", lambda x: None)
-    monkeypatch.setattr(st, "_whole_function", lambda *args: whole.append(args))
+    monkeypatch.setattr(st, "_whole_function", lambda *args, **kwargs: whole.append(args))
     monkeypatch.setattr(st, "_compiled_entries", split)
     x = torch.randn(16, 8, dtype=torch.bfloat16)
     knobs = dict(seed=3, num_slices=8, num_points=5)

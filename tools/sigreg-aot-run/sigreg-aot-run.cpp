@@ -186,31 +186,56 @@ int main(int argc, char **argv) {
   ValidationResult validation;
   bool validated = false;
   if (opt.validate) {
-    std::vector<double> ref, unclipped;
+    std::vector<double> ref, unclipped, grad, flipNorms;
     auto t0 = std::chrono::steady_clock::now();
     s = computeReference(inputs, ref, &unclipped);
+    if (s.ok() && p.step)
+      s = computeGradientReference(inputs, grad, &flipNorms);
     if (!s.ok())
       return fail(kUsage, s.message());
     double refSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
             .count();
+    // A step's dL/dx is checked after each run too, and appended to the
+    // loss's values for the bitwise comparisons below.
+    auto checkStep = [&](ValidationResult &r, std::vector<float> &values,
+                         bool print) -> Status {
+      if (!p.step)
+        return Status::success();
+      ValidationResult g;
+      std::vector<float> dx;
+      SIGREG_RETURN_IF_ERROR(
+          validateStepGradient(*exec, grad, &flipNorms, g, &dx));
+      if (print)
+        printValidation(g, stepGradientProblem(p), stdout);
+      values.insert(values.end(), dx.begin(), dx.end());
+      mergeStepValidation(r, g);
+      return Status::success();
+    };
     std::vector<float> first, again, replayed;
     s = runAndValidate(*exec, ref, validation, nullptr, &first, &unclipped);
     if (!s.ok())
       return fail(kMismatch, s.message());
     std::printf("reference  float64 host, %.2f s\n", refSeconds);
     printValidation(validation, p, stdout);
+    s = checkStep(validation, first, true);
+    if (!s.ok())
+      return fail(kMismatch, s.message());
     validated = true;
     // Same inputs again, then through a CUDA graph: the results must be
     // bitwise identical (fixed reduction order, docs/CONTRACT.md section 5).
     ValidationResult second, graphResult;
     s = runAndValidate(*exec, ref, second, nullptr, &again, &unclipped);
+    if (s.ok())
+      s = checkStep(second, again, false);
     CudaGraph graph;
     if (s.ok())
       s = exec->captureGraph(graph);
     if (s.ok())
       s = runAndValidate(*exec, ref, graphResult, &graph, &replayed,
                          &unclipped);
+    if (s.ok())
+      s = checkStep(graphResult, replayed, false);
     if (!s.ok())
       return fail(kMismatch, s.message());
     bool same = first.size() == again.size() &&

@@ -65,7 +65,7 @@ TEST(CApi, DescribeWritesTheParsedManifest) {
   expectHas(d, R"("problem":{"V":2,"N":5,"D":3,"S":4,"P":17,"t_max":3,)"
                R"("clip":"none","clip_value":0,"reduction":"none",)"
                R"("dtype":"f32","projection":"seed","views":true,)"
-               R"("gradient":false,"entry_point":""})");
+               R"("gradient":false,"step":false,"entry_point":""})");
   expectHas(d, R"("conventions_error":null,"output":"out",)");
   expectHas(d, R"("buffers":[{"name":"x","role":"input","bytes":120,)"
                R"("dtype":"f32","shape":[2,5,3],"zero_init":false},)"

@@ -308,4 +308,82 @@ TEST(Harness, ChecksProblemBuffers) {
         << "got: " << r.message();
   }
 }
+
+// A training step: input grad, outputs out (the loss) and dx (dL/dx).
+TEST(Harness, ChecksStepBuffers) {
+  const std::string problem =
+      "\"problem\":{\"N\":32,\"D\":2048,\"S\":1024,\"dtype\":\"bf16\"}";
+  const std::string stepProblem =
+      "\"problem\":{\"N\":32,\"D\":2048,\"S\":1024,\"dtype\":\"bf16\","
+      "\"step\":true}";
+  const std::string out =
+      "{\"name\":\"out\",\"role\":\"output\",\"bytes\":4,\"dtype\":\"f32\"}";
+  const std::string grad =
+      "{\"name\":\"grad\",\"role\":\"input\",\"bytes\":4,\"dtype\":\"f32\"},";
+  const std::string dx =
+      ",{\"name\":\"dx\",\"role\":\"output\",\"bytes\":262144,\"dtype\":"
+      "\"f32\"}";
+  auto step = [&](const std::string &inputs, const std::string &outputs) {
+    std::string s = with(problem, stepProblem);
+    return s.replace(s.find(out), out.size(), inputs + outputs);
+  };
+  Status s = check(step(grad, out + dx));
+  EXPECT_TRUE(s.ok()) << s.message();
+  Manifest m;
+  std::string err;
+  ASSERT_TRUE(parseManifest(step(grad, out + dx), m, err)) << err;
+  EXPECT_TRUE(m.problem.step);
+  EXPECT_EQ(outputBufferName(m), "out");
+  EXPECT_EQ(outputElementCount(m.problem), 1);
+  ProblemDesc g = stepGradientProblem(m.problem);
+  EXPECT_TRUE(g.gradient);
+  EXPECT_FALSE(g.step);
+  EXPECT_EQ(outputElementCount(g), 32 * 2048);
+
+  struct Case {
+    std::string json;
+    const char *expected;
+  } cases[] = {
+      {step("", out + dx), "needs an f32 input buffer 'grad' of 4 bytes"},
+      {step(grad, out), "needs an f32 output buffer 'dx' of 262144 bytes"},
+      {step(grad,
+            out + ",{\"name\":\"dx\",\"role\":\"output\",\"bytes\":131072}"),
+       "needs an f32 output buffer 'dx' of 262144 bytes"},
+      {step(grad,
+            out + dx + ",{\"name\":\"dy\",\"role\":\"output\",\"bytes\":4}"),
+       "unexpected output buffer 'dy' in a step manifest"},
+  };
+  for (const Case &c : cases) {
+    Status r = check(c.json);
+    EXPECT_FALSE(r.ok()) << c.expected;
+    EXPECT_NE(r.message().find(c.expected), std::string::npos)
+        << "got: " << r.message();
+  }
+  // A step is neither a gradient nor an entry point.
+  std::string both = with(problem, stepProblem);
+  both.replace(both.find("\"step\":true"), 11,
+               "\"step\":true,\"gradient\":true");
+  EXPECT_FALSE(parseManifest(both, m, err));
+  EXPECT_NE(err.find("problem.step"), std::string::npos) << err;
+}
+
+// The step's two references: the loss and the gradient of the same inputs,
+// as computeReference gives them for the loss and the gradient problems.
+TEST(Harness, StepReferences) {
+  ProblemDesc p = smallProblem("f32");
+  p.step = true;
+  ProblemInputs in;
+  ASSERT_TRUE(generateInputs(p, 3, 4, in).ok());
+  std::vector<double> loss, grad, lossAlone, gradAlone;
+  ASSERT_TRUE(computeReference(in, loss).ok());
+  ASSERT_TRUE(computeGradientReference(in, grad).ok());
+  ProblemInputs plain = in;
+  plain.problem.step = false;
+  ASSERT_TRUE(computeReference(plain, lossAlone).ok());
+  plain.problem.gradient = true;
+  ASSERT_TRUE(computeReference(plain, gradAlone).ok());
+  EXPECT_EQ(loss, lossAlone);
+  EXPECT_EQ(grad, gradAlone);
+  EXPECT_EQ(grad.size(), size_t(p.V * p.N * p.D));
+}
 } // namespace

@@ -24,9 +24,10 @@ public:
                                                     StringRef entry);
 
   /// Runs once on `inputs`, writing the f32 outputs into `out` (resized to
-  /// the output element count and poisoned with NaN first).
+  /// the output element count and poisoned with NaN first), and for a step
+  /// problem dL/dx into `dx` (required then, likewise resized and poisoned).
   LogicalResult run(const ::sigreg::runtime::ProblemInputs &inputs,
-                    std::vector<float> &out);
+                    std::vector<float> &out, std::vector<float> *dx = nullptr);
 
 private:
   CpuJit() = default;

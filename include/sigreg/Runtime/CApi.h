@@ -37,8 +37,8 @@ typedef struct sigreg_aot sigreg_aot;
  * every default filled in:
  *   format, function, pipeline, chip, ptx    strings
  *   problem    null, or {V, N, D, S, P, t_max, clip, clip_value, reduction,
- *              dtype, projection, views, gradient, entry_point ("" for the
- *              loss and its gradient)}
+ *              dtype, projection, views, gradient, step, entry_point (""
+ *              for the loss, its gradient and the step)}
  *   conventions_error  null when buffers and scalars follow the harness
  *              conventions (Harness.h, checkProblemBuffers), else why not
  *   output     the loss output's name ("out", or the only output), or null

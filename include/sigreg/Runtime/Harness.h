@@ -10,7 +10,9 @@
 //   input  "x"    [V,N,D] (views) or [N,D], problem.dtype
 //   input  "proj" [D,S], problem.dtype (projection "explicit" only)
 //   output "out" (or the only output buffer): f32, 1 element for mean/sum,
-//          [S] or [V,S] for reduction none
+//          [S] or [V,S] for reduction none; dL/dx (x's shape) for a gradient
+//   input  "grad" (gradient and step problems): the loss's cotangent, f32
+//   output "dx" (step problems): dL/dx, f32, x's shape
 //   scalar "seed" (i32/i64): the projection seed; scalars "V","N","D","S",
 //          "P" (integers) receive the problem's sizes.
 //
@@ -56,6 +58,14 @@ Status generateInputs(const ProblemDesc &problem, uint64_t projectionSeed,
 /// (referenceGradient's flipNorms), which validateGradient turns into slack.
 Status computeReference(const ProblemInputs &inputs, std::vector<double> &ref,
                         std::vector<double> *unclipped = nullptr);
+/// The float64 dL/dx (referenceGradient, all-ones cotangent) of a gradient or
+/// step problem, V*N*D values; `flipNorms` as computeReference's side data.
+Status computeGradientReference(const ProblemInputs &inputs,
+                                std::vector<double> &grad,
+                                std::vector<double> *flipNorms = nullptr);
+/// The problem a step's "dx" output is validated and printed as: the same
+/// problem with `gradient` set.
+ProblemDesc stepGradientProblem(const ProblemDesc &step);
 
 /// Checks that the manifest has a problem and buffers/scalars matching the
 /// conventions above.
@@ -133,6 +143,19 @@ Status runAndValidate(Executor &exec, const std::vector<double> &ref,
                       const CudaGraph *graph = nullptr,
                       std::vector<float> *outputs = nullptr,
                       const std::vector<double> *unclipped = nullptr);
+
+/// A step problem's "dx" output of the run that runAndValidate made (no new
+/// run): downloads and validates it against `grad`
+/// (computeGradientReference). `values` (optional) receives it.
+Status validateStepGradient(Executor &exec, const std::vector<double> &grad,
+                            const std::vector<double> *flipNorms,
+                            ValidationResult &result,
+                            std::vector<float> *values = nullptr);
+
+/// A step fails when its loss or its dL/dx does: folds the gradient's
+/// verdict into the loss's result (its message names the gradient's failure).
+void mergeStepValidation(ValidationResult &loss,
+                         const ValidationResult &gradient);
 
 /// Prints loss/reference/error lines and the verdict.
 void printValidation(const ValidationResult &result, const ProblemDesc &problem,

@@ -36,8 +36,13 @@ struct ProblemDesc {
   std::string projection = "seed"; // seed | explicit
   bool views = false; // true: x is [V,N,D]; false: x is [N,D] (V must be 1)
   /// The entry computes dL/dx (sigreg.loss_grad, all-ones upstream gradient)
-  /// instead of the loss. CPU target only for now (not in manifests).
+  /// instead of the loss: input "grad", output "out" of x's shape.
   bool gradient = false;
+  /// A training step: the entry returns the loss and dL/dx together
+  /// (sigreg.loss and sigreg.loss_grad of the same operands and knobs in one
+  /// function, so that they share one forward): input "grad" (the loss's
+  /// cotangent), outputs "out" (the loss) and "dx" (f32, x's shape).
+  bool step = false;
   /// The DDP split's entry points (docs/TORCH.md), empty for the loss and
   /// its gradient: "ecf" computes the local ECF means (x, seed | proj) ->
   /// (cos, sin) [V, S, P]; "ecf_backward" computes dL/dx from their

@@ -275,6 +275,10 @@ private:
   /// Chains ecf -> all_reduce_mean -> fused_epilogue whose epilogue the
   /// Hopper kernel runs in its tail (WgmmaEcfShape::epilogue), by their ecf.
   DenseMap<Operation *, FusedEpilogueOp> tailChain;
+  /// The tail chains whose means other ops read too (a training step's
+  /// backward): the kernel's means are the fused_ecf's results, and the
+  /// all_reduce_mean that only the folded epilogue reads, by their ecf.
+  DenseMap<Operation *, AllReduceMeanOp> sharedTails;
   /// sigreg.ecf_cotangent ops whose work the gradient kernel of their fused
   /// backward (with saved slices) does, by that backward.
   DenseMap<Operation *, EcfCotangentOp> foldedCotangents;
@@ -429,24 +433,55 @@ LogicalResult Lowering::checkSupported(func::FuncOp func) {
   return failure(result.wasInterrupted());
 }
 
+/// Where `ecf`'s means go to other ops too: one sigreg.all_reduce_mean of
+/// world size 1 of them whose results one sigreg.fused_epilogue alone reads
+/// (a training step: the loss's chain beside the backward's), else null.
+static std::pair<AllReduceMeanOp, FusedEpilogueOp>
+sharedEpilogue(FusedEcfOp ecf) {
+  for (Operation *user : ecf.getCos().getUsers()) {
+    auto ar = dyn_cast<AllReduceMeanOp>(user);
+    if (!ar || ar.getWorldSize() != 1 || ar.getCos() != ecf.getCos() ||
+        ar.getSin() != ecf.getSin() || !ar.getCosGlobal().hasOneUse() ||
+        !ar.getSinGlobal().hasOneUse())
+      continue;
+    auto epi = dyn_cast<FusedEpilogueOp>(*ar.getCosGlobal().getUsers().begin());
+    if (epi && epi.getCos() == ar.getCosGlobal() &&
+        epi.getSin() == ar.getSinGlobal())
+      return {ar, epi};
+  }
+  return {};
+}
+
 /// Finds the chains whose ops another op's kernel lowers (singleLaunchChain,
 /// tailChain, foldedCotangents) and marks those ops absorbed.
 void Lowering::planChains(func::FuncOp func) {
   func.walk([&](FusedEcfOp ecf) {
     // The Hopper kernel runs the epilogue in its tail when its means are
-    // complete in the kernel (one batch tile, or the finalize folded in).
+    // complete in the kernel (one batch tile, or the finalize folded in):
+    // the means then live in the kernel alone, or, where other ops read them
+    // too (a training step's backward, which may read the stored slices),
+    // are its results as well.
     EcfSchedule sched = ecfSchedule(ecf);
-    if (sched.wgmma && !sched.wgmmaPersistent && !ecf.getSlices())
-      if (FusedEpilogueOp epi = foldableEpilogue(ecf)) {
-        int64_t T = llvm::divideCeilSigned<int64_t>(
-            ecf.getInput().getType().getDimSize(1), kWgmmaTileRows);
-        if (T == 1 || wgmmaFoldsFinalize(T)) {
-          tailChain[ecf] = epi;
-          absorbed.insert(*ecf.getCos().getUsers().begin());
-          absorbed.insert(epi);
-          return;
-        }
+    int64_t T = llvm::divideCeilSigned<int64_t>(
+        ecf.getInput().getType().getDimSize(1), kWgmmaTileRows);
+    if (sched.wgmma && !sched.wgmmaPersistent &&
+        (T == 1 || wgmmaFoldsFinalize(T))) {
+      FusedEpilogueOp epi =
+          ecf.getSlices() ? FusedEpilogueOp() : foldableEpilogue(ecf);
+      if (epi) {
+        tailChain[ecf] = epi;
+        absorbed.insert(*ecf.getCos().getUsers().begin());
+        absorbed.insert(epi);
+        return;
       }
+      if (auto [ar, shared] = sharedEpilogue(ecf); shared) {
+        tailChain[ecf] = shared;
+        sharedTails[ecf] = ar;
+        absorbed.insert(ar);
+        absorbed.insert(shared);
+        return;
+      }
+    }
     if (!runsAsSingleLaunch(ecf))
       return;
     auto ar = cast<AllReduceMeanOp>(*ecf.getCos().getUsers().begin());
@@ -658,7 +693,10 @@ void Lowering::lowerFusedEcf(ConversionPatternRewriter &rewriter,
     return;
   }
   epi = tailChain.lookup(ecf);
-  if (epi)
+  AllReduceMeanOp sharedAr = sharedTails.lookup(ecf);
+  // An exclusive chain is emitted where its epilogue is; a shared one where
+  // the ecf is, so that the means' other readers come after it.
+  if (epi && !sharedAr)
     rewriter.setInsertionPoint(epi);
   Value x = toBuffer(rewriter, loc, input);
   std::optional<SeededProjection> seeded = SeededProjection::of(projection);
@@ -701,7 +739,11 @@ void Lowering::lowerFusedEcf(ConversionPatternRewriter &rewriter,
                   kBlockThreads, args, sh.numBatchTiles(), 0);
     results = {cos, sin};
   }
-  if (!epi) {
+  if (!epi || sharedAr) {
+    // (A shared chain's epilogue was replaced by lowerWgmmaEcf: its
+    // all_reduce_mean has no reader left.)
+    if (sharedAr)
+      rewriter.eraseOp(sharedAr);
     SmallVector<Value> tensors;
     for (Value buffer : results)
       tensors.push_back(toTensor(rewriter, loc, buffer));
