@@ -286,6 +286,15 @@ private:
   SmallVector<gpu::LaunchFuncOp> programmaticCandidates;
 };
 
+/// The backward GEMM's tile, 128 rows of dL/dx [rows, D] by 256, 128 or 64
+/// features: the forward's rule for its slices (wgmmaTileSlices, without the
+/// wgmma-slices option), so that a small batch still spreads over the
+/// multiprocessors.
+static int64_t backwardGemmTileFeatures(int64_t rows, int64_t D) {
+  EcfScheduleOptions rule;
+  return wgmmaTileSlices(1, rows, D, rule);
+}
+
 /// Fails with an error at `op` when a kernel it lowers to would need a grid
 /// beyond CUDA's limits (x < 2^31, y and z <= 65535 blocks).
 LogicalResult Lowering::checkGridLimits(Operation *op) {
@@ -328,7 +337,8 @@ LogicalResult Lowering::checkGridLimits(Operation *op) {
         failed(check("ECF gradient",
                      ceilDiv(bwd.getDcos().getType().getDimSize(1), 128),
                      ceilDiv(N, kWgmmaRows), V)) ||
-        failed(check("backward GEMM", ceilDiv(D, kWgmmaTileSlices),
+        failed(check("backward GEMM",
+                     ceilDiv(D, backwardGemmTileFeatures(V * N, D)),
                      ceilDiv(V * N, kWgmmaRows), 1)));
   }
   if (auto epi = dyn_cast<FusedEpilogueOp>(op)) {
@@ -962,7 +972,12 @@ void Lowering::lowerFusedEcfBackward(ConversionPatternRewriter &rewriter,
                  args, wgmmaDynamicSharedBytes(w.tiling));
   }
 
-  ProjectTransposeShape t{V * N, D, S, elem, getWgmmaTiling(kWgmmaTileSlices)};
+  int64_t tileFeatures = backwardGemmTileFeatures(V * N, D);
+  ProjectTransposeShape t{
+      V * N, D, S, elem,
+      getWgmmaTiling(tileFeatures, /*persistent=*/false,
+                     llvm::divideCeilSigned<int64_t>(D, tileFeatures) *
+                         llvm::divideCeilSigned<int64_t>(V * N, kWgmmaRows))};
   gpu::GPUFuncOp gemm = addKernel(buildProjectTransposeWgmmaKernel(kb, loc, t));
   Value dx = resultBuffer(rewriter, op.getResult());
   Value dxRows = memref::CollapseShapeOp::create(

@@ -816,17 +816,26 @@ void emitEcfGradColumns(KernelBuilder &k, const WgmmaTypes &t,
 }
 
 /// The epilogue of the backward GEMM: the accumulator tile, staged in the y
-/// tile, goes to dx [rows, D] f32: thread tid (< 256) copies column d0 + tid
-/// of every row of the tile inside the problem (coalesced rows).
+/// tile, goes to dx [rows, D] f32. Thread tid (< 256) takes column
+/// tid % t.slices and the rows part, part + parts, ... (parts = 256 /
+/// t.slices; consecutive threads, consecutive columns: coalesced). No thread
+/// branches and a constant trip count (128 / parts rows per thread): a row or
+/// column past the problem is clamped to the last one inside it, whose value
+/// the thread then stores again (the same value to the same address). A
+/// guarded store, or a trip count known only at run time, after the wgmmas
+/// made ptxas serialize them in the 64- and 128-feature tiles (C7520).
 void emitTileStore(KernelBuilder &k, const WgmmaTypes &t, Value yTile, Value dx,
                    Value tid, Value r0, Value d0, int64_t rows, int64_t D) {
-  Value d = k.add(d0, tid);
-  k.ifThen(k.lt(d, k.idx(D)), [&] {
-    Value count =
-        k.min(k.idx(kRows), arith::SubIOp::create(k.b, k.idx(rows), r0));
-    forEachRow(k, k.idx(0), count, 4, [&](Value r) {
-      k.store(k.load(yTile, {r, tid}), dx, {k.add(r0, r), d});
-    });
+  ColumnPart c = splitColumns(k, t, tid, d0);
+  Value col = c.col;
+  if (D % t.slices != 0)
+    col = k.min(col, arith::SubIOp::create(k.b, k.idx(D - 1), d0));
+  Value count =
+      k.min(k.idx(kRows), arith::SubIOp::create(k.b, k.idx(rows), r0));
+  Value lastRow = arith::SubIOp::create(k.b, count, k.idx(1));
+  k.forEach(k.idx(0), k.idx(kRows / c.parts), k.idx(1), [&](Value i) {
+    Value row = k.min(k.add(c.part, k.mul(i, k.idx(c.parts))), lastRow);
+    k.store(k.load(yTile, {row, col}), dx, {k.add(r0, row), k.add(d0, col)});
   });
 }
 /// The tail's shared memory, a view of the dynamic shared memory once the

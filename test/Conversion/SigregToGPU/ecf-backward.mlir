@@ -10,8 +10,11 @@
 // gradient kernel reads x [V * N, D] and g through the forward's tensor maps
 // (boxes 128 x 64 and 64 x 64) and writes G = dL/dy / ||g_s|| as bf16 [V * N,
 // S]; the backward GEMM reads G (boxes 128 x 64) and g as a K-major operand
-// (boxes 256 x 64: 256 features by 64 slices) and writes dx [V * N, D] into
-// the result, 384 threads and 192 KB of dynamic shared memory.
+// and writes dx [V * N, D] into the result. Its tile of 128 rows by 256, 128
+// or 64 features follows the forward's rule (not the wgmma-slices option):
+// 5 x 1 tiles of 256 or 5 x 2 of 128 would leave most multiprocessors idle,
+// so 64 features (boxes 64 x 64: 64 features by 64 slices), 5 x 3 tiles of
+// 288 threads with the deep ring (192 KB).
 // CHECK-LABEL: func.func @backward_entry(
 // CHECK-SAME:      %[[X:.*]]: memref<2x300x136xbf16>, %[[SEED:.*]]: i64, %[[DC:.*]]: memref<2x72x9xf32>, %[[DS:.*]]: memref<2x72x9xf32>, %[[OUT:.*]]: memref<2x300x136xf32>)
 // CHECK:         %[[G:.*]] = memref.alloc() : memref<136x72xbf16>
@@ -28,8 +31,8 @@
 // CHECK:         %[[DXROWS:.*]] = memref.collapse_shape %[[OUT]] {{\[\[}}0, 1], [2]] : memref<2x300x136xf32> into memref<600x136xf32>
 // CHECK:         %[[DYU:.*]] = memref.cast %[[DY]] : memref<600x72xbf16> to memref<*xbf16>
 // CHECK:         nvgpu.tma.create.descriptor %[[DYU]] box[%{{.*}}, %{{.*}}] : memref<*xbf16> -> <tensor = memref<128x64xbf16, 3>, swizzle = swizzle_128b
-// CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xbf16> -> <tensor = memref<256x64xbf16, 3>, swizzle = swizzle_128b
-// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_project_transpose_wgmma blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}})  dynamic_shared_memory_size %{{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %[[DXROWS]] : memref<600x136xf32>) {sigreg.region = "backward_gemm"}
+// CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xbf16> -> <tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_project_transpose_wgmma blocks in (%[[C3:.*]], %[[C5:.*]], %{{.*}}) threads in (%[[C288:.*]], %{{.*}}, %{{.*}})  dynamic_shared_memory_size %[[SMEM:.*]] args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %[[DXROWS]] : memref<600x136xf32>) {sigreg.region = "backward_gemm"}
 // CHECK-NEXT:    return
 
 // The ECF gradient kernel: the forward's stages 1-4 (N-major g boxes,
@@ -58,27 +61,33 @@
 // CHECK-NEXT:        memref.store %[[T]], %[[GOUT]][%[[AT]], %{{.*}}] : memref<600x72xbf16>
 // CHECK:         gpu.return
 
-// The backward GEMM: one TMA box of g [256 features][64 slices] per stage
+// The backward GEMM: one TMA box of g [64 features][64 slices] per stage
 // (K-major B), four k16 wgmmas per 64-deep k-tile without the transpose,
 // each with its own descriptors 32 bytes further along the rows; the
-// accumulators go through the shared tile to dx, one column per thread.
+// accumulators go through the shared tile to dx: 4 threads per column, each
+// 32 rows (part, part + 4, ...), with the row and column clamped to the
+// problem (min) instead of a guarded store, and a constant trip count (a
+// branch or a run-time count after the wgmmas made ptxas serialize them).
 // CHECK-LABEL: gpu.func @sigreg_project_transpose_wgmma(
 // CHECK-SAME:      %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[DX:.*]]: memref<600x136xf32>) kernel
-// CHECK-SAME:      known_block_size = array<i32: 384, 1, 1>
+// CHECK-SAME:      known_block_size = array<i32: 288, 1, 1>
 // CHECK-SAME:      sigreg.region = "backward_gemm"
 // CHECK:         nvgpu.tma.async.load {{.*}} -> memref<128x64xbf16, #gpu.address_space<workgroup>>
-// CHECK:         nvgpu.tma.async.load {{.*}} -> memref<256x64xbf16, #gpu.address_space<workgroup>>
+// CHECK:         nvgpu.tma.async.load {{.*}} -> memref<64x64xbf16, #gpu.address_space<workgroup>>
 // CHECK:         nvgpu.warpgroup.generate.descriptor {{.*}} -> <tensor = memref<64x16xbf16, #gpu.address_space<workgroup>>>
-// CHECK:         nvgpu.warpgroup.generate.descriptor {{.*}} -> <tensor = memref<16x256xbf16, #gpu.address_space<workgroup>>>
-// CHECK:         nvgpu.warpgroup.mma %{{.*}}, %{{.*}}, %{{.*}} {waitGroup = 5 : i64} : <tensor = memref<64x16xbf16, {{.*}}>>, <tensor = memref<16x256xbf16, {{.*}}>>, <fragmented = vector<64x256xf32>>
+// CHECK:         nvgpu.warpgroup.generate.descriptor {{.*}} -> <tensor = memref<16x64xbf16, #gpu.address_space<workgroup>>>
+// CHECK:         nvgpu.warpgroup.mma %{{.*}}, %{{.*}}, %{{.*}} {waitGroup = 5 : i64} : <tensor = memref<64x16xbf16, {{.*}}>>, <tensor = memref<16x64xbf16, {{.*}}>>, <fragmented = vector<64x64xf32>>
 // CHECK:         nvgpu.warpgroup.mma %{{.*}}, %{{.*}}, %{{.*}} {waitGroup = 6 : i64}
 // CHECK:         nvgpu.warpgroup.mma %{{.*}}, %{{.*}}, %{{.*}} {waitGroup = 7 : i64}
 // CHECK:         nvgpu.warpgroup.mma %{{.*}}, %{{.*}}, %{{.*}} {waitGroup = 4 : i64}
 // CHECK-NOT:     transposeB
 // CHECK:         nvgpu.warpgroup.mma.store
-// CHECK:         scf.for
-// CHECK:           memref.load {{.*}} : memref<128x256xf32, strided<[260, 1]>, #gpu.address_space<workgroup>>
-// CHECK-NEXT:      memref.store %{{.*}}, %[[DX]][%{{.*}}, %{{.*}}] : memref<600x136xf32>
+// CHECK:         %[[COL:.*]] = arith.min{{[su]}}i %{{.*}}, %{{.*}} : index
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %[[C32:.*]] step
+// CHECK:           %[[ROW:.*]] = arith.min{{[su]}}i %{{.*}}, %{{.*}} : index
+// CHECK:           %[[V:.*]] = memref.load %{{.*}}[%[[ROW]], %[[COL]]] : memref<128x64xf32, strided<[68, 1]>, #gpu.address_space<workgroup>>
+// CHECK-NOT:       scf.if
+// CHECK:           memref.store %[[V]], %[[DX]][%{{.*}}, %{{.*}}] : memref<600x136xf32>
 // CHECK:         gpu.return
 func.func @backward_entry(%x: tensor<2x300x136xbf16>, %seed: i64, %dc: tensor<2x72x9xf32>, %ds: tensor<2x72x9xf32>) -> tensor<2x300x136xf32> {
   %a = sigreg.projection seed(%seed) : tensor<136x72xf32>
