@@ -23,9 +23,11 @@ func.func @step(%x: tensor<32x2048xbf16>, %seed: i64, %g: tensor<f32>) -> (tenso
 // writes the means, which the backward reads too: no epilogue launch.
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf_wgmma {{.*}}%[[MEANS:.*]] : memref<1x1024x17xf32>, %{{.*}} : memref<1x1024x17xf32>, %[[SLICES:.*]] : memref<32x1024xf32>, %{{.*}} : memref<1xi32>, %[[LOSS]] : memref<f32>, %{{.*}} : memref<1024xf32>)
 // CHECK-NOT:     gpu.launch_func
-// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_ecf_grad_slices {{.*}}(%[[SLICES]] : memref<32x1024xf32>, {{.*}}%[[MEANS]] : memref<1x1024x17xf32>
+// The backward's two kernels are programmatic dependents of the launch
+// before each (griddepcontrol.wait before they read its results).
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_ecf_grad_slices {{.*}}(%[[SLICES]] : memref<32x1024xf32>, {{.*}}%[[MEANS]] : memref<1x1024x17xf32>{{.*}}sigreg.programmatic
 // CHECK-NOT:     gpu.launch_func
-// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_project_transpose_wgmma {{.*}}%[[DX]] : memref<32x2048xf32>
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_project_transpose_wgmma {{.*}}%[[DX]] : memref<32x2048xf32>) {sigreg.programmatic
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         return
 

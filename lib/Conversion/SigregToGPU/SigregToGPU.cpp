@@ -949,13 +949,16 @@ void Lowering::lowerFusedEcfBackward(ConversionPatternRewriter &rewriter,
     }
     args.push_back(grad);
     int64_t rowsPerBlock = ecfGradSliceRows(V, N, S);
-    createLaunch(
+    // Programmatic dependents (settleProgrammaticLaunches keeps the mark
+    // where a launch precedes them): this kernel and the backward GEMM run
+    // griddepcontrol.wait before they read what the launch before wrote.
+    programmaticCandidates.push_back(createLaunch(
         rewriter, loc,
         addKernel(buildEcfGradSlicesKernel(kb, loc, w, rowsPerBlock,
                                            cotangent ? &*cotangent : nullptr)),
         {llvm::divideCeilSigned<int64_t>(S, kBlockThreads),
          llvm::divideCeilSigned<int64_t>(N, rowsPerBlock), V},
-        kBlockThreads, args);
+        kBlockThreads, args));
   } else {
     // y recomputed from x viewed as [V * N, D].
     Value rows = memref::CollapseShapeOp::create(
@@ -984,10 +987,11 @@ void Lowering::lowerFusedEcfBackward(ConversionPatternRewriter &rewriter,
       rewriter, loc, dx, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
   args = tensorMapArgs(rewriter, loc, gemm, {grad, g});
   args.push_back(dxRows);
-  createLaunch(rewriter, loc, gemm,
-               {llvm::divideCeilSigned<int64_t>(D, t.tiling.slices),
-                llvm::divideCeilSigned<int64_t>(V * N, kWgmmaRows), 1},
-               t.tiling.threads, args, wgmmaDynamicSharedBytes(t.tiling));
+  programmaticCandidates.push_back(
+      createLaunch(rewriter, loc, gemm,
+                   {llvm::divideCeilSigned<int64_t>(D, t.tiling.slices),
+                    llvm::divideCeilSigned<int64_t>(V * N, kWgmmaRows), 1},
+                   t.tiling.threads, args, wgmmaDynamicSharedBytes(t.tiling)));
   rewriter.replaceOp(op, toTensor(rewriter, loc, dx));
   if (EcfCotangentOp cot = foldedCotangents.lookup(op))
     rewriter.eraseOp(cot);

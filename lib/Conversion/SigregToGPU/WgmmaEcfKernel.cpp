@@ -1356,6 +1356,9 @@ gpu::GPUFuncOp mlir::sigreg::buildEcfGradSlicesKernel(
   Value dcos = func.getArgument(next++), dsin = func.getArgument(next++);
   Value lossGrad = cotangent ? func.getArgument(next++) : Value();
   Value gradOut = func.getArgument(next++);
+  // Launched as a programmatic dependent of the forward kernel that writes
+  // the slices and the means, it waits here for them (at once otherwise).
+  NVVM::GriddepcontrolOp::create(k.b, NVVM::GridDepActionKind::wait);
   Value s = k.add(k.mul(k.blockId(Dimension::x), k.idx(kBlockThreads)),
                   k.threadId(Dimension::x));
   Value n0 = k.mul(k.blockId(Dimension::y), k.idx(rowsPerBlock));

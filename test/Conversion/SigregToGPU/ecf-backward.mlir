@@ -32,7 +32,7 @@
 // CHECK:         %[[DYU:.*]] = memref.cast %[[DY]] : memref<600x72xbf16> to memref<*xbf16>
 // CHECK:         nvgpu.tma.create.descriptor %[[DYU]] box[%{{.*}}, %{{.*}}] : memref<*xbf16> -> <tensor = memref<128x64xbf16, 3>, swizzle = swizzle_128b
 // CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xbf16> -> <tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b
-// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_project_transpose_wgmma blocks in (%[[C3:.*]], %[[C5:.*]], %{{.*}}) threads in (%[[C288:.*]], %{{.*}}, %{{.*}})  dynamic_shared_memory_size %[[SMEM:.*]] args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %[[DXROWS]] : memref<600x136xf32>) {sigreg.region = "backward_gemm"}
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_project_transpose_wgmma blocks in (%[[C3:.*]], %[[C5:.*]], %{{.*}}) threads in (%[[C288:.*]], %{{.*}}, %{{.*}})  dynamic_shared_memory_size %[[SMEM:.*]] args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %[[DXROWS]] : memref<600x136xf32>) {sigreg.programmatic, sigreg.region = "backward_gemm"}
 // CHECK-NEXT:    return
 
 // The ECF gradient kernel: the forward's stages 1-4 (N-major g boxes,
@@ -152,7 +152,7 @@ func.func @cotangent(%c: tensor<2x72x9xf32>, %s: tensor<2x72x9xf32>, %g: tensor<
 // CHECK:         %[[YROWS:.*]] = memref.collapse_shape %[[Y]] {{\[\[}}0, 1], [2]] : memref<2x300x72xf32> into memref<600x72xf32>
 // CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %[[SS]] : memref<9x72xf32>, %{{.*}} : memref<3x2x9x72xf32>, %{{.*}} : memref<3x2x9x72xf32>, %[[YROWS]] : memref<600x72xf32>, %{{.*}} : memref<2x72x9xf32>, %{{.*}} : memref<2x72x9xf32>, %{{.*}} : memref<2xi32>)
 // CHECK:         %[[G:.*]] = memref.alloc() : memref<600x72xbf16>
-// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_ecf_grad_slices blocks in (%c1, %c38, %c2) threads in (%c256, %c1, %c1)  args(%[[YROWS]] : memref<600x72xf32>, %[[SS]] : memref<9x72xf32>, %[[DC]] : memref<2x72x9xf32>, %[[DS]] : memref<2x72x9xf32>, %[[G]] : memref<600x72xbf16>) {sigreg.region = "backward_trig"}
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_ecf_grad_slices blocks in (%c1, %c38, %c2) threads in (%c256, %c1, %c1)  args(%[[YROWS]] : memref<600x72xf32>, %[[SS]] : memref<9x72xf32>, %[[DC]] : memref<2x72x9xf32>, %[[DS]] : memref<2x72x9xf32>, %[[G]] : memref<600x72xbf16>) {sigreg.programmatic, sigreg.region = "backward_trig"}
 // CHECK-NOT:     sigreg_ecf_grad_wgmma
 // CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_project_transpose_wgmma
 
@@ -172,6 +172,9 @@ func.func @cotangent(%c: tensor<2x72x9xf32>, %s: tensor<2x72x9xf32>, %g: tensor<
 // CHECK-LABEL: gpu.func @sigreg_ecf_grad_slices(
 // CHECK-SAME:      %[[YIN:.*]]: memref<600x72xf32>, %{{.*}}: memref<9x72xf32>, %[[GDC:.*]]: memref<2x72x9xf32>, %[[GDS:.*]]: memref<2x72x9xf32>, %[[GOUT:.*]]: memref<600x72xbf16>) kernel
 // CHECK-SAME:      sigreg.region = "backward_trig"
+// A programmatic dependent of the forward: it waits for the forward's
+// results before it reads them.
+// CHECK:         nvvm.griddepcontrol wait
 // CHECK-NOT:     nvgpu
 // CHECK:         memref.load %[[GDS]]
 // CHECK:         memref.load %[[GDC]]
