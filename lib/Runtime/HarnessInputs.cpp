@@ -111,11 +111,8 @@ Status sigreg::runtime::generateInputs(const ProblemDesc &p,
   return Status::success();
 }
 
-Status sigreg::runtime::computeReference(const ProblemInputs &in,
-                                         std::vector<double> &ref,
-                                         std::vector<double> *unclipped) {
-  const ProblemDesc &p = in.problem;
-  sigreg::LossParams params;
+/// The reference's knobs of a problem.
+static Status lossParams(const ProblemDesc &p, sigreg::LossParams &params) {
   params.numSlices = p.S;
   params.numPoints = p.P;
   params.tMax = p.tMax;
@@ -124,6 +121,15 @@ Status sigreg::runtime::computeReference(const ProblemInputs &in,
     return Status::error("unknown clip mode '" + p.clip + "'");
   if (!sigreg::parseReduction(p.reduction, params.reduction))
     return Status::error("unknown reduction '" + p.reduction + "'");
+  return Status::success();
+}
+
+Status sigreg::runtime::computeReference(const ProblemInputs &in,
+                                         std::vector<double> &ref,
+                                         std::vector<double> *unclipped) {
+  const ProblemDesc &p = in.problem;
+  sigreg::LossParams params;
+  SIGREG_RETURN_IF_ERROR(lossParams(p, params));
   if (p.gradient)
     return computeGradientReference(in, ref, unclipped);
   ref = sigreg::referenceLoss(in.x64.data(), p.V, p.N, p.D, in.A64.data(),
@@ -155,14 +161,7 @@ sigreg::runtime::computeGradientReference(const ProblemInputs &in,
                                           std::vector<double> *flipNorms) {
   const ProblemDesc &p = in.problem;
   sigreg::LossParams params;
-  params.numSlices = p.S;
-  params.numPoints = p.P;
-  params.tMax = p.tMax;
-  params.clipValue = p.clipValue;
-  if (!sigreg::parseClipMode(p.clip, params.clip))
-    return Status::error("unknown clip mode '" + p.clip + "'");
-  if (!sigreg::parseReduction(p.reduction, params.reduction))
-    return Status::error("unknown reduction '" + p.reduction + "'");
+  SIGREG_RETURN_IF_ERROR(lossParams(p, params));
   // dL/dx for an all-ones upstream gradient (the runners' convention).
   // Side data: how far each slice near the clip threshold may move dL/dx.
   grad =
