@@ -128,10 +128,10 @@ Status sigreg::runtime::computeReference(const ProblemInputs &in,
                                          std::vector<double> &ref,
                                          std::vector<double> *unclipped) {
   const ProblemDesc &p = in.problem;
-  sigreg::LossParams params;
-  SIGREG_RETURN_IF_ERROR(lossParams(p, params));
   if (p.gradient)
     return computeGradientReference(in, ref, unclipped);
+  sigreg::LossParams params;
+  SIGREG_RETURN_IF_ERROR(lossParams(p, params));
   ref = sigreg::referenceLoss(in.x64.data(), p.V, p.N, p.D, in.A64.data(),
                               params);
   if (unclipped) {

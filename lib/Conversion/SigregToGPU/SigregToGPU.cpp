@@ -443,11 +443,12 @@ LogicalResult Lowering::checkSupported(func::FuncOp func) {
   return failure(result.wasInterrupted());
 }
 
-/// Where `ecf`'s means go to other ops too: one sigreg.all_reduce_mean of
-/// world size 1 of them whose results one sigreg.fused_epilogue alone reads
-/// (a training step: the loss's chain beside the backward's), else null.
+/// The chain a kernel computing `ecf` may end with: one
+/// sigreg.all_reduce_mean of world size 1 of its means whose results one
+/// sigreg.fused_epilogue alone reads (other ops may read the means too: a
+/// training step's backward), else null.
 static std::pair<AllReduceMeanOp, FusedEpilogueOp>
-sharedEpilogue(FusedEcfOp ecf) {
+tailEpilogue(FusedEcfOp ecf) {
   for (Operation *user : ecf.getCos().getUsers()) {
     auto ar = dyn_cast<AllReduceMeanOp>(user);
     if (!ar || ar.getWorldSize() != 1 || ar.getCos() != ecf.getCos() ||
@@ -475,23 +476,15 @@ void Lowering::planChains(func::FuncOp func) {
     int64_t T = llvm::divideCeilSigned<int64_t>(
         ecf.getInput().getType().getDimSize(1), kWgmmaTileRows);
     if (sched.wgmma && !sched.wgmmaPersistent &&
-        (T == 1 || wgmmaFoldsFinalize(T))) {
-      FusedEpilogueOp epi =
-          ecf.getSlices() ? FusedEpilogueOp() : foldableEpilogue(ecf);
-      if (epi) {
+        (T == 1 || wgmmaFoldsFinalize(T)))
+      if (auto [ar, epi] = tailEpilogue(ecf); epi) {
         tailChain[ecf] = epi;
-        absorbed.insert(*ecf.getCos().getUsers().begin());
-        absorbed.insert(epi);
-        return;
-      }
-      if (auto [ar, shared] = sharedEpilogue(ecf); shared) {
-        tailChain[ecf] = shared;
-        sharedTails[ecf] = ar;
         absorbed.insert(ar);
-        absorbed.insert(shared);
+        absorbed.insert(epi);
+        if (ecf.getSlices() || !foldableEpilogue(ecf))
+          sharedTails[ecf] = ar;
         return;
       }
-    }
     if (!runsAsSingleLaunch(ecf))
       return;
     auto ar = cast<AllReduceMeanOp>(*ecf.getCos().getUsers().begin());
