@@ -203,8 +203,8 @@ def call_problems(shape, dtype: torch.dtype, num_slices: int, num_points: int = 
                   reduction: str = "mean"):
     """Every compiled artifact (``sigreg.compile.Problem``) that the compiled backend may run
     for x of ``shape`` ([N, D] or [V, N, D]) and ``dtype`` (bf16/f16) with these knobs: the
-    whole loss and its gradient (a single process, no clip) and the split's entry points
-    (traced code, torch.distributed, clipped losses)."""
+    whole loss, its gradient and, for a scalar loss, the step (a single process, no clip) and
+    the split's entry points (traced code, torch.distributed, clipped losses)."""
     if dtype not in _TORCH_DTYPES:
         raise ValueError(f"the compiled backend takes bf16 or f16 embeddings, got {dtype}")
     shape = tuple(int(d) for d in shape)
