@@ -140,6 +140,16 @@ step_set() {
   emit_step step-explicit-clamp-none 0 300 200 104 5 bf16 clamp_min 0.5 none explicit fused
   emit_step step-ragged-views-bf16 3 1000 1000 2000 17 bf16 none 0 mean seed fused
   emit_step step-p33-views-bf16 2 513 264 392 33 bf16 none 0 sum seed fused
+  # The step in two launches (the single launch writes G and g, then the backward
+  # GEMM) where N <= 256: train-sized, ragged N and D (D % 16 != 0), P = 33 with
+  # clamp_min, views; beside some, a twin on the Hopper forward (--single-launch=0:
+  # projection, forward with the slices, dL/dy, GEMM).
+  emit_step step-train-bf16 0 256 256 256 17 bf16 none 0 mean seed fused
+  emit_step step-ragged-small-bf16 2 100 200 104 17 bf16 none 0 mean seed fused
+  emit_step step-n129-p33-f16-clamp 0 129 520 136 33 f16 clamp_min 0.3 mean seed fused
+  emit_step step-blog-bf16-hopper 0 32 2048 1024 17 bf16 none 0 mean seed fused --single-launch=0
+  emit_step step-minimal-bf16-hopper 4 256 16 256 17 bf16 none 0 mean seed fused --single-launch=0
+  emit_step step-train-bf16-hopper 0 256 256 256 17 bf16 none 0 mean seed fused --single-launch=0
 }
 
 # The anchor configurations (docs/CONTRACT.md section 4; mean, no clip), bf16, f32.

@@ -21,6 +21,7 @@ The library is found at ``$SIGREG_AOT_LIB``, else in this repository's build fol
 from __future__ import annotations
 
 import ctypes
+import functools
 import json
 import operator
 import os
@@ -321,6 +322,66 @@ def check_buffers(torch, info: Artifact, buffers: Mapping[str, object], seed=Non
     _check_tensors(torch, info, buffers)
 
 
+# The fast path of a call's checks: what the checks above accept, tested with a few attribute
+# reads against constants computed once per artifact. When a test fails, the full checks run
+# and raise with their messages, so a bad call sees exactly the errors above.
+
+_INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
+
+
+@dataclass(frozen=True)
+class _CallSpec:
+    """Per-artifact constants of the checks: each input and output's torch dtype and element
+    count, by name, and whether a seed is required."""
+
+    tensors: Dict[str, Tuple[object, int]]
+    seeded: bool
+
+    @staticmethod
+    def of(torch, info: Artifact) -> "_CallSpec":
+        tensors = {}
+        for b in info.buffers:
+            if b.role != "workspace":
+                dtype, nbytes = _expected(info, b.name)
+                want = _torch_dtype(torch, dtype)
+                size = want.itemsize
+                # A size that is not a whole number of elements matches no tensor: the full
+                # check then says so.
+                tensors[b.name] = (want, nbytes // size if nbytes % size == 0 else -1)
+        return _CallSpec(tensors, info.problem.projection == "seed")
+
+    def accepts(self, torch, tensors: Mapping[str, object], seed, exact: bool) -> bool:
+        """Whether _check_seed and _check_tensors pass, without raising (``exact``: the names
+        are every input and output, as check_buffers wants; else a subset)."""
+        if self.seeded and not (type(seed) is int and _INT64_MIN <= seed <= _INT64_MAX):
+            return False
+        if exact and len(tensors) != len(self.tensors):
+            return False
+        spec, tensor = self.tensors, torch.Tensor
+        for name, t in tensors.items():
+            want = spec.get(name)
+            if (want is None or not isinstance(t, tensor) or t.dtype != want[0]
+                    or t.numel() != want[1] or not t.is_contiguous() or not t.is_cuda):
+                return False
+        return True
+
+
+_RAW_STREAM = None
+
+
+def _current_stream(torch, device_index: int) -> int:
+    """The raw handle of torch's current stream on CUDA device ``device_index``:
+    ``torch._C._cuda_getCurrentRawStream`` (an int, what inductor's generated code uses) where
+    this torch has it, else ``torch.cuda.current_stream(...).cuda_stream`` (builds a Stream
+    object per call, a few microseconds)."""
+    global _RAW_STREAM
+    if _RAW_STREAM is None:
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        _RAW_STREAM = raw if raw is not None else (
+            lambda index: torch.cuda.current_stream(index).cuda_stream)
+    return _RAW_STREAM(device_index)
+
+
 # ---------------------------------------------------------------------------
 # CapiFunction
 # ---------------------------------------------------------------------------
@@ -378,51 +439,78 @@ class CapiFunction:
                 f"D={p.D} S={p.S} P={p.P} {p.dtype}, {len(self.info.steps)} steps, {self.num_launches} launches)")
 
     # -- call -------------------------------------------------------------------
+    # The host cost of a call is what a training step pays every iteration: the checks take
+    # their fast path (_CallSpec), addresses and the seed are passed to the runtime only when
+    # they change, and the stream is read as a raw handle.
+
+    @functools.cached_property
+    def _spec(self) -> _CallSpec:
+        return _CallSpec.of(self._torch, self.info)
+
     def _check(self, rc: int, what: str):
         if rc != 0:
             raise CapiError(f"{what}: {self._lib.sigreg_aot_last_error(self._h).decode(errors='replace')}")
 
-    def _bind(self, name: str, tensor) -> None:
-        ptr = tensor.data_ptr()
-        if self._bound.get(name) != ptr:
-            self._check(self._lib.sigreg_aot_bind(self._h, name.encode(), ptr), f"bind {name}")
-            self._bound[name] = ptr
+    def _bind_all(self, tensors: Mapping[str, object]) -> None:
+        """Binds each tensor whose address changed since its last binding (the runtime then
+        re-encodes the TMA descriptors that refer to it)."""
+        bound = self._bound
+        for name, t in tensors.items():
+            ptr = t.data_ptr()
+            if bound.get(name) != ptr:
+                self._check(self._lib.sigreg_aot_bind(self._h, name.encode(), ptr), f"bind {name}")
+                bound[name] = ptr
 
     def _set_seed(self, seed) -> None:
-        if self.problem.projection == "seed" and seed != self._seed:
+        if self._spec.seeded and seed != self._seed:
             self._check(self._lib.sigreg_aot_set_seed(self._h, int(seed)), "set_seed")
             self._seed = seed
 
-    def _enqueue(self, device) -> None:
+    def _enqueue(self, tensor) -> None:
+        """Runs the steps on torch's current stream of ``tensor``'s device."""
         # 0 would mean the runtime's own stream: torch's default stream is the
-        # legacy stream, CU_STREAM_LEGACY (1).
-        stream = self._torch.cuda.current_stream(device).cuda_stream or 1
-        self._check(self._lib.sigreg_aot_run(self._h, ctypes.c_void_p(stream)), "run")
+        # legacy stream, CU_STREAM_LEGACY (1). A plain int converts to the c_void_p argument.
+        stream = _current_stream(self._torch, tensor.get_device()) or 1
+        rc = self._lib.sigreg_aot_run(self._h, stream)
+        if rc != 0:
+            self._check(rc, "run")
 
     def __call__(self, x, seed: Optional[int] = None, proj=None, grad=None, out=None):
-        torch = self._torch
-        binds = call_bindings(torch, self.info, x, seed=seed, proj=proj, grad=grad, out=out)
+        torch, p = self._torch, self.problem
+        binds = None
+        # The fast path: the arguments call_bindings accepts without a message, in the usual
+        # form (proj= exactly for an explicit projection, grad= exactly for a gradient).
+        if not (p.entry_point or p.step) and (proj is None) == (p.projection == "seed") \
+                and (grad is None) != p.gradient:
+            binds = {"x": x}
+            if proj is not None:
+                binds["proj"] = proj
+            if grad is not None:
+                binds["grad"] = grad
+            if out is not None:
+                binds[self.info.output] = out
+            if not self._spec.accepts(torch, binds, seed, exact=False):
+                binds = None
+        if binds is None:
+            binds = call_bindings(torch, self.info, x, seed=seed, proj=proj, grad=grad, out=out)
         if out is None:
-            shape = self.problem.x_shape() if self.problem.gradient else self.problem.out_shape()
-            out = torch.empty(shape, dtype=torch.float32, device=x.device)
+            shape = p.x_shape() if p.gradient else p.out_shape()
+            out = x.new_empty(shape, dtype=torch.float32)
             binds[self.info.output] = out
-        for name, t in binds.items():
-            self._bind(name, t)
+        self._bind_all(binds)
         self._set_seed(seed)
-        self._enqueue(x.device)
+        self._enqueue(x)
         return out
 
     def run(self, buffers: Dict[str, "object"], seed: Optional[int] = None) -> None:
         """Runs the artifact on named tensors: every input and output of the manifest, by name,
         e.g. ``x``, ``cos`` and ``sin`` for the ``ecf`` entry point; ``seed`` for a seeded
         projection. On torch's current stream, like ``__call__``."""
-        check_buffers(self._torch, self.info, buffers, seed)
-        device = None
-        for name, t in buffers.items():
-            device = t.device
-            self._bind(name, t)
+        if not self._spec.accepts(self._torch, buffers, seed, exact=True):
+            check_buffers(self._torch, self.info, buffers, seed)
+        self._bind_all(buffers)
         self._set_seed(seed)
-        self._enqueue(device)
+        self._enqueue(buffers["x"])  # every artifact takes x (check_conventions)
 
     def close(self):
         if getattr(self, "_h", None):

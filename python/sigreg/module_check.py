@@ -217,6 +217,71 @@ def bench(configs, with_compile):
                                        for t in row))
 
 
+def _host_us(fn, iters):
+    """Host time per call of ``fn`` (us, median of 5 rounds of ``iters`` calls, no
+    synchronization inside a round: the time Python spends before the call returns, with the
+    GPU running behind)."""
+    for _ in range(20):
+        fn()
+    torch.cuda.synchronize()
+    rounds = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            fn()
+        rounds.append((time.perf_counter() - t0) / iters * 1e6)
+        torch.cuda.synchronize()
+    return statistics.median(rounds)
+
+
+def host(configs, profile=False, iters=200):
+    """Host time per module call (``SIGReg`` with backend 'compiled', the step artifact):
+    the forward alone under no_grad and with autograd, the forward + backward, and for scale
+    an empty launch-sized torch op (``x.add_(0)``) and the C ABI call alone."""
+    print(f"\n{'config':22} {'fwd(no_grad)':>12} {'fwd':>12} {'fwd+bwd':>12} "
+          f"{'step run':>12} {'torch op':>12}   (us of host time per call)")
+    for name, V, N, D, S, P, dt, mode, cv, red in configs:
+        x = _x(V, N, D, dt).requires_grad_(True)
+        m = SIGReg(num_slices=S, n_points=P, clip_value=cv, clip_mode=mode, reduction=red,
+                   backend="compiled").cuda()
+
+        def fwd_nograd():
+            with torch.no_grad():
+                m(x)
+
+        def fwd():
+            m(x)
+
+        def step():
+            x.grad = None
+            m(x).backward()
+
+        row = [_host_us(fwd_nograd, iters), _host_us(fwd, iters), _host_us(step, iters)]
+        fn = st._whole_function(x, S, P, float(m.t_max), cv, mode, red, False, step=True)
+        if fn is not None:
+            bufs = {"x": x.detach(), "grad": torch.ones((), device="cuda"),
+                    "out": torch.empty((), device="cuda"),
+                    "dx": torch.empty(x.shape, device="cuda")}
+            row.append(_host_us(lambda: fn.run(bufs, seed=SEED), iters))
+        else:
+            row.append(None)
+        y = torch.zeros(1, device="cuda")
+        row.append(_host_us(lambda: y.add_(0), iters))
+        print(f"{name:22} " + " ".join(f"{t:12.1f}" if t is not None else f"{'n/a':>12}"
+                                       for t in row))
+        if profile:
+            import cProfile  # noqa: PLC0415
+            import pstats  # noqa: PLC0415
+
+            pr = cProfile.Profile()
+            pr.enable()
+            for _ in range(iters):
+                step()
+            pr.disable()
+            torch.cuda.synchronize()
+            pstats.Stats(pr).sort_stats("tottime").print_stats(25)
+
+
 def train(steps=200):
     """A 2-layer encoder (64 -> 512 -> 256) on Gaussian-mixture inputs, batch 256, Adam, the
     SIGReg loss alone (its minimum: Gaussian embeddings), bf16 autocast: once per backend."""
@@ -284,6 +349,11 @@ def main(argv=None):
     ap.add_argument("--bench", action="store_true")
     ap.add_argument("--compile", action="store_true", help="with --bench: torch.compile too")
     ap.add_argument("--train", action="store_true")
+    ap.add_argument("--host", action="store_true",
+                    help="the host time per module call (forward, forward + backward)")
+    ap.add_argument("--skip-check", action="store_true",
+                    help="skip the accuracy checks (with --bench or --host)")
+    ap.add_argument("--profile", action="store_true", help="with --host: cProfile each")
     ap.add_argument("--traced", action="store_true",
                     help="also the compiled backend under torch.compile(fullgraph=True)")
     ap.add_argument("--only", default="", help="comma-separated configuration names")
@@ -294,11 +364,13 @@ def main(argv=None):
     configs = [c for c in CONFIGS if not args.only or c[0] in args.only.split(",")]
     if args.precompile:
         return 1 if precompile(configs) else 0
-    failed = check(configs)
+    failed = 0 if args.skip_check else check(configs)
     if args.traced:
         failed += check_traced()
     if args.bench:
         bench(configs, args.compile)
+    if args.host:
+        host(configs, args.profile)
     if args.train:
         failed += train()
     print(f"\n{'FAIL' if failed else 'PASS'}: {failed} failure(s)")

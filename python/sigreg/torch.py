@@ -462,43 +462,86 @@ class _StepCompiled(torch.autograd.Function):
         unit = _UNIT_COTANGENT.get(dev)
         if unit is None:
             unit = _UNIT_COTANGENT[dev] = torch.ones((), dtype=torch.float32, device=dev)
-        loss = torch.empty((), dtype=torch.float32, device=dev)
-        dx = torch.empty(x.shape, dtype=torch.float32, device=dev)
+        # new_empty: x's device without parsing a device argument (cheaper than torch.empty).
+        loss = x.new_empty((), dtype=torch.float32)
+        dx = x.new_empty(x.shape, dtype=torch.float32)
         step_fn.run({"x": x, "grad": unit, "out": loss, "dx": dx}, seed=seed)
         ctx.save_for_backward(dx)
         ctx.dtype = x.dtype
         return loss
 
     @staticmethod
-    @torch.autograd.function.once_differentiable  # dL/dx comes from a kernel: no second order
     def backward(ctx, g):
-        (dx,) = ctx.saved_tensors
-        if not ctx.needs_input_grad[0]:
-            return None, None, None
-        out = torch.empty(dx.shape, dtype=ctx.dtype, device=dx.device)
-        return torch.mul(dx, g, out=out), None, None
+        # dL/dx comes from a kernel: no second order (once_differentiable). Its wrapper only
+        # acts when the backward records a graph (create_graph=True); a plain backward skips
+        # it (a no_grad block, 1-4 us).
+        return (_step_backward_once if torch.is_grad_enabled() else _step_backward)(ctx, g)
 
 
-def _whole_loss(x, seed, S: int, P: int, t_max: float, clip_value, clip_mode: str,
-                reduction: str):
-    """The loss on the whole-problem artifacts (with the gradient's when autograd will need
-    it), or None when they cannot be had (the caller then takes the split). A scalar loss
-    whose gradient autograd will need runs the step artifact: one call for both."""
-    value = int(seed.item()) if isinstance(seed, torch.Tensor) else int(seed)
-    if reduction != "none" and torch.is_grad_enabled() and x.requires_grad:
+def _step_backward(ctx, g):
+    """_StepCompiled's backward: g times the step's dL/dx, in x's dtype."""
+    (dx,) = ctx.saved_tensors
+    if not ctx.needs_input_grad[0]:
+        return None, None, None
+    return torch.mul(dx, g, out=dx.new_empty(dx.shape, dtype=ctx.dtype)), None, None
+
+
+_step_backward_once = torch.autograd.function.once_differentiable(_step_backward)
+
+
+
+
+def _seed_value(seed) -> int:
+    """A seed (an int or a 0-d integer tensor, read back once) as the int the artifacts take."""
+    return int(seed.item()) if isinstance(seed, torch.Tensor) else int(seed)
+
+
+def _whole_route(x, S: int, P: int, t_max: float, clip_value, clip_mode: str, reduction: str):
+    """Which whole-problem artifacts a call on ``x`` runs: ``(step_fn, None, None)`` for a
+    scalar loss whose gradient autograd will need (the step artifact: one call for both), else
+    ``(None, loss_fn, grad_fn)`` (``grad_fn`` None when autograd needs no dL/dx); None when
+    they cannot be had (the caller then takes the split). It depends on the knobs, x's shape,
+    dtype and device, and whether autograd needs dL/dx (the module's cache key)."""
+    needs_grad = torch.is_grad_enabled() and x.requires_grad
+    if reduction != "none" and needs_grad:
         step_fn = _whole_function(x, S, P, t_max, clip_value, clip_mode, reduction, False,
                                   step=True)
         if step_fn is not None:
-            return _StepCompiled.apply(x.contiguous(), value, step_fn)
+            return step_fn, None, None
     loss_fn = _whole_function(x, S, P, t_max, clip_value, clip_mode, reduction, False)
     if loss_fn is None:
         return None
     grad_fn = None
-    if torch.is_grad_enabled() and x.requires_grad:
+    if needs_grad:
         grad_fn = _whole_function(x, S, P, t_max, clip_value, clip_mode, reduction, True)
         if grad_fn is None:
             return None
+    return None, loss_fn, grad_fn
+
+
+def _run_whole(route, x, value: int):
+    """The loss of ``x`` on the artifacts of a :func:`_whole_route`, with the int seed
+    ``value``."""
+    step_fn, loss_fn, grad_fn = route
+    if step_fn is not None:
+        return _StepCompiled.apply(x.contiguous(), value, step_fn)
+    if grad_fn is None:  # no autograd node to record: the loss artifact alone
+        return loss_fn(x.contiguous(), seed=value)
     return _LossCompiled.apply(x, value, loss_fn, grad_fn)
+
+
+def _whole_loss(x, seed, S: int, P: int, t_max: float, clip_value, clip_mode: str,
+                reduction: str, record: Optional[list] = None):
+    """The loss on the whole-problem artifacts (with the gradient's when autograd will need
+    it), or None when they cannot be had (the caller then takes the split). ``record``
+    receives the route taken (SIGReg keeps it for the next calls on the same x)."""
+    value = _seed_value(seed)
+    route = _whole_route(x, S, P, t_max, clip_value, clip_mode, reduction)
+    if route is None:
+        return None
+    if record is not None:
+        record.append(route)
+    return _run_whole(route, x, value)
 
 
 def _is_distributed(distributed: Optional[bool] = None) -> bool:
@@ -594,6 +637,14 @@ def sigreg_loss(x: torch.Tensor, A: Optional[torch.Tensor] = None, *, seed=None,
     repository's compiled forward and backward, seeded projections on sm_90a GPUs; an error
     says why when they cannot run) or 'auto' (compiled where they can, else torch).
     """
+    return _loss(x, A, seed, num_slices, num_points, t_max, clip_value, clip_mode, reduction,
+                 group, distributed, backend)
+
+
+def _loss(x, A, seed, num_slices, num_points, t_max, clip_value, clip_mode, reduction, group,
+          distributed, backend, record: Optional[list] = None):
+    """:func:`sigreg_loss`; ``record`` receives the whole-problem route when the call takes
+    it (:func:`_whole_loss`)."""
     _check_knobs(num_slices, num_points, t_max, clip_mode, reduction)
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
@@ -622,7 +673,7 @@ def sigreg_loss(x: torch.Tensor, A: Optional[torch.Tensor] = None, *, seed=None,
         if (backend != "torch" and clip_value is None and not torch.compiler.is_compiling()
                 and _single_process(distributed, group) and _compiled_obstacle(x3) is None):
             loss = _whole_loss(x, seed, int(num_slices), int(num_points), float(t_max),
-                               clip_value, clip_mode, reduction)
+                               clip_value, clip_mode, reduction, record)
             if loss is not None:
                 return loss
         if _use_compiled(backend, x3, int(num_slices), int(num_points), float(t_max), reduced):
@@ -783,27 +834,66 @@ class SIGReg(nn.Module):
         step while the buffer is the one the module last wrote (same tensor, same version
         counter, so load_state_dict, .to() or an in-place write by the caller are seen), read
         back once otherwise."""
-        buf = self.global_step
+        buf = self._buffers["global_step"]  # not through nn.Module.__getattr__
         mirror = self._host_step
         if mirror is not None and mirror[0] is buf and mirror[1] == buf._version:
             step = mirror[2]
         else:
             step = int(buf.item())
-        with torch.no_grad():
-            buf.fill_(step + 1)
-        self._host_step = (buf, buf._version, step + 1)
+        # An integer buffer never requires grad: the write needs no torch.no_grad().
+        buf.fill_(step + 1)
+        self.__dict__["_host_step"] = (buf, buf._version, step + 1)  # not a knob (__setattr__)
         return step
 
+    # The fast path of forward. A call on an x takes sigreg_loss, which records the
+    # whole-problem route it ran (_whole_route); the next calls on an x of the same shape,
+    # dtype and device, with autograd needing dL/dx or not as then, run that route directly
+    # when nothing else the route depends on can have changed: a single process in eager mode
+    # (the seed from _next_seed_value) and the same knobs (setting any attribute forgets the
+    # routes).
+    _routes: Optional[dict] = None  # _route_key -> the route of _whole_route
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        self.__dict__["_routes"] = None
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state.pop("_routes", None)  # compiled functions hold the runtime's handles (no copies)
+        return state
+
+    def _route_key(self, x: torch.Tensor):
+        """The fast path's cache key of this call, or None when the call must take
+        sigreg_loss (traced code, or torch.distributed: the seed is synchronized)."""
+        if torch.compiler.is_compiling() or self._distributed():
+            return None
+        return (torch.is_grad_enabled() and x.requires_grad, x.shape, x.dtype, x.device)
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        key = self._route_key(x)
+        routes = self._routes
+        if key is not None and routes is not None:
+            route = routes.get(key)
+            if route is not None:
+                seed = self.seed
+                return _run_whole(route, x, self._next_seed_value() if seed is None
+                                  else _seed_value(seed))
         knobs = dict(num_slices=self.num_slices, num_points=self.n_points, t_max=self.t_max,
                      clip_value=self.clip_value, clip_mode=self.clip_mode,
-                     reduction=self.reduction, group=self.group, backend=self.backend)
+                     reduction=self.reduction, group=self.group, distributed=None,
+                     backend=self.backend)
         if self.projection is not None:
             return sigreg_loss(x, self.projection, **knobs)
         if self.seed is not None:
             seed = self.seed
-        elif self._distributed() or torch.compiler.is_compiling():
+        elif key is None:
             seed = self.next_seed()
         else:
             seed = self._next_seed_value()
-        return sigreg_loss(x, seed=seed, **knobs)
+        record = [] if key is not None else None
+        loss = _loss(x, None, seed, record=record, **knobs)
+        if record:
+            if routes is None:
+                routes = self.__dict__["_routes"] = {}
+            routes[key] = record[0]
+        return loss

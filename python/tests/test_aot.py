@@ -12,6 +12,7 @@ need torch too.
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -374,7 +375,7 @@ class _FakeLib:
         return self._rc("seed")
 
     def sigreg_aot_run(self, h, stream):
-        self.calls.append(("run", stream.value))
+        self.calls.append(("run", stream))
         return self._rc("run")
 
     def sigreg_aot_last_error(self, h):
@@ -387,13 +388,13 @@ class _FakeLib:
 def _fake_function(torch, monkeypatch, artifact, lib):
     """A CapiFunction on `lib`, as __init__ leaves it after sigreg_aot_load, for CPU tensors:
     the device check is left out (the checks before it are those of call_bindings) and torch's
-    current stream is the legacy stream (cuda_stream 0)."""
+    current stream is the legacy stream (raw handle 0)."""
     def no_device_check(torch_, info, tensors):
         for name, t in tensors.items():
             capi._check_tensor(torch_, t, name, *capi._expected(info, name))
 
     monkeypatch.setattr(capi, "_check_tensors", no_device_check)
-    monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: type("S", (), {"cuda_stream": 0})())
+    monkeypatch.setattr(capi, "_current_stream", lambda torch_, device_index: 0)
     f = capi.CapiFunction.__new__(capi.CapiFunction)
     f._torch, f.artifact_dir, f.info = torch, str(artifact), capi.describe(artifact)
     f.problem, f._lib, f._h, f._bound, f._seed = f.info.problem, lib, 1, {}, None
@@ -435,3 +436,57 @@ def test_capi_function_run_and_errors(monkeypatch, tmp_path):
     lib.fail = "bind"
     with pytest.raises(capi.CapiError, match="bind x: the runtime's message"):
         f.run({"x": x.clone(), "cos": cos, "sin": sin}, seed=9)
+
+
+def test_capi_function_fast_checks_fall_back_to_the_full_messages(monkeypatch, tmp_path):
+    # run() and __call__ first test their arguments against per-artifact constants; whatever
+    # that test does not accept goes through check_buffers / call_bindings, so a bad call
+    # raises exactly their error. Here CPU tensors count as CUDA ones (the device check is the
+    # fast test's last).
+    torch = pytest.importorskip("torch")
+    lib = _FakeLib()
+    f = _fake_function(torch, monkeypatch, _write(tmp_path, ECF), lib)
+    monkeypatch.setattr(torch.Tensor, "is_cuda", property(lambda self: True))
+    full = []
+
+    def counted(check):
+        def wrapper(*args, **kw):
+            full.append(check.__name__)
+            return check(*args, **kw)
+        return wrapper
+
+    monkeypatch.setattr(capi, "check_buffers", counted(capi.check_buffers))
+    monkeypatch.setattr(capi, "call_bindings", counted(capi.call_bindings))
+    x = torch.zeros((2, 5, 3), dtype=torch.bfloat16)
+    cos, sin = torch.zeros((2, 4, 3)), torch.zeros((2, 4, 3))
+    good = {"x": x, "cos": cos, "sin": sin}
+    for seed in (9, 9, 10, -2 ** 63, 2 ** 63 - 1):
+        f.run(good, seed=seed)
+    assert full == [] and lib.calls[-1] == ("run", 1)
+    bad = [({"x": x, "cos": cos}, 1), ({"x": x, "cos": cos, "sin": sin, "out": cos}, 1),
+           (good, None), (good, True), (good, 2 ** 63), (good, 1.0),
+           ({"x": x.float(), "cos": cos, "sin": sin}, 1), ({"x": x, "cos": cos, "sin": [0.0]}, 1),
+           ({"x": x, "cos": cos, "sin": cos[..., :2].contiguous()}, 1),
+           ({"x": x, "cos": cos, "sin": torch.zeros((2, 3, 4)).transpose(1, 2)}, 1)]
+    for buffers, seed in bad:
+        with pytest.raises((TypeError, ValueError)) as want:
+            capi.check_buffers(torch, f.info, buffers, seed)
+        full.clear()
+        with pytest.raises(type(want.value), match=re.escape(str(want.value))):
+            f.run(buffers, seed=seed)
+        assert full == ["check_buffers"]
+    # The same for calls: the fast test, else call_bindings with its messages.
+    g = _fake_function(torch, monkeypatch, RAGGED / "fused", lib)
+    x = torch.zeros((3, 37, 129), dtype=torch.bfloat16)
+    full.clear()
+    out = g(x, seed=5)
+    g(x, seed=6, out=out)
+    assert full == []
+    for args, kw in [((x,), {}), ((x.half(),), dict(seed=1)), ((x,), dict(seed=1, grad=x)),
+                     ((x,), dict(seed=1, out=torch.zeros((), dtype=torch.float64)))]:
+        with pytest.raises((TypeError, ValueError)) as want:
+            capi.call_bindings(torch, g.info, *args, **kw)
+        full.clear()
+        with pytest.raises(type(want.value), match=re.escape(str(want.value))):
+            g(*args, **kw)
+        assert full == ["call_bindings"]

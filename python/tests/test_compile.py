@@ -91,12 +91,10 @@ def test_step_artifact(cache, pipeline):
                      "out": ("output", 4), "dx": ("output", 32 * 2048 * 4)}
     assert m.output == "out"
     if pipeline == "fused":
-        # One forward for the loss and the gradient: the projection, the forward kernel
-        # (storing the slices, its tail running the loss's epilogue), then the backward's
-        # two kernels.
+        # One forward for the loss and the gradient: at N = 32 the single launch, which
+        # also writes the backward GEMM's operands (G and g), then that GEMM.
         assert [s.kernel for s in m.steps] == [
-            "sigreg_projection_rows", "sigreg_fused_ecf_wgmma", "sigreg_ecf_grad_slices",
-            "sigreg_project_transpose_wgmma"]
+            "sigreg_single_launch", "sigreg_project_transpose_wgmma"]
 
 
 @needs_compiler

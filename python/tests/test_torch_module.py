@@ -8,6 +8,7 @@ full-batch result under the documented DDP convention (docs/CONTRACT.md section 
 
 from __future__ import annotations
 
+import copy
 import os
 import tempfile
 
@@ -290,6 +291,67 @@ def test_single_process_runs_the_whole_loss_in_one_call(monkeypatch, knobs, view
     with torch.no_grad():
         st.sigreg_loss(x, seed=torch.tensor(7), **k)
     assert [c[0] for c in calls] == ["loss"]
+
+
+def test_module_reuses_the_route_of_its_last_calls(monkeypatch):
+    # The module asks sigreg_loss once per (autograd needs dL/dx, x's shape, dtype, device) and
+    # knobs, then runs the recorded artifacts directly: the step artifact again, each call with
+    # the next global_step. A new shape, the other grad mode, a changed knob or a copy of the
+    # module asks again; a fixed seed is used every call.
+    asked, calls = [], []
+
+    def whole(x, S, P, t_max, clip_value, clip_mode, reduction, gradient, step=False):
+        asked.append((tuple(x.shape), x.dtype, S, gradient, step))
+        knobs = dict(num_slices=S, num_points=P, t_max=t_max, clip_value=clip_value,
+                     clip_mode=clip_mode, reduction=reduction)
+        return _FakeStepArtifact(calls, knobs) if step else _FakeWholeArtifact(calls, knobs,
+                                                                               gradient)
+
+    monkeypatch.setattr(st, "_compiled_obstacle", lambda x: None)
+    monkeypatch.setattr(st, "_whole_function", whole)
+    g = torch.Generator().manual_seed(3)
+    m = st.SIGReg(num_slices=10, n_points=9)
+    x = torch.randn(40, 12, generator=g, dtype=torch.float64, requires_grad=True)
+
+    def check(loss, v, seed, S=10):
+        ref = st.sigreg_loss(v.detach().double(), seed=seed, num_slices=S, num_points=9,
+                             backend="torch")
+        torch.testing.assert_close(loss.double(), ref, rtol=1e-6, atol=1e-9)
+
+    for seed in range(3):
+        check(m(x), x, seed)
+    assert asked == [((40, 12), torch.float64, 10, False, True)]
+    assert [c[2] for c in calls] == [0, 1, 2] and int(m.global_step) == 3
+    m(x).backward()
+    x.grad = None
+    # Another shape and dtype, then the first again: asked once more, for the new one only.
+    y = torch.randn(2, 30, 12, generator=g, dtype=torch.float32, requires_grad=True)
+    check(m(y), y, 4)
+    check(m(x), x, 5)
+    assert asked[1:] == [((2, 30, 12), torch.float32, 10, False, True)]
+    # Without autograd: the loss artifact's route, recorded once.
+    with torch.no_grad():
+        check(m(x), x, 6)
+        check(m(x), x, 7)
+    assert asked[2:] == [((40, 12), torch.float64, 10, False, False)]
+    assert [c[0] for c in calls[-2:]] == ["loss", "loss"]
+    # Setting a knob forgets the routes.
+    m.num_slices = 12
+    check(m(x), x, 8, S=12)
+    check(m(x), x, 9, S=12)
+    assert asked[3:] == [((40, 12), torch.float64, 12, False, True)]
+    # The step stays the module's state: the step a caller writes is the next seed.
+    m.global_step.fill_(40)
+    check(m(x), x, 40, S=12)
+    # A copy drops the compiled functions (the runtime's handles) and asks again.
+    m2 = copy.deepcopy(m)
+    check(m2(x), x, 41, S=12)
+    assert len(asked) == 5 and int(m.global_step) == 41 and int(m2.global_step) == 42
+    # A fixed seed: the same seed every call, no step advanced.
+    fixed = st.SIGReg(num_slices=10, n_points=9, seed=torch.tensor(17))
+    for _ in range(2):
+        check(fixed(x), x, 17)
+    assert [c[2] for c in calls[-2:]] == [17, 17] and int(fixed.global_step) == 0
 
 
 @pytest.mark.parametrize("case", ["no-whole-artifact", "clipped"])

@@ -212,3 +212,29 @@ void mlir::sigreg::emitMmaSync16816(KernelBuilder &k, Type elem,
     acc[c] =
         LLVM::ExtractValueOp::create(k.b, mma.getRes(), ArrayRef<int64_t>{c});
 }
+
+GradCoefficients mlir::sigreg::gradCoefficientsFrom(KernelBuilder &k, int64_t P,
+                                                    double tMax, int64_t N,
+                                                    Value scale,
+                                                    ArrayRef<Value> dcosP,
+                                                    ArrayRef<Value> dsinP) {
+  double dt = tMax / double(P - 1);
+  // 1 / (N ||g_s||) = scale / (dt N).
+  Value f = k.mulf(scale, k.f32(static_cast<float>(1.0 / (dt * N))));
+  GradCoefficients c;
+  for (int64_t p = 1; p < P; ++p) {
+    Value tf = k.mulf(f, k.f32(static_cast<float>(p * dt)));
+    c.a.push_back(k.mulf(tf, dsinP[p]));
+    c.negB.push_back(arith::NegFOp::create(k.b, k.mulf(tf, dcosP[p])));
+  }
+  return c;
+}
+
+Value mlir::sigreg::emitGradValue(KernelBuilder &k, int64_t P, Value theta,
+                                  const GradCoefficients &c) {
+  Value g = k.f32(0.0f);
+  forEachHarmonic(k, P, theta, [&](int64_t p, Value cp, Value sp) {
+    g = k.fma(c.a[p - 1], cp, k.fma(c.negB[p - 1], sp, g));
+  });
+  return g;
+}

@@ -89,6 +89,24 @@ constexpr int64_t kHarmonicSegment = 16;
 void forEachHarmonic(KernelBuilder &k, int64_t P, Value theta,
                      function_ref<void(int64_t, Value, Value)> point);
 
+/// The coefficients of dL/dy / ||g_s|| for one slice (docs/BACKWARD.md):
+/// a_p = t_p dsin_p / (N ||g_s||) and -b_p = -t_p dcos_p / (N ||g_s||),
+/// p = 1..P-1 (no norm for an explicit projection).
+struct GradCoefficients {
+  SmallVector<Value> a, negB;
+};
+/// The coefficients from the slice's cotangents dcosP[p], dsinP[p] (p =
+/// 0..P-1; p = 0 does not enter) of a batch of N rows; `scale` is the
+/// column's dt / ||g_s|| (or dt for an explicit projection).
+GradCoefficients gradCoefficientsFrom(KernelBuilder &k, int64_t P, double tMax,
+                                      int64_t N, Value scale,
+                                      ArrayRef<Value> dcosP,
+                                      ArrayRef<Value> dsinP);
+/// G = sum_p a_p cos(p theta) - b_p sin(p theta) (forEachHarmonic): dL/dy /
+/// ||g_s|| of the element whose first angle is `theta` = dt y.
+Value emitGradValue(KernelBuilder &k, int64_t P, Value theta,
+                    const GradCoefficients &c);
+
 /// The sum of `value` over the kBlockThreads threads, in a fixed order: an
 /// xor butterfly of shuffles inside each warp, then thread 0 adds the warps'
 /// sums in ascending order (through the workgroup f32 buffer `scratch`, at

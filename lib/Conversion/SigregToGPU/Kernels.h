@@ -302,6 +302,10 @@ struct SingleLaunchShape {
   ClipMode clip;
   double clipValue;
   Reduction reduction;
+  /// A training step (singleLaunchStep; tensor cores, g rounded, one batch
+  /// tile): the loss's cotangent, from which the kernel also writes the
+  /// means, G = dL/dy / ||g_s|| and g for the backward GEMM.
+  std::optional<EpilogueKernelShape> stepCotangent;
   int64_t numBatchTiles() const { return (batch + blockRows - 1) / blockRows; }
   int64_t numSliceTiles() const {
     return (numSlices + blockSlices - 1) / blockSlices;
@@ -334,7 +338,10 @@ struct SingleLaunchShape {
 /// (seed : i64 | A : memref<DxS>, x : memref<VxNxD>, out : memref<f32> or
 /// memref<VxSxf32>, counters : memref<Cxi32> (zero at the first launch, left
 /// at zero), [cosPart, sinPart : memref<TxVxSxPxf32> when T > 1], [stats :
-/// memref<(V*S)xf32> for mean/sum]). Grid (slice tiles, batch tiles, V).
+/// memref<(V*S)xf32> for mean/sum], [with stepCotangent: cos, sin :
+/// memref<VxSxPxf32> (the means), lossGrad : memref<f32> or memref<VxSxf32>,
+/// gradOut : memref<(V*N)xSxT> (G), gOut : memref<DxSxT> (g rounded to the
+/// input's type T)]). Grid (slice tiles, batch tiles, V).
 gpu::GPUFuncOp buildSingleLaunchKernel(OpBuilder &b, Location loc,
                                        const SingleLaunchShape &shape);
 /// f32 elements of the kernel's largest shared buffer (g, then reused).

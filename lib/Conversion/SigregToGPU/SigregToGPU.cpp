@@ -207,6 +207,8 @@ public:
                              FusedEcfBackwardOp op, Value input,
                              ValueRange projection, Value dcos, Value dsin,
                              ValueRange slices);
+  void emitBackwardGemm(ConversionPatternRewriter &rewriter,
+                        FusedEcfBackwardOp op, Value grad, Value g);
 
 private:
   LogicalResult checkSupported(func::FuncOp func);
@@ -272,6 +274,15 @@ private:
   /// Chains ecf -> all_reduce_mean -> fused_epilogue run as one launch
   /// (usesSingleLaunch, with the seeded projection), by their ecf.
   DenseMap<Operation *, FusedEpilogueOp> singleLaunchChain;
+  /// The training steps among them (singleLaunchStep): the single launch
+  /// also forms G and g, and their fused backward is the backward GEMM
+  /// alone; by their ecf, and the backward's buffers (G, g) by the backward.
+  DenseMap<Operation *, SingleLaunchStep> singleLaunchSteps;
+  struct StepOperands {
+    Value grad, g;
+    SingleLaunchStep step;
+  };
+  DenseMap<Operation *, StepOperands> stepOperands;
   /// Chains ecf -> all_reduce_mean -> fused_epilogue whose epilogue the
   /// Hopper kernel runs in its tail (WgmmaEcfShape::epilogue), by their ecf.
   DenseMap<Operation *, FusedEpilogueOp> tailChain;
@@ -487,12 +498,26 @@ void Lowering::planChains(func::FuncOp func) {
       }
     if (!runsAsSingleLaunch(ecf))
       return;
+    Operation *proj = ecf.getProjection().getDefiningOp<ProjectionOp>();
+    if (std::optional<SingleLaunchStep> step = singleLaunchStep(ecf)) {
+      // The loss's chain and the backward's cotangent run in the single
+      // launch; the second all_reduce_mean forwards the means it writes; the
+      // backward's lowering erases the cotangent and the projection.
+      singleLaunchChain[ecf] = step->epilogue;
+      singleLaunchSteps[ecf] = *step;
+      for (Operation *op :
+           {step->lossMean.getOperation(), step->epilogue.getOperation(),
+            step->cotangent.getOperation(), proj})
+        if (op)
+          absorbed.insert(op);
+      return;
+    }
     auto ar = cast<AllReduceMeanOp>(*ecf.getCos().getUsers().begin());
     auto epi = cast<FusedEpilogueOp>(*ar.getCosGlobal().getUsers().begin());
     singleLaunchChain[ecf] = epi;
     absorbed.insert(ar);
     absorbed.insert(epi);
-    if (Operation *proj = ecf.getProjection().getDefiningOp<ProjectionOp>())
+    if (proj)
       absorbed.insert(proj);
   });
   // Read only by a fused backward that forms dL/dy from saved slices: its
@@ -576,6 +601,12 @@ LogicalResult Lowering::checkLowerable(Operation *op) {
                   << kFusedBackwardErrorBudget
                   << " gradient tolerance; lower through "
                      "--sigreg-naive-gpu-pipeline";
+  // A training step's single launch writes g in the backward GEMM's layout.
+  bool fromSingleLaunch = llvm::any_of(singleLaunchSteps, [&](auto &entry) {
+    return entry.second.backward == bwd;
+  });
+  if (fromSingleLaunch)
+    return success();
   if (auto proj = bwd.getProjection().getDefiningOp<ProjectionOp>()) {
     MemRefType gType = seededGType(proj);
     if (gType.getElementType() != elem || gType.getShape() != ArrayRef{D, S})
@@ -691,7 +722,11 @@ void Lowering::lowerFusedEcf(ConversionPatternRewriter &rewriter,
   OpBuilder::InsertionGuard guard(rewriter);
   FusedEpilogueOp epi = singleLaunchChain.lookup(ecf);
   if (epi) {
-    rewriter.setInsertionPoint(epi);
+    // A training step's launch goes where the ecf is: the backward reads its
+    // buffers.
+    rewriter.setInsertionPoint(singleLaunchSteps.contains(ecf)
+                                   ? ecf.getOperation()
+                                   : epi.getOperation());
     lowerSingleLaunch(rewriter, ecf, epi, input, projection.front());
     return;
   }
@@ -902,6 +937,16 @@ void Lowering::lowerFusedEcfBackward(ConversionPatternRewriter &rewriter,
   int64_t S = op.getProjection().getType().getDimSize(1),
           P = op.getDcos().getType().getDimSize(2);
   Type elem = inType.getElementType();
+  if (auto fromStep = stepOperands.find(op); fromStep != stepOperands.end()) {
+    // A training step's single launch wrote G and g: the GEMM alone; the
+    // cotangent and the projection it absorbed go with the backward.
+    StepOperands st = fromStep->second;
+    emitBackwardGemm(rewriter, op, st.grad, st.g);
+    rewriter.eraseOp(st.step.cotangent);
+    if (Operation *proj = op.getProjection().getDefiningOp())
+      rewriter.eraseOp(proj);
+    return;
+  }
   std::optional<SeededProjection> seeded = SeededProjection::of(projection);
   Value g = seeded ? seeded->g : toBuffer(rewriter, loc, projection.front());
   // The forward's tile rule (and its wgmma-slices option), at least 128
@@ -968,6 +1013,22 @@ void Lowering::lowerFusedEcfBackward(ConversionPatternRewriter &rewriter,
                  args, wgmmaDynamicSharedBytes(w.tiling));
   }
 
+  emitBackwardGemm(rewriter, op, grad, g);
+  if (EcfCotangentOp cot = foldedCotangents.lookup(op))
+    rewriter.eraseOp(cot);
+}
+
+/// The backward GEMM dx = G g^T (K = S) of `op` into its result, which it
+/// replaces.
+void Lowering::emitBackwardGemm(ConversionPatternRewriter &rewriter,
+                                FusedEcfBackwardOp op, Value grad, Value g) {
+  Location loc = op.getLoc();
+  auto inType = op.getInput().getType();
+  int64_t V = inType.getDimSize(0), N = inType.getDimSize(1),
+          D = inType.getDimSize(2);
+  int64_t S = op.getProjection().getType().getDimSize(1);
+  Type elem = inType.getElementType();
+  OpBuilder kb = kernelBuilder();
   int64_t tileFeatures = backwardGemmTileFeatures(V * N, D);
   ProjectTransposeShape t{
       V * N, D, S, elem,
@@ -978,7 +1039,7 @@ void Lowering::lowerFusedEcfBackward(ConversionPatternRewriter &rewriter,
   Value dx = resultBuffer(rewriter, op.getResult());
   Value dxRows = memref::CollapseShapeOp::create(
       rewriter, loc, dx, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
-  args = tensorMapArgs(rewriter, loc, gemm, {grad, g});
+  SmallVector<Value> args = tensorMapArgs(rewriter, loc, gemm, {grad, g});
   args.push_back(dxRows);
   programmaticCandidates.push_back(
       createLaunch(rewriter, loc, gemm,
@@ -986,8 +1047,6 @@ void Lowering::lowerFusedEcfBackward(ConversionPatternRewriter &rewriter,
                     llvm::divideCeilSigned<int64_t>(V * N, kWgmmaRows), 1},
                    t.tiling.threads, args, wgmmaDynamicSharedBytes(t.tiling)));
   rewriter.replaceOp(op, toTensor(rewriter, loc, dx));
-  if (EcfCotangentOp cot = foldedCotangents.lookup(op))
-    rewriter.eraseOp(cot);
 }
 
 /// Keeps `launch` programmatic (kProgrammaticLaunchAttrName) when the step
@@ -1188,6 +1247,9 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   sh.clip = epi.getClip();
   sh.clipValue = epi.getClipValue().convertToDouble();
   sh.reduction = epi.getReduction();
+  auto step = singleLaunchSteps.find(ecf);
+  if (step != singleLaunchSteps.end())
+    sh.stepCotangent = epilogueShape(step->second.cotangent);
 
   Type f32 = rewriter.getF32Type();
   int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints,
@@ -1204,11 +1266,36 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   if (sh.reduction != Reduction::none)
     args.push_back(
         memref::AllocOp::create(rewriter, loc, MemRefType::get({V * S}, f32)));
+  SmallVector<Value> means;
+  if (sh.stepCotangent) {
+    // The means (the second all_reduce_mean's operands), the loss's
+    // cotangent, then G and g for the backward GEMM.
+    SingleLaunchStep st = step->second;
+    MemRefType meanType = MemRefType::get({V, S, P}, f32);
+    means = {memref::AllocOp::create(rewriter, loc, meanType),
+             memref::AllocOp::create(rewriter, loc, meanType)};
+    Type elem = sh.inputElement;
+    Value grad = memref::AllocOp::create(
+        rewriter, loc, MemRefType::get({V * sh.batch, S}, elem));
+    Value g = memref::AllocOp::create(
+        rewriter, loc, MemRefType::get({sh.featureDim, S}, elem));
+    args.append(means);
+    args.append({toBuffer(rewriter, loc,
+                          rewriter.getRemappedValue(st.cotangent.getGrad())),
+                 grad, g});
+    stepOperands[st.backward] = {grad, g, st};
+  }
   OpBuilder kb = kernelBuilder();
   gpu::GPUFuncOp kernel = addKernel(buildSingleLaunchKernel(kb, loc, sh));
   createLaunch(rewriter, loc, kernel, {sh.numSliceTiles(), T, V}, kBlockThreads,
                args);
   rewriter.replaceOp(epi, toTensor(rewriter, loc, out));
+  if (sh.stepCotangent) {
+    rewriter.eraseOp(step->second.lossMean);
+    rewriter.replaceOp(ecf, {toTensor(rewriter, loc, means[0]),
+                             toTensor(rewriter, loc, means[1])});
+    return;
+  }
   rewriter.eraseOp(*ecf.getCos().getUsers().begin());
   rewriter.eraseOp(ecf);
   if (proj)

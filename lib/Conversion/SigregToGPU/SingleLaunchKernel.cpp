@@ -31,6 +31,12 @@
 //   7. emitTileStatistic: T[v, s] exactly as the epilogue kernel computes it.
 //   8. emitLastBlockReduction (mean/sum): the last block of the grid (second
 //      counter) adds T[v, s] in the epilogue kernel's fixed order.
+// A training step (stepCotangent: tensor cores, g rounded, one batch tile)
+// also writes what the backward GEMM reads: stage 1 stores g rounded to the
+// input's type (the B fragments of view 0's first row group), and
+//   7b. emitTileGradient: the means to global memory, each slice's
+//      cotangent (emitSliceCotangent) and G = dL/dy / ||g_s|| of the y tile,
+//      stored in the input's type.
 // Counters start at zero (the workspace is zeroed once when allocated:
 // "zero_init" in the manifest) and are reset by the block that reads them
 // last, so every launch leaves them at zero. Every sum runs in a fixed
@@ -65,6 +71,10 @@ struct Tile {
   /// Shared memory: g (reused for the k-part partials, the warp sums and
   /// the final tree), y, chunk sums + norms, ECF means, flag.
   Value gs, ys, norms, ecf, flag;
+  /// A training step (tensor cores): g's global copy [D, S], the predicate
+  /// of the warps that write it (view 0, row group 0), and the thread's
+  /// column norm ||g_{s0 + tid % BS}|| (reduceMmaPartials).
+  Value gOut, gWriter, norm;
 
   /// Index of g[d, s0 + j] in gs (padded rows: padsProjectionTile).
   Value gIndex(Value d, Value j) const {
@@ -370,6 +380,14 @@ generateProjectionFragment(Tile &tile, Value seed, Value step, Value t, Value s,
                       g[i], k.f32(0.0f));
     sumSq = k.fma(g[i], g[i], sumSq);
     hi.push_back(arith::TruncFOp::create(k.b, elem, g[i]));
+    if (tile.gOut) {
+      Value d = k.add(k.mul(group, k.idx(4)), k.idx(i));
+      k.ifThen(
+          k.land(tile.gWriter, k.land(k.lt(d, k.idx(D)), k.lt(s, k.idx(S)))),
+          [&] {
+            k.store(hi.back(), tile.gOut, {d, s});
+          });
+    }
     if (sh.splitProjection)
       lo.push_back(
           arith::TruncFOp::create(k.b, elem, k.subf(g[i], k.toF32(hi.back()))));
@@ -400,6 +418,8 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
   const SingleLaunchShape &sh = tile.sh;
   int64_t MT = sh.mmaRowFragments(), NT = sh.blockSlices / 8;
   int64_t WK = sh.mmaWarpsK(), U = sh.mmaStepGroup();
+  if (tile.gOut)
+    tile.gWriter = k.land(k.lt(tile.v, k.idx(1)), k.lt(l.wm, k.idx(1)));
   SmallVector<Value> rows;
   for (int64_t i = 0; i < MT; ++i)
     for (int64_t h = 0; h < 2; ++h) {
@@ -512,6 +532,7 @@ void reduceMmaPartials(Tile &tile) {
   for (int64_t w = 1; w < WK; ++w)
     sq = k.addf(sq, k.load(tile.norms, {k.add(j, k.idx(w * BS))}));
   Value norm = math::SqrtOp::create(k.b, sq);
+  tile.norm = norm;
   for (int64_t i = 0; i * kBlockThreads < BM * BS; ++i) {
     auto element = [&] {
       Value e = k.add(tile.tid, k.idx(i * kBlockThreads));
@@ -699,6 +720,53 @@ void emitTileStatistic(Tile &t, Value out, Value stats) {
   });
 }
 
+/// Stage 7b (a training step, one batch tile): the tile's means (t.ecf) to
+/// cosOut, sinOut [V, S, P]; then, as sigreg_ecf_grad_slices computes it
+/// from saved slices, each slice's cotangent from those means and the loss's
+/// cotangent `lossGrad` (emitSliceCotangent: the statistic, its gate, the
+/// reduction), and for each element of the y tile (thread = (row, slice) as
+/// in emitTileEcf) G = dL/dy / ||g_s|| (emitGradValue), stored in the
+/// input's type at [v N + n0 + row, s] of gradOut [V * N, S]: the backward
+/// GEMM's operand.
+void emitTileGradient(Tile &t, Value cosOut, Value sinOut, Value lossGrad,
+                      Value gradOut) {
+  KernelBuilder &k = t.k;
+  const SingleLaunchShape &sh = t.sh;
+  int64_t BS = sh.blockSlices, BM = sh.blockRows, P = sh.numPoints;
+  int64_t N = sh.batch, S = sh.numSlices;
+  k.forEach(t.tid, k.idx(BS * P), k.idx(kBlockThreads), [&](Value q) {
+    Value s = k.add(t.s0, k.div(q, k.idx(P))), p = k.rem(q, k.idx(P));
+    k.ifThen(k.lt(s, k.idx(S)), [&] {
+      k.store(k.load(t.ecf, {q}), cosOut, {t.v, s, p});
+      k.store(k.load(t.ecf, {k.add(q, k.idx(BS * P))}), sinOut, {t.v, s, p});
+    });
+  });
+  // The block's global stores are visible to its threads after the barrier.
+  k.barrier();
+  Value j = k.rem(t.tid, k.idx(BS)), r = k.div(t.tid, k.idx(BS));
+  Value s = k.add(t.s0, j);
+  Value sc = k.min(s, k.idx(S - 1));
+  SliceCotangent c = emitSliceCotangent(k, *sh.stepCotangent, cosOut, sinOut,
+                                        lossGrad, t.v, sc);
+  Value dt = k.f32(static_cast<float>(sh.tMax / static_cast<double>(P - 1)));
+  GradCoefficients coef = gradCoefficientsFrom(
+      k, P, sh.tMax, N, k.divf(dt, t.norm), c.dcos, c.dsin);
+  Value inSlices = k.lt(s, k.idx(S));
+  Value row0 = k.add(k.mul(t.v, k.idx(N)), t.n0);
+  for (int64_t i = 0; i < sh.ecfRowsPerThread(); ++i) {
+    Value e = k.add(t.tid, k.idx(i * kBlockThreads));
+    Value row = k.add(r, k.idx(i * kBlockThreads / BS));
+    Value y = k.load(t.ys, {k.min(e, k.idx(BM * BS - 1))});
+    Value g = emitGradValue(k, P, k.mulf(y, dt), coef);
+    Value valid = k.land(inSlices, k.land(k.lt(e, k.idx(BM * BS)),
+                                          k.lt(k.add(t.n0, row), k.idx(N))));
+    k.ifThen(valid, [&] {
+      k.store(arith::TruncFOp::create(k.b, sh.inputElement, g), gradOut,
+              {k.add(row0, row), s});
+    });
+  }
+}
+
 /// Stage 8 (mean/sum, last block of the grid): thread-strided sums of the
 /// V * S statistics, then the block's sum (emitBlockShuffleSum: shuffles
 /// inside the warps, the warps in order; fixed, so bitwise reproducible,
@@ -784,6 +852,15 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
   }
   if (!none)
     args.push_back(MemRefType::get({V * S}, f32));
+  bool step = sh.stepCotangent.has_value();
+  unsigned stepArgs = args.size();
+  if (step) {
+    args.append(2, MemRefType::get({V, S, P}, f32));
+    args.push_back(none ? MemRefType::get({V, S}, f32)
+                        : MemRefType::get({}, f32));
+    args.push_back(MemRefType::get({V * N, S}, sh.inputElement));
+    args.push_back(MemRefType::get({D, S}, sh.inputElement));
+  }
 
   MLIRContext *ctx = b.getContext();
   auto wgSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
@@ -830,7 +907,9 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
         counters = func.getArgument(3);
   Value partC = T > 1 ? func.getArgument(4) : Value();
   Value partS = T > 1 ? func.getArgument(5) : Value();
-  Value stats = none ? Value() : func.getArgument(args.size() - 1);
+  Value stats = none ? Value() : func.getArgument(stepArgs - 1);
+  if (step)
+    t.gOut = func.getArgument(stepArgs + 4);
 
   if (sh.tensorCores) {
     multiplyTileMma(t, func.getArgument(0), x);
@@ -847,6 +926,10 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
 
   auto finish = [&] {
     emitTileStatistic(t, out, stats);
+    if (step)
+      emitTileGradient(
+          t, func.getArgument(stepArgs), func.getArgument(stepArgs + 1),
+          func.getArgument(stepArgs + 2), func.getArgument(stepArgs + 3));
     if (none)
       return;
     Value last =

@@ -737,30 +737,8 @@ void emitSliceStore(KernelBuilder &k, const WgmmaTypes &t,
   });
 }
 
-/// The coefficients of dL/dy / ||g_s|| for slice `sc` of view `v`: a_p =
-/// t_p dsin[v, s, p] / (N ||g_s||) and -b_p = -t_p dcos[v, s, p] / (N
-/// ||g_s||), p = 1..P-1 (no norm for an explicit projection); `scale` is
-/// emitColumnScale's dt / ||g_s|| (or dt).
-struct GradCoefficients {
-  SmallVector<Value> a, negB;
-};
-/// The same from the slice's cotangent values dcosP[p], dsinP[p] (p =
-/// 0..P-1; p = 0 does not enter).
-GradCoefficients gradCoefficientsFrom(KernelBuilder &k, const WgmmaEcfShape &sh,
-                                      Value scale, ArrayRef<Value> dcosP,
-                                      ArrayRef<Value> dsinP) {
-  int64_t P = sh.numPoints;
-  double dt = sh.tMax / double(P - 1);
-  // 1 / (N ||g_s||) = scale / (dt N).
-  Value f = k.mulf(scale, k.f32(static_cast<float>(1.0 / (dt * sh.batch))));
-  GradCoefficients c;
-  for (int64_t p = 1; p < P; ++p) {
-    Value tf = k.mulf(f, k.f32(static_cast<float>(p * dt)));
-    c.a.push_back(k.mulf(tf, dsinP[p]));
-    c.negB.push_back(arith::NegFOp::create(k.b, k.mulf(tf, dcosP[p])));
-  }
-  return c;
-}
+/// The coefficients of emitGradValue for slice `sc` of view `v` from the
+/// cotangent buffers dcos, dsin [V, S, P].
 GradCoefficients emitGradCoefficients(KernelBuilder &k, const WgmmaEcfShape &sh,
                                       Value scale, Value dcos, Value dsin,
                                       Value v, Value sc) {
@@ -769,17 +747,8 @@ GradCoefficients emitGradCoefficients(KernelBuilder &k, const WgmmaEcfShape &sh,
     dsinP.push_back(k.load(dsin, {v, sc, k.idx(p)}));
     dcosP.push_back(k.load(dcos, {v, sc, k.idx(p)}));
   }
-  return gradCoefficientsFrom(k, sh, scale, dcosP, dsinP);
-}
-
-/// G = sum_p a_p cos(p theta) - b_p sin(p theta) (forEachHarmonic).
-Value emitGradValue(KernelBuilder &k, int64_t P, Value theta,
-                    const GradCoefficients &c) {
-  Value g = k.f32(0.0f);
-  forEachHarmonic(k, P, theta, [&](int64_t p, Value cp, Value sp) {
-    g = k.fma(c.a[p - 1], cp, k.fma(c.negB[p - 1], sp, g));
-  });
-  return g;
+  return gradCoefficientsFrom(k, sh.numPoints, sh.tMax, sh.batch, scale, dcosP,
+                              dsinP);
 }
 
 /// Stage 5 of the backward kernel sigreg_ecf_grad_wgmma: the 256 consumer
@@ -1371,7 +1340,7 @@ gpu::GPUFuncOp mlir::sigreg::buildEcfGradSlicesKernel(
     if (cotangent) {
       SliceCotangent c =
           emitSliceCotangent(k, *cotangent, dcos, dsin, lossGrad, v, s);
-      coef = gradCoefficientsFrom(k, sh, scale, c.dcos, c.dsin);
+      coef = gradCoefficientsFrom(k, P, sh.tMax, N, scale, c.dcos, c.dsin);
     } else {
       coef = emitGradCoefficients(k, sh, scale, dcos, dsin, v, s);
     }

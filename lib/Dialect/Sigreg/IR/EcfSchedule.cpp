@@ -114,19 +114,52 @@ std::string wgmmaObstacle(FusedEcfOp op, int64_t tileSlices,
   return msg;
 }
 
+/// The single launch of a training step (singleLaunchStep): the backward
+/// GEMM reads the G and g (rounded to the input's type, the hi part where
+/// the forward splits it) it writes, so it needs one batch tile (each block
+/// then holds its slices' global means), a 16-bit input and TMA's multiples
+/// of 8.
+std::string singleLaunchStepObstacle(FusedEcfOp op, int64_t dynamicSize) {
+  std::string msg;
+  llvm::raw_string_ostream os(msg);
+  Type in = op.getInput().getType();
+  Type e = getElementTypeOrSelf(in);
+  int64_t batch = dimSize(in, 1, dynamicSize),
+          features = dimSize(in, 2, dynamicSize),
+          slices = dimSize(op.getCos().getType(), 1, dynamicSize);
+  if (!op.getProjection().getDefiningOp<ProjectionOp>())
+    os << "as a training step needs a seeded projection";
+  else if (!e.isBF16() && !e.isF16())
+    os << "as a training step needs a bf16 or f16 input, got " << e;
+  else if (batch > kSingleLaunchStepMaxRows)
+    os << "as a training step needs N <= " << kSingleLaunchStepMaxRows
+       << " (one batch tile), got N = " << batch;
+  else if (features % 8 || slices % 8)
+    os << "as a training step needs D and S multiples of 8 (the backward "
+          "GEMM's TMA), got D = "
+       << features << ", S = " << slices;
+  return msg;
+}
+
 /// The single launch of `op`'s whole chain (see usesSingleLaunch).
 std::string singleLaunchObstacle(FusedEcfOp op, int64_t dynamicSize) {
   std::string msg;
   llvm::raw_string_ostream os(msg);
-  if (!foldableEpilogue(op)) {
+  std::optional<SingleLaunchStep> step = singleLaunchStep(op);
+  if (!foldableEpilogue(op) && !step) {
     os << "needs cos and sin read only by one sigreg.all_reduce_mean of "
           "world_size 1 whose results are read only by one "
-          "sigreg.fused_epilogue";
+          "sigreg.fused_epilogue (or, in a training step, also by the "
+          "sigreg.ecf_cotangent of a sigreg.fused_ecf_backward)";
     return msg;
   }
+  if (step)
+    if (std::string why = singleLaunchStepObstacle(op, dynamicSize);
+        !why.empty())
+      return why;
   Value projection = op.getProjection();
   if (projection.getDefiningOp<ProjectionOp>()) {
-    if (!projection.hasOneUse()) {
+    if (!step && !projection.hasOneUse()) {
       os << "needs a seeded projection read by this op alone";
       return msg;
     }
@@ -480,8 +513,10 @@ SingleLaunchTiling mlir::sigreg::chooseSingleLaunchTiling(
     // 128 blocks of 64 rows 13.1, 256 of 32 rows 14.9; minimal's 128 blocks
     // of 256 rows 8.1 against 10.2 in 256 blocks of 128; docs/PERF-NOTES.md
     // n6).
+    // A training step keeps the batch in one tile (singleLaunchStep).
+    bool step = singleLaunchStep(op).has_value();
     int64_t rule = std::clamp<int64_t>(llvm::PowerOf2Ceil(batch), 16, 256);
-    while (rule > 16 && 2 * blocks(rule, 8) <= kMultiprocessors &&
+    while (!step && rule > 16 && 2 * blocks(rule, 8) <= kMultiprocessors &&
            rule / 2 * featureDim >= kSingleLaunchSplitGemm)
       rule /= 2;
     int64_t rows = pick(options.blockRows, rule);
@@ -511,6 +546,10 @@ bool mlir::sigreg::usesSingleLaunch(FusedEcfOp op,
                                     int64_t dynamicSize) {
   if (options.singleLaunch == 0 ||
       !singleLaunchObstacle(op, dynamicSize).empty())
+    return false;
+  // A training step's backward GEMM runs on the Hopper kernels, and its G
+  // comes from the tensor-core single launch.
+  if (singleLaunchStep(op) && (!options.hopper || !options.tensorCores))
     return false;
   if (options.singleLaunch >= 2)
     return true;
@@ -694,6 +733,15 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
     obstacle = singleLaunchObstacle(op, /*dynamicSize=*/1);
     if (!obstacle.empty())
       break;
+    if (singleLaunchStep(op) && !singleLaunchUsesMma(projection))
+      return fail() << "as a training step needs the tensor cores' "
+                       "projection = rounded or split (the backward GEMM reads "
+                       "the g it writes), got projection = "
+                    << stringifyProjectionMode(projection);
+    if (singleLaunchStep(op) && !ShapedType::isDynamic(batch) && rows < batch)
+      return fail() << "as a training step needs the batch in one tile "
+                       "(rows >= N = "
+                    << batch << "), got rows = " << rows;
     if (singleLaunchUsesMma(projection)) {
       if (!isPow2In(rows, 16, 256) || (slices != 8 && slices != 16) ||
           rows * slices > 2048)
@@ -737,6 +785,58 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
                        << " (N = " << batch << ", rows = " << rows << ")";
   (void)numSlices;
   return success();
+}
+
+std::optional<SingleLaunchStep> mlir::sigreg::singleLaunchStep(FusedEcfOp op) {
+  if (op.getSlices())
+    return std::nullopt;
+  SingleLaunchStep step;
+  // The readers of the means: two one-rank all_reduce_means of both.
+  SmallVector<AllReduceMeanOp, 2> means;
+  for (Value mean : {op.getCos(), op.getSin()})
+    for (Operation *user : mean.getUsers()) {
+      auto ar = dyn_cast<AllReduceMeanOp>(user);
+      if (!ar || ar.getWorldSize() != 1 || ar.getCos() != op.getCos() ||
+          ar.getSin() != op.getSin())
+        return std::nullopt;
+      if (!llvm::is_contained(means, ar))
+        means.push_back(ar);
+    }
+  if (means.size() != 2)
+    return std::nullopt;
+  // The only reader of both of a value's results.
+  auto soleUser = [](Value a, Value b) -> Operation * {
+    if (!a.hasOneUse() || !b.hasOneUse() ||
+        *a.getUsers().begin() != *b.getUsers().begin())
+      return nullptr;
+    return *a.getUsers().begin();
+  };
+  for (AllReduceMeanOp ar : means) {
+    Operation *user = soleUser(ar.getCosGlobal(), ar.getSinGlobal());
+    if (auto epi = dyn_cast_if_present<FusedEpilogueOp>(user);
+        epi && epi.getCos() == ar.getCosGlobal()) {
+      step.lossMean = ar;
+      step.epilogue = epi;
+    } else if (auto cot = dyn_cast_if_present<EcfCotangentOp>(user);
+               cot && cot.getCos() == ar.getCosGlobal()) {
+      step.gradMean = ar;
+      step.cotangent = cot;
+    }
+  }
+  if (!step.epilogue || !step.cotangent)
+    return std::nullopt;
+  step.backward = dyn_cast_if_present<FusedEcfBackwardOp>(
+      soleUser(step.cotangent.getDcos(), step.cotangent.getDsin()));
+  if (!step.backward || step.backward.getSlices() ||
+      step.backward.getInput() != op.getInput() ||
+      step.backward.getProjection() != op.getProjection() ||
+      step.backward.getDcos() != step.cotangent.getDcos())
+    return std::nullopt;
+  Value projection = op.getProjection();
+  if (projection.getDefiningOp<ProjectionOp>() &&
+      !readByOpAndBackward(projection, op))
+    return std::nullopt;
+  return step;
 }
 
 FusedEpilogueOp mlir::sigreg::foldableEpilogue(FusedEcfOp op) {

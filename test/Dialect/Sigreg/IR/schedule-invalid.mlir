@@ -277,3 +277,36 @@ func.func @slices_not_wgmma(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) 
   %c, %s, %y = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 4, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>, slices tensor<1x256x256xf32>
   return %y : tensor<1x256x256xf32>
 }
+
+// -----
+
+// A training step's single launch (singleLaunchStep): every block needs its
+// slices' global means, so the batch must be one tile.
+func.func @single_launch_step_batch_tiles(%x: tensor<1x64x64xbf16>, %seed: i64, %grad: tensor<f32>) -> (tensor<f32>, tensor<1x64x64xf32>) {
+  %n = arith.constant 64 : index
+  %a = sigreg.projection seed(%seed) : tensor<64x256xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = single_launch as a training step needs the batch in one tile (rows >= N = 64), got rows = 32}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 2, projection = rounded>} : tensor<1x64x64xbf16>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x256x17xf32>
+  %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x256x17xf32> -> tensor<f32>
+  %cg2, %sg2, %ng2 = sigreg.all_reduce_mean %c, %s, %n : tensor<1x256x17xf32>
+  %dc, %ds = sigreg.ecf_cotangent %cg2, %sg2, %ng2, %grad : tensor<1x256x17xf32>, tensor<f32>
+  %dx = sigreg.fused_ecf_backward %x, %a, %dc, %ds : tensor<1x64x64xbf16>, tensor<64x256xf32>, tensor<1x256x17xf32> -> tensor<1x64x64xf32>
+  return %l, %dx : tensor<f32>, tensor<1x64x64xf32>
+}
+
+// -----
+
+// ... and the tensor cores' g (the backward GEMM reads the g it writes).
+func.func @single_launch_step_f32_projection(%x: tensor<1x64x64xbf16>, %seed: i64, %grad: tensor<f32>) -> (tensor<f32>, tensor<1x64x64xf32>) {
+  %n = arith.constant 64 : index
+  %a = sigreg.projection seed(%seed) : tensor<64x256xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = single_launch as a training step needs the tensor cores' projection = rounded or split (the backward GEMM reads the g it writes), got projection = f32}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = single_launch, tile = [64, 4], k_tile = 16, batch_tiles = 1, projection = f32>} : tensor<1x64x64xbf16>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x256x17xf32>
+  %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x256x17xf32> -> tensor<f32>
+  %cg2, %sg2, %ng2 = sigreg.all_reduce_mean %c, %s, %n : tensor<1x256x17xf32>
+  %dc, %ds = sigreg.ecf_cotangent %cg2, %sg2, %ng2, %grad : tensor<1x256x17xf32>, tensor<f32>
+  %dx = sigreg.fused_ecf_backward %x, %a, %dc, %ds : tensor<1x64x64xbf16>, tensor<64x256xf32>, tensor<1x256x17xf32> -> tensor<1x64x64xf32>
+  return %l, %dx : tensor<f32>, tensor<1x64x64xf32>
+}

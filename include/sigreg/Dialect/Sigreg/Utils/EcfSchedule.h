@@ -17,6 +17,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace mlir {
@@ -179,6 +180,23 @@ int64_t wgmmaSplitFeatures(int64_t featureDim);
 /// run the epilogue itself), else null.
 FusedEpilogueOp foldableEpilogue(FusedEcfOp op);
 
+/// A training step that one sigreg_single_launch can run with the backward
+/// GEMM after it (docs/BACKWARD.md, "The step in two launches"): `op`'s
+/// means are read by exactly two sigreg.all_reduce_mean of world size 1, one
+/// (lossMean) read only by the loss's sigreg.fused_epilogue, the other
+/// (gradMean) only by one sigreg.ecf_cotangent, whose dcos and dsin only one
+/// sigreg.fused_ecf_backward of the same input and projection reads (no
+/// saved slices); a seeded projection is read by `op` and that backward
+/// alone.
+struct SingleLaunchStep {
+  AllReduceMeanOp lossMean;
+  FusedEpilogueOp epilogue;
+  AllReduceMeanOp gradMean;
+  EcfCotangentOp cotangent;
+  FusedEcfBackwardOp backward;
+};
+std::optional<SingleLaunchStep> singleLaunchStep(FusedEcfOp op);
+
 /// The one-tile Hopper kernel adds the batch tiles' sums itself (its last
 /// CTA per slice tile, instead of sigreg_ecf_finalize) for at most this many
 /// batch tiles: mid (8) saves a launch; at large (64) each last CTA's serial
@@ -229,6 +247,9 @@ inline bool singleLaunchUsesMma(ProjectionMode projection) {
 /// (more batch tiles) while the grid stays at most half a block per
 /// multiprocessor and each half keeps rows x D >= kSingleLaunchSplitGemm.
 constexpr int64_t kSingleLaunchSplitGemm = 32768;
+/// The largest batch of a training step's single launch: one batch tile of
+/// at most 256 rows (singleLaunchStep).
+constexpr int64_t kSingleLaunchStepMaxRows = 256;
 SingleLaunchTiling chooseSingleLaunchTiling(FusedEcfOp op,
                                             const EcfScheduleOptions &options,
                                             int64_t dynamicSize = 0);
