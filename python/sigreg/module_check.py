@@ -254,7 +254,7 @@ def host(configs, profile=False, iters=200):
 
         def step():
             x.grad = None
-            m(x).backward()
+            m(x).sum().backward()
 
         row = [_host_us(fwd_nograd, iters), _host_us(fwd, iters), _host_us(step, iters)]
         fn = st._whole_function(x, S, P, float(m.t_max), cv, mode, red, False, step=True)
