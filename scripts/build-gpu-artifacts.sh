@@ -330,6 +330,10 @@ single() {
   emit slm-f16-p33-zero-mean 3 20 300 700 33 f16 zero_below 0.05 mean seed
   # P = 63 per-slice f16: the harmonics' recurrence restarts at p = 17, 33 and 49.
   emit slm-f16-p63-none 0 100 520 300 63 f16 none 0 none seed
+  # Long k loops: ragged D (65 steps, one per iteration: no step groups), per-slice f16
+  # with the split projection at D 4096.
+  emit slw-views-d1032-clamp 2 100 1032 200 17 bf16 clamp_min 0.5 mean seed
+  emit slw-f16-n200-d4096-none 0 200 4096 264 9 f16 none 0 none seed
 }
 case "$set_" in
   p65) for w in 64 128 256; do

@@ -75,7 +75,8 @@ if [ $sanitize = 1 ] && command -v compute-sanitizer > /dev/null; then
               wg-n100-tail-clamp wg-t16-mean slm-views-d13-clamp slm-f16-d100-none \
               slm-n256-d1024-sum slm-tiles-clamp-none slm-f16-p33-zero-mean \
               step-views-f16-zero-sum step-explicit-clamp-none step-p33-views-bf16 \
-              step-ragged-small-bf16 step-n129-p33-f16-clamp step-minimal-bf16 step-blog-bf16; do
+              step-ragged-small-bf16 step-n129-p33-f16-clamp step-minimal-bf16 step-blog-bf16 \
+              slw-views-d1032-clamp slw-f16-n200-d4096-none slm-n256-d1024-sum; do
     [ -d "$art/$name/fused" ] || continue
     for tool in memcheck racecheck synccheck; do
       compute-sanitizer --tool $tool --error-exitcode 99 "$aot" "$art/$name/fused" \
