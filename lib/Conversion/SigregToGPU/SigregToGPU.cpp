@@ -556,7 +556,7 @@ LogicalResult Lowering::checkLowerable(Operation *op) {
       !constantCount(op->getOperand(2)))
     return op->emitOpError("needs a constant global count on the GPU");
   auto ecf = dyn_cast<FusedEcfOp>(op);
-  if (ecf && (singleLaunchChain.contains(ecf) || tailChain.contains(ecf))) {
+  if (ecf && (singleLaunchChain.lookup(ecf) || tailChain.contains(ecf))) {
     FusedEpilogueOp epi = singleLaunchChain.lookup(ecf);
     if (!epi)
       epi = tailChain.lookup(ecf);
@@ -721,7 +721,7 @@ void Lowering::lowerFusedEcf(ConversionPatternRewriter &rewriter,
   Location loc = ecf.getLoc();
   OpBuilder::InsertionGuard guard(rewriter);
   FusedEpilogueOp epi = singleLaunchChain.lookup(ecf);
-  if (epi) {
+  if (singleLaunchChain.contains(ecf)) {
     // A training step's launch goes where the ecf is: the backward reads its
     // buffers.
     rewriter.setInsertionPoint(singleLaunchSteps.contains(ecf)
@@ -1226,7 +1226,7 @@ Value Lowering::splitOperand(OpBuilder &b, Location loc, Value value,
 void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
                                  FusedEcfOp ecf, FusedEpilogueOp epi,
                                  Value input, Value projection) {
-  Location loc = epi.getLoc();
+  Location loc = epi ? epi.getLoc() : ecf.getLoc();
   SingleLaunchShape sh;
   fillEcfProblem(ecf, sh);
   auto proj = ecf.getProjection().getDefiningOp<ProjectionOp>();
@@ -1243,18 +1243,25 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   sh.blockSlices = tiling.blockSlices;
   sh.tensorCores = singleLaunchUsesMma(tiling.projection);
   sh.splitProjection = tiling.projection == ProjectionMode::split;
-  sh.globalCount = *constantCount(epi.getGlobalCount());
-  sh.clip = epi.getClip();
-  sh.clipValue = epi.getClipValue().convertToDouble();
-  sh.reduction = epi.getReduction();
   auto step = singleLaunchSteps.find(ecf);
   if (step != singleLaunchSteps.end())
     sh.stepCotangent = epilogueShape(step->second.cotangent);
+  // The loss's knobs: its epilogue's, or (sigreg.loss_grad alone) the
+  // cotangent's, whose loss the kernel then computes into a workspace.
+  EpilogueKernelShape knobs = epi ? epilogueShape(epi) : *sh.stepCotangent;
+  sh.globalCount = knobs.globalCount;
+  sh.clip = knobs.clip;
+  sh.clipValue = knobs.clipValue;
+  sh.reduction = knobs.reduction;
 
   Type f32 = rewriter.getF32Type();
   int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints,
           T = sh.numBatchTiles();
-  Value out = resultBuffer(rewriter, epi.getResult());
+  Value out = epi ? resultBuffer(rewriter, epi.getResult())
+                  : memref::AllocOp::create(rewriter, loc,
+                                            sh.reduction == Reduction::none
+                                                ? MemRefType::get({V, S}, f32)
+                                                : MemRefType::get({}, f32));
   SmallVector<Value> args = {proj ? proj.getSeed()
                                   : toBuffer(rewriter, loc, projection),
                              toBuffer(rewriter, loc, input), out};
@@ -1289,9 +1296,11 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   gpu::GPUFuncOp kernel = addKernel(buildSingleLaunchKernel(kb, loc, sh));
   createLaunch(rewriter, loc, kernel, {sh.numSliceTiles(), T, V}, kBlockThreads,
                args);
-  rewriter.replaceOp(epi, toTensor(rewriter, loc, out));
+  if (epi)
+    rewriter.replaceOp(epi, toTensor(rewriter, loc, out));
   if (sh.stepCotangent) {
-    rewriter.eraseOp(step->second.lossMean);
+    if (step->second.lossMean)
+      rewriter.eraseOp(step->second.lossMean);
     rewriter.replaceOp(ecf, {toTensor(rewriter, loc, means[0]),
                              toTensor(rewriter, loc, means[1])});
     return;

@@ -22,6 +22,18 @@
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         return
 
+// sigreg.loss_grad alone (no loss returned): the same two launches; the
+// single launch writes the loss, which the gate of a clipped loss needs, into
+// a workspace.
+// CHECK-LABEL: func.func @gradient(
+// CHECK-SAME:    %{{.*}}: tensor<32x2048xbf16>, %[[SEED:.*]]: i64, %{{.*}}: tensor<f32>)
+// CHECK:         %[[LOSS:.*]] = memref.alloc() : memref<f32>
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch{{.*}} blocks in (%c128, %c1, %c1) {{.*}}args(%[[SEED]] : i64, %{{.*}} : memref<1x32x2048xbf16>, %[[LOSS]] : memref<f32>,
+// CHECK-NOT:     gpu.launch_func
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_project_transpose_wgmma{{.*}} {sigreg.programmatic
+// CHECK-NOT:     gpu.launch_func
+// CHECK:         return
+
 // The kernel's step stages. Stage 1: the B fragments' g, rounded, stored by
 // the writer warps (view 0, row group 0) where d < D and s < S.
 // CHECK:       gpu.func @sigreg_single_launch(%{{.*}}: i64, %{{.*}}: memref<1x32x2048xbf16>, %{{.*}}: memref<f32>, %{{.*}}: memref<129xi32>, %{{.*}}: memref<1024xf32>, %[[COS:.*]]: memref<1x1024x17xf32>, %[[SIN:.*]]: memref<1x1024x17xf32>, %[[LG:.*]]: memref<f32>, %[[GOUT:.*]]: memref<32x1024xbf16>, %[[WOUT:.*]]: memref<2048x1024xbf16>)
@@ -51,3 +63,7 @@ func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64, %g: tensor<f32>) -> (tenso
   return %l, %dx : tensor<f32>, tensor<32x2048xf32>
 }
 
+func.func @gradient(%x: tensor<32x2048xbf16>, %seed: i64, %g: tensor<f32>) -> tensor<32x2048xf32> {
+  %dx = sigreg.loss_grad %x seed(%seed) grad(%g : tensor<f32>) slices = 1024 points = 17 reduction = mean : tensor<32x2048xbf16> -> tensor<32x2048xf32>
+  return %dx : tensor<32x2048xf32>
+}

@@ -802,7 +802,9 @@ std::optional<SingleLaunchStep> mlir::sigreg::singleLaunchStep(FusedEcfOp op) {
       if (!llvm::is_contained(means, ar))
         means.push_back(ar);
     }
-  if (means.size() != 2)
+  // The loss's chain and the backward's, or (sigreg.loss_grad alone) the
+  // backward's only.
+  if (means.empty() || means.size() > 2)
     return std::nullopt;
   // The only reader of both of a value's results.
   auto soleUser = [](Value a, Value b) -> Operation * {
@@ -823,7 +825,7 @@ std::optional<SingleLaunchStep> mlir::sigreg::singleLaunchStep(FusedEcfOp op) {
       step.cotangent = cot;
     }
   }
-  if (!step.epilogue || !step.cotangent)
+  if (!step.cotangent || (means.size() == 2 && !step.epilogue))
     return std::nullopt;
   step.backward = dyn_cast_if_present<FusedEcfBackwardOp>(
       soleUser(step.cotangent.getDcos(), step.cotangent.getDsin()));

@@ -21,6 +21,16 @@ func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64, %g: tensor<f32>) -> (tenso
 
 // -----
 
+// sigreg.loss_grad alone: the backward's chain only, the same schedule.
+// CHECK-LABEL: func.func @gradient
+// CHECK:         schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = rounded>
+func.func @gradient(%x: tensor<32x2048xbf16>, %seed: i64, %g: tensor<f32>) -> tensor<32x2048xf32> {
+  %dx = sigreg.loss_grad %x seed(%seed) grad(%g : tensor<f32>) slices = 1024 points = 17 reduction = mean : tensor<32x2048xbf16> -> tensor<32x2048xf32>
+  return %dx : tensor<32x2048xf32>
+}
+
+// -----
+
 // N = 256, D = 1024, S = 256: the loss alone splits the batch into 64-row
 // tiles (128 blocks, choose-schedule.mlir); the step keeps one 256-row tile,
 // as every block needs its slices' global means.

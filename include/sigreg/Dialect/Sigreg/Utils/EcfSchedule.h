@@ -187,7 +187,8 @@ FusedEpilogueOp foldableEpilogue(FusedEcfOp op);
 /// (gradMean) only by one sigreg.ecf_cotangent, whose dcos and dsin only one
 /// sigreg.fused_ecf_backward of the same input and projection reads (no
 /// saved slices); a seeded projection is read by `op` and that backward
-/// alone.
+/// alone. A sigreg.loss_grad alone has the second chain only (lossMean and
+/// epilogue null).
 struct SingleLaunchStep {
   AllReduceMeanOp lossMean;
   FusedEpilogueOp epilogue;
