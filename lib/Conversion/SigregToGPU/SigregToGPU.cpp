@@ -280,7 +280,7 @@ private:
   DenseMap<Operation *, SingleLaunchStep> singleLaunchSteps;
   struct StepOperands {
     Value grad, g;
-    SingleLaunchStep step;
+    EcfCotangentOp cotangent;
   };
   DenseMap<Operation *, StepOperands> stepOperands;
   /// Chains ecf -> all_reduce_mean -> fused_epilogue whose epilogue the
@@ -942,7 +942,7 @@ void Lowering::lowerFusedEcfBackward(ConversionPatternRewriter &rewriter,
     // cotangent and the projection it absorbed go with the backward.
     StepOperands st = fromStep->second;
     emitBackwardGemm(rewriter, op, st.grad, st.g);
-    rewriter.eraseOp(st.step.cotangent);
+    rewriter.eraseOp(st.cotangent);
     if (Operation *proj = op.getProjection().getDefiningOp())
       rewriter.eraseOp(proj);
     return;
@@ -1290,7 +1290,7 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
     args.append({toBuffer(rewriter, loc,
                           rewriter.getRemappedValue(st.cotangent.getGrad())),
                  grad, g});
-    stepOperands[st.backward] = {grad, g, st};
+    stepOperands[st.backward] = {grad, g, st.cotangent};
   }
   OpBuilder kb = kernelBuilder();
   gpu::GPUFuncOp kernel = addKernel(buildSingleLaunchKernel(kb, loc, sh));
