@@ -83,8 +83,11 @@ static void addDeviceLowering(OpPassManager &pm,
   dev.addPass(createConvertGpuOpsToNVVMOps(nvvmOpts));
   dev.addPass(createConvertNVVMToLLVMPass());
   // What the NVPTX backend and the driver need beyond the upstream lowering:
-  // the dynamic shared buffer as `.extern .shared .align 1024`, tensor maps
-  // as 128-byte by-value grid constants.
+  // (on request) correctly rounded f32 square roots, the dynamic shared
+  // buffer as `.extern .shared .align 1024`, tensor maps as 128-byte by-value
+  // grid constants.
+  if (options.preciseSqrt)
+    dev.addPass(createSigregPreciseSqrt());
   dev.addPass(createSigregExternDynamicSharedMemory());
   dev.addPass(createSigregGridConstantParams());
   dev.addPass(createCanonicalizerPass());

@@ -99,6 +99,11 @@ struct Options {
       "wgmma-persistent",
       llvm::cl::desc("sm_90a: persistent TMA + wgmma kernel, the ECF of a "
                      "tile overlapped with the next tile's MMAs")};
+  llvm::cl::opt<bool> preciseSqrt{
+      "precise-sqrt",
+      llvm::cl::desc("correctly rounded f32 square roots in the kernels "
+                     "(a seeded projection is then the host's bit for bit; "
+                     "the default, sqrt.approx.f32, is faster)")};
   llvm::cl::opt<bool> saveSlices{
       "save-slices",
       llvm::cl::desc("sigreg.loss_grad: the fused backward reads the "
@@ -192,6 +197,7 @@ SmallVector<std::string> cudaOnlyFlags(Options &opts) {
   note(opts.singleLaunch);
   note(opts.wgmmaSlices);
   note(opts.wgmmaPersistent);
+  note(opts.preciseSqrt);
   note(opts.saveSlices);
   note(opts.warmup); // the CPU benchmark has no warm-up runs
   return given;
@@ -476,6 +482,7 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.tensorCores = opts.tensorCores;
   gpuOpts.wgmmaSlices = opts.wgmmaSlices;
   gpuOpts.wgmmaPersistent = opts.wgmmaPersistent;
+  gpuOpts.preciseSqrt = opts.preciseSqrt;
   gpuOpts.saveSlices = opts.saveSlices;
   gpuOpts.singleLaunch = opts.singleLaunch;
   std::string jsonReports;

@@ -62,6 +62,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "wgmma-persistent",
       llvm::cl::desc("TMA + wgmma kernel: persistent, ECF overlapped"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> preciseSqrt{
+      *this, "precise-sqrt",
+      llvm::cl::desc("Correctly rounded f32 square roots in the kernels "
+                     "(--sigreg-precise-sqrt: a seeded projection is then the "
+                     "host's bit for bit; default sqrt.approx.f32, faster)"),
+      llvm::cl::init(false)};
 };
 
 /// The product: decompose, fuse, lower the fused ops to GPU kernels with

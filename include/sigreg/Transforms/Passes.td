@@ -53,4 +53,22 @@ def SigregGridConstantParams
                            "::mlir::NVVM::NVVMDialect"];
 }
 
+def SigregPreciseSqrt
+    : Pass<"sigreg-precise-sqrt", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower libdevice's f32 square root (`__nv_sqrtf`) to the correctly rounded `llvm.intr.sqrt`";
+  let description = [{
+    `convert-gpu-to-nvvm` lowers `math.sqrt` on f32 to a call of libdevice's
+    `__nv_sqrtf`, which selects `sqrt.approx.f32` unless the module asks for
+    precise square roots through `__nvvm_reflect("__CUDA_PREC_SQRT")`, and
+    MLIR 22's NVVM target gives no way to ask. The projection's mapping
+    (docs/PROJECTION.md) takes a correctly rounded square root, so that the
+    GPU's Gaussians are the host's bit for bit. This pass replaces every call
+    of `__nv_sqrtf` by `llvm.intr.sqrt`, which the NVPTX backend emits as
+    `sqrt.rn.f32`, and erases the declaration once nothing calls it. The GPU
+    pipelines run it with their option `precise-sqrt=1` (it costs 9% at the
+    blog shape, docs/GPU-SCHEDULES.md).
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // SIGREG_TRANSFORMS_PASSES_TD

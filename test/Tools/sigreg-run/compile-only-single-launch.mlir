@@ -2,6 +2,9 @@
 // RUN: rm -rf %t && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --emit-artifact=%t | FileCheck %s --check-prefix=OUT
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/fused/manifest.json
 // RUN: FileCheck %s --check-prefix=PTX < %t/fused/sigreg.ptx
+// RUN: FileCheck %s --check-prefix=APPROX < %t/fused/sigreg.ptx
+// RUN: rm -rf %t.p && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --precise-sqrt --emit-artifact=%t.p > /dev/null
+// RUN: FileCheck %s --check-prefix=SQRT --implicit-check-not=sqrt.approx < %t.p/fused/sigreg.ptx
 // RUN: %ptxas -arch=sm_90a -v %t/fused/sigreg.ptx -o %t/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
 
 // The blog shape as one launch, through the whole pipeline: one step, a
@@ -30,6 +33,13 @@
 // PTX: fence.acq_rel.gpu;
 // PTX: atom.global.add.u32
 // PTX-NOT: .extern .func
+
+// The projection's square roots: by default libdevice's approximate one
+// (the GPU's g may differ from the host's in the last bit); with
+// --precise-sqrt (--sigreg-precise-sqrt) correctly rounded, none approximate,
+// and the GPU's g is the host's bit for bit.
+// APPROX: sqrt.approx.f32
+// SQRT: sqrt.rn.f32
 
 // libdevice's sin/cos keep a 28-byte local array for their |x| > 105615
 // reduction, a path the ECF's angles never take; no spills.
