@@ -556,13 +556,13 @@ LogicalResult Lowering::checkLowerable(Operation *op) {
       !constantCount(op->getOperand(2)))
     return op->emitOpError("needs a constant global count on the GPU");
   auto ecf = dyn_cast<FusedEcfOp>(op);
-  if (ecf && (singleLaunchChain.lookup(ecf) || tailChain.contains(ecf))) {
-    FusedEpilogueOp epi = singleLaunchChain.lookup(ecf);
-    if (!epi)
-      epi = tailChain.lookup(ecf);
-    if (epi.getTMax() != ecf.getTMax())
-      return epi.emitOpError("t_max differs from its sigreg.fused_ecf's");
-  }
+  // The epilogue a launch of the ecf computes: the single launch's (null
+  // for a sigreg.loss_grad alone) or the Hopper kernel's tail's.
+  FusedEpilogueOp epi = ecf ? singleLaunchChain.lookup(ecf) : nullptr;
+  if (ecf && !epi)
+    epi = tailChain.lookup(ecf);
+  if (epi && epi.getTMax() != ecf.getTMax())
+    return epi.emitOpError("t_max differs from its sigreg.fused_ecf's");
   if (ecf && !singleLaunchChain.contains(ecf)) {
     EcfSchedule sched = ecfSchedule(ecf);
     if (ecf.getSlices() && (!sched.wgmma || sched.wgmmaPersistent))
