@@ -74,6 +74,8 @@ std::string dtypeOf(Type t) {
     return "f64";
   if (t.isInteger(32))
     return "i32";
+  if (t.isInteger(64))
+    return "i64";
   return "";
 }
 

@@ -20,7 +20,7 @@ func.func @step(%x: tensor<32x2048xbf16>, %seed: i64, %g: tensor<f32>) -> (tenso
 // CHECK:         %[[G:.*]] = memref.alloc() : memref<32x1024xbf16>
 // CHECK:         %[[W:.*]] = memref.alloc() : memref<2048x1024xbf16>
 // CHECK-NOT:     gpu.launch_func
-// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch blocks in (%c128, %c1, %c1) {{.*}}args(%[[SEED]] : i64, %{{.*}} : memref<1x32x2048xbf16>, %[[LOSS]] : memref<f32>, %{{.*}} : memref<129xi32>, %{{.*}} : memref<1024xf32>, %{{.*}} : memref<1x1024x17xf32>, %{{.*}} : memref<1x1024x17xf32>, %[[GRAD]] : memref<f32>, %[[G]] : memref<32x1024xbf16>, %[[W]] : memref<2048x1024xbf16>)
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch blocks in (%c128, %c1, %c1) {{.*}}args(%[[SEED]] : i64, %{{.*}} : memref<1x32x2048xbf16>, %[[LOSS]] : memref<f32>, %{{.*}} : memref<1xi32>, %{{.*}} : memref<1xi64>, %{{.*}} : memref<1x1024x17xf32>, %{{.*}} : memref<1x1024x17xf32>, %[[GRAD]] : memref<f32>, %[[G]] : memref<32x1024xbf16>, %[[W]] : memref<2048x1024xbf16>)
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         memref.cast %[[G]]
 // CHECK:         memref.cast %[[W]]

@@ -284,6 +284,14 @@ SliceCotangent emitSliceCotangent(KernelBuilder &k,
 /// FMAs on g in shared memory (blockRows * blockSlices <= 1024), or with
 /// `tensorCores` as mma.sync on g generated in registers (blockRows *
 /// blockSlices <= 2048).
+/// The fewest fraction bits of the single launch's fixed-point loss sum
+/// (SingleLaunchShape::lossSumLayout): a resolution of 2^-16 (1.5e-5) or
+/// finer on the sum of V * S statistics. Few fraction bits mean a large
+/// bound, about 4 globalCount sum_p w_p per statistic, against which the
+/// sum of a sample's statistics is large too: the sum's relative error is
+/// below 2^-40 x 12 globalCount for Gaussian samples (DESIGN's numerics).
+constexpr int64_t kMinLossFractionBits = 16;
+
 struct SingleLaunchShape {
   int64_t numViews, batch, featureDim, numSlices, numPoints;
   double tMax;
@@ -310,8 +318,28 @@ struct SingleLaunchShape {
   int64_t numSliceTiles() const {
     return (numSlices + blockSlices - 1) / blockSlices;
   }
-  /// One counter per column (slice tile, view), then the grid's counter.
-  int64_t numCounters() const { return numViews * numSliceTiles() + 1; }
+  /// Blocks that add their statistics to the loss (mean/sum): the last
+  /// block of each column (slice tile, view).
+  int64_t numLossArrivals() const { return numViews * numSliceTiles(); }
+  /// mean/sum: the bits of the loss accumulator (lossSumLayout).
+  struct LossSumLayout {
+    /// Arrival count, then poison count (non-finite statistics), each
+    /// countBits wide, then the sum in fixed point with fractionBits.
+    int64_t countBits, sumBits, fractionBits;
+  };
+  /// The layout of the one 64-bit word the blocks add their statistics to
+  /// (stage 8, emitPackedLossSum), or nullopt where the sum's bound leaves
+  /// fewer than kMinLossFractionBits fraction bits (then the statistics go
+  /// to a workspace and the last block adds them, emitLastBlockReduction).
+  std::optional<LossSumLayout> lossSumLayout() const;
+  /// One counter per column (slice tile, view) when the batch spans several
+  /// tiles, then the grid's counter when the loss is not summed in one
+  /// word (lossSumLayout); at least one.
+  int64_t numCounters() const {
+    int64_t columns = numBatchTiles() > 1 ? numLossArrivals() : 0;
+    bool gridCounter = reduction != Reduction::none && !lossSumLayout();
+    return std::max<int64_t>(1, columns + (gridCounter ? 1 : 0));
+  }
   /// Rows of the y tile each thread of the ECF stage adds up (the tile has
   /// BM * BS elements, up to eight per thread of the block).
   int64_t ecfRowsPerThread() const {

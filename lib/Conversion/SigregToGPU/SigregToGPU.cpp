@@ -1270,9 +1270,19 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
     for (int i = 0; i < 2; ++i)
       args.push_back(memref::AllocOp::create(
           rewriter, loc, MemRefType::get({T, V, S, P}, f32)));
-  if (sh.reduction != Reduction::none)
-    args.push_back(
-        memref::AllocOp::create(rewriter, loc, MemRefType::get({V * S}, f32)));
+  if (sh.reduction != Reduction::none) {
+    // The loss's fixed-point accumulator (zeroed once, reset by the last
+    // block), or the statistics the last block adds.
+    if (sh.lossSumLayout()) {
+      auto acc = memref::AllocOp::create(
+          rewriter, loc, MemRefType::get({1}, rewriter.getI64Type()));
+      acc->setAttr("sigreg.zero_init", rewriter.getUnitAttr());
+      args.push_back(acc);
+    } else {
+      args.push_back(memref::AllocOp::create(rewriter, loc,
+                                             MemRefType::get({V * S}, f32)));
+    }
+  }
   SmallVector<Value> means;
   if (sh.stepCotangent) {
     // The means (the second all_reduce_mean's operands), the loss's

@@ -28,9 +28,15 @@
 //   6. (several batch tiles) the per-tile sums go to a workspace; the last
 //      block of each column (slice tile, view), found with a self-resetting
 //      atomic counter, adds them in ascending tile order.
-//   7. emitTileStatistic: T[v, s] exactly as the epilogue kernel computes it.
-//   8. emitLastBlockReduction (mean/sum): the last block of the grid (second
-//      counter) adds T[v, s] in the epilogue kernel's fixed order.
+//   7. computeSliceStatistic: T[v, s] exactly as the epilogue kernel
+//      computes it; emitTileStatistic stores it (reduction none, or the
+//      fallback below).
+//   8. mean/sum: emitPackedLossSum: each block adds its statistics, in
+//      fixed point, and one arrival to one 64-bit word with a relaxed
+//      atomic (lossSumLayout); the block that completes the count writes
+//      the loss from the value its atomic returned. Where the bound leaves
+//      too few fraction bits: emitLastBlockReduction, the last block of the
+//      grid (a fenced counter) adds the stored T[v, s] in a fixed order.
 // A training step (stepCotangent: tensor cores, g rounded, one batch tile)
 // also writes what the backward GEMM reads: stage 1 stores g rounded to the
 // input's type (the B fragments of view 0's first row group), and
@@ -55,6 +61,9 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::sigreg;
@@ -685,38 +694,123 @@ void gatherBatchTiles(Tile &t, Value partC, Value partS) {
   });
 }
 
-/// Stage 7: T[v, s0 + j] from the ECF means, as buildEpilogueKernel computes
-/// it (same operations, same order), to `out` [V, S] (reduction none) or
-/// to the statistics workspace [V * S].
+/// T[v, s0 + j] of the block's column j < BS (s0 + j < S) from the ECF
+/// means, as buildEpilogueKernel computes it (same operations, same order).
+Value computeSliceStatistic(Tile &t, Value j) {
+  KernelBuilder &k = t.k;
+  const SingleLaunchShape &sh = t.sh;
+  int64_t BS = sh.blockSlices, P = sh.numPoints;
+  IntegrationGrid grid = computeIntegrationGrid(P, sh.tMax);
+  Value dot = k.f32(0.0f);
+  Value base = k.mul(j, k.idx(P));
+  for (int64_t p = 0; p < P; ++p) {
+    Value c = k.load(t.ecf, {k.add(base, k.idx(p))});
+    Value sn = k.load(t.ecf, {k.add(base, k.idx(BS * P + p))});
+    Value d = k.subf(c, k.f32(static_cast<float>(grid.phi[p])));
+    Value err = k.addf(k.mulf(d, d), k.mulf(sn, sn));
+    dot = k.addf(dot, k.mulf(err, k.f32(static_cast<float>(grid.w[p]))));
+  }
+  Value stat = k.mulf(dot, k.f32(static_cast<float>(sh.globalCount)));
+  Value clipV = k.f32(static_cast<float>(sh.clipValue));
+  if (sh.clip == ClipMode::clamp_min)
+    stat = arith::MaximumFOp::create(k.b, stat, clipV);
+  else if (sh.clip == ClipMode::zero_below)
+    stat = k.select(
+        arith::CmpFOp::create(k.b, arith::CmpFPredicate::OLT, stat, clipV),
+        k.f32(0.0f), stat);
+  return stat;
+}
+
+/// Stage 7: T[v, s0 + j] (computeSliceStatistic) to `out` [V, S] (reduction
+/// none) or to the statistics workspace [V * S] (mean/sum without
+/// lossSumLayout).
 void emitTileStatistic(Tile &t, Value out, Value stats) {
   KernelBuilder &k = t.k;
   const SingleLaunchShape &sh = t.sh;
-  int64_t BS = sh.blockSlices, P = sh.numPoints, S = sh.numSlices;
-  IntegrationGrid grid = computeIntegrationGrid(P, sh.tMax);
+  int64_t BS = sh.blockSlices, S = sh.numSlices;
   k.barrier();
   Value s = k.add(t.s0, t.tid);
   k.ifThen(k.land(k.lt(t.tid, k.idx(BS)), k.lt(s, k.idx(S))), [&] {
-    Value dot = k.f32(0.0f);
-    Value base = k.mul(t.tid, k.idx(P));
-    for (int64_t p = 0; p < P; ++p) {
-      Value c = k.load(t.ecf, {k.add(base, k.idx(p))});
-      Value sn = k.load(t.ecf, {k.add(base, k.idx(BS * P + p))});
-      Value d = k.subf(c, k.f32(static_cast<float>(grid.phi[p])));
-      Value err = k.addf(k.mulf(d, d), k.mulf(sn, sn));
-      dot = k.addf(dot, k.mulf(err, k.f32(static_cast<float>(grid.w[p]))));
-    }
-    Value stat = k.mulf(dot, k.f32(static_cast<float>(sh.globalCount)));
-    Value clipV = k.f32(static_cast<float>(sh.clipValue));
-    if (sh.clip == ClipMode::clamp_min)
-      stat = arith::MaximumFOp::create(k.b, stat, clipV);
-    else if (sh.clip == ClipMode::zero_below)
-      stat = k.select(
-          arith::CmpFOp::create(k.b, arith::CmpFPredicate::OLT, stat, clipV),
-          k.f32(0.0f), stat);
+    Value stat = computeSliceStatistic(t, t.tid);
     if (sh.reduction == Reduction::none)
       k.store(stat, out, {t.v, s});
     else
       k.store(stat, stats, {k.add(k.mul(t.v, k.idx(S)), s)});
+  });
+}
+
+/// Stages 7 and 8 for mean/sum with lossSumLayout: warp 0 holds the block's
+/// statistics (BS <= 16 lanes; 0 elsewhere) and adds them by an xor
+/// butterfly; thread 0 adds that block sum, in fixed point, with one to the
+/// arrival count, to the 64-bit word `acc` (one relaxed atom.add). Integer
+/// addition does not depend on the order in which the blocks arrive, so the
+/// sum is the same bits every run, and the block that brings the count to
+/// numLossArrivals has the whole sum in the word its atomic returned: no
+/// fence and no other memory to read. It writes the loss (NaN if a block's
+/// sum was not finite: the poison count) and resets the word to 0.
+void emitPackedLossSum(Tile &t, Value acc, Value out) {
+  KernelBuilder &k = t.k;
+  const SingleLaunchShape &sh = t.sh;
+  SingleLaunchShape::LossSumLayout layout = *sh.lossSumLayout();
+  int64_t BS = sh.blockSlices, S = sh.numSlices;
+  int64_t F = layout.sumBits, C = layout.countBits, Fr = layout.fractionBits;
+  Type i64 = k.b.getI64Type(), f64 = k.b.getF64Type();
+  auto c64 = [&](uint64_t v) {
+    return arith::ConstantOp::create(
+        k.b, k.b.getI64IntegerAttr(static_cast<int64_t>(v)));
+  };
+  k.barrier();
+  k.ifThen(k.lt(t.tid, k.idx(32)), [&] {
+    Value s = k.add(t.s0, t.tid);
+    Value valid = k.land(k.lt(t.tid, k.idx(BS)), k.lt(s, k.idx(S)));
+    Value stat = computeSliceStatistic(t, k.min(t.tid, k.idx(BS - 1)));
+    Value sum = k.select(valid, stat, k.f32(0.0f));
+    for (int32_t off = 16; off >= 1; off /= 2)
+      sum = k.addf(
+          sum, gpu::ShuffleOp::create(k.b, sum, off, 32, gpu::ShuffleMode::XOR)
+                   .getShuffleResult());
+    k.ifThen(k.lt(t.tid, k.idx(1)), [&] {
+      // In [0, 2^(F - Fr)): the layout's bound; NaN and +inf fail it.
+      Value inRange =
+          k.land(arith::CmpFOp::create(k.b, arith::CmpFPredicate::OGE, sum,
+                                       k.f32(0.0f)),
+                 arith::CmpFOp::create(k.b, arith::CmpFPredicate::OLT, sum,
+                                       k.f32(std::ldexp(1.0f, F - Fr))));
+      Value scaled = math::RoundEvenOp::create(
+          k.b, k.mulf(sum, k.f32(std::ldexp(1.0f, Fr))));
+      Value fixed = arith::FPToUIOp::create(
+          k.b, i64, k.select(inRange, scaled, k.f32(0.0f)));
+      Value contribution =
+          arith::SelectOp::create(k.b, inRange, fixed, c64(uint64_t(1) << F));
+      Value add =
+          arith::AddIOp::create(k.b, contribution, c64(uint64_t(1) << (F + C)));
+      Value old = memref::AtomicRMWOp::create(k.b, arith::AtomicRMWKind::addi,
+                                              add, acc, ValueRange{k.idx(0)});
+      Value total = arith::AddIOp::create(k.b, old, add);
+      Value count = arith::ShRUIOp::create(k.b, total, c64(F + C));
+      Value last = arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, count,
+                                         c64(sh.numLossArrivals()));
+      k.ifThen(last, [&] {
+        Value poison = arith::AndIOp::create(
+            k.b, arith::ShRUIOp::create(k.b, total, c64(F)),
+            c64((uint64_t(1) << C) - 1));
+        Value bits =
+            arith::AndIOp::create(k.b, total, c64((uint64_t(1) << F) - 1));
+        double scale = std::ldexp(1.0, -Fr);
+        if (sh.reduction == Reduction::mean)
+          scale /= static_cast<double>(sh.numViews * S);
+        Value value = arith::MulFOp::create(
+            k.b, arith::UIToFPOp::create(k.b, f64, bits),
+            arith::ConstantOp::create(k.b, k.b.getF64FloatAttr(scale)));
+        Value loss = arith::TruncFOp::create(k.b, k.b.getF32Type(), value);
+        Value clean = arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq,
+                                            poison, c64(0));
+        k.store(k.select(clean, loss,
+                         k.f32(std::numeric_limits<float>::quiet_NaN())),
+                out, {});
+        k.store(c64(0), acc, {k.idx(0)});
+      });
+    });
   });
 }
 
@@ -789,6 +883,35 @@ void emitLastBlockReduction(Tile &t, Value stats, Value out) {
 }
 } // namespace
 
+std::optional<mlir::sigreg::SingleLaunchShape::LossSumLayout>
+mlir::sigreg::SingleLaunchShape::lossSumLayout() const {
+  if (reduction == Reduction::none)
+    return std::nullopt;
+  int64_t countBits = llvm::bit_width(static_cast<uint64_t>(numLossArrivals()));
+  int64_t sumBits = 64 - 2 * countBits;
+  // T = globalCount * sum_p w_p |e_p - phi_p|^2, with e_p the ECF (a mean
+  // of unit complex numbers, |e_p| <= 1) and phi_p in (0, 1]: at most
+  // globalCount * sum_p w_p (1 + phi_p)^2, 1% more for f32 rounding; the
+  // clip value where clamp_min can raise T to it.
+  IntegrationGrid grid = computeIntegrationGrid(numPoints, tMax);
+  double weighted = 0.0;
+  for (size_t p = 0; p < grid.w.size(); ++p)
+    weighted +=
+        std::fabs(grid.w[p]) * (1.0 + grid.phi[p]) * (1.0 + grid.phi[p]);
+  double slice = 1.01 * static_cast<double>(globalCount) * weighted;
+  if (clip == ClipMode::clamp_min)
+    slice = std::max(slice, clipValue);
+  double bound = slice * static_cast<double>(numViews * numSlices);
+  // Integer bits: the bound, and one more so that a block's sum below
+  // 2^integerBits cannot carry the whole sum into the poison count.
+  int64_t integerBits =
+      static_cast<int64_t>(std::ceil(std::log2(std::max(bound, 1.0)))) + 1;
+  int64_t fractionBits = sumBits - integerBits;
+  if (fractionBits < kMinLossFractionBits)
+    return std::nullopt;
+  return LossSumLayout{countBits, sumBits, fractionBits};
+}
+
 int64_t mlir::sigreg::SingleLaunchShape::gemmRowsPerThread() const {
   int64_t blocks = featureDim % 8 == 0 ? featureDim / 8 : featureDim;
   // The most rows (4 or 2) that leave every k part a block to multiply and
@@ -850,8 +973,10 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
     args.push_back(MemRefType::get({T, V, S, P}, f32));
     args.push_back(MemRefType::get({T, V, S, P}, f32));
   }
+  std::optional<SingleLaunchShape::LossSumLayout> packed = sh.lossSumLayout();
   if (!none)
-    args.push_back(MemRefType::get({V * S}, f32));
+    args.push_back(packed ? MemRefType::get({1}, b.getI64Type())
+                          : MemRefType::get({V * S}, f32));
   bool step = sh.stepCotangent.has_value();
   unsigned stepArgs = args.size();
   if (step) {
@@ -925,12 +1050,15 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
   emitTileEcf(t, partC, partS);
 
   auto finish = [&] {
-    emitTileStatistic(t, out, stats);
+    if (packed)
+      emitPackedLossSum(t, stats, out);
+    else
+      emitTileStatistic(t, out, stats);
     if (step)
       emitTileGradient(
           t, func.getArgument(stepArgs), func.getArgument(stepArgs + 1),
           func.getArgument(stepArgs + 2), func.getArgument(stepArgs + 3));
-    if (none)
+    if (none || packed)
       return;
     Value last =
         arriveAtCounter(k, t.tid, t.flag, counters, k.idx(sh.numCounters() - 1),

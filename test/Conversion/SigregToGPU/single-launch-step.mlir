@@ -36,16 +36,16 @@
 
 // The kernel's step stages. Stage 1: the B fragments' g, rounded, stored by
 // the writer warps (view 0, row group 0) where d < D and s < S.
-// CHECK:       gpu.func @sigreg_single_launch(%{{.*}}: i64, %{{.*}}: memref<1x32x2048xbf16>, %{{.*}}: memref<f32>, %{{.*}}: memref<129xi32>, %{{.*}}: memref<1024xf32>, %[[COS:.*]]: memref<1x1024x17xf32>, %[[SIN:.*]]: memref<1x1024x17xf32>, %[[LG:.*]]: memref<f32>, %[[GOUT:.*]]: memref<32x1024xbf16>, %[[WOUT:.*]]: memref<2048x1024xbf16>)
+// CHECK:       gpu.func @sigreg_single_launch(%{{.*}}: i64, %{{.*}}: memref<1x32x2048xbf16>, %{{.*}}: memref<f32>, %{{.*}}: memref<1xi32>, %{{.*}}: memref<1xi64>, %[[COS:.*]]: memref<1x1024x17xf32>, %[[SIN:.*]]: memref<1x1024x17xf32>, %[[LG:.*]]: memref<f32>, %[[GOUT:.*]]: memref<32x1024xbf16>, %[[WOUT:.*]]: memref<2048x1024xbf16>)
 // CHECK:         arith.truncf %{{.*}} : f32 to bf16
 // CHECK:         scf.if
 // CHECK-NEXT:      memref.store %{{.*}}, %[[WOUT]][%{{.*}}, %{{.*}}] : memref<2048x1024xbf16>
 // CHECK:         nvvm.mma.sync
-// Stage 7 (the statistic), then 7b: the tile's means to global memory, a
-// barrier, each slice's cotangent from them and the loss's cotangent, and
-// G of every element of the y tile (one sincos, the recurrence), stored as
-// bf16.
-// CHECK:         memref.store %{{.*}}, %{{.*}} : memref<1024xf32>
+// Stages 7-8 (the statistics into the loss's 64-bit word), then 7b: the
+// tile's means to global memory, a barrier, each slice's cotangent from
+// them and the loss's cotangent, and G of every element of the y tile (one
+// sincos, the recurrence), stored as bf16.
+// CHECK:         memref.atomic_rmw addi %{{.*}}, %{{.*}}[%c0] : (i64, memref<1xi64>) -> i64
 // CHECK:         memref.store %{{.*}}, %[[COS]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<1x1024x17xf32>
 // CHECK:         memref.store %{{.*}}, %[[SIN]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<1x1024x17xf32>
 // CHECK:         gpu.barrier

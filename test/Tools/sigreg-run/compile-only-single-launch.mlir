@@ -7,8 +7,9 @@
 // RUN: FileCheck %s --check-prefix=SQRT --implicit-check-not=sqrt.approx < %t.p/fused/sigreg.ptx
 // RUN: %ptxas -arch=sm_90a -v %t/fused/sigreg.ptx -o %t/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
 
-// The blog shape as one launch, through the whole pipeline: one step, a
-// zero_init counter workspace (no memset step), PTX that ptxas assembles
+// The blog shape as one launch, through the whole pipeline: one step,
+// zero_init workspaces (the counter, unused with one batch tile, and the
+// loss's 64-bit accumulator; no memset step), PTX that ptxas assembles
 // without spills (the GEMM on mma.sync with g generated in registers).
 
 // OUT: fused pipeline: 1 steps
@@ -17,7 +18,14 @@
 // MANIFEST-NEXT: "name": "ws0",
 // MANIFEST-NEXT: "role": "workspace",
 // MANIFEST-NEXT: "shape": [
-// MANIFEST-NEXT:   129
+// MANIFEST-NEXT:   1
+// MANIFEST-NEXT: ],
+// MANIFEST-NEXT: "zero_init": true
+// MANIFEST:      "dtype": "i64",
+// MANIFEST-NEXT: "name": "ws1",
+// MANIFEST-NEXT: "role": "workspace",
+// MANIFEST-NEXT: "shape": [
+// MANIFEST-NEXT:   1
 // MANIFEST-NEXT: ],
 // MANIFEST-NEXT: "zero_init": true
 // MANIFEST-NOT:  "memset
@@ -30,8 +38,10 @@
 // PTX: ld.global.v2.b32
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX: shfl.sync.bfly.b32
-// PTX: fence.acq_rel.gpu;
-// PTX: atom.global.add.u32
+// The loss: one relaxed 64-bit atomic add per block, no fence.
+// PTX-NOT: fence
+// PTX: atom.global.add.u64
+// PTX-NOT: fence
 // PTX-NOT: .extern .func
 
 // The projection's square roots: by default libdevice's approximate one
