@@ -3,8 +3,8 @@
 # (manifest.json + sigreg.ptx per pipeline) with sigreg-run --compile-only,
 # so that the GPU machine, which has no MLIR, runs them with sigreg-aot-run
 # (scripts/gpu-check.sh). Usage: scripts/build-gpu-artifacts.sh BUILD_DIR OUT_DIR [SET]
-#   SET: all (default: anchors, variants, hopper, split, single, grad, step and random) | anchors |
-#        quick | hopper | split | training | grad | grad-fused | step |
+#   SET: all (default: anchors, variants, hopper, split, single, grad, step, phased and random) | anchors |
+#        quick | hopper | split | training | grad | grad-fused | step | phased |
 #        single | random | variants | small-shapes | p65 (P = 65 per-slice f16 on every ECF
 #        kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
@@ -66,7 +66,18 @@ emit_grad() {
   if [ "$proj" = seed ]; then arg2="%seed: i64"; projuse="seed(%seed)"
   else arg2="%a: tensor<${D}x${S}x${dt}>"; projuse="projection(%a : tensor<${D}x${S}x${dt}>)"; fi
   local knobs="slices = ${S} points = ${P} ${clipattr} reduction = ${red}"
-  if [ -n "${STEP:-}" ]; then
+  if [ -n "${PHASED:-}" ]; then
+    # dL/dx rounded to x's type, the cotangent deferred to the backward GEMM.
+    cat > "$src/$name.mlir" <<MLIR
+func.func @sigreg(%x: ${xt}, ${arg2}, %g: ${gt}) -> (${gt}, ${xt}) {
+  %l = sigreg.loss %x ${projuse} ${knobs} : ${xt} -> ${gt}
+  %dx = sigreg.loss_grad %x ${projuse} grad(%g : ${gt}) ${knobs} : ${xt} -> ${dxt}
+  %r = arith.truncf %dx : ${dxt} to ${xt}
+  return %l, %r : ${gt}, ${xt}
+}
+MLIR
+    extra="$extra --defer-cotangent"
+  elif [ -n "${STEP:-}" ]; then
     cat > "$src/$name.mlir" <<MLIR
 func.func @sigreg(%x: ${xt}, ${arg2}, %g: ${gt}) -> (${gt}, ${dxt}) {
   %l = sigreg.loss %x ${projuse} ${knobs} : ${xt} -> ${gt}
@@ -128,6 +139,24 @@ grad_fused() {
 # emit_step NAME ...: emit_grad's arguments; a training step, the loss and dL/dx returned by
 # one function (one forward for both), validated against both references.
 emit_step() { STEP=1 emit_grad "$@"; }
+# emit_phased NAME ...: the same, in two phases (docs/AOT.md): dL/dx in x's dtype, the
+# loss's cotangent read only by the backward GEMM (--defer-cotangent); scalar losses.
+emit_phased() { PHASED=1 emit_grad "$@"; }
+
+# The phased step: the step set's scalar losses.
+phased_set() {
+  emit_phased phased-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit_phased phased-minimal-bf16 4 256 16 256 17 bf16 none 0 mean seed fused
+  emit_phased phased-mid-bf16 0 1024 1024 1024 17 bf16 none 0 mean seed fused
+  emit_phased phased-large-bf16 0 8192 4096 4096 17 bf16 none 0 mean seed fused
+  emit_phased phased-views-f16-zero-sum 3 37 136 72 9 f16 zero_below 0.9 sum seed fused
+  emit_phased phased-ragged-views-bf16 3 1000 1000 2000 17 bf16 none 0 mean seed fused
+  emit_phased phased-p33-views-bf16 2 513 264 392 33 bf16 none 0 sum seed fused
+  emit_phased phased-train-bf16 0 256 256 256 17 bf16 none 0 mean seed fused
+  emit_phased phased-ragged-small-bf16 2 100 200 104 17 bf16 none 0 mean seed fused
+  emit_phased phased-n129-p33-f16-clamp 0 129 520 136 33 f16 clamp_min 0.3 mean seed fused
+  emit_phased phased-blog-bf16-hopper 0 32 2048 1024 17 bf16 none 0 mean seed fused --single-launch=0
+}
 
 # The training step (issue 10): the anchors, views, ragged N, every clip mode and
 # reduction, both projection kinds, P from 5 to 33, through the fused pipeline.
@@ -346,10 +375,11 @@ case "$set_" in
          emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed ;;
   anchors) anchors ;;
   variants) variants ;;
-  all) anchors; variants; hopper; split_set; single; grad; grad_fused; step_set; random_set ;;
+  all) anchors; variants; hopper; split_set; single; grad; grad_fused; step_set; phased_set; random_set ;;
   grad) grad ;;
   grad-fused) grad_fused ;;
   step) step_set ;;
+  phased) phased_set ;;
   hopper) hopper ;;
   split) split_set ;;
   training) training ;;

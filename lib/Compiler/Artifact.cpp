@@ -34,6 +34,8 @@ mlir::sigreg::problemToJson(const ::sigreg::runtime::ProblemDesc &p) {
     o["gradient"] = true;
   if (p.step)
     o["step"] = true;
+  if (p.step && p.dxDtype != "f32")
+    o["dx_dtype"] = p.dxDtype;
   if (!p.entryPoint.empty())
     o["entry_point"] = p.entryPoint;
   return o;
@@ -101,6 +103,8 @@ private:
 
   func::FuncOp func;
   ::sigreg::runtime::ProblemDesc problem;
+  /// A launch marked kPhaseAttrName came: later steps are backward too.
+  bool backwardPhase = false;
   DenseMap<Value, BufferRef> buffers;
   DenseMap<Value, std::string> scalarArgs;
   /// Ranked type of each memref.cast to an unranked memref (the TMA source).
@@ -416,6 +420,8 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
           {"dst", dst->name},
           {"dst_offset", dst->offset},
           {"bytes", t.getNumElements() * elementBytes(t.getElementType())}});
+      if (backwardPhase)
+        (*steps.back().getAsObject())["phase"] = "backward";
       continue;
     }
     if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
@@ -471,6 +477,19 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
               "is a programmatic launch but does not follow a kernel launch");
         step["programmatic"] = true;
       }
+      // --convert-sigreg-to-gpu=defer-cotangent=1 marks the launch that
+      // starts the backward phase: it and every step after it.
+      if (auto phase = launch->getAttrOfType<StringAttr>(kPhaseAttrName)) {
+        if (phase.getValue() != "backward")
+          return launch.emitOpError("has ")
+                 << kPhaseAttrName << " = " << phase << ", not \"backward\"";
+        if (steps.empty())
+          return launch.emitOpError(
+              "starts the backward phase but no step comes before it");
+        backwardPhase = true;
+      }
+      if (backwardPhase)
+        step["phase"] = "backward";
       steps.push_back(std::move(step));
       continue;
     }

@@ -2,6 +2,7 @@
 
 #include "sigreg/Compiler/CpuJit.h"
 #include "sigreg/Pipelines/Pipelines.h"
+#include "sigreg/Reference/Numeric.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
@@ -101,8 +102,10 @@ LogicalResult CpuJit::run(const ::sigreg::runtime::ProblemInputs &inputs,
   Descriptor proj(inputs.proj.data(), {p.D, p.S});
   Descriptor result(out.data(), p.gradient ? ArrayRef<int64_t>(xShape)
                                            : ArrayRef<int64_t>(lossShape));
-  // The gradient's upstream cotangent: all ones (the reference's convention).
-  std::vector<float> ones(p.reduction == "none" ? p.V * p.S : 1, 1.0f);
+  // The gradient's upstream cotangent: all ones (the reference's
+  // convention), kStepCotangent for a step.
+  std::vector<float> ones(p.reduction == "none" ? p.V * p.S : 1,
+                          p.step ? ::sigreg::runtime::kStepCotangent : 1.0f);
   Descriptor upstream(ones.data(), lossShape);
   int64_t seed = static_cast<int64_t>(inputs.projectionSeed);
   SmallVector<void *> args = {x.packed()};
@@ -111,11 +114,19 @@ LogicalResult CpuJit::run(const ::sigreg::runtime::ProblemInputs &inputs,
   if (p.gradient || p.step)
     args.push_back(upstream.packed());
   args.push_back(result.packed());
-  // A step's second result, dL/dx.
+  // A step's second result, dL/dx: f32, or 16-bit words (dxDtype) widened
+  // after the call.
   std::optional<Descriptor> gradient;
+  bool rounded = p.step && p.dxDtype != "f32";
+  std::vector<uint16_t> half;
   if (p.step) {
     dx->assign(p.V * p.N * p.D, std::nanf(""));
-    gradient.emplace(dx->data(), xShape);
+    if (rounded) {
+      half.assign(dx->size(), p.dxDtype == "bf16" ? 0x7FC0 : 0x7E00);
+      gradient.emplace(half.data(), xShape);
+    } else {
+      gradient.emplace(dx->data(), xShape);
+    }
     args.push_back(gradient->packed());
   }
   if (llvm::Error err = engine->invokePacked(symbol, args)) {
@@ -123,5 +134,8 @@ LogicalResult CpuJit::run(const ::sigreg::runtime::ProblemInputs &inputs,
                  << llvm::toString(std::move(err)) << "\n";
     return failure();
   }
+  for (size_t i = 0; i < half.size(); ++i)
+    (*dx)[i] = p.dxDtype == "bf16" ? ::sigreg::bf16ToFloat(half[i])
+                                   : ::sigreg::halfToFloat(half[i]);
   return success();
 }

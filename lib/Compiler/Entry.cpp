@@ -3,6 +3,8 @@
 #include "sigreg/Compiler/Entry.h"
 #include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 #include "llvm/ADT/StringExtras.h"
 
 #include <type_traits>
@@ -22,10 +24,12 @@ static Operation *returnedLoss(func::FuncOp func) {
 
 /// A training step: the function returns (sigreg.loss, sigreg.loss_grad) of
 /// the same x, seed or projection and knobs, so that the pipelines compile
-/// one forward for both (CSE after --sigreg-decompose).
+/// one forward for both (CSE after --sigreg-decompose); dL/dx as the op's
+/// f32, or rounded to x's element type by an arith.truncf (`truncation`).
 struct Step {
   LossOp loss;
   LossGradOp grad;
+  arith::TruncFOp truncation;
 };
 
 static std::optional<Step> returnedStep(func::FuncOp func) {
@@ -36,10 +40,14 @@ static std::optional<Step> returnedStep(func::FuncOp func) {
   if (!ret)
     return std::nullopt;
   auto loss = ret.getOperand(0).getDefiningOp<LossOp>();
-  auto grad = ret.getOperand(1).getDefiningOp<LossGradOp>();
+  Value dx = ret.getOperand(1);
+  auto truncation = dx.getDefiningOp<arith::TruncFOp>();
+  if (truncation)
+    dx = truncation.getIn();
+  auto grad = dx.getDefiningOp<LossGradOp>();
   if (!loss || !grad)
     return std::nullopt;
-  return Step{loss, grad};
+  return Step{loss, grad, truncation};
 }
 
 /// Checks that a step's two ops describe one problem; emits an error at the
@@ -62,6 +70,14 @@ static LogicalResult checkStepAgrees(const Step &step) {
   if (l.getClip() != g.getClip() || l.getClipValue() != g.getClipValue() ||
       l.getReduction() != g.getReduction())
     return differs("clip or reduction");
+  if (arith::TruncFOp t = step.truncation) {
+    Type elem = getElementTypeOrSelf(g.getInput().getType());
+    if (getElementTypeOrSelf(t.getType()) != elem || elem.isF32() ||
+        !t.getIn().hasOneUse() || t.getRoundingmodeAttr())
+      return t.emitError("a training step returns dL/dx in f32 or rounded "
+                         "(to nearest even) to x's 16-bit element type ")
+             << elem << " by an arith.truncf of the sigreg.loss_grad alone";
+  }
   return success();
 }
 
@@ -285,6 +301,8 @@ static ::sigreg::runtime::ProblemDesc describeEntryPoint(const EntryPoint &e) {
     return p;
   });
   problem.step = step.has_value();
+  if (step && step->truncation)
+    problem.dxDtype = problem.dtype;
   return problem;
 }
 
@@ -349,6 +367,17 @@ LogicalResult mlir::sigreg::specializeEntry(func::FuncOp func,
       Type dx = RankedTensorType::get(shape, b.getF32Type());
       results.back() = dx;
       loss.getResult().setType(cast<RankedTensorType>(dx));
+      // A step's dL/dx rounded to x's (specialized) element type.
+      if (step && step->truncation) {
+        if (elem && elem.isF32())
+          return step->truncation.emitError(
+              "--dtype=f32, but this step rounds dL/dx to x's 16-bit type "
+              "(arith.truncf)");
+        auto rounded =
+            RankedTensorType::get(shape, elem ? elem : xType.getElementType());
+        step->truncation.getResult().setType(rounded);
+        results.back() = rounded;
+      }
     }
     func.setFunctionType(b.getFunctionType(body.getArgumentTypes(), results));
     if (step && failed(step->loss.verify()))

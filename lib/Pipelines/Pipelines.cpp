@@ -46,6 +46,9 @@ void mlir::sigreg::buildCpuPipeline(OpPassManager &pm,
                                     const CpuPipelineOptions &) {
   pm.addPass(createSigregDecompose());
   pm.addPass(createSigregLowerNaive());
+  // Elementwise arith on tensors around the sigreg ops (a step's dL/dx
+  // rounded to x's type by arith.truncf) as linalg.generic.
+  pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   addBufferization(pm);
@@ -137,6 +140,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   lowerOpts.tensorCores = options.tensorCores;
   lowerOpts.hopper = scheduleOpts.hopper;
   lowerOpts.wgmmaSlices = options.wgmmaSlices;
+  lowerOpts.deferCotangent = options.deferCotangent;
   pm.addPass(createConvertSigregToGPU(lowerOpts));
   // The host side as the naive pipeline bufferizes it: results become
   // out-parameters that the last kernel writes in place.
@@ -150,6 +154,7 @@ void mlir::sigreg::buildNaiveGpuPipeline(OpPassManager &pm,
                                          const GpuPipelineOptions &options) {
   pm.addPass(createSigregDecompose());
   pm.addPass(createSigregLowerNaive());
+  pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Device buffers live as long as the launch sequence (the manifest's

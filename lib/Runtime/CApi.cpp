@@ -5,6 +5,7 @@
 #include "sigreg/Runtime/Harness.h"
 #include "sigreg/Runtime/Manifest.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -82,6 +83,8 @@ std::string describe(const Manifest &m) {
     out += boolText(p.gradient);
     putKey(out, "step");
     out += boolText(p.step);
+    putKey(out, "dx_dtype");
+    putString(out, p.dxDtype);
     putKey(out, "entry_point");
     putString(out, p.entryPoint);
     out += '}';
@@ -154,9 +157,28 @@ std::string describe(const Manifest &m) {
     putString(out, toString(s.op));
     putKey(out, "region");
     putString(out, s.region);
+    putKey(out, "phase");
+    putString(out, s.backward ? "backward" : "forward");
     if (s.op == StepOp::Launch) {
       putKey(out, "kernel");
       putString(out, s.kernel);
+      // The buffers the launch passes (by address or tensor map), in
+      // argument order, once each.
+      putKey(out, "buffers");
+      out += '[';
+      std::vector<std::string> seen;
+      for (const KernelArg &a : s.args) {
+        if (a.kind != KernelArg::Kind::Buffer &&
+            a.kind != KernelArg::Kind::TensorMap)
+          continue;
+        if (std::find(seen.begin(), seen.end(), a.name) != seen.end())
+          continue;
+        seen.push_back(a.name);
+        if (out.back() != '[')
+          out += ',';
+        putString(out, a.name);
+      }
+      out += ']';
     }
     out += '}';
   }
@@ -238,6 +260,21 @@ extern "C" int sigreg_aot_set_seed(sigreg_aot *f, int64_t seed) {
 extern "C" int sigreg_aot_run(sigreg_aot *f, void *stream) {
   f->exec->useStream(static_cast<CUstream>(stream));
   return report(f, f->exec->run());
+}
+
+extern "C" int sigreg_aot_run_phase(sigreg_aot *f, int phase, void *stream) {
+  using Phase = sigreg::runtime::Executor::Phase;
+  if (phase < SIGREG_AOT_PHASE_ALL || phase > SIGREG_AOT_PHASE_BACKWARD)
+    return report(f,
+                  sigreg::runtime::Status::error(
+                      "sigreg_aot_run_phase: phase " + std::to_string(phase) +
+                      " is none of SIGREG_AOT_PHASE_ALL (0), _FORWARD (1), "
+                      "_BACKWARD (2)"));
+  f->exec->useStream(static_cast<CUstream>(stream));
+  Phase p = phase == SIGREG_AOT_PHASE_FORWARD    ? Phase::Forward
+            : phase == SIGREG_AOT_PHASE_BACKWARD ? Phase::Backward
+                                                 : Phase::All;
+  return report(f, f->exec->run(p));
 }
 
 extern "C" int sigreg_aot_synchronize(sigreg_aot *f) {

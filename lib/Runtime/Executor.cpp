@@ -398,11 +398,13 @@ Status Executor::enqueueStep(size_t index) {
       .withContext(where);
 }
 
-Status Executor::run() {
+Status Executor::run(Phase phase) {
   SIGREG_RETURN_IF_ERROR(checkScalarsSet());
   SIGREG_RETURN_IF_ERROR(drv->makeCurrent());
   for (size_t i = 0; i < m.steps.size(); ++i)
-    SIGREG_RETURN_IF_ERROR(enqueueStep(i));
+    if (phase == Phase::All ||
+        m.steps[i].backward == (phase == Phase::Backward))
+      SIGREG_RETURN_IF_ERROR(enqueueStep(i));
   return Status::success();
 }
 

@@ -171,6 +171,13 @@ sigreg::runtime::computeGradientReference(const ProblemInputs &in,
     return Status::error("reference returned " + std::to_string(grad.size()) +
                          " gradient values, expected " +
                          std::to_string(p.V * p.N * p.D));
+  if (p.step) {
+    for (double &g : grad)
+      g *= kStepCotangent;
+    if (flipNorms)
+      for (double &f : *flipNorms)
+        f *= kStepCotangent;
+  }
   return Status::success();
 }
 
@@ -178,6 +185,7 @@ ProblemDesc sigreg::runtime::stepGradientProblem(const ProblemDesc &step) {
   ProblemDesc p = step;
   p.step = false;
   p.gradient = true;
+  p.dxDtype = "f32"; // the values, widened
   return p;
 }
 
@@ -284,13 +292,14 @@ Status sigreg::runtime::checkProblemBuffers(const Manifest &m) {
   if (p.step) {
     // dL/dx beside the loss.
     int i = m.findBuffer("dx");
-    uint64_t want = 4 * uint64_t(p.V * p.N * p.D);
+    uint64_t want = uint64_t(dtypeBytes(p.dxDtype)) * uint64_t(p.V * p.N * p.D);
     if (i < 0 || m.buffers[i].role != BufferRole::Output ||
         m.buffers[i].bytes != want ||
-        (!m.buffers[i].dtype.empty() && m.buffers[i].dtype != "f32"))
-      return Status::error("a step manifest needs an f32 output buffer 'dx' "
-                           "of " +
-                           std::to_string(want) + " bytes");
+        (!m.buffers[i].dtype.empty() && m.buffers[i].dtype != p.dxDtype))
+      return Status::error(std::string("a step manifest needs ") +
+                           (p.dxDtype == "bf16" ? "a " : "an ") + p.dxDtype +
+                           " output buffer 'dx' of " + std::to_string(want) +
+                           " bytes");
     for (const BufferDesc &b : m.buffers)
       if (b.role == BufferRole::Output && b.name != "out" && b.name != "dx")
         return Status::error("unexpected output buffer '" + b.name +
@@ -333,9 +342,11 @@ Status sigreg::runtime::bindProblem(Executor &exec, const ProblemInputs &in) {
   if (in.problem.projection == "explicit")
     SIGREG_RETURN_IF_ERROR(exec.upload("proj", in.proj.data(), in.proj.size()));
   if (in.problem.gradient || in.problem.step) {
-    // All-ones upstream gradient, the reference's convention.
+    // All-ones upstream gradient, the reference's convention; a step's is
+    // kStepCotangent (its reference gradient is scaled alike).
     std::vector<float> ones(
-        in.problem.reduction == "none" ? in.problem.V * in.problem.S : 1, 1.0f);
+        in.problem.reduction == "none" ? in.problem.V * in.problem.S : 1,
+        in.problem.step ? kStepCotangent : 1.0f);
     SIGREG_RETURN_IF_ERROR(
         exec.upload("grad", ones.data(), ones.size() * sizeof(float)));
   }

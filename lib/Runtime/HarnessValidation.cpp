@@ -275,7 +275,20 @@ Status sigreg::runtime::validateStepGradient(
     return Status::error("validateStepGradient: not a step manifest");
   std::vector<float> dx(
       static_cast<size_t>(m.problem.V * m.problem.N * m.problem.D));
-  SIGREG_RETURN_IF_ERROR(exec.download("dx", dx.data(), dx.size() * 4));
+  if (m.problem.dxDtype == "f32") {
+    SIGREG_RETURN_IF_ERROR(exec.download("dx", dx.data(), dx.size() * 4));
+  } else {
+    // dL/dx rounded to the input's 16-bit type: widened exactly (the NaN
+    // poison's upper half widens to the f32 poison, so unwritten elements
+    // are still counted).
+    std::vector<uint16_t> half(dx.size());
+    SIGREG_RETURN_IF_ERROR(
+        exec.download("dx", half.data(), half.size() * sizeof(uint16_t)));
+    bool bf16 = m.problem.dxDtype == "bf16";
+    for (size_t i = 0; i < dx.size(); ++i)
+      dx[i] =
+          bf16 ? sigreg::bf16ToFloat(half[i]) : sigreg::halfToFloat(half[i]);
+  }
   result =
       validateGradient(stepGradientProblem(m.problem), dx, grad, flipNorms);
   if (values)

@@ -24,6 +24,9 @@
 //   scalars   [{name, type: i32|i64|f32|f64}] set by the caller at run time
 //   steps     executed in order on one stream; each may carry "region"
 //             (default "other"), the name its time is counted under:
+//     and "phase" ("forward", the default, or "backward": the manifest's
+//     last steps, which alone read the input "grad"; Executor::run can run
+//     either phase alone):
 //     {"op":"memset32","buffer","offset"(bytes),"count"(words),"value"}
 //     {"op":"memset8", "buffer","offset","count"(bytes),"value"(0..255)}
 //     {"op":"copy","src","src_offset","dst","dst_offset","bytes"}
@@ -587,7 +590,7 @@ bool parseProblem(Extractor &ex, const JValue &v, ProblemDesc &p) {
       !ex.checkKeys(v, path,
                     {"V", "N", "D", "S", "P", "t_max", "clip", "clip_value",
                      "reduction", "dtype", "projection", "views", "gradient",
-                     "step", "entry_point"}))
+                     "step", "dx_dtype", "entry_point"}))
     return false;
   if (!ex.getInt(v, "V", path, p.V, false, 1, kI64Max) ||
       !ex.getInt(v, "N", path, p.N, true, 1, kI64Max) ||
@@ -603,6 +606,7 @@ bool parseProblem(Extractor &ex, const JValue &v, ProblemDesc &p) {
       !ex.getBool(v, "views", path, p.views, false) ||
       !ex.getBool(v, "gradient", path, p.gradient, false) ||
       !ex.getBool(v, "step", path, p.step, false) ||
+      !ex.getString(v, "dx_dtype", path, p.dxDtype, false) ||
       !ex.getString(v, "entry_point", path, p.entryPoint, false))
     return false;
   if (p.step && (p.gradient || !p.entryPoint.empty()))
@@ -612,6 +616,10 @@ bool parseProblem(Extractor &ex, const JValue &v, ProblemDesc &p) {
   if (!p.entryPoint.empty() &&
       !ex.oneOf(p.entryPoint, path + ".entry_point", {"ecf", "ecf_backward"}))
     return false;
+  if (p.dxDtype != "f32" && (!p.step || p.dxDtype != p.dtype))
+    return ex.fail(path + ".dx_dtype",
+                   "must be \"f32\" or, for a step, the problem's dtype (\"" +
+                       p.dtype + "\"), got \"" + p.dxDtype + "\"");
   if (!(p.tMax > 0.0))
     return ex.fail(path + ".t_max", "must be positive");
   if (!ex.oneOf(p.clip, path + ".clip", {"none", "zero_below", "clamp_min"}) ||
@@ -904,13 +912,19 @@ bool parseStep(Extractor &ex, const JValue &v, const std::string &path,
     return false;
   if (s.region.empty())
     s.region = "other";
+  std::string phase = "forward";
+  if (!ex.getString(v, "phase", path, phase, false) ||
+      !ex.oneOf(phase, path + ".phase", {"forward", "backward"}))
+    return false;
+  s.backward = phase == "backward";
   if (op == "memset32" || op == "memset8") {
     s.op = op == "memset32" ? StepOp::Memset32 : StepOp::Memset8;
     int64_t value = 0;
     int64_t lo = op == "memset32" ? std::numeric_limits<int32_t>::min() : 0;
     int64_t hi = op == "memset32" ? 0xFFFFFFFFLL : 0xFF;
-    if (!ex.checkKeys(v, path,
-                      {"op", "region", "buffer", "offset", "count", "value"}) ||
+    if (!ex.checkKeys(
+            v, path,
+            {"op", "region", "phase", "buffer", "offset", "count", "value"}) ||
         !ex.getString(v, "buffer", path, s.buffer, true) ||
         !ex.getU64(v, "offset", path, s.offset, false) ||
         !ex.getU64(v, "count", path, s.count, true, 1) ||
@@ -922,7 +936,7 @@ bool parseStep(Extractor &ex, const JValue &v, const std::string &path,
   if (op == "copy") {
     s.op = StepOp::Copy;
     return ex.checkKeys(v, path,
-                        {"op", "region", "src", "src_offset", "dst",
+                        {"op", "region", "phase", "src", "src_offset", "dst",
                          "dst_offset", "bytes"}) &&
            ex.getString(v, "src", path, s.src, true) &&
            ex.getU64(v, "src_offset", path, s.srcOffset, false) &&
@@ -934,7 +948,7 @@ bool parseStep(Extractor &ex, const JValue &v, const std::string &path,
   int64_t shared = 0;
   if (!ex.checkKeys(v, path,
                     {"op", "region", "kernel", "grid", "block", "shared_bytes",
-                     "programmatic", "args"}) ||
+                     "programmatic", "phase", "args"}) ||
       !ex.getString(v, "kernel", path, s.kernel, true) ||
       !parseDim3(ex, v, "grid", path, s.grid) ||
       !parseDim3(ex, v, "block", path, s.block) ||
@@ -961,8 +975,43 @@ bool parseStep(Extractor &ex, const JValue &v, const std::string &path,
   return true;
 }
 
+/// The phases: the backward steps are the last ones, at least one step
+/// comes before them, and only they read the input "grad" (so that the
+/// forward phase runs before the cotangent exists); the first backward
+/// launch starts a run of its own, so it cannot be programmatic.
+bool validatePhases(Extractor &ex, const Manifest &m) {
+  size_t first = m.steps.size();
+  for (size_t i = 0; i < m.steps.size(); ++i)
+    if (m.steps[i].backward) {
+      first = i;
+      break;
+    }
+  if (first == m.steps.size())
+    return true;
+  std::string at = Extractor::index("steps", first) + ".phase";
+  if (first == 0)
+    return ex.fail(at, "the backward phase needs a forward step before it");
+  if (m.steps[first].programmatic)
+    return ex.fail(at, "the first backward step cannot be programmatic (it "
+                       "starts a run of its own)");
+  for (size_t i = first; i < m.steps.size(); ++i)
+    if (!m.steps[i].backward)
+      return ex.fail(Extractor::index("steps", i) + ".phase",
+                     "a forward step after the backward phase began");
+  for (size_t i = 0; i < first; ++i)
+    for (const KernelArg &a : m.steps[i].args)
+      if ((a.kind == KernelArg::Kind::Buffer ||
+           a.kind == KernelArg::Kind::TensorMap) &&
+          a.name == "grad")
+        return ex.fail(Extractor::index("steps", i),
+                       "a forward-phase step reads the input 'grad'");
+  return true;
+}
+
 /// Cross-reference checks: names exist, ranges lie inside buffers.
 bool validate(Extractor &ex, const Manifest &m) {
+  if (!validatePhases(ex, m))
+    return false;
   for (size_t i = 0; i < m.steps.size(); ++i)
     if (m.steps[i].programmatic &&
         (i == 0 || m.steps[i - 1].op != StepOp::Launch))

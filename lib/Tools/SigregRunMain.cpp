@@ -104,6 +104,11 @@ struct Options {
       llvm::cl::desc("correctly rounded f32 square roots in the kernels "
                      "(a seeded projection is then the host's bit for bit; "
                      "the default, sqrt.approx.f32, is faster)")};
+  llvm::cl::opt<bool> deferCotangent{
+      "defer-cotangent",
+      llvm::cl::desc("a training step with a scalar loss: the cotangent "
+                     "scales only the backward GEMM, so the artifact runs in "
+                     "two phases (forward, then backward with the cotangent)")};
   llvm::cl::opt<bool> saveSlices{
       "save-slices",
       llvm::cl::desc("sigreg.loss_grad: the fused backward reads the "
@@ -199,6 +204,7 @@ SmallVector<std::string> cudaOnlyFlags(Options &opts) {
   note(opts.wgmmaPersistent);
   note(opts.preciseSqrt);
   note(opts.saveSlices);
+  note(opts.deferCotangent);
   note(opts.warmup); // the CPU benchmark has no warm-up runs
   return given;
 }
@@ -484,6 +490,7 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.wgmmaPersistent = opts.wgmmaPersistent;
   gpuOpts.preciseSqrt = opts.preciseSqrt;
   gpuOpts.saveSlices = opts.saveSlices;
+  gpuOpts.deferCotangent = opts.deferCotangent;
   gpuOpts.singleLaunch = opts.singleLaunch;
   std::string jsonReports;
   int exitCode = 0;

@@ -72,8 +72,9 @@ def load_library():
         lib = ctypes.CDLL(path)
     except OSError as e:
         raise CapiError(f"cannot load {path}: {e}") from None
-    if not hasattr(lib, "sigreg_aot_describe"):
-        raise CapiError(f"{path} predates sigreg_aot_describe: rebuild the runtime")
+    for symbol in ("sigreg_aot_describe", "sigreg_aot_run_phase"):
+        if not hasattr(lib, symbol):
+            raise CapiError(f"{path} predates {symbol}: rebuild the runtime")
     h = ctypes.c_void_p
     lib.sigreg_aot_describe.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p)]
     lib.sigreg_aot_load.argtypes = [ctypes.c_char_p, ctypes.POINTER(h)]
@@ -82,6 +83,7 @@ def load_library():
     lib.sigreg_aot_buffer_bytes.argtypes = [h, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint64)]
     lib.sigreg_aot_set_seed.argtypes = [h, ctypes.c_int64]
     lib.sigreg_aot_run.argtypes = [h, ctypes.c_void_p]
+    lib.sigreg_aot_run_phase.argtypes = [h, ctypes.c_int, ctypes.c_void_p]
     lib.sigreg_aot_synchronize.argtypes = [h]
     lib.sigreg_aot_last_error.argtypes = [h]
     lib.sigreg_aot_last_error.restype = ctypes.c_char_p
@@ -115,6 +117,8 @@ class Problem:
     gradient: bool = False  # dL/dx of sigreg.loss_grad (input 'grad', output [x's shape])
     # A training step: the loss and dL/dx in one artifact (input 'grad', outputs 'out' and 'dx').
     step: bool = False
+    # A step's dx: "f32", or the input's dtype (dL/dx rounded to it).
+    dx_dtype: str = "f32"
     # The DDP split's entry points (docs/TORCH.md): "ecf" (outputs cos, sin [V, S, P]) or
     # "ecf_backward" (inputs dcos, dsin [V, S, P], output dL/dx [V, N, D]); "" otherwise.
     entry_point: str = ""
@@ -150,6 +154,10 @@ class Step:
     op: str  # launch | copy | memset32 | memset8
     region: str
     kernel: Optional[str] = None  # launch steps
+    # "forward", or "backward": the last steps of a phased step artifact, which alone read
+    # 'grad' (run with CapiFunction.run_phase).
+    phase: str = "forward"
+    buffers: Tuple[str, ...] = ()  # a launch's buffer arguments, once each
 
 
 @dataclass
@@ -183,6 +191,17 @@ class Artifact:
     def buffers_with_role(self, role: str) -> List[Buffer]:
         return [b for b in self.buffers if b.role == role]
 
+    def phased(self) -> bool:
+        """Whether the steps split into a forward and a backward phase (docs/AOT.md)."""
+        return any(s.phase == "backward" for s in self.steps)
+
+    def backward_workspaces(self) -> List[Buffer]:
+        """The workspaces the backward phase reads: what its forward phase leaves for it. A
+        caller that runs several forward phases before their backward phases binds its own
+        buffers to them per call (see sigreg.torch)."""
+        names = {n for s in self.steps if s.phase == "backward" for n in s.buffers}
+        return [b for b in self.buffers if b.role == "workspace" and b.name in names]
+
     def kernels(self) -> List[str]:
         """Distinct kernel names in order of first launch."""
         return list(OrderedDict.fromkeys(s.kernel for s in self.steps if s.op == "launch"))
@@ -215,7 +234,8 @@ def _artifact(path: str, d: Mapping) -> Artifact:
                         tuple(b["shape"]) if b["shape"] is not None else None, b["zero_init"])
                  for b in d["buffers"]],
         scalars=[Scalar(s["name"], s["type"]) for s in d["scalars"]],
-        steps=[Step(s["op"], s["region"], s.get("kernel")) for s in d["steps"]])
+        steps=[Step(s["op"], s["region"], s.get("kernel"), s["phase"], tuple(s.get("buffers", ())))
+               for s in d["steps"]])
 
 
 def describe(artifact_dir) -> Artifact:
@@ -242,9 +262,12 @@ def _torch_dtype(torch, name: str):
 
 def _expected(info: Artifact, name: str) -> Tuple[str, int]:
     """(dtype, bytes) of an input or output a caller binds: x and proj in the problem's dtype,
-    the others f32 (the conventions the artifact was checked against)."""
+    a step's dx in its dx_dtype, the others f32 (the conventions the artifact was checked
+    against)."""
     if info._io is None:
-        info._io = {b.name: (info.problem.dtype if b.name in ("x", "proj") else "f32", b.bytes)
+        p = info.problem
+        info._io = {b.name: (p.dtype if b.name in ("x", "proj")
+                             else p.dx_dtype if b.name == "dx" and p.step else "f32", b.bytes)
                     for b in info.buffers if b.role != "workspace"}
     return info._io[name]
 
@@ -444,6 +467,15 @@ class CapiFunction:
     # they change, and the stream is read as a raw handle.
 
     @functools.cached_property
+    def phased(self) -> bool:
+        """Whether the artifact runs in two phases (run_phase)."""
+        return self.info.phased()
+
+    @functools.cached_property
+    def backward_workspaces(self) -> List[Buffer]:
+        return self.info.backward_workspaces()
+
+    @functools.cached_property
     def _spec(self) -> _CallSpec:
         return _CallSpec.of(self._torch, self.info)
 
@@ -511,6 +543,47 @@ class CapiFunction:
         self._bind_all(buffers)
         self._set_seed(seed)
         self._enqueue(buffers["x"])  # every artifact takes x (check_conventions)
+
+    _PHASES = {"forward": 1, "backward": 2}
+
+    def run_phase(self, phase: str, buffers: Dict[str, "object"], seed: Optional[int] = None) -> None:
+        """Runs one phase of a phased step artifact (docs/AOT.md) on named tensors: ``forward``
+        (x, out, and proj or the seed; it must not be given grad), then ``backward`` (grad, dx).
+        Either may also bind workspaces by name (``info.backward_workspaces()``: each at least
+        its buffer's size), so that several forward phases can run before their backward
+        phases, each with its own copy of what the backward phase reads. A binding stays until
+        it changes. On torch's current stream of the first tensor given."""
+        torch, info = self._torch, self.info
+        if phase not in self._PHASES:
+            raise ValueError(f"phase must be 'forward' or 'backward', got {phase!r}")
+        if not info.phased():
+            raise ValueError(f"{self.artifact_dir} has no backward phase: run it with .run()")
+        if phase == "forward" and "grad" in buffers:
+            raise ValueError("the forward phase does not read grad: bind it for the backward phase")
+        roles = {b.name: b for b in info.buffers}
+        for name, t in buffers.items():
+            b = roles.get(name)
+            if b is None:
+                raise ValueError(f"the artifact has no buffer {name!r}")
+            if b.role == "workspace":
+                if not isinstance(t, torch.Tensor) or not t.is_contiguous():
+                    raise ValueError(f"workspace {name!r} must be a contiguous tensor")
+                if t.numel() * t.element_size() < b.bytes:
+                    raise ValueError(f"workspace {name!r} needs {b.bytes} bytes, got "
+                                     f"{t.numel() * t.element_size()}")
+            else:
+                _check_tensor(torch, t, name, *_expected(info, name))
+            if not t.is_cuda:
+                raise ValueError(f"{name!r} must be a CUDA tensor, it is on {t.device}")
+        if phase == "forward":
+            _check_seed(info, seed)
+        self._bind_all(buffers)
+        if phase == "forward":
+            self._set_seed(seed)
+        first = next(iter(buffers.values()))
+        stream = _current_stream(torch, first.get_device()) or 1
+        self._check(self._lib.sigreg_aot_run_phase(self._h, self._PHASES[phase], stream),
+                    f"run_phase({phase})")
 
     def close(self):
         if getattr(self, "_h", None):

@@ -62,6 +62,11 @@ class Problem:
     # A training step: sigreg.loss and sigreg.loss_grad in one function, (x, seed | A, g) ->
     # (loss, dL/dx), so that they share one forward (the artifact's outputs 'out' and 'dx').
     step: bool = False
+    # A step in two phases (docs/AOT.md): dL/dx in x's dtype (an arith.truncf of the gradient),
+    # and the loss's cotangent read only by the backward GEMM (sigreg-run --defer-cotangent),
+    # so that the forward phase runs at forward time and the backward phase with the cotangent.
+    # Steps of a scalar loss (mean, sum) with a 16-bit x only.
+    phased: bool = False
     # An entry point of the DDP split (docs/TORCH.md) instead of the loss: "ecf", x [V, N, D]
     # and the projection to the local ECF means cos, sin [V, S, P]; "ecf_backward", x, the
     # projection and the means' cotangents dcos, dsin to dL/dx. clip and gradient do not
@@ -91,6 +96,9 @@ class Problem:
                              "of the loss")
         if self.step and self.gradient:
             raise ValueError("a step computes the loss and its gradient: gradient does not apply")
+        if self.phased and not (self.step and self.reduction != "none" and self.dtype != "f32"):
+            raise ValueError("phased applies to a step of a scalar loss (mean, sum) with a bf16 "
+                             "or f16 x")
 
 
 def _f(v: float) -> str:
@@ -148,6 +156,13 @@ def source(p: Problem) -> str:
     clip = f" clip = {p.clip}({_f(p.clip_value)})" if p.clip != "none" else ""
     knobs = f"slices = {p.S} points = {p.P} t_max = {_f(p.t_max)}{clip} reduction = {p.reduction}"
     dx = x.replace(f"x{p.dtype}>", "xf32>")
+    if p.step and p.phased:
+        # dL/dx rounded to x's dtype: the backward GEMM stores it so.
+        return (f"func.func @sigreg(%x: {x}, {arg2}, %g: {loss}) -> ({loss}, {x}) {{\n"
+                f"  %l = sigreg.loss %x {use} {knobs} : {x} -> {loss}\n"
+                f"  %dx = sigreg.loss_grad %x {use} grad(%g : {loss}) {knobs} : {x} -> {dx}\n"
+                f"  %dxr = arith.truncf %dx : {dx} to {x}\n"
+                f"  return %l, %dxr : {loss}, {x}\n}}\n")
     if p.step:
         return (f"func.func @sigreg(%x: {x}, {arg2}, %g: {loss}) -> ({loss}, {dx}) {{\n"
                 f"  %l = sigreg.loss %x {use} {knobs} : {x} -> {loss}\n"
@@ -246,6 +261,8 @@ def compile_artifact(p: Problem, pipeline: str = "fused", chip: str = "sm_90a",
         emit = Path(tmp) / "artifact"
         cmd = [compiler, str(src), "--target=cuda", "--compile-only", f"--pipeline={pipeline}",
                f"--chip={chip}", f"--emit-artifact={emit}"]
+        if p.phased:
+            cmd.append("--defer-cotangent")
         run = subprocess.run(cmd, capture_output=True, text=True)
         if run.returncode != 0:
             raise CompileError(f"{' '.join(cmd)} failed ({run.returncode}):\n{run.stderr}{run.stdout}")

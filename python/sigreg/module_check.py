@@ -72,7 +72,20 @@ def _pair_only():
     """The single process's whole-loss path without the step artifact: the loss artifact at
     forward time and the gradient artifact (with its own forward) at backward time."""
     saved = st._whole_function
-    st._whole_function = lambda *args, step=False: None if step else saved(*args)
+    st._whole_function = lambda *args, step=False, phased=False: None if step else saved(*args)
+    try:
+        yield
+    finally:
+        st._whole_function = saved
+
+
+@contextlib.contextmanager
+def _unphased():
+    """The step artifact run whole at forward time (dL/dx in f32, multiplied by the cotangent
+    in the backward) instead of the phased one."""
+    saved = st._whole_function
+    st._whole_function = (lambda *args, step=False, phased=False:
+                          None if phased else saved(*args, step=step))
     try:
         yield
     finally:
@@ -80,20 +93,25 @@ def _pair_only():
 
 
 def _mode(backend):
-    """The context of a check's backend: 'split' and 'pair' force those paths."""
-    return {"split": _split_only, "pair": _pair_only}.get(backend, contextlib.nullcontext)()
+    """The context of a check's backend: 'split', 'pair' and 'step' force those paths."""
+    return {"split": _split_only, "pair": _pair_only, "step": _unphased}.get(
+        backend, contextlib.nullcontext)()
+
+
+# The cotangent the checks give the loss: not 1, so that a backward that drops it fails.
+COTANGENT = 0.75
 
 
 def _loss_and_grad(x, S, P, clip_mode, clip_value, reduction, backend):
-    """``backend``: 'compiled' (a single process: the step artifact for a scalar loss
-    without clip), 'pair' (compiled, the step artifact not used), 'split' (compiled, the split
-    forced) or 'torch'."""
+    """``backend``: 'compiled' (a single process: the phased step artifact for a scalar loss
+    without clip), 'step' (the step artifact run whole), 'pair' (compiled, no step artifact),
+    'split' (compiled, the split forced) or 'torch'."""
     x = x.detach().clone().requires_grad_(True)
     with _mode(backend):
         loss = sigreg_loss(x, seed=SEED, num_slices=S, num_points=P, clip_value=clip_value,
                            clip_mode=clip_mode, reduction=reduction,
                            backend="torch" if backend == "torch" else "compiled")
-        loss.sum().backward()
+        (loss.sum() * COTANGENT).backward()
     return loss.detach().double(), x.grad.double()
 
 
@@ -107,7 +125,7 @@ def check(configs):
     for name, V, N, D, S, P, dt, mode, cv, red in configs:
         x = _x(V, N, D, dt)
         ref_l, ref_g = _loss_and_grad(x.double(), S, P, mode, cv, red, "torch")
-        for backend in ("compiled", "pair", "split", "torch"):
+        for backend in ("compiled", "step", "pair", "split", "torch"):
             loss, grad = _loss_and_grad(x, S, P, mode, cv, red, backend)
             if red == "none":  # per slice, floor 0.1 x the mean (docs/CONTRACT.md)
                 floor = 0.1 * ref_l.abs().mean()
@@ -178,8 +196,8 @@ def _graph_ms(fn, iters=50):
 
 
 def bench(configs, with_compile):
-    cols = (["compiled", "compiled+graph", "pair", "pair+graph", "split", "split+graph",
-             "eager", "eager+graph"]
+    cols = (["compiled", "compiled+graph", "step", "step+graph", "pair", "pair+graph", "split",
+             "split+graph", "eager", "eager+graph"]
             + (["compile"] if with_compile else []))
     print("\n" + f"{'config':22} " + " ".join(f"{c:>14}" for c in cols)
           + "   (ms, forward + backward)")
@@ -208,7 +226,12 @@ def bench(configs, with_compile):
             with _pair_only():
                 ours()
 
-        row = [_median_ms(ours), _graph_ms(ours), _median_ms(pair), _graph_ms(pair),
+        def unphased():
+            with _unphased():
+                ours()
+
+        row = [_median_ms(ours), _graph_ms(ours), _median_ms(unphased), _graph_ms(unphased),
+               _median_ms(pair), _graph_ms(pair),
                _median_ms(split), _graph_ms(split),
                _median_ms(eager_step(sigreg_eager)), _graph_ms(eager_step(sigreg_eager))]
         if with_compile:
@@ -335,7 +358,8 @@ def precompile(configs) -> int:
         shape = (V, N, D) if V else (N, D)
         for p in st.call_problems(shape, dt, S, num_points=P, clip_value=cv, clip_mode=mode,
                                   reduction=red):
-            what = p.entry_point or ("step" if p.step else "loss_grad" if p.gradient else "loss")
+            what = p.entry_point or ("phased" if p.phased else "step" if p.step
+                                    else "loss_grad" if p.gradient else "loss")
             try:
                 print(f"{name:22} {what:12} {compile_artifact(p)}")
             except CompileError as e:

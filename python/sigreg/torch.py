@@ -203,8 +203,9 @@ def call_problems(shape, dtype: torch.dtype, num_slices: int, num_points: int = 
                   reduction: str = "mean"):
     """Every compiled artifact (``sigreg.compile.Problem``) that the compiled backend may run
     for x of ``shape`` ([N, D] or [V, N, D]) and ``dtype`` (bf16/f16) with these knobs: the
-    whole loss, its gradient and, for a scalar loss, the step (a single process, no clip) and
-    the split's entry points (traced code, torch.distributed, clipped losses)."""
+    whole loss, its gradient and, for a scalar loss, the step, phased and whole (a single
+    process, no clip), and the split's entry points (traced code, torch.distributed, clipped
+    losses)."""
     if dtype not in _TORCH_DTYPES:
         raise ValueError(f"the compiled backend takes bf16 or f16 embeddings, got {dtype}")
     shape = tuple(int(d) for d in shape)
@@ -216,8 +217,9 @@ def call_problems(shape, dtype: torch.dtype, num_slices: int, num_points: int = 
         problems += [whole_problem(shape, dtype, num_slices, num_points, t_max, None, clip_mode,
                                    reduction, gradient) for gradient in (False, True)]
         if reduction != "none":
-            problems.append(whole_problem(shape, dtype, num_slices, num_points, t_max, None,
-                                          clip_mode, reduction, False, step=True))
+            problems += [whole_problem(shape, dtype, num_slices, num_points, t_max, None,
+                                       clip_mode, reduction, False, step=True, phased=phased)
+                         for phased in (True, False)]
     problems += split_problems(V, shape[-2], shape[-1], int(num_slices), int(num_points),
                                t_max, _TORCH_DTYPES[dtype], reduction != "none")
     return problems
@@ -378,17 +380,18 @@ def _use_compiled(backend: str, x3: torch.Tensor, S: int, P: int, t_max: float,
 # 1c. The whole loss in one compiled call (a single process)
 # ---------------------------------------------------------------------------
 
-# (x shape, dtype, S, P, t_max, clip_value, clip_mode, reduction, gradient, step) ->
+# (x shape, dtype, S, P, t_max, clip_value, clip_mode, reduction, gradient, step, phased) ->
 # CapiFunction, or the reason there is none.
 _WHOLE: dict = {}
 
 
 def whole_problem(shape, dtype: torch.dtype, S: int, P: int, t_max: float, clip_value,
-                  clip_mode: str, reduction: str, gradient: bool, step: bool = False):
+                  clip_mode: str, reduction: str, gradient: bool, step: bool = False,
+                  phased: bool = False):
     """The ``sigreg.compile.Problem`` of the whole-loss artifact (``gradient``: its
-    ``sigreg.loss_grad``; ``step``: the loss and its gradient in one artifact) that a
-    single-process call on x of ``shape`` and ``dtype`` runs (compile it ahead into a cache
-    for a machine without the compiler)."""
+    ``sigreg.loss_grad``; ``step``: the loss and its gradient in one artifact, ``phased``: run
+    in two phases, dL/dx in x's dtype) that a single-process call on x of ``shape`` and
+    ``dtype`` runs (compile it ahead into a cache for a machine without the compiler)."""
     from .compile import Problem  # noqa: PLC0415
 
     return Problem(N=int(shape[-2]), D=int(shape[-1]), S=int(S),
@@ -396,23 +399,23 @@ def whole_problem(shape, dtype: torch.dtype, S: int, P: int, t_max: float, clip_
                    clip="none" if clip_value is None else clip_mode,
                    clip_value=0.0 if clip_value is None else float(clip_value),
                    reduction=reduction, dtype=_TORCH_DTYPES[dtype], projection="seed",
-                   gradient=gradient, step=step)
+                   gradient=gradient, step=step, phased=phased)
 
 
 def _whole_function(x: torch.Tensor, S: int, P: int, t_max: float, clip_value, clip_mode: str,
-                    reduction: str, gradient: bool, step: bool = False):
+                    reduction: str, gradient: bool, step: bool = False, phased: bool = False):
     """The compiled ``sigreg.loss`` (``gradient`` False), ``sigreg.loss_grad`` (True) or step
     (``step``: both in one artifact) of the whole problem of ``x`` ([N, D] or [V, N, D],
     bf16/f16, CUDA) with its knobs, compiled on demand; None when it cannot be had (the reason
     is kept, so that a problem the compiler rejects is not compiled again every call)."""
     key = (tuple(x.shape), x.dtype, S, P, t_max, clip_value, clip_mode, reduction, gradient,
-           step)
+           step, phased)
     got = _WHOLE.get(key)
     if got is None:
         from .capi import CapiError, CapiFunction  # noqa: PLC0415 (lazy: needs the runtime)
         from .compile import CompileError, CompilerNotFound, compile_artifact  # noqa: PLC0415
         problem = whole_problem(tuple(x.shape), x.dtype, S, P, t_max, clip_value, clip_mode,
-                                reduction, gradient, step)
+                                reduction, gradient, step, phased)
         try:
             got = CapiFunction(str(compile_artifact(problem)))
         except (CompileError, CompilerNotFound, CapiError, OSError) as e:
@@ -489,6 +492,62 @@ def _step_backward(ctx, g):
 _step_backward_once = torch.autograd.function.once_differentiable(_step_backward)
 
 
+class _StepPhased(torch.autograd.Function):
+    """A training step on a phased step artifact (docs/AOT.md): its forward phase (one launch
+    at the small shapes: the loss, and G and g for the backward GEMM) at forward time, its
+    backward phase (the GEMM, scaled by the cotangent ``g``, dL/dx stored in x's dtype) at
+    backward time; nothing else runs. What the backward phase reads lives in tensors of this
+    call (bound to the artifact's workspaces), so that several forwards may run before their
+    backwards. A backward hands its buffers to the next forward on the same stream (outside
+    CUDA-graph capture): unchanged addresses, so the runtime re-encodes no tensor map."""
+
+    @staticmethod
+    def forward(ctx, x, seed, step_fn):
+        loss = x.new_empty((), dtype=torch.float32)
+        spare = step_fn.__dict__.pop("_spare_workspaces", None)
+        if spare is not None and (_capturing(x) or spare[0] != _stream_of(x)):
+            spare = None
+        saved = spare[1] if spare is not None else {
+            b.name: x.new_empty((b.bytes,), dtype=torch.uint8)
+            for b in step_fn.backward_workspaces}
+        step_fn.run_phase("forward", {"x": x, "out": loss, **saved}, seed=seed)
+        ctx.step_fn, ctx.saved_workspaces = step_fn, saved
+        ctx.x_shape, ctx.dtype = x.shape, x.dtype
+        return loss
+
+    @staticmethod
+    def backward(ctx, g):
+        return (_phased_backward_once if torch.is_grad_enabled() else _phased_backward)(ctx, g)
+
+
+def _phased_backward(ctx, g):
+    """_StepPhased's backward: the artifact's backward phase with the cotangent ``g``."""
+    saved, ctx.saved_workspaces = ctx.saved_workspaces, None
+    if not ctx.needs_input_grad[0]:
+        return None, None, None
+    if saved is None:
+        raise RuntimeError("sigreg: the compiled step's backward ran twice (retain_graph); "
+                           "its saved buffers are gone")
+    dx = g.new_empty(ctx.x_shape, dtype=ctx.dtype)
+    ctx.step_fn.run_phase("backward", {"grad": g.float().contiguous(), "dx": dx, **saved})
+    if not _capturing(dx):
+        ctx.step_fn._spare_workspaces = (_stream_of(dx), saved)
+    return dx, None, None
+
+
+def _stream_of(t):
+    """torch's current stream on ``t``'s device (None on the CPU)."""
+    return torch.cuda.current_stream(t.device) if t.is_cuda else None
+
+
+def _capturing(t) -> bool:
+    """Whether a CUDA graph is being captured on ``t``'s device's current stream."""
+    return t.is_cuda and torch.cuda.is_current_stream_capturing()
+
+
+_phased_backward_once = torch.autograd.function.once_differentiable(_phased_backward)
+
+
 
 
 def _seed_value(seed) -> int:
@@ -504,8 +563,15 @@ def _whole_route(x, S: int, P: int, t_max: float, clip_value, clip_mode: str, re
     dtype and device, and whether autograd needs dL/dx (the module's cache key)."""
     needs_grad = torch.is_grad_enabled() and x.requires_grad
     if reduction != "none" and needs_grad:
-        step_fn = _whole_function(x, S, P, t_max, clip_value, clip_mode, reduction, False,
-                                  step=True)
+        # Phased (dL/dx in x's dtype, the cotangent applied by the backward GEMM) where the
+        # compiler makes it, else the step run whole at forward time.
+        step_fn = None
+        if x.dtype in (torch.bfloat16, torch.float16):
+            step_fn = _whole_function(x, S, P, t_max, clip_value, clip_mode, reduction, False,
+                                      step=True, phased=True)
+        if step_fn is None:
+            step_fn = _whole_function(x, S, P, t_max, clip_value, clip_mode, reduction, False,
+                                      step=True)
         if step_fn is not None:
             return step_fn, None, None
     loss_fn = _whole_function(x, S, P, t_max, clip_value, clip_mode, reduction, False)
@@ -524,6 +590,8 @@ def _run_whole(route, x, value: int):
     ``value``."""
     step_fn, loss_fn, grad_fn = route
     if step_fn is not None:
+        if step_fn.phased:
+            return _StepPhased.apply(x.contiguous(), value, step_fn)
         return _StepCompiled.apply(x.contiguous(), value, step_fn)
     if grad_fn is None:  # no autograd node to record: the loss artifact alone
         return loss_fn(x.contiguous(), seed=value)

@@ -79,6 +79,18 @@ def test_step_source():
         sc.Problem(N=1, D=1, S=1, V=1, step=True, entry_point="ecf")
 
 
+def test_phased_step_source():
+    # The phased step: dL/dx rounded to x's dtype by an arith.truncf of the gradient.
+    text = sc.source(sc.Problem(N=32, D=64, S=16, step=True, phased=True))
+    assert ("func.func @sigreg(%x: tensor<32x64xbf16>, %seed: i64, %g: tensor<f32>) -> "
+            "(tensor<f32>, tensor<32x64xbf16>)") in text
+    assert "%dxr = arith.truncf %dx : tensor<32x64xf32> to tensor<32x64xbf16>" in text
+    assert "return %l, %dxr" in text
+    for bad in (dict(step=False), dict(reduction="none"), dict(dtype="f32")):
+        with pytest.raises(ValueError, match="phased applies"):
+            sc.Problem(**dict(dict(N=1, D=1, S=1, step=True, phased=True), **bad))
+
+
 @needs_reader
 @needs_compiler
 @pytest.mark.parametrize("pipeline", ["fused", "naive"])
@@ -95,6 +107,24 @@ def test_step_artifact(cache, pipeline):
         # also writes the backward GEMM's operands (G and g), then that GEMM.
         assert [s.kernel for s in m.steps] == [
             "sigreg_single_launch", "sigreg_project_transpose_wgmma"]
+        assert not m.phased()
+
+
+@needs_reader
+@needs_compiler
+def test_phased_step_artifact(cache):
+    # The step in two phases: the single launch (forward, no 'grad'), then the backward GEMM,
+    # which alone reads the cotangent and writes dL/dx in bf16.
+    p = sc.Problem(N=32, D=2048, S=1024, step=True, phased=True)
+    m = capi.describe(str(sc.compile_artifact(p)))
+    assert m.problem.step and m.problem.dx_dtype == "bf16" and m.conventions_error is None
+    assert m.buffer("dx").bytes == 32 * 2048 * 2 and m.buffer("dx").dtype == "bf16"
+    assert [(s.kernel, s.phase) for s in m.steps] == [
+        ("sigreg_single_launch", "forward"), ("sigreg_project_transpose_wgmma", "backward")]
+    assert "grad" not in m.steps[0].buffers and "grad" in m.steps[1].buffers
+    # What the backward GEMM reads of the forward's: G [32, 1024] and g [2048, 1024], bf16.
+    assert sorted(b.bytes for b in m.backward_workspaces()) == [32 * 1024 * 2, 2048 * 1024 * 2]
+    assert m.phased()
 
 
 @needs_compiler
@@ -160,9 +190,10 @@ def test_module_precompile_compiles_what_its_calls_run(cache, monkeypatch):
     m = st.SIGReg(num_slices=64, n_points=9)
     dirs = m.precompile((2, 100, 136), torch.bfloat16)
     got = [capi.describe(str(d)).problem for d in dirs]
-    assert [(p.entry_point, p.gradient, p.step) for p in got] == [
-        ("", False, False), ("", True, False), ("", False, True), ("ecf", False, False),
-        ("ecf_backward", False, False)]
+    assert [(p.entry_point, p.gradient, p.step, p.dx_dtype) for p in got] == [
+        ("", False, False, "f32"), ("", True, False, "f32"), ("", False, True, "bf16"),
+        ("", False, True, "f32"), ("ecf", False, False, "f32"),
+        ("ecf_backward", False, False, "f32")]
     assert all((p.V, p.N, p.D, p.S, p.P) == (2, 100, 136, 64, 9) for p in got)
     clipped = st.SIGReg(num_slices=64, n_points=9, clip_value=0.5, clip_mode="clamp_min")
     assert [capi.describe(str(d)).problem.entry_point
@@ -171,8 +202,8 @@ def test_module_precompile_compiles_what_its_calls_run(cache, monkeypatch):
     x = torch.empty(2, 100, 136, dtype=torch.bfloat16)
     requests = [st.whole_problem(x.shape, x.dtype, 64, 9, 3.0, None, "zero_below", "mean", g)
                 for g in (False, True)]
-    requests.append(st.whole_problem(x.shape, x.dtype, 64, 9, 3.0, None, "zero_below", "mean",
-                                     False, step=True))
+    requests += [st.whole_problem(x.shape, x.dtype, 64, 9, 3.0, None, "zero_below", "mean",
+                                  False, step=True, phased=phased) for phased in (True, False)]
     requests += st.split_problems(2, 100, 136, 64, 9, 3.0, "bf16")
     assert [sc.compile_artifact(p) for p in requests] == dirs
     with pytest.raises(ValueError, match="bf16 or f16"):

@@ -9,6 +9,7 @@ full-batch result under the documented DDP convention (docs/CONTRACT.md section 
 from __future__ import annotations
 
 import copy
+import math
 import os
 import tempfile
 
@@ -217,6 +218,8 @@ class _FakeStepArtifact:
     """Stands in for a training-step artifact (the loss and dL/dx together) on the CPU: run
     on named tensors as sigreg.capi's CapiFunction.run is, each call recorded."""
 
+    phased = False
+
     def __init__(self, calls, knobs):
         self.calls, self.knobs = calls, knobs
 
@@ -231,6 +234,76 @@ class _FakeStepArtifact:
         (dx,) = torch.autograd.grad(loss, xd, grad.double())
         buffers["out"].copy_(loss)
         buffers["dx"].copy_(dx)
+
+
+class _FakePhasedArtifact:
+    """Stands in for a phased step artifact (docs/AOT.md) on the CPU: the forward phase writes
+    the loss and dL/dx for a unit cotangent into the workspace 'ws0' (the caller's bytes), the
+    backward phase the cotangent times that, in x's dtype, into 'dx'; each phase recorded."""
+
+    phased = True
+
+    def __init__(self, calls, knobs, x_shape):
+        from sigreg.capi import Buffer
+
+        self.calls, self.knobs = calls, knobs
+        self.backward_workspaces = [Buffer("ws0", "workspace", 8 * math.prod(x_shape))]
+
+    def run_phase(self, phase, buffers, seed=None):
+        ws = buffers["ws0"].view(torch.float64)
+        if phase == "forward":
+            assert set(buffers) == {"x", "out", "ws0"} and isinstance(seed, int)
+            x = buffers["x"]
+            self.calls.append(("forward", tuple(x.shape), seed, ws.data_ptr()))
+            xd = x.detach().double().requires_grad_(True)
+            with torch.enable_grad():
+                loss = st.sigreg_loss(xd, seed=seed, backend="torch", **self.knobs)
+            (dx,) = torch.autograd.grad(loss, xd)
+            buffers["out"].copy_(loss)
+            ws.copy_(dx.reshape(-1))
+        else:
+            assert set(buffers) == {"grad", "dx", "ws0"} and seed is None
+            grad, dx = buffers["grad"], buffers["dx"]
+            assert grad.dtype == torch.float32 and grad.shape == ()
+            self.calls.append(("backward", tuple(dx.shape), float(grad), ws.data_ptr()))
+            dx.copy_((float(grad) * ws).reshape(dx.shape))
+
+
+def test_phased_step(monkeypatch):
+    # A 16-bit x whose scalar loss autograd needs runs the phased step artifact: its forward
+    # phase at forward time, its backward phase with the cotangent at backward time, dL/dx in
+    # x's dtype; each call's forward keeps its own workspace until its backward (two forwards
+    # before their backwards), and a backward hands it to the next forward.
+    calls = []
+
+    def whole(x, S, P, t_max, clip_value, clip_mode, reduction, gradient, step=False,
+              phased=False):
+        assert step and phased and x.dtype == torch.bfloat16
+        knobs = dict(num_slices=S, num_points=P, t_max=t_max, clip_value=clip_value,
+                     clip_mode=clip_mode, reduction=reduction)
+        return _FakePhasedArtifact(calls, knobs, tuple(x.shape))
+
+    monkeypatch.setattr(st, "_compiled_obstacle", lambda x: None)
+    monkeypatch.setattr(st, "_whole_function", whole)
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn((40, 12), generator=g).to(torch.bfloat16)
+    k = dict(num_slices=10, num_points=9, reduction="sum")
+    xa = x.clone().requires_grad_()
+    first = st.sigreg_loss(xa, seed=7, **k)
+    second = st.sigreg_loss(xa, seed=8, **k)
+    (0.75 * first + 1.5 * second).backward()
+    assert [c[0] for c in calls] == ["forward", "forward", "backward", "backward"]
+    assert calls[0][3] != calls[1][3]  # a workspace each
+    assert {calls[2][3], calls[3][3]} == {calls[0][3], calls[1][3]}
+    assert sorted(c[2] for c in calls[2:]) == [0.75, 1.5]
+    assert xa.grad.dtype == torch.bfloat16
+    xr = x.double().requires_grad_()
+    (0.75 * st.sigreg_loss(xr, seed=7, backend="torch", **k)
+     + 1.5 * st.sigreg_loss(xr, seed=8, backend="torch", **k)).backward()
+    torch.testing.assert_close(xa.grad.double(), xr.grad, rtol=2e-2,
+                               atol=1e-2 * float(xr.grad.abs().max()))
+    torch.testing.assert_close(first.double(), st.sigreg_loss(x.double(), seed=7, backend="torch",
+                                                              **k), rtol=1e-6, atol=1e-9)
 
 
 UNCLIPPED = [k for k in KNOBS if k.get("clip_value") is None]

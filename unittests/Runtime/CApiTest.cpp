@@ -62,10 +62,11 @@ TEST(CApi, DescribeWritesTheParsedManifest) {
   expectHas(d, R"("format":"sigreg-aot-v1","function":"a\"b\\c\u000a",)"
                R"("pipeline":"","chip":"","ptx":"k.ptx",)");
   // Defaults filled in: P, t_max, clip, projection, gradient, entry point.
-  expectHas(d, R"("problem":{"V":2,"N":5,"D":3,"S":4,"P":17,"t_max":3,)"
-               R"("clip":"none","clip_value":0,"reduction":"none",)"
-               R"("dtype":"f32","projection":"seed","views":true,)"
-               R"("gradient":false,"step":false,"entry_point":""})");
+  expectHas(
+      d, R"("problem":{"V":2,"N":5,"D":3,"S":4,"P":17,"t_max":3,)"
+         R"("clip":"none","clip_value":0,"reduction":"none",)"
+         R"("dtype":"f32","projection":"seed","views":true,)"
+         R"("gradient":false,"step":false,"dx_dtype":"f32","entry_point":""})");
   expectHas(d, R"("conventions_error":null,"output":"out",)");
   expectHas(d, R"("buffers":[{"name":"x","role":"input","bytes":120,)"
                R"("dtype":"f32","shape":[2,5,3],"zero_init":false},)"
@@ -74,8 +75,10 @@ TEST(CApi, DescribeWritesTheParsedManifest) {
                R"("role":"workspace","bytes":64,"dtype":null,"shape":null,)"
                R"("zero_init":true}])");
   expectHas(d, R"("scalars":[{"name":"seed","type":"i32"}])");
-  expectHas(d, R"("steps":[{"op":"memset32","region":"other"},)"
-               R"({"op":"launch","region":"trig","kernel":"k1"}]})");
+  expectHas(d,
+            R"("steps":[{"op":"memset32","region":"other","phase":"forward"},)"
+            R"({"op":"launch","region":"trig","phase":"forward","kernel":"k1",)"
+            R"("buffers":["x"]}]})");
   EXPECT_EQ(d.find("built_by"), std::string::npos);
 }
 
@@ -100,9 +103,9 @@ TEST(CApi, DescribeOfAFixtureWithoutProblem) {
   std::string d = json;
   expectHas(d, R"("problem":null,"conventions_error":"manifest has no )");
   expectHas(d, R"("output":"out")");
-  expectHas(d, R"({"op":"copy","region":"setup"})");
-  expectHas(d, R"({"op":"launch","region":"trig_reduction",)"
-               R"("kernel":"add_values"})");
+  expectHas(d, R"({"op":"copy","region":"setup","phase":"forward"})");
+  expectHas(d, R"({"op":"launch","region":"trig_reduction","phase":"forward",)"
+               R"("kernel":"add_values","buffers":["ws","out"]})");
 }
 
 TEST(CApi, DescribeReportsReaderErrors) {

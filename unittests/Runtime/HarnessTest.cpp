@@ -359,6 +359,31 @@ TEST(Harness, ChecksStepBuffers) {
     EXPECT_NE(r.message().find(c.expected), std::string::npos)
         << "got: " << r.message();
   }
+  // dL/dx rounded to x's dtype ("dx_dtype"): a bf16 dx of half the bytes.
+  std::string rounded =
+      step(grad, out + ",{\"name\":\"dx\",\"role\":\"output\",\"bytes\":131072,"
+                       "\"dtype\":\"bf16\"}");
+  rounded.replace(rounded.find("\"step\":true"), 11,
+                  "\"step\":true,\"dx_dtype\":\"bf16\"");
+  Status rs = check(rounded);
+  EXPECT_TRUE(rs.ok()) << rs.message();
+  std::string wrongSize = rounded;
+  wrongSize.replace(wrongSize.rfind("131072"), 6, "262144");
+  Status ws = check(wrongSize);
+  EXPECT_NE(ws.message().find("needs a bf16 output buffer 'dx' of 131072"),
+            std::string::npos)
+      << ws.message();
+  // Only a step's dx, and only in the problem's dtype.
+  for (const char *bad :
+       {"\"step\":true,\"dx_dtype\":\"f16\"", "\"dx_dtype\":\"bf16\""}) {
+    std::string j = with(problem, stepProblem);
+    j.replace(j.find("\"step\":true"), 11, bad);
+    Manifest bm;
+    EXPECT_FALSE(parseManifest(j, bm, err)) << bad;
+    EXPECT_NE(err.find("problem.dx_dtype: must be \"f32\" or, for a step"),
+              std::string::npos)
+        << err;
+  }
   // A step is neither a gradient nor an entry point.
   std::string both = with(problem, stepProblem);
   both.replace(both.find("\"step\":true"), 11,
@@ -368,7 +393,9 @@ TEST(Harness, ChecksStepBuffers) {
 }
 
 // The step's two references: the loss and the gradient of the same inputs,
-// as computeReference gives them for the loss and the gradient problems.
+// as computeReference gives them for the loss and the gradient problems; the
+// step's gradient for its cotangent kStepCotangent, the gradient problem's
+// for all ones.
 TEST(Harness, StepReferences) {
   ProblemDesc p = smallProblem("f32");
   p.step = true;
@@ -383,7 +410,9 @@ TEST(Harness, StepReferences) {
   plain.problem.gradient = true;
   ASSERT_TRUE(computeReference(plain, gradAlone).ok());
   EXPECT_EQ(loss, lossAlone);
-  EXPECT_EQ(grad, gradAlone);
+  ASSERT_EQ(grad.size(), gradAlone.size());
+  for (size_t i = 0; i < grad.size(); ++i)
+    EXPECT_EQ(grad[i], gradAlone[i] * kStepCotangent) << i;
   EXPECT_EQ(grad.size(), size_t(p.V * p.N * p.D));
 }
 } // namespace

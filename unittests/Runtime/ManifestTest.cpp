@@ -171,6 +171,68 @@ TEST(Manifest, ProgrammaticLaunch) {
   EXPECT_NE(err.find("steps[2].programmatic"), std::string::npos) << err;
 }
 
+TEST(Manifest, Phases) {
+  // A backward launch after the fixture's steps; the forward ones keep the
+  // default phase.
+  std::string text = kValid;
+  std::string last = "{\"f64\":2.0}]}";
+  size_t pos = text.rfind(last);
+  ASSERT_NE(pos, std::string::npos);
+  auto withTail = [&](const std::string &tail) {
+    std::string t = text;
+    t.insert(pos + last.size(), tail);
+    return t;
+  };
+  const std::string backward =
+      ",\n{\"op\":\"launch\",\"kernel\":\"k2\",\"grid\":[1,1,1],"
+      "\"block\":[32,1,1],\"phase\":\"backward\",\"args\":[{\"buffer\":"
+      "\"ws0\"}]}";
+  Manifest m;
+  std::string err;
+  ASSERT_TRUE(parseManifest(withTail(backward), m, err)) << err;
+  ASSERT_EQ(m.steps.size(), 4u);
+  EXPECT_TRUE(m.steps[3].backward);
+  EXPECT_FALSE(m.steps[2].backward);
+  EXPECT_FALSE(m.steps[0].backward);
+
+  const BadCase cases[] = {
+      {"a forward step after the backward ones",
+       withTail(backward + ",{\"op\":\"copy\",\"src\":\"ws0\",\"dst\":"
+                           "\"out\",\"bytes\":4}"),
+       "steps[4].phase: a forward step after the backward phase began"},
+      {"the backward phase first",
+       replaced("{\"op\":\"memset32\",",
+                "{\"op\":\"memset32\",\"phase\":\"backward\","),
+       "steps[0].phase: the backward phase needs a forward step before it"},
+      {"a programmatic first backward launch",
+       withTail(",{\"op\":\"launch\",\"kernel\":\"k2\",\"grid\":[1,1,1],"
+                "\"block\":[32,1,1],\"phase\":\"backward\",\"programmatic\":"
+                "true,\"args\":[]}"),
+       "steps[3].phase: the first backward step cannot be programmatic"},
+      {"an unknown phase",
+       withTail(",{\"op\":\"launch\",\"kernel\":\"k2\",\"grid\":[1,1,1],"
+                "\"block\":[32,1,1],\"phase\":\"later\",\"args\":[]}"),
+       "steps[3].phase"},
+  };
+  for (const BadCase &c : cases) {
+    EXPECT_FALSE(parseManifest(c.json, m, err)) << c.what;
+    EXPECT_NE(err.find(c.expected), std::string::npos) << c.what << ": " << err;
+  }
+  // A forward step may not read the cotangent: it does not exist yet.
+  std::string withGrad = withTail(backward);
+  std::string buffers = "{\"name\":\"ws0\",\"role\":\"workspace\"";
+  withGrad.replace(withGrad.find(buffers), 0,
+                   "{\"name\":\"grad\",\"role\":\"input\",\"bytes\":4},");
+  ASSERT_TRUE(parseManifest(withGrad, m, err)) << err;
+  std::string gradForward = withGrad;
+  gradForward.replace(gradForward.find("{\"buffer\":\"x\"}"), 14,
+                      "{\"buffer\":\"grad\"}");
+  EXPECT_FALSE(parseManifest(gradForward, m, err));
+  EXPECT_NE(err.find("steps[2]: a forward-phase step reads the input 'grad'"),
+            std::string::npos)
+      << err;
+}
+
 TEST(Manifest, RejectsMalformedInput) {
   const BadCase cases[] = {
       {"empty", "", "line 1, column 1"},

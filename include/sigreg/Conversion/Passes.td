@@ -52,7 +52,11 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "TMA + wgmma kernel: persistent CTAs, the ECF of a tile overlapped with the next tile's MMAs">,
     Option<"singleLaunch", "single-launch", "int64_t", "1",
            "Whole forward in one launch (sigreg_single_launch): 0 never, 1 where "
-           "the cost rule usesSingleLaunch picks it, 2 wherever it applies">
+           "the cost rule usesSingleLaunch picks it, 2 wherever it applies">,
+    Option<"deferCotangent", "defer-cotangent", "bool", "false",
+           "A scalar loss's cotangent scales the backward GEMM's output instead "
+           "of entering the ECF cotangent (read as 1 there): only the GEMM reads "
+           "it, and its launch is marked sigreg.phase = \"backward\"">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect", "::mlir::math::MathDialect",

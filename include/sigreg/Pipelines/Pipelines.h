@@ -68,6 +68,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "(--sigreg-precise-sqrt: a seeded projection is then the "
                      "host's bit for bit; default sqrt.approx.f32, faster)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> deferCotangent{
+      *this, "defer-cotangent",
+      llvm::cl::desc("A training step (mean/sum): the loss's cotangent scales "
+                     "the backward GEMM only, whose launch starts the "
+                     "artifact's backward phase (docs/AOT.md)"),
+      llvm::cl::init(false)};
 };
 
 /// The product: decompose, fuse, lower the fused ops to GPU kernels with

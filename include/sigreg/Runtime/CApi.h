@@ -65,6 +65,16 @@ int sigreg_aot_buffer_bytes(sigreg_aot *f, const char *buffer, uint64_t *bytes);
 int sigreg_aot_set_seed(sigreg_aot *f, int64_t seed);
 /* Enqueues every step on `stream` (a CUstream; 0: the runtime's stream). */
 int sigreg_aot_run(sigreg_aot *f, void *stream);
+/* Enqueues one phase of an artifact whose last steps are marked
+ * "phase": "backward" (docs/AOT.md): SIGREG_AOT_PHASE_FORWARD (the steps
+ * before them, which do not read the input "grad"), SIGREG_AOT_PHASE_BACKWARD
+ * (those steps), or SIGREG_AOT_PHASE_ALL (= sigreg_aot_run). Workspaces the
+ * backward phase reads keep what the forward phase wrote until the next
+ * forward phase with the same bindings. */
+#define SIGREG_AOT_PHASE_ALL 0
+#define SIGREG_AOT_PHASE_FORWARD 1
+#define SIGREG_AOT_PHASE_BACKWARD 2
+int sigreg_aot_run_phase(sigreg_aot *f, int phase, void *stream);
 /* Waits for the stream last used by sigreg_aot_run. */
 int sigreg_aot_synchronize(sigreg_aot *f);
 const char *sigreg_aot_last_error(sigreg_aot *f);

@@ -82,8 +82,13 @@ public:
   Status setScalarFloat(std::string_view name, double value); // f32/f64
 
   // Execution. All calls enqueue on stream() unless said otherwise.
-  /// Enqueues the whole step list (no synchronization, no events).
-  Status run();
+  /// Which steps run() enqueues: all, or one phase of a manifest whose last
+  /// steps are marked "phase": "backward" (docs/AOT.md: the forward phase
+  /// before the cotangent exists, the backward phase with it).
+  enum class Phase { All, Forward, Backward };
+  /// Enqueues the step list, or one phase of it (no synchronization, no
+  /// events).
+  Status run(Phase phase = Phase::All);
   /// Runs the step list with an event pair around every step, waits, and
   /// returns the summed time per region (order of first appearance).
   Status runTimed(std::vector<RegionTime> &regionTimes);

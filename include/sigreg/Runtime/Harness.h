@@ -58,8 +58,13 @@ Status generateInputs(const ProblemDesc &problem, uint64_t projectionSeed,
 /// (referenceGradient's flipNorms), which validateGradient turns into slack.
 Status computeReference(const ProblemInputs &inputs, std::vector<double> &ref,
                         std::vector<double> *unclipped = nullptr);
-/// The float64 dL/dx (referenceGradient, all-ones cotangent) of a gradient or
-/// step problem, V*N*D values; `flipNorms` as computeReference's side data.
+/// The loss cotangent the runners give a training step (every element of its
+/// "grad"): not 1, so that a step that drops or misplaces it fails (dL/dx is
+/// linear in it; 0.75 is exact). Gradient problems take all ones.
+inline constexpr float kStepCotangent = 0.75f;
+/// The float64 dL/dx of a gradient problem (referenceGradient, all-ones
+/// cotangent) or of a step (times kStepCotangent), V*N*D values; `flipNorms`
+/// as computeReference's side data (scaled alike).
 Status computeGradientReference(const ProblemInputs &inputs,
                                 std::vector<double> &grad,
                                 std::vector<double> *flipNorms = nullptr);

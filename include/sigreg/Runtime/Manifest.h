@@ -41,8 +41,10 @@ struct ProblemDesc {
   /// A training step: the entry returns the loss and dL/dx together
   /// (sigreg.loss and sigreg.loss_grad of the same operands and knobs in one
   /// function, so that they share one forward): input "grad" (the loss's
-  /// cotangent), outputs "out" (the loss) and "dx" (f32, x's shape).
+  /// cotangent), outputs "out" (the loss) and "dx" (x's shape, in dxDtype).
   bool step = false;
+  /// A step's dx: "f32", or the input's dtype (dL/dx rounded to it).
+  std::string dxDtype = "f32";
   /// The DDP split's entry points (docs/TORCH.md), empty for the loss and
   /// its gradient: "ecf" computes the local ECF means (x, seed | proj) ->
   /// (cos, sin) [V, S, P]; "ecf_backward" computes dL/dx from their
@@ -131,6 +133,10 @@ struct Step {
   /// Launched with programmatic stream serialization (the kernel overlaps
   /// the previous launch's tail and waits for it with griddepcontrol.wait).
   bool programmatic = false;
+  /// "phase": "backward": the step belongs to the backward phase (the
+  /// manifest's last steps; they alone read the input "grad"), which
+  /// Executor::run(Phase::Backward) runs apart from the forward phase.
+  bool backward = false;
   std::vector<KernelArg> args;
 };
 

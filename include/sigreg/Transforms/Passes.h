@@ -26,6 +26,11 @@ constexpr int64_t kGridConstantBytes = 128, kGridConstantAlign = 64;
 /// griddepcontrol.launch_dependents once its stores are issued).
 constexpr llvm::StringLiteral kProgrammaticLaunchAttrName =
     "sigreg.programmatic";
+/// String attribute on the gpu.launch_func that starts a step function's
+/// backward phase ("backward"; --convert-sigreg-to-gpu=defer-cotangent=1):
+/// it and the launches after it read the function's cotangent argument,
+/// the launches before it do not (the manifest's "phase", docs/AOT.md).
+constexpr llvm::StringLiteral kPhaseAttrName = "sigreg.phase";
 
 #define GEN_PASS_DECL
 #include "sigreg/Transforms/Passes.h.inc"

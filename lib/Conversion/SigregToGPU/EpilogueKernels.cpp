@@ -208,14 +208,19 @@ mlir::sigreg::buildEcfCotangentKernel(OpBuilder &b, Location loc,
   bool none = sh.reduction == Reduction::none;
   MemRefType ecf = f32Memref(b, {V, S, P});
   MemRefType grad = none ? f32Memref(b, {V, S}) : f32Memref(b, {});
+  SmallVector<Type> args = {ecf, ecf};
+  if (!sh.unitCotangent)
+    args.push_back(grad);
+  args.append({ecf, ecf});
   auto func = createKernel(b, loc, "sigreg_ecf_cotangent", "backward_epilogue",
-                           {ecf, ecf, grad, ecf, ecf}, {});
+                           args, {});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder k(loc, b);
-  Value cosIn = func.getArgument(0), sinIn = func.getArgument(1),
-        gradIn = func.getArgument(2), dcos = func.getArgument(3),
-        dsin = func.getArgument(4);
+  unsigned next = 0;
+  Value cosIn = func.getArgument(next++), sinIn = func.getArgument(next++);
+  Value gradIn = sh.unitCotangent ? Value() : func.getArgument(next++);
+  Value dcos = func.getArgument(next++), dsin = func.getArgument(next++);
   Value e = k.add(k.mul(k.blockId(Dimension::x), k.idx(kBlockThreads)),
                   k.threadId(Dimension::x));
   k.ifThen(k.lt(e, k.idx(V * S)), [&] {
@@ -237,8 +242,9 @@ SliceCotangent mlir::sigreg::emitSliceCotangent(KernelBuilder &k,
   int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints;
   IntegrationGrid grid = computeIntegrationGrid(P, sh.tMax);
   Value count = k.f32(static_cast<float>(sh.globalCount));
-  Value r = sh.reduction == Reduction::none ? k.load(gradIn, {v, s})
-                                            : k.load(gradIn, {});
+  Value r = sh.unitCotangent                  ? k.f32(1.0f)
+            : sh.reduction == Reduction::none ? k.load(gradIn, {v, s})
+                                              : k.load(gradIn, {});
   if (sh.reduction == Reduction::mean)
     r = k.divf(r, k.f32(static_cast<float>(V * S)));
   if (sh.clip != ClipMode::none) {

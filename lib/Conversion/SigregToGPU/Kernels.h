@@ -218,9 +218,13 @@ struct ProjectTransposeShape {
   int64_t rows, featureDim, numSlices;
   Type inputElement;
   WgmmaTiling tiling;
+  /// dx's element type: f32, or the input's (the products rounded to it).
+  Type outputElement;
+  /// dx multiplied by a scalar read from memory (a deferred cotangent).
+  bool scaled = false;
 };
 /// (gradMap, gMap : !llvm.ptr to 128-byte tensor maps, dx : memref<rows x D
-/// x f32>).
+/// x outputElement>, [scale : memref<f32> when scaled]).
 gpu::GPUFuncOp
 buildProjectTransposeWgmmaKernel(OpBuilder &b, Location loc,
                                  const ProjectTransposeShape &sh);
@@ -240,6 +244,9 @@ struct EpilogueKernelShape {
   ClipMode clip;
   double clipValue;
   Reduction reduction;
+  /// The loss's cotangent is 1 (a deferred cotangent, mean/sum only): the
+  /// kernels that read it take no cotangent argument.
+  bool unitCotangent = false;
   /// Blocks of kBlockThreads threads, one thread per (v, s).
   int64_t numBlocks() const {
     return (numViews * numSlices + kBlockThreads - 1) / kBlockThreads;
@@ -367,7 +374,8 @@ struct SingleLaunchShape {
 /// memref<VxSxf32>, counters : memref<Cxi32> (zero at the first launch, left
 /// at zero), [cosPart, sinPart : memref<TxVxSxPxf32> when T > 1], [stats :
 /// memref<(V*S)xf32> for mean/sum], [with stepCotangent: cos, sin :
-/// memref<VxSxPxf32> (the means), lossGrad : memref<f32> or memref<VxSxf32>,
+/// memref<VxSxPxf32> (the means), lossGrad : memref<f32> or memref<VxSxf32>
+/// (absent when stepCotangent->unitCotangent),
 /// gradOut : memref<(V*N)xSxT> (G), gOut : memref<DxSxT> (g rounded to the
 /// input's type T)]). Grid (slice tiles, batch tiles, V).
 gpu::GPUFuncOp buildSingleLaunchKernel(OpBuilder &b, Location loc,

@@ -185,8 +185,9 @@ struct SeededProjection {
 /// what FunctionPlan::check decided about each function's op chains.
 class Lowering {
 public:
-  Lowering(gpu::GPUModuleOp kernels, const EcfScheduleOptions &schedule)
-      : kernels(kernels), schedule(schedule) {}
+  Lowering(gpu::GPUModuleOp kernels, const EcfScheduleOptions &schedule,
+           bool deferCotangent)
+      : kernels(kernels), schedule(schedule), deferCotangent(deferCotangent) {}
 
   LogicalResult check(func::FuncOp func);
   /// Ops that stay legal during the conversion: their work is done, and
@@ -264,10 +265,20 @@ private:
     return kernel;
   }
 
+  /// The kernel shape of an ecf_cotangent: its epilogue shape, with the
+  /// cotangent read as 1 when it is deferred to the backward GEMM.
+  EpilogueKernelShape cotangentShape(EcfCotangentOp op) const {
+    EpilogueKernelShape sh = epilogueShape(op);
+    sh.unitCotangent = deferCotangent;
+    return sh;
+  }
+
   gpu::GPUModuleOp kernels;
   /// The schedule knobs of the options (tile sizes, projection chunk, tensor
   /// cores); the decisions themselves are made in EcfSchedule.cpp.
   EcfScheduleOptions schedule;
+  /// defer-cotangent: the loss's cotangent scales the backward GEMM.
+  bool deferCotangent;
   /// The kernel module's symbols, read again for each function (a kernel
   /// whose name is taken gets the first free suffix from _0 on).
   std::optional<SymbolTable> kernelTable;
@@ -555,6 +566,11 @@ LogicalResult Lowering::checkLowerable(Operation *op) {
   if (isa<FusedEpilogueOp, EcfCotangentOp>(op) &&
       !constantCount(op->getOperand(2)))
     return op->emitOpError("needs a constant global count on the GPU");
+  if (auto cot = dyn_cast<EcfCotangentOp>(op);
+      cot && deferCotangent && cot.getReduction() == Reduction::none)
+    return cot.emitOpError(
+        "defer-cotangent needs a scalar loss (reduction = mean or sum): a "
+        "per-slice cotangent cannot scale dL/dx after the GEMM");
   auto ecf = dyn_cast<FusedEcfOp>(op);
   // The epilogue a launch of the ecf computes: the single launch's (null
   // for a sigreg.loss_grad alone) or the Hopper kernel's tail's.
@@ -903,10 +919,11 @@ void Lowering::lowerEcfCotangent(ConversionPatternRewriter &rewriter,
                                  EcfCotangentOp op, Value cos, Value sin,
                                  Value grad) {
   Location loc = op.getLoc();
-  EpilogueKernelShape sh = epilogueShape(op);
+  EpilogueKernelShape sh = cotangentShape(op);
   SmallVector<Value> args = {toBuffer(rewriter, loc, cos),
-                             toBuffer(rewriter, loc, sin),
-                             toBuffer(rewriter, loc, grad)};
+                             toBuffer(rewriter, loc, sin)};
+  if (!sh.unitCotangent)
+    args.push_back(toBuffer(rewriter, loc, grad));
   MemRefType ecf = toMemref(op.getCos().getType());
   Value dcos = memref::AllocOp::create(rewriter, loc, ecf);
   Value dsin = memref::AllocOp::create(rewriter, loc, ecf);
@@ -978,9 +995,10 @@ void Lowering::lowerFusedEcfBackward(ConversionPatternRewriter &rewriter,
     EcfCotangentOp cot = foldedCotangents.lookup(op);
     std::optional<EpilogueKernelShape> cotangent;
     if (cot) {
-      cotangent = epilogueShape(cot);
+      cotangent = cotangentShape(cot);
       for (Value v : {cot.getCos(), cot.getSin(), cot.getGrad()})
-        args.push_back(toBuffer(rewriter, loc, rewriter.getRemappedValue(v)));
+        if (v != cot.getGrad() || !cotangent->unitCotangent)
+          args.push_back(toBuffer(rewriter, loc, rewriter.getRemappedValue(v)));
     } else {
       args.append(
           {toBuffer(rewriter, loc, dcos), toBuffer(rewriter, loc, dsin)});
@@ -1030,22 +1048,40 @@ void Lowering::emitBackwardGemm(ConversionPatternRewriter &rewriter,
   Type elem = inType.getElementType();
   OpBuilder kb = kernelBuilder();
   int64_t tileFeatures = backwardGemmTileFeatures(V * N, D);
+  // A deferred cotangent: the loss's, whose ECF cotangent the kernels
+  // before formed with 1.
+  auto cot = op.getDcos().getDefiningOp<EcfCotangentOp>();
+  bool scaled = deferCotangent && cot;
   ProjectTransposeShape t{
-      V * N, D, S, elem,
+      V * N,
+      D,
+      S,
+      elem,
       getWgmmaTiling(tileFeatures, /*persistent=*/false,
                      llvm::divideCeilSigned<int64_t>(D, tileFeatures) *
-                         llvm::divideCeilSigned<int64_t>(V * N, kWgmmaRows))};
+                         llvm::divideCeilSigned<int64_t>(V * N, kWgmmaRows)),
+      op.getResult().getType().getElementType(),
+      scaled};
   gpu::GPUFuncOp gemm = addKernel(buildProjectTransposeWgmmaKernel(kb, loc, t));
   Value dx = resultBuffer(rewriter, op.getResult());
   Value dxRows = memref::CollapseShapeOp::create(
       rewriter, loc, dx, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
   SmallVector<Value> args = tensorMapArgs(rewriter, loc, gemm, {grad, g});
   args.push_back(dxRows);
-  programmaticCandidates.push_back(
+  if (scaled)
+    args.push_back(
+        toBuffer(rewriter, loc, rewriter.getRemappedValue(cot.getGrad())));
+  gpu::LaunchFuncOp launch =
       createLaunch(rewriter, loc, gemm,
                    {llvm::divideCeilSigned<int64_t>(D, t.tiling.slices),
                     llvm::divideCeilSigned<int64_t>(V * N, kWgmmaRows), 1},
-                   t.tiling.threads, args, wgmmaDynamicSharedBytes(t.tiling)));
+                   t.tiling.threads, args, wgmmaDynamicSharedBytes(t.tiling));
+  // The first launch of the backward phase (docs/AOT.md) starts a run of its
+  // own: not a programmatic dependent of the launch before it.
+  if (scaled)
+    launch->setAttr(kPhaseAttrName, rewriter.getStringAttr("backward"));
+  else
+    programmaticCandidates.push_back(launch);
   rewriter.replaceOp(op, toTensor(rewriter, loc, dx));
 }
 
@@ -1245,7 +1281,7 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   sh.splitProjection = tiling.projection == ProjectionMode::split;
   auto step = singleLaunchSteps.find(ecf);
   if (step != singleLaunchSteps.end())
-    sh.stepCotangent = epilogueShape(step->second.cotangent);
+    sh.stepCotangent = cotangentShape(step->second.cotangent);
   // The loss's knobs: its epilogue's, or (sigreg.loss_grad alone) the
   // cotangent's, whose loss the kernel then computes into a workspace.
   EpilogueKernelShape knobs = epi ? epilogueShape(epi) : *sh.stepCotangent;
@@ -1297,9 +1333,10 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
     Value g = memref::AllocOp::create(
         rewriter, loc, MemRefType::get({sh.featureDim, S}, elem));
     args.append(means);
-    args.append({toBuffer(rewriter, loc,
-                          rewriter.getRemappedValue(st.cotangent.getGrad())),
-                 grad, g});
+    if (!sh.stepCotangent->unitCotangent)
+      args.push_back(toBuffer(
+          rewriter, loc, rewriter.getRemappedValue(st.cotangent.getGrad())));
+    args.append({grad, g});
     stepOperands[st.backward] = {grad, g, st.cotangent};
   }
   OpBuilder kb = kernelBuilder();
@@ -1456,9 +1493,9 @@ struct ConvertSigregToGPUPass
       return signalPassFailure();
     }
     ConvertSigregToGPUOptions opts{
-        blockRows, blockSlices, projectionChunk, tensorCores,
-        hopper,    wgmmaSlices, wgmmaPersistent, singleLaunch};
-    Lowering lowering(kernels, scheduleOptions(opts));
+        blockRows,   blockSlices,     projectionChunk, tensorCores,   hopper,
+        wgmmaSlices, wgmmaPersistent, singleLaunch,    deferCotangent};
+    Lowering lowering(kernels, scheduleOptions(opts), deferCotangent);
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<ProjectionLowering, FusedEcfLowering, AllReduceMeanLowering,

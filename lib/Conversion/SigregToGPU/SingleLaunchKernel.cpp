@@ -979,10 +979,13 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
                           : MemRefType::get({V * S}, f32));
   bool step = sh.stepCotangent.has_value();
   unsigned stepArgs = args.size();
+  // The loss's cotangent, unless it is deferred (read as 1).
+  bool lossGradArg = step && !sh.stepCotangent->unitCotangent;
   if (step) {
     args.append(2, MemRefType::get({V, S, P}, f32));
-    args.push_back(none ? MemRefType::get({V, S}, f32)
-                        : MemRefType::get({}, f32));
+    if (lossGradArg)
+      args.push_back(none ? MemRefType::get({V, S}, f32)
+                          : MemRefType::get({}, f32));
     args.push_back(MemRefType::get({V * N, S}, sh.inputElement));
     args.push_back(MemRefType::get({D, S}, sh.inputElement));
   }
@@ -1034,7 +1037,7 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
   Value partS = T > 1 ? func.getArgument(5) : Value();
   Value stats = none ? Value() : func.getArgument(stepArgs - 1);
   if (step)
-    t.gOut = func.getArgument(stepArgs + 4);
+    t.gOut = func.getArgument(stepArgs + (lossGradArg ? 4 : 3));
 
   if (sh.tensorCores) {
     multiplyTileMma(t, func.getArgument(0), x);
@@ -1055,9 +1058,10 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
     else
       emitTileStatistic(t, out, stats);
     if (step)
-      emitTileGradient(
-          t, func.getArgument(stepArgs), func.getArgument(stepArgs + 1),
-          func.getArgument(stepArgs + 2), func.getArgument(stepArgs + 3));
+      emitTileGradient(t, func.getArgument(stepArgs),
+                       func.getArgument(stepArgs + 1),
+                       lossGradArg ? func.getArgument(stepArgs + 2) : Value(),
+                       func.getArgument(stepArgs + (lossGradArg ? 3 : 2)));
     if (none || packed)
       return;
     Value last =

@@ -785,7 +785,8 @@ void emitEcfGradColumns(KernelBuilder &k, const WgmmaTypes &t,
 }
 
 /// The epilogue of the backward GEMM: the accumulator tile, staged in the y
-/// tile, goes to dx [rows, D] f32. Thread tid (< 256) takes column
+/// tile, goes to dx [rows, D] (f32, or rounded to 16 bits; times `scale`
+/// when given). Thread tid (< 256) takes column
 /// tid % t.slices and the rows part, part + parts, ... (parts = 256 /
 /// t.slices; consecutive threads, consecutive columns: coalesced). No thread
 /// branches and a constant trip count (128 / parts rows per thread): a row or
@@ -794,7 +795,9 @@ void emitEcfGradColumns(KernelBuilder &k, const WgmmaTypes &t,
 /// guarded store, or a trip count known only at run time, after the wgmmas
 /// made ptxas serialize them in the 64- and 128-feature tiles (C7520).
 void emitTileStore(KernelBuilder &k, const WgmmaTypes &t, Value yTile, Value dx,
-                   Value tid, Value r0, Value d0, int64_t rows, int64_t D) {
+                   Value tid, Value r0, Value d0, int64_t rows, int64_t D,
+                   Value scale) {
+  Type outElement = cast<MemRefType>(dx.getType()).getElementType();
   ColumnPart c = splitColumns(k, t, tid, d0);
   Value col = c.col;
   if (D % t.slices != 0)
@@ -804,7 +807,12 @@ void emitTileStore(KernelBuilder &k, const WgmmaTypes &t, Value yTile, Value dx,
   Value lastRow = arith::SubIOp::create(k.b, count, k.idx(1));
   k.forEach(k.idx(0), k.idx(kRows / c.parts), k.idx(1), [&](Value i) {
     Value row = k.min(k.add(c.part, k.mul(i, k.idx(c.parts))), lastRow);
-    k.store(k.load(yTile, {row, col}), dx, {k.add(r0, row), k.add(d0, col)});
+    Value value = k.load(yTile, {row, col});
+    if (scale)
+      value = k.mulf(value, scale);
+    if (!outElement.isF32())
+      value = arith::TruncFOp::create(k.b, outElement, value);
+    k.store(value, dx, {k.add(r0, row), k.add(d0, col)});
   });
 }
 /// The tail's shared memory, a view of the dynamic shared memory once the
@@ -1307,7 +1315,7 @@ gpu::GPUFuncOp mlir::sigreg::buildEcfGradSlicesKernel(
   MemRefType ecf = MemRefType::get({V, S, P}, b.getF32Type());
   args.append({ecf, ecf});
   // The loss's cotangent: a scalar, or [V, S] for per-slice statistics.
-  if (cotangent)
+  if (cotangent && !cotangent->unitCotangent)
     args.push_back(cotangent->reduction == Reduction::none
                        ? MemRefType::get({V, S}, b.getF32Type())
                        : MemRefType::get({}, b.getF32Type()));
@@ -1323,7 +1331,9 @@ gpu::GPUFuncOp mlir::sigreg::buildEcfGradSlicesKernel(
   // dcos, dsin, or (with the cotangent folded in) the global means cos,
   // sin and the loss's cotangent.
   Value dcos = func.getArgument(next++), dsin = func.getArgument(next++);
-  Value lossGrad = cotangent ? func.getArgument(next++) : Value();
+  Value lossGrad = cotangent && !cotangent->unitCotangent
+                       ? func.getArgument(next++)
+                       : Value();
   Value gradOut = func.getArgument(next++);
   // Launched as a programmatic dependent of the forward kernel that writes
   // the slices and the means, it waits here for them (at once otherwise).
@@ -1388,15 +1398,21 @@ gpu::GPUFuncOp mlir::sigreg::buildProjectTransposeWgmmaKernel(
   WgmmaTypes t(b.getContext(), sh.inputElement, sh.tiling, /*kMajorB=*/true);
   OpBuilder::InsertionGuard guard(b);
   KernelBuilder k(loc, b);
-  MemRefType dxType = MemRefType::get({sh.rows, sh.featureDim}, b.getF32Type());
+  MemRefType dxType =
+      MemRefType::get({sh.rows, sh.featureDim}, sh.outputElement);
+  SmallVector<Type> rest = {dxType};
+  if (sh.scaled)
+    rest.push_back(MemRefType::get({}, b.getF32Type()));
   WgmmaKernel kn =
       createWgmmaKernel(b, k, loc, t, "sigreg_project_transpose_wgmma",
-                        "backward_gemm", TypeRange{dxType}, sh.numSlices);
+                        "backward_gemm", rest, sh.numSlices);
   Value dx = kn.rest[0];
   Value d0 = k.mul(k.blockId(Dimension::x), k.idx(t.slices));
   Value r0 = k.mul(k.blockId(Dimension::y), k.idx(kRows));
   emitOneTileGemm(k, t, kn, r0, d0, [&](Value yTile, ValueRange) {
-    emitTileStore(k, t, yTile, dx, kn.tid, r0, d0, sh.rows, sh.featureDim);
+    Value scale = sh.scaled ? k.load(kn.rest[1], {}) : Value();
+    emitTileStore(k, t, yTile, dx, kn.tid, r0, d0, sh.rows, sh.featureDim,
+                  scale);
   });
   gpu::ReturnOp::create(k.b);
   return kn.func;

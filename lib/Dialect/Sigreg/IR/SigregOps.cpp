@@ -560,6 +560,11 @@ LogicalResult FusedEcfBackwardOp::verify() {
     return emitOpError("expects result of shape [V, N, D] = ")
            << formatShape(inType.getShape()) << ", got "
            << formatShape(resType.getShape());
+  Type resElem = resType.getElementType();
+  if (!resElem.isF32() && resElem != inType.getElementType())
+    return emitOpError("expects an f32 result or one in the input's element "
+                       "type ")
+           << inType.getElementType() << ", got " << resElem;
   if (Value slices = getSlices())
     if (failed(verifySlicesType(op, "operand", slices, inType, projType)))
       return failure();

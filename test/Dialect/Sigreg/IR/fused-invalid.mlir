@@ -260,6 +260,15 @@ func.func @bwd_result_shape(%x: tensor<1x8x16xbf16>, %a: tensor<16x8xbf16>, %c: 
 
 // -----
 
+// dL/dx rounded: to the input's element type only.
+func.func @bwd_result_type(%x: tensor<1x8x16xbf16>, %a: tensor<16x8xbf16>, %c: tensor<1x8x5xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf_backward' op expects an f32 result or one in the input's element type 'bf16', got 'f16'}}
+  %dx = sigreg.fused_ecf_backward %x, %a, %c, %c : tensor<1x8x16xbf16>, tensor<16x8xbf16>, tensor<1x8x5xf32> -> tensor<1x8x16xf16>
+  return
+}
+
+// -----
+
 func.func @bwd_even_points(%x: tensor<1x8x16xbf16>, %a: tensor<16x8xbf16>, %c: tensor<1x8x4xf32>) {
   // expected-error @+1 {{'sigreg.fused_ecf_backward' op}}
   %dx = sigreg.fused_ecf_backward %x, %a, %c, %c : tensor<1x8x16xbf16>, tensor<16x8xbf16>, tensor<1x8x4xf32> -> tensor<1x8x16xf32>

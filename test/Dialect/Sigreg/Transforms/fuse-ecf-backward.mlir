@@ -67,3 +67,35 @@ func.func @no_fuse_other_matrix(%x: tensor<1x8x16xbf16>, %a: tensor<16x8xbf16>, 
   %dx = sigreg.project_transpose %dy, %b : tensor<1x8x8xf32>, tensor<16x8xbf16> -> tensor<1x8x16xf32>
   return %dx : tensor<1x8x16xf32>
 }
+
+// dL/dx rounded to x's element type (a phased training step's form, after
+// --sigreg-decompose: the transpose, the collapse of an [N, D] input, the
+// truncation): the fused op produces the 16-bit result itself and the
+// collapse follows it; no arith.truncf remains.
+// CHECK-LABEL: func.func @rounded_dx(
+// CHECK:         %[[DX:.*]] = sigreg.fused_ecf_backward %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<1x64x32xbf16>, tensor<32x16xf32>, tensor<1x16x5xf32> -> tensor<1x64x32xbf16>
+// CHECK-NEXT:    %[[C:.*]] = tensor.collapse_shape %[[DX]] {{\[}}[0, 1], [2]] : tensor<1x64x32xbf16> into tensor<64x32xbf16>
+// CHECK-NOT:     arith.truncf
+// CHECK:         return %[[C]]
+func.func @rounded_dx(%x: tensor<1x64x32xbf16>, %seed: i64, %dc: tensor<1x16x5xf32>, %ds: tensor<1x16x5xf32>) -> tensor<64x32xbf16> {
+  %a = sigreg.projection seed(%seed) : tensor<32x16xf32>
+  %y = sigreg.project %x, %a : tensor<1x64x32xbf16>, tensor<32x16xf32> -> tensor<1x64x16xf32>
+  %dy = sigreg.ecf_grad %y, %dc, %ds : tensor<1x64x16xf32>, tensor<1x16x5xf32>
+  %dx = sigreg.project_transpose %dy, %a : tensor<1x64x16xf32>, tensor<32x16xf32> -> tensor<1x64x32xf32>
+  %c = tensor.collapse_shape %dx [[0, 1], [2]] : tensor<1x64x32xf32> into tensor<64x32xf32>
+  %h = arith.truncf %c : tensor<64x32xf32> to tensor<64x32xbf16>
+  return %h : tensor<64x32xbf16>
+}
+
+// A truncation to another type than x's (f16 of a bf16 input) stays apart.
+// CHECK-LABEL: func.func @other_rounding(
+// CHECK:         sigreg.fused_ecf_backward {{.*}} -> tensor<1x64x32xf32>
+// CHECK:         arith.truncf %{{.*}} : tensor<1x64x32xf32> to tensor<1x64x32xf16>
+func.func @other_rounding(%x: tensor<1x64x32xbf16>, %seed: i64, %dc: tensor<1x16x5xf32>, %ds: tensor<1x16x5xf32>) -> tensor<1x64x32xf16> {
+  %a = sigreg.projection seed(%seed) : tensor<32x16xf32>
+  %y = sigreg.project %x, %a : tensor<1x64x32xbf16>, tensor<32x16xf32> -> tensor<1x64x16xf32>
+  %dy = sigreg.ecf_grad %y, %dc, %ds : tensor<1x64x16xf32>, tensor<1x16x5xf32>
+  %dx = sigreg.project_transpose %dy, %a : tensor<1x64x16xf32>, tensor<32x16xf32> -> tensor<1x64x32xf32>
+  %h = arith.truncf %dx : tensor<1x64x32xf32> to tensor<1x64x32xf16>
+  return %h : tensor<1x64x32xf16>
+}

@@ -440,6 +440,10 @@ def Sigreg_FusedEcfBackwardOp : Sigreg_Op<"fused_ecf_backward",
     result of a `sigreg.fused_ecf` of the same input and projection, set by
     `--sigreg-save-slices`), `dL/dy` is formed from y directly and only the
     `dL/dy A^T` GEMM remains.
+
+    The result is f32, or the input's element type: dL/dx rounded to it
+    (`--sigreg-fuse-ecf-backward` folds an `arith.truncf` of the result into
+    the op, so that the GEMM stores the 16-bit values itself).
   }];
   let arguments = (ins
     Sigreg_InputTensor:$input, Sigreg_InputTensor:$projection,
@@ -447,7 +451,7 @@ def Sigreg_FusedEcfBackwardOp : Sigreg_Op<"fused_ecf_backward",
     Optional<Sigreg_F32Tensor>:$slices,
     DefaultValuedAttr<F64Attr, "3.0">:$t_max
   );
-  let results = (outs Sigreg_F32Tensor:$result);
+  let results = (outs Sigreg_InputTensor:$result);
   let assemblyFormat = [{
     $input `,` $projection `,` $dcos `,` $dsin (`slices` `(` $slices^ `:`
     type($slices) `)`)? (`t_max` `=` $t_max^)? attr-dict
