@@ -2,7 +2,6 @@
 
 #include "sigreg/Compiler/CpuJit.h"
 #include "sigreg/Pipelines/Pipelines.h"
-#include "sigreg/Reference/Numeric.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
@@ -102,11 +101,9 @@ LogicalResult CpuJit::run(const ::sigreg::runtime::ProblemInputs &inputs,
   Descriptor proj(inputs.proj.data(), {p.D, p.S});
   Descriptor result(out.data(), p.gradient ? ArrayRef<int64_t>(xShape)
                                            : ArrayRef<int64_t>(lossShape));
-  // The gradient's upstream cotangent: all ones (the reference's
-  // convention), kStepCotangent for a step.
-  std::vector<float> ones(p.reduction == "none" ? p.V * p.S : 1,
-                          p.step ? ::sigreg::runtime::kStepCotangent : 1.0f);
-  Descriptor upstream(ones.data(), lossShape);
+  // The gradient's upstream cotangent, as the runners give it.
+  std::vector<float> cotangent = ::sigreg::runtime::runnerCotangent(p);
+  Descriptor upstream(cotangent.data(), lossShape);
   int64_t seed = static_cast<int64_t>(inputs.projectionSeed);
   SmallVector<void *> args = {x.packed()};
   args.push_back(p.projection == "seed" ? static_cast<void *>(&seed)
@@ -134,8 +131,7 @@ LogicalResult CpuJit::run(const ::sigreg::runtime::ProblemInputs &inputs,
                  << llvm::toString(std::move(err)) << "\n";
     return failure();
   }
-  for (size_t i = 0; i < half.size(); ++i)
-    (*dx)[i] = p.dxDtype == "bf16" ? ::sigreg::bf16ToFloat(half[i])
-                                   : ::sigreg::halfToFloat(half[i]);
+  if (rounded)
+    *dx = ::sigreg::runtime::widenSixteenBit(p.dxDtype, half);
   return success();
 }

@@ -181,6 +181,22 @@ sigreg::runtime::computeGradientReference(const ProblemInputs &in,
   return Status::success();
 }
 
+std::vector<float> sigreg::runtime::runnerCotangent(const ProblemDesc &p) {
+  return std::vector<float>(p.reduction == "none" ? p.V * p.S : 1,
+                            p.step ? kStepCotangent : 1.0f);
+}
+
+std::vector<float>
+sigreg::runtime::widenSixteenBit(std::string_view dtype,
+                                 const std::vector<uint16_t> &words) {
+  bool bf16 = dtype == "bf16";
+  std::vector<float> values(words.size());
+  for (size_t i = 0; i < words.size(); ++i)
+    values[i] =
+        bf16 ? sigreg::bf16ToFloat(words[i]) : sigreg::halfToFloat(words[i]);
+  return values;
+}
+
 ProblemDesc sigreg::runtime::stepGradientProblem(const ProblemDesc &step) {
   ProblemDesc p = step;
   p.step = false;
@@ -344,11 +360,9 @@ Status sigreg::runtime::bindProblem(Executor &exec, const ProblemInputs &in) {
   if (in.problem.gradient || in.problem.step) {
     // All-ones upstream gradient, the reference's convention; a step's is
     // kStepCotangent (its reference gradient is scaled alike).
-    std::vector<float> ones(
-        in.problem.reduction == "none" ? in.problem.V * in.problem.S : 1,
-        in.problem.step ? kStepCotangent : 1.0f);
-    SIGREG_RETURN_IF_ERROR(
-        exec.upload("grad", ones.data(), ones.size() * sizeof(float)));
+    std::vector<float> cotangent = runnerCotangent(in.problem);
+    SIGREG_RETURN_IF_ERROR(exec.upload("grad", cotangent.data(),
+                                       cotangent.size() * sizeof(float)));
   }
   for (const ScalarDesc &s : m.scalars) {
     const ProblemDesc &p = in.problem;

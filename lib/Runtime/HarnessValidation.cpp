@@ -284,10 +284,7 @@ Status sigreg::runtime::validateStepGradient(
     std::vector<uint16_t> half(dx.size());
     SIGREG_RETURN_IF_ERROR(
         exec.download("dx", half.data(), half.size() * sizeof(uint16_t)));
-    bool bf16 = m.problem.dxDtype == "bf16";
-    for (size_t i = 0; i < dx.size(); ++i)
-      dx[i] =
-          bf16 ? sigreg::bf16ToFloat(half[i]) : sigreg::halfToFloat(half[i]);
+    dx = widenSixteenBit(m.problem.dxDtype, half);
   }
   result =
       validateGradient(stepGradientProblem(m.problem), dx, grad, flipNorms);

@@ -476,6 +476,10 @@ class CapiFunction:
         return self.info.backward_workspaces()
 
     @functools.cached_property
+    def _buffers_by_name(self) -> Dict[str, Buffer]:
+        return {b.name: b for b in self.info.buffers}
+
+    @functools.cached_property
     def _spec(self) -> _CallSpec:
         return _CallSpec.of(self._torch, self.info)
 
@@ -556,11 +560,11 @@ class CapiFunction:
         torch, info = self._torch, self.info
         if phase not in self._PHASES:
             raise ValueError(f"phase must be 'forward' or 'backward', got {phase!r}")
-        if not info.phased():
+        if not self.phased:
             raise ValueError(f"{self.artifact_dir} has no backward phase: run it with .run()")
         if phase == "forward" and "grad" in buffers:
             raise ValueError("the forward phase does not read grad: bind it for the backward phase")
-        roles = {b.name: b for b in info.buffers}
+        roles = self._buffers_by_name
         for name, t in buffers.items():
             b = roles.get(name)
             if b is None:

@@ -62,6 +62,13 @@ Status computeReference(const ProblemInputs &inputs, std::vector<double> &ref,
 /// "grad"): not 1, so that a step that drops or misplaces it fails (dL/dx is
 /// linear in it; 0.75 is exact). Gradient problems take all ones.
 inline constexpr float kStepCotangent = 0.75f;
+/// The "grad" a runner gives a gradient or step problem: V*S values for
+/// reduction none, else one; 1, or kStepCotangent for a step.
+std::vector<float> runnerCotangent(const ProblemDesc &p);
+/// 16-bit words of `dtype` ("bf16" or "f16") widened to f32 (exact; a NaN
+/// poison word widens to the f32 poison).
+std::vector<float> widenSixteenBit(std::string_view dtype,
+                                   const std::vector<uint16_t> &words);
 /// The float64 dL/dx of a gradient problem (referenceGradient, all-ones
 /// cotangent) or of a step (times kStepCotangent), V*N*D values; `flipNorms`
 /// as computeReference's side data (scaled alike).

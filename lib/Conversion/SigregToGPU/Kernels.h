@@ -285,20 +285,21 @@ SliceCotangent emitSliceCotangent(KernelBuilder &k,
                                   const EpilogueKernelShape &shape, Value cosIn,
                                   Value sinIn, Value gradIn, Value v, Value s);
 
+/// The fewest fraction bits of the single launch's fixed-point loss sum
+/// (SingleLaunchShape::lossSumLayout): a resolution of 2^-16 (1.5e-5) or
+/// finer on the sum of V * S statistics. Few fraction bits mean a large
+/// bound (about 4 globalCount sum_p w_p per statistic), and a sample's
+/// statistics are a fixed fraction of it for Gaussian data, so the sum's
+/// relative resolution stays near 2^-(sumBits - 1) times that ratio
+/// (docs/GPU-SCHEDULES.md).
+constexpr int64_t kMinLossFractionBits = 16;
+
 /// The whole forward (projection -> fused ECF -> one-rank all-reduce ->
 /// epilogue) in one launch, SingleLaunchKernel.cpp: block = (blockSlices
 /// slices, blockRows batch rows, view), 256 threads. The GEMM runs as SIMT
 /// FMAs on g in shared memory (blockRows * blockSlices <= 1024), or with
 /// `tensorCores` as mma.sync on g generated in registers (blockRows *
 /// blockSlices <= 2048).
-/// The fewest fraction bits of the single launch's fixed-point loss sum
-/// (SingleLaunchShape::lossSumLayout): a resolution of 2^-16 (1.5e-5) or
-/// finer on the sum of V * S statistics. Few fraction bits mean a large
-/// bound, about 4 globalCount sum_p w_p per statistic, against which the
-/// sum of a sample's statistics is large too: the sum's relative error is
-/// below 2^-40 x 12 globalCount for Gaussian samples (DESIGN's numerics).
-constexpr int64_t kMinLossFractionBits = 16;
-
 struct SingleLaunchShape {
   int64_t numViews, batch, featureDim, numSlices, numPoints;
   double tMax;
