@@ -134,6 +134,12 @@ grad_fused() {
   emit_grad gradf-w128-views-bf16 3 1000 1000 2000 17 bf16 none 0 mean seed fused
   emit_grad gradf-w128-views-bf16-clamp 3 1000 1000 2000 17 bf16 clamp_min 1.0 mean seed fused
   emit_grad gradf-w128-views-bf16-clamp-recompute 3 1000 1000 2000 17 bf16 clamp_min 1.0 mean seed fused --save-slices=false
+  # The saved slices as y's 16-bit phase (the default for 16-bit inputs) against y in f32
+  # (--slices-phase=false), side by side; the phase at P = 65 (harmonic 64: 64 x 4.8e-5 rad).
+  emit_grad gradf-large-bf16-yf32 0 8192 4096 4096 17 bf16 none 0 mean seed fused --slices-phase=false
+  emit_grad gradf-mid-bf16-yf32 0 1024 1024 1024 17 bf16 none 0 mean seed fused --slices-phase=false
+  emit_grad gradf-p65-f16 2 600 264 392 65 f16 none 0 mean seed fused
+  emit_grad gradf-p65-f16-yf32 2 600 264 392 65 f16 none 0 mean seed fused --slices-phase=false
 }
 
 # emit_step NAME ...: emit_grad's arguments; a training step, the loss and dL/dx returned by

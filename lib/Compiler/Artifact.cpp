@@ -78,6 +78,8 @@ std::string dtypeOf(Type t) {
     return "i32";
   if (t.isInteger(64))
     return "i64";
+  if (t.isInteger(8))
+    return "i8";
   return "";
 }
 
@@ -367,6 +369,19 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
         buffer["zero_init"] = true;
       bufferList.push_back(std::move(buffer));
       buffers[alloc.getResult()] = {name, 0};
+      continue;
+    }
+    if (auto view = dyn_cast<memref::ViewOp>(op)) {
+      // Bytes viewed as a typed buffer at a constant byte shift (two such
+      // views share one workspace: the backward's dL/dy over the phases).
+      std::optional<int64_t> shift = getConstantIntValue(view.getByteShift());
+      FailureOr<BufferRef> ref = bufferOf(view.getSource(), &op);
+      if (!shift || *shift < 0 || !view.getSizes().empty())
+        return view.emitOpError("needs a constant byte shift and a static "
+                                "shape in the AOT manifest");
+      if (failed(ref))
+        return failure();
+      buffers[view.getResult()] = {ref->name, ref->offset + *shift};
       continue;
     }
     if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(op)) {

@@ -130,8 +130,11 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   scheduleOpts.wgmmaPersistent = options.wgmmaPersistent;
   scheduleOpts.singleLaunch = options.singleLaunch;
   pm.addPass(createSigregChooseSchedule(scheduleOpts));
-  if (options.saveSlices)
-    pm.addPass(createSigregSaveSlices());
+  if (options.saveSlices) {
+    SigregSaveSlicesOptions slicesOpts;
+    slicesOpts.phase = options.slicesPhase;
+    pm.addPass(createSigregSaveSlices(slicesOpts));
+  }
   // Every fused_ecf now carries its schedule: the lowering follows it (its
   // own options are the fallback for IR without one). The fused backward has
   // no schedule attribute yet: it needs to know the target has the Hopper

@@ -253,6 +253,13 @@ extern "C" int sigreg_aot_buffer_bytes(sigreg_aot *f, const char *buffer,
   return 0;
 }
 
+extern "C" int sigreg_aot_device_bytes(sigreg_aot *f, uint64_t *bytes) {
+  if (!bytes)
+    return report(f, Status::error("sigreg_aot_device_bytes: NULL argument"));
+  *bytes = f->exec->ownedBytes();
+  return 0;
+}
+
 extern "C" int sigreg_aot_set_seed(sigreg_aot *f, int64_t seed) {
   return report(f, f->exec->setScalarInt("seed", seed));
 }

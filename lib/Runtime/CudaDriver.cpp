@@ -88,6 +88,7 @@ struct CudaDriver::Api {
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*cuStreamBeginCapture)(CUstream, int);
   CUresult (*cuStreamEndCapture)(CUstream, CUgraph *);
+  CUresult (*cuStreamIsCapturing)(CUstream, int *);
   CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph,
                                           unsigned long long);
   CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
@@ -159,6 +160,7 @@ bool resolveAll(CudaDriver::Api &a, std::string &missing) {
          resolve(h, a.cuStreamBeginCapture, {"cuStreamBeginCapture_v2"},
                  missing) &&
          resolve(h, a.cuStreamEndCapture, {"cuStreamEndCapture"}, missing) &&
+         resolve(h, a.cuStreamIsCapturing, {"cuStreamIsCapturing"}, missing) &&
          resolve(h, a.cuGraphInstantiateWithFlags,
                  {"cuGraphInstantiateWithFlags"}, missing) &&
          resolve(h, a.cuGraphLaunch, {"cuGraphLaunch"}, missing) &&
@@ -542,6 +544,14 @@ Status CudaDriver::eventElapsedMs(CUevent start, CUevent end, float &ms) {
 Status CudaDriver::beginCapture(CUstream stream) {
   return check("cuStreamBeginCapture_v2",
                api->cuStreamBeginCapture(stream, kCaptureModeThreadLocal));
+}
+
+Status CudaDriver::isCapturing(CUstream stream, bool &capturing) {
+  int status = 0; // CU_STREAM_CAPTURE_STATUS_NONE
+  SIGREG_RETURN_IF_ERROR(
+      check("cuStreamIsCapturing", api->cuStreamIsCapturing(stream, &status)));
+  capturing = status != 0;
+  return Status::success();
 }
 
 Status CudaDriver::endCapture(CUstream stream, CUgraph &graph) {

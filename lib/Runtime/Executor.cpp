@@ -142,22 +142,34 @@ Status Executor::init(const Manifest &manifest, const std::string &ptx,
       }
   }
 
-  owned.assign(m.buffers.size(), 0);
-  for (size_t i = 0; i < m.buffers.size(); ++i) {
-    size_t bytes =
-        (m.buffers[i].bytes + kAllocAlign - 1) / kAllocAlign * kAllocAlign;
-    SIGREG_RETURN_IF_ERROR(
-        drv->memAlloc(owned[i], bytes)
-            .withContext("buffer '" + m.buffers[i].name + "'"));
-    // zero_init workspaces (self-resetting counters) start at zero once.
-    if (m.buffers[i].zeroInit) {
-      SIGREG_RETURN_IF_ERROR(
-          drv->memsetD8Async(owned[i], 0, m.buffers[i].bytes, strm)
-              .withContext("zeroing buffer '" + m.buffers[i].name + "'"));
-      SIGREG_RETURN_IF_ERROR(drv->streamSynchronize(strm));
-    }
+  // The buffers each step reads or writes (by index), for ensureAllocated.
+  stepBuffers.assign(m.steps.size(), {});
+  for (size_t i = 0; i < m.steps.size(); ++i) {
+    const Step &s = m.steps[i];
+    std::vector<int> &uses = stepBuffers[i];
+    for (const std::string *name : {&s.buffer, &s.src, &s.dst})
+      if (!name->empty())
+        uses.push_back(m.findBuffer(*name));
+    for (const KernelArg &arg : s.args)
+      if (arg.kind == KernelArg::Kind::Buffer ||
+          arg.kind == KernelArg::Kind::TensorMap)
+        uses.push_back(m.findBuffer(arg.name));
   }
-  bound = owned;
+  // Buffers get memory when first needed unbound (ensureAllocated), so that
+  // a caller that binds its own (the PyTorch module's inputs, outputs and
+  // per-call workspaces) pays no device memory for them. zero_init
+  // workspaces (self-resetting counters) are allocated and zeroed now, once.
+  owned.assign(m.buffers.size(), 0);
+  bound.assign(m.buffers.size(), 0);
+  for (size_t i = 0; i < m.buffers.size(); ++i) {
+    if (!m.buffers[i].zeroInit)
+      continue;
+    SIGREG_RETURN_IF_ERROR(allocate(i));
+    SIGREG_RETURN_IF_ERROR(
+        drv->memsetD8Async(owned[i], 0, m.buffers[i].bytes, strm)
+            .withContext("zeroing buffer '" + m.buffers[i].name + "'"));
+    SIGREG_RETURN_IF_ERROR(drv->streamSynchronize(strm));
+  }
   scalarBits.assign(m.scalars.size(), 0);
   scalarSet.assign(m.scalars.size(), false);
   return Status::success();
@@ -185,6 +197,50 @@ Executor::~Executor() {
     warn(drv->streamDestroy(ownStream));
 }
 
+Status Executor::allocate(size_t i) {
+  size_t bytes =
+      (m.buffers[i].bytes + kAllocAlign - 1) / kAllocAlign * kAllocAlign;
+  SIGREG_RETURN_IF_ERROR(
+      drv->memAlloc(owned[i], bytes)
+          .withContext("buffer '" + m.buffers[i].name + "'"));
+  bound[i] = owned[i];
+  return Status::success();
+}
+
+uint64_t Executor::ownedBytes() const {
+  uint64_t total = 0;
+  for (size_t i = 0; i < owned.size(); ++i)
+    if (owned[i])
+      total +=
+          (m.buffers[i].bytes + kAllocAlign - 1) / kAllocAlign * kAllocAlign;
+  return total;
+}
+
+Status Executor::ensureAllocated(size_t i) {
+  if (bound[i])
+    return Status::success();
+  // cuMemAlloc is not allowed while a stream captures a graph (it would
+  // invalidate the capture): say what to do instead.
+  bool capturing = false;
+  SIGREG_RETURN_IF_ERROR(drv->isCapturing(strm, capturing));
+  if (capturing)
+    return Status::error(
+        "buffer '" + m.buffers[i].name +
+        "' has no memory yet and the stream is capturing a CUDA graph: bind "
+        "it, or run the artifact once before the capture");
+  return allocate(i);
+}
+
+Status Executor::ensureAllocated(Phase phase) {
+  SIGREG_RETURN_IF_ERROR(drv->makeCurrent());
+  for (size_t i = 0; i < m.steps.size(); ++i)
+    if (phase == Phase::All ||
+        m.steps[i].backward == (phase == Phase::Backward))
+      for (int b : stepBuffers[i])
+        SIGREG_RETURN_IF_ERROR(ensureAllocated(static_cast<size_t>(b)));
+  return Status::success();
+}
+
 void Executor::useStream(CUstream stream) {
   strm = stream ? stream : ownStream;
 }
@@ -196,11 +252,13 @@ int Executor::bufferIndex(std::string_view name, Status &status) const {
   return i;
 }
 
-Status Executor::bufferPointer(std::string_view name, CUdeviceptr &ptr) const {
+Status Executor::bufferPointer(std::string_view name, CUdeviceptr &ptr) {
   Status s;
   int i = bufferIndex(name, s);
   if (i < 0)
     return s;
+  SIGREG_RETURN_IF_ERROR(drv->makeCurrent());
+  SIGREG_RETURN_IF_ERROR(ensureAllocated(static_cast<size_t>(i)));
   ptr = bound[i];
   return Status::success();
 }
@@ -224,6 +282,7 @@ Status Executor::upload(std::string_view name, const void *data, size_t bytes) {
                          " bytes into buffer '" + std::string(name) + "' of " +
                          std::to_string(m.buffers[i].bytes) + " bytes");
   SIGREG_RETURN_IF_ERROR(drv->makeCurrent());
+  SIGREG_RETURN_IF_ERROR(ensureAllocated(static_cast<size_t>(i)));
   // Work already queued on our (non-blocking) stream may still use the
   // buffer; the synchronous copy does not order with it.
   SIGREG_RETURN_IF_ERROR(drv->streamSynchronize(strm));
@@ -245,6 +304,7 @@ Status Executor::download(std::string_view name, void *data, size_t bytes) {
                          " bytes from buffer '" + std::string(name) + "' of " +
                          std::to_string(m.buffers[i].bytes) + " bytes");
   SIGREG_RETURN_IF_ERROR(drv->makeCurrent());
+  SIGREG_RETURN_IF_ERROR(ensureAllocated(static_cast<size_t>(i)));
   SIGREG_RETURN_IF_ERROR(drv->streamSynchronize(strm));
   return drv->memcpyDtoH(data, bound[i], bytes)
       .withContext("download '" + std::string(name) + "'");
@@ -255,6 +315,7 @@ Status Executor::poisonOutputs(uint32_t pattern) {
   for (size_t i = 0; i < m.buffers.size(); ++i) {
     if (m.buffers[i].role != BufferRole::Output)
       continue;
+    SIGREG_RETURN_IF_ERROR(ensureAllocated(i));
     uint64_t bytes = m.buffers[i].bytes;
     if (bytes >= 4)
       SIGREG_RETURN_IF_ERROR(
@@ -400,7 +461,7 @@ Status Executor::enqueueStep(size_t index) {
 
 Status Executor::run(Phase phase) {
   SIGREG_RETURN_IF_ERROR(checkScalarsSet());
-  SIGREG_RETURN_IF_ERROR(drv->makeCurrent());
+  SIGREG_RETURN_IF_ERROR(ensureAllocated(phase));
   for (size_t i = 0; i < m.steps.size(); ++i)
     if (phase == Phase::All ||
         m.steps[i].backward == (phase == Phase::Backward))
@@ -410,7 +471,7 @@ Status Executor::run(Phase phase) {
 
 Status Executor::runTimed(std::vector<RegionTime> &regionTimes) {
   SIGREG_RETURN_IF_ERROR(checkScalarsSet());
-  SIGREG_RETURN_IF_ERROR(drv->makeCurrent());
+  SIGREG_RETURN_IF_ERROR(ensureAllocated(Phase::All));
   while (events.size() < 2 * m.steps.size()) {
     CUevent e = nullptr;
     SIGREG_RETURN_IF_ERROR(drv->eventCreate(e));
@@ -436,7 +497,8 @@ Status Executor::runTimed(std::vector<RegionTime> &regionTimes) {
 
 Status Executor::captureGraph(CudaGraph &graph) {
   SIGREG_RETURN_IF_ERROR(checkScalarsSet());
-  SIGREG_RETURN_IF_ERROR(drv->makeCurrent());
+  // Memory first: no allocation may happen under the capture.
+  SIGREG_RETURN_IF_ERROR(ensureAllocated(Phase::All));
   SIGREG_RETURN_IF_ERROR(drv->beginCapture(strm));
   Status body = run();
   CUgraph g = nullptr;

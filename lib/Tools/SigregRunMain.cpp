@@ -115,6 +115,12 @@ struct Options {
                      "forward's slices instead of recomputing them, where the "
                      "cost rule allows (default true)"),
       llvm::cl::init(true)};
+  llvm::cl::opt<bool> slicesPhase{
+      "slices-phase",
+      llvm::cl::desc("16-bit inputs: the saved slices are y's 16-bit phase "
+                     "(half the bytes; dL/dy written over them) instead of y "
+                     "in f32 (default true)"),
+      llvm::cl::init(true)};
   llvm::cl::opt<int64_t> wgmmaSlices{
       "wgmma-slices",
       llvm::cl::desc("sm_90a: slices per tile of the TMA + wgmma kernel, "
@@ -204,6 +210,7 @@ SmallVector<std::string> cudaOnlyFlags(Options &opts) {
   note(opts.wgmmaPersistent);
   note(opts.preciseSqrt);
   note(opts.saveSlices);
+  note(opts.slicesPhase);
   note(opts.deferCotangent);
   note(opts.warmup); // the CPU benchmark has no warm-up runs
   return given;
@@ -490,6 +497,7 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.wgmmaPersistent = opts.wgmmaPersistent;
   gpuOpts.preciseSqrt = opts.preciseSqrt;
   gpuOpts.saveSlices = opts.saveSlices;
+  gpuOpts.slicesPhase = opts.slicesPhase;
   gpuOpts.deferCotangent = opts.deferCotangent;
   gpuOpts.singleLaunch = opts.singleLaunch;
   std::string jsonReports;

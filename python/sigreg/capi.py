@@ -72,7 +72,7 @@ def load_library():
         lib = ctypes.CDLL(path)
     except OSError as e:
         raise CapiError(f"cannot load {path}: {e}") from None
-    for symbol in ("sigreg_aot_describe", "sigreg_aot_run_phase"):
+    for symbol in ("sigreg_aot_describe", "sigreg_aot_run_phase", "sigreg_aot_device_bytes"):
         if not hasattr(lib, symbol):
             raise CapiError(f"{path} predates {symbol}: rebuild the runtime")
     h = ctypes.c_void_p
@@ -81,6 +81,7 @@ def load_library():
     lib.sigreg_aot_load_error.restype = ctypes.c_char_p
     lib.sigreg_aot_bind.argtypes = [h, ctypes.c_char_p, ctypes.c_uint64]
     lib.sigreg_aot_buffer_bytes.argtypes = [h, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint64)]
+    lib.sigreg_aot_device_bytes.argtypes = [h, ctypes.POINTER(ctypes.c_uint64)]
     lib.sigreg_aot_set_seed.argtypes = [h, ctypes.c_int64]
     lib.sigreg_aot_run.argtypes = [h, ctypes.c_void_p]
     lib.sigreg_aot_run_phase.argtypes = [h, ctypes.c_int, ctypes.c_void_p]
@@ -588,6 +589,13 @@ class CapiFunction:
         stream = _current_stream(torch, first.get_device()) or 1
         self._check(self._lib.sigreg_aot_run_phase(self._h, self._PHASES[phase], stream),
                     f"run_phase({phase})")
+
+    def device_bytes(self) -> int:
+        """Device memory the runtime holds for this artifact: the buffers it allocated itself
+        (only those a call ran unbound, and the zero_init counters), in bytes."""
+        n = ctypes.c_uint64()
+        self._check(self._lib.sigreg_aot_device_bytes(self._h, ctypes.byref(n)), "device_bytes")
+        return n.value
 
     def close(self):
         if getattr(self, "_h", None):

@@ -13,6 +13,8 @@
   implementation (``sigreg.torch_ref.sigreg_eager``, projection given), each called from
   Python and replayed from a CUDA graph (the device time without the host's overhead);
   ``--compile`` adds ``torch.compile`` of the eager implementation;
+- ``--memory`` (first, before the other runs load anything): the peak device memory of the
+  first forward + backward above x, torch's allocator and the C runtime's own allocations;
 - ``--train``: a small encoder trained 200 steps on synthetic data with the SIGReg loss alone,
   once with each backend from the same initialization: the loss curves and the wall times.
 
@@ -240,6 +242,46 @@ def bench(configs, with_compile):
                                        for t in row))
 
 
+def _runtime_bytes() -> int:
+    """Device memory the C runtime holds for every compiled function loaded so far."""
+    return sum(f.device_bytes() for f in st._WHOLE.values() if hasattr(f, "device_bytes"))
+
+
+def memory(configs):
+    """Peak device memory of the first forward + backward through the module, above x (run
+    before anything else of the configuration, so that it counts everything the call
+    creates): torch's allocator peak (dL/dx, the loss, the per-call workspaces the backward
+    reads) plus what the C runtime allocated for the artifact (its other workspaces), in MiB;
+    and the same for the LeJEPA-style eager implementation (its projection A counted as an
+    input, as in the anchors)."""
+    mib = 1 << 20
+    print("\n" + f"{'config':22} {'x MiB':>8} {'torch peak':>11} {'runtime':>9} {'total':>9}"
+          f" {'eager':>9}   (MiB above the inputs, first forward + backward)")
+    for name, V, N, D, S, P, dt, mode, cv, red in configs:
+        x = _x(V, N, D, dt).requires_grad_(True)
+        knobs = dict(num_points=P, clip_value=cv, clip_mode=mode, reduction=red)
+        seed = torch.tensor(SEED)
+        torch.cuda.synchronize()
+        base, held = torch.cuda.memory_allocated(), _runtime_bytes()
+        torch.cuda.reset_peak_memory_stats()
+        sigreg_loss(x, seed=seed, num_slices=S, backend="compiled", **knobs).sum().backward()
+        torch.cuda.synchronize()
+        peak = torch.cuda.max_memory_allocated() - base
+        runtime = _runtime_bytes() - held
+        x.grad = None
+        A = projection(SEED, D, S, device="cuda", dtype=torch.float32)
+        torch.cuda.synchronize()
+        base = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        sigreg_eager(x, A, clip_mode=mode if cv is not None else "none", clip_value=cv or 0.0,
+                     num_points=P, reduction=red).sum().backward()
+        torch.cuda.synchronize()
+        eager = torch.cuda.max_memory_allocated() - base
+        x.grad = None
+        print(f"{name:22} {x.numel() * x.element_size() / mib:8.1f} {peak / mib:11.1f} "
+              f"{runtime / mib:9.1f} {(peak + runtime) / mib:9.1f} {eager / mib:9.1f}")
+
+
 def _host_us(fn, iters):
     """Host time per call of ``fn`` (us, median of 5 rounds of ``iters`` calls, no
     synchronization inside a round: the time Python spends before the call returns, with the
@@ -373,6 +415,8 @@ def main(argv=None):
     ap.add_argument("--bench", action="store_true")
     ap.add_argument("--compile", action="store_true", help="with --bench: torch.compile too")
     ap.add_argument("--train", action="store_true")
+    ap.add_argument("--memory", action="store_true",
+                    help="peak device memory of the first forward + backward (run first)")
     ap.add_argument("--host", action="store_true",
                     help="the host time per module call (forward, forward + backward)")
     ap.add_argument("--skip-check", action="store_true",
@@ -388,6 +432,8 @@ def main(argv=None):
     configs = [c for c in CONFIGS if not args.only or c[0] in args.only.split(",")]
     if args.precompile:
         return 1 if precompile(configs) else 0
+    if args.memory:
+        memory(configs)
     failed = 0 if args.skip_check else check(configs)
     if args.traced:
         failed += check_traced()

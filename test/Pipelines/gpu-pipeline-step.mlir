@@ -28,9 +28,10 @@ func.func @step(%x: tensor<32x2048xbf16>, %seed: i64, %g: tensor<f32>) -> (tenso
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         return
 
-// Larger batches take the Hopper kernel, whose stored slices the backward
-// reads (--sigreg-save-slices) instead of a second GEMM; its tail runs the
-// loss's epilogue and writes the means. Four launches in all.
+// Larger batches take the Hopper kernel, whose stored slices (y's 16-bit
+// phase) the backward reads (--sigreg-save-slices) instead of a second GEMM
+// and overwrites with dL/dy; its tail runs the loss's epilogue and writes the
+// means. Four launches in all.
 func.func @step_hopper(%x: tensor<300x2048xbf16>, %seed: i64, %g: tensor<f32>) -> (tensor<f32>, tensor<300x2048xf32>) {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 reduction = mean : tensor<300x2048xbf16> -> tensor<f32>
   %dx = sigreg.loss_grad %x seed(%seed) grad(%g : tensor<f32>) slices = 1024 points = 17 reduction = mean : tensor<300x2048xbf16> -> tensor<300x2048xf32>
@@ -42,11 +43,11 @@ func.func @step_hopper(%x: tensor<300x2048xbf16>, %seed: i64, %g: tensor<f32>) -
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_projection_rows
 // CHECK-NOT:     gpu.launch_func
-// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf_wgmma {{.*}}%[[SLICES:.*]] : memref<300x1024xf32>, %[[MEANS:.*]] : memref<1x1024x17xf32>, %{{.*}} : memref<1x1024x17xf32>, {{.*}}%[[LOSS]] : memref<f32>
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf_wgmma {{.*}}%[[SLICES:.*]] : memref<300x1024xi16>, %[[MEANS:.*]] : memref<1x1024x17xf32>, %{{.*}} : memref<1x1024x17xf32>, {{.*}}%[[LOSS]] : memref<f32>
 // CHECK-NOT:     gpu.launch_func
 // The backward's two kernels are programmatic dependents of the launch
 // before each (griddepcontrol.wait before they read its results).
-// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_ecf_grad_slices {{.*}}(%[[SLICES]] : memref<300x1024xf32>, {{.*}}%[[MEANS]] : memref<1x1024x17xf32>{{.*}}sigreg.programmatic
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_ecf_grad_slices {{.*}}(%[[SLICES]] : memref<300x1024xi16>, {{.*}}%[[MEANS]] : memref<1x1024x17xf32>{{.*}}sigreg.programmatic
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_project_transpose_wgmma{{.*}}%[[DX]] : memref<300x2048xf32>) {sigreg.programmatic
 // CHECK-NOT:     gpu.launch_func

@@ -58,6 +58,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "recomputing them, where --sigreg-save-slices's cost rule "
                      "allows"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> slicesPhase{
+      *this, "slices-phase",
+      llvm::cl::desc("16-bit inputs: save y's 16-bit phase, not y in f32 "
+                     "(--sigreg-save-slices=phase)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> wgmmaPersistent{
       *this, "wgmma-persistent",
       llvm::cl::desc("TMA + wgmma kernel: persistent, ECF overlapped"),

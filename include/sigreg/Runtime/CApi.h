@@ -61,6 +61,10 @@ const char *sigreg_aot_load_error(void);
 int sigreg_aot_bind(sigreg_aot *f, const char *buffer, uint64_t device_ptr);
 /* Size in bytes of a manifest buffer. */
 int sigreg_aot_buffer_bytes(sigreg_aot *f, const char *buffer, uint64_t *bytes);
+/* Device memory the runtime holds for this artifact, in bytes: the buffers
+ * it allocated itself (those that had to run unbound; zero_init workspaces
+ * from the load), rounded to its 256-byte allocation granule. */
+int sigreg_aot_device_bytes(sigreg_aot *f, uint64_t *bytes);
 /* Sets the projection seed (artifacts compiled with a seeded projection). */
 int sigreg_aot_set_seed(sigreg_aot *f, int64_t seed);
 /* Enqueues every step on `stream` (a CUstream; 0: the runtime's stream). */

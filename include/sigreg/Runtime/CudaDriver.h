@@ -133,6 +133,8 @@ public:
   // Graphs: capture of a stream, instantiate, replay.
   Status beginCapture(CUstream stream);
   Status endCapture(CUstream stream, CUgraph &graph);
+  /// Whether `stream` is capturing a graph (active or invalidated).
+  Status isCapturing(CUstream stream, bool &capturing);
   Status graphInstantiate(CUgraph graph, CUgraphExec &exec);
   Status graphLaunch(CUgraphExec exec, CUstream stream);
   Status graphExecDestroy(CUgraphExec exec);

@@ -62,12 +62,19 @@ public:
   const std::vector<std::string> &regions() const { return regionNames; }
 
   // Buffers, by manifest name.
-  /// Device address currently bound to `name`.
-  Status bufferPointer(std::string_view name, CUdeviceptr &ptr) const;
+  /// Device address currently bound to `name` (the executor's own memory,
+  /// allocated now if it has none yet, when nothing is bound).
+  Status bufferPointer(std::string_view name, CUdeviceptr &ptr);
   /// Rebinds `name` to caller-owned memory of at least the buffer's size
   /// (e.g. to rotate among input copies); ptr = 0 restores the executor's
-  /// own allocation. Affects later run()/captureGraph() calls only.
+  /// own allocation. Affects later run()/captureGraph() calls only. The
+  /// executor allocates a buffer's own memory only when a call needs it
+  /// unbound (zero_init workspaces at creation): a buffer always bound costs
+  /// no device memory.
   Status bindBuffer(std::string_view name, CUdeviceptr ptr);
+  /// Bytes of device memory the executor allocated itself (rounded up to its
+  /// allocation granule).
+  uint64_t ownedBytes() const;
   /// Copies host data into the bound buffer (bytes <= buffer size) and
   /// waits for the copy to finish.
   Status upload(std::string_view name, const void *data, size_t bytes);
@@ -102,6 +109,12 @@ private:
   Executor() = default;
   Status init(const Manifest &manifest, const std::string &ptx, int device);
   Status enqueueStep(size_t index);
+  /// The executor's own memory for buffer i.
+  Status allocate(size_t i);
+  /// Buffer i, or every buffer of the phase's steps, given memory where
+  /// nothing is bound (an error while the stream captures a graph).
+  Status ensureAllocated(size_t i);
+  Status ensureAllocated(Phase phase);
   Status checkScalarsSet() const;
   int bufferIndex(std::string_view name, Status &status) const;
 
@@ -113,6 +126,7 @@ private:
   CUmodule module = nullptr;
   std::vector<CUdeviceptr> owned; // per buffer, executor allocation
   std::vector<CUdeviceptr> bound; // per buffer, address used by steps
+  std::vector<std::vector<int>> stepBuffers; // per step, buffers it uses
   std::vector<uint64_t> scalarBits;
   std::vector<bool> scalarSet;
   std::vector<CUfunction> stepFunction;             // per step (launch only)

@@ -131,12 +131,32 @@ void mlir::sigreg::emitBlockTreeSum(KernelBuilder &k, Value tid, Value red,
   }
 }
 
-std::pair<Value, Value> mlir::sigreg::reducedSinCos(KernelBuilder &k,
-                                                    Value theta) {
+/// `theta` reduced to [-pi, pi] by Cody-Waite (2 pi = 6.28125 +
+/// 1.9353071795864769e-3, the first part exact in 8 bits).
+static Value reduceAngle(KernelBuilder &k, Value theta) {
   Value q = math::RoundEvenOp::create(
       k.b, k.mulf(theta, k.f32(0.15915494309189535f)));
   Value r = k.fma(q, k.f32(-6.28125f), theta);
-  r = k.fma(q, k.f32(-1.9353071795864769e-3f), r);
+  return k.fma(q, k.f32(-1.9353071795864769e-3f), r);
+}
+
+Value mlir::sigreg::encodePhase(KernelBuilder &k, Value theta) {
+  // 65536 / (2 pi); |r| <= pi, so the rounded code is in [-32768, 32768]
+  // and 32768 (pi) wraps to -32768 (-pi), the same angle.
+  Value turns = math::RoundEvenOp::create(
+      k.b, k.mulf(reduceAngle(k, theta), k.f32(10430.378350470453f)));
+  Value code = arith::FPToSIOp::create(k.b, k.b.getI32Type(), turns);
+  return arith::TruncIOp::create(k.b, k.b.getI16Type(), code);
+}
+
+Value mlir::sigreg::decodePhase(KernelBuilder &k, Value code) {
+  Value turns = arith::SIToFPOp::create(k.b, k.b.getF32Type(), code);
+  return k.mulf(turns, k.f32(9.587379924285257e-5f)); // 2 pi / 65536
+}
+
+std::pair<Value, Value> mlir::sigreg::reducedSinCos(KernelBuilder &k,
+                                                    Value theta) {
+  Value r = reduceAngle(k, theta);
   Type f32 = k.b.getF32Type();
   auto call = [&](StringRef name) -> Value {
     return LLVM::CallIntrinsicOp::create(k.b, f32, k.b.getStringAttr(name),

@@ -73,6 +73,16 @@ void emitMmaSync16816(KernelBuilder &k, Type elem, ArrayRef<Value> a,
 /// libdevice's sinf/cosf.
 std::pair<Value, Value> reducedSinCos(KernelBuilder &k, Value theta);
 
+/// The phase of the angle `theta` (f32) as an i16 fraction of a turn:
+/// round(65536 r / (2 pi)) wrapped to 16 bits, r = theta reduced to
+/// [-pi, pi] as reducedSinCos does (so the phase keeps the angle to
+/// pi / 65536, about 4.8e-5, whatever its size). The saved slices of 16-bit
+/// problems (--sigreg-save-slices=phase): every harmonic p of the ECF is a
+/// function of dt y modulo 2 pi, known from the phase to p x 4.8e-5.
+Value encodePhase(KernelBuilder &k, Value theta);
+/// The angle in [-pi, pi) of an encodePhase code (i16).
+Value decodePhase(KernelBuilder &k, Value code);
+
 /// Points per segment of forEachHarmonic's recurrence.
 constexpr int64_t kHarmonicSegment = 16;
 

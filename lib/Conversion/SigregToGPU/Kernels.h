@@ -130,8 +130,10 @@ struct WgmmaEcfShape {
   bool splitInput = false;
   /// The one-tile kernel also writes the slices y = acc / ||g_s|| (or acc)
   /// as f32 [V * N, S] (a last argument; for the fused backward,
-  /// --sigreg-save-slices).
+  /// --sigreg-save-slices), or with `slicesPhase` the i16 phase of the
+  /// first angle dt y (encodePhase).
   bool storeSlices = false;
+  bool slicesPhase = false;
   /// The one-tile kernel's tail (docs/GPU-SCHEDULES.md, "the tail"): with
   /// several batch tiles, `foldFinalize` makes the last CTA of each (view,
   /// slice tile) to finish add the batch tiles' sums in order into the means
@@ -192,10 +194,15 @@ gpu::GPUFuncOp buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
 /// in: its kernel and the dcos, dsin buffers disappear), the arguments are
 /// (slices, [sumSq], cos, sin, grad, gradOut) and each thread computes its
 /// slice's cotangent (emitSliceCotangent) before the coefficients.
+/// With `shape.slicesPhase` the slices are the i16 phases of dt y
+/// (decodePhase); with `inPlace` too there is no gradOut: each thread writes
+/// the element's G over the phase it read (same bytes, same layout; the
+/// backward GEMM reads them as the input's 16-bit type).
 gpu::GPUFuncOp
 buildEcfGradSlicesKernel(OpBuilder &b, Location loc, const WgmmaEcfShape &shape,
                          int64_t rowsPerBlock,
-                         const EpilogueKernelShape *cotangent = nullptr);
+                         const EpilogueKernelShape *cotangent = nullptr,
+                         bool inPlace = false);
 /// Rows per block of sigreg_ecf_grad_slices: 64, halved (down to 8) while
 /// the grid has fewer than two blocks per multiprocessor (mid, 1024 x 1024:
 /// 64 blocks of 64 rows left half the GPU idle).

@@ -241,6 +241,15 @@ private:
                                    gpu::GPUFuncOp kernel,
                                    ArrayRef<Value> buffers);
   Value resultBuffer(ConversionPatternRewriter &rewriter, Value result);
+  /// The buffer of a fused forward's i16 phases `result`: a view of bytes
+  /// allocated for it (phaseBytes), so that a backward that alone reads them
+  /// can write its 16-bit dL/dy over them (viewAs).
+  Value phaseBuffer(OpBuilder &b, Location loc, Value result);
+  /// The bytes of a phaseBuffer viewed as [rows, cols] of `elem`.
+  static Value viewAs(OpBuilder &b, Location loc, Value bytes, int64_t rows,
+                      int64_t cols, Type elem);
+  /// phaseBuffer's views -> their bytes.
+  DenseMap<Value, Value> phaseBytes;
 
   /// The schedule of `ecf`: its #sigreg.schedule, else chosen from the
   /// options as --sigreg-choose-schedule would.
@@ -674,6 +683,27 @@ Value Lowering::resultBuffer(ConversionPatternRewriter &rewriter,
   return memref::AllocOp::create(rewriter, loc, type);
 }
 
+Value Lowering::viewAs(OpBuilder &b, Location loc, Value bytes, int64_t rows,
+                       int64_t cols, Type elem) {
+  return memref::ViewOp::create(
+      b, loc, MemRefType::get({rows, cols}, elem), bytes,
+      arith::ConstantIndexOp::create(b, loc, 0), ValueRange{});
+}
+
+Value Lowering::phaseBuffer(OpBuilder &b, Location loc, Value result) {
+  auto type = cast<RankedTensorType>(result.getType());
+  int64_t rows = type.getDimSize(0) * type.getDimSize(1),
+          cols = type.getDimSize(2);
+  Value bytes = memref::AllocOp::create(
+      b, loc, MemRefType::get({rows * cols * 2}, b.getI8Type()));
+  Value flat = viewAs(b, loc, bytes, rows, cols, b.getI16Type());
+  Value view = memref::ExpandShapeOp::create(
+      b, loc, toMemref(type), flat,
+      ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+  phaseBytes[view] = bytes;
+  return view;
+}
+
 /// A seeded projection: the generator kernel writes the raw g (as the
 /// consumer reads it) and the per-chunk sums of g^2; A is never materialized.
 void Lowering::lowerProjection(ConversionPatternRewriter &rewriter,
@@ -981,14 +1011,28 @@ void Lowering::lowerFusedEcfBackward(ConversionPatternRewriter &rewriter,
                   seeded ? seeded->chunks : 0,
                   getWgmmaTiling(tileSlices)};
   OpBuilder kb = kernelBuilder();
-  Value grad =
-      memref::AllocOp::create(rewriter, loc, MemRefType::get({V * N, S}, elem));
+  Value grad;
+  bool inPlace = false;
   SmallVector<Value> args;
   if (!slices.empty()) {
     // dL/dy from the forward's slices (--sigreg-save-slices): no GEMM; the
-    // cotangent folded in where planChains left it to this kernel.
+    // cotangent folded in where planChains left it to this kernel. Phases
+    // read by this op alone take dL/dy in place (the same bytes, viewed as
+    // the input's type for the GEMM).
+    Value sliceBuffer = toBuffer(rewriter, loc, slices.front());
+    if (auto toBuf = sliceBuffer.getDefiningOp<bufferization::ToBufferOp>())
+      if (auto toTen =
+              toBuf.getTensor().getDefiningOp<bufferization::ToTensorOp>())
+        sliceBuffer = toTen.getBuffer();
+    w.slicesPhase =
+        cast<MemRefType>(sliceBuffer.getType()).getElementType().isInteger(16);
+    if (Value bytes = phaseBytes.lookup(sliceBuffer);
+        bytes && op.getSlices().hasOneUse()) {
+      inPlace = true;
+      grad = viewAs(rewriter, loc, bytes, V * N, S, elem);
+    }
     args = {memref::CollapseShapeOp::create(
-        rewriter, loc, toBuffer(rewriter, loc, slices.front()),
+        rewriter, loc, sliceBuffer,
         ArrayRef<ReassociationIndices>{{0, 1}, {2}})};
     if (seeded)
       args.push_back(seeded->sumSq);
@@ -1003,7 +1047,11 @@ void Lowering::lowerFusedEcfBackward(ConversionPatternRewriter &rewriter,
       args.append(
           {toBuffer(rewriter, loc, dcos), toBuffer(rewriter, loc, dsin)});
     }
-    args.push_back(grad);
+    if (!inPlace) {
+      grad = memref::AllocOp::create(rewriter, loc,
+                                     MemRefType::get({V * N, S}, elem));
+      args.push_back(grad);
+    }
     int64_t rowsPerBlock = ecfGradSliceRows(V, N, S);
     // Programmatic dependents (settleProgrammaticLaunches keeps the mark
     // where a launch precedes them): this kernel and the backward GEMM run
@@ -1011,12 +1059,15 @@ void Lowering::lowerFusedEcfBackward(ConversionPatternRewriter &rewriter,
     programmaticCandidates.push_back(createLaunch(
         rewriter, loc,
         addKernel(buildEcfGradSlicesKernel(kb, loc, w, rowsPerBlock,
-                                           cotangent ? &*cotangent : nullptr)),
+                                           cotangent ? &*cotangent : nullptr,
+                                           inPlace)),
         {llvm::divideCeilSigned<int64_t>(S, kBlockThreads),
          llvm::divideCeilSigned<int64_t>(N, rowsPerBlock), V},
         kBlockThreads, args));
   } else {
     // y recomputed from x viewed as [V * N, D].
+    grad = memref::AllocOp::create(rewriter, loc,
+                                   MemRefType::get({V * N, S}, elem));
     Value rows = memref::CollapseShapeOp::create(
         rewriter, loc, toBuffer(rewriter, loc, input),
         ArrayRef<ReassociationIndices>{{0, 1}, {2}});
@@ -1098,7 +1149,7 @@ void Lowering::settleProgrammaticLaunches() {
         break;
       }
       if (!isa<memref::AllocOp, arith::ConstantOp, memref::CastOp,
-               memref::ExpandShapeOp, memref::CollapseShapeOp,
+               memref::ExpandShapeOp, memref::CollapseShapeOp, memref::ViewOp,
                nvgpu::TmaCreateDescriptorOp, UnrealizedConversionCastOp,
                bufferization::ToBufferOp, bufferization::ToTensorOp,
                tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::DimOp>(
@@ -1154,9 +1205,12 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
   Value slices;
   // (checkLowerable sends only the one-tile kernel here with a slices
   // result.)
-  if (ecf.getSlices()) {
+  if (Value result = ecf.getSlices()) {
     w.storeSlices = true;
-    slices = resultBuffer(rewriter, ecf.getSlices());
+    w.slicesPhase =
+        cast<RankedTensorType>(result.getType()).getElementType().isInteger(16);
+    slices = w.slicesPhase ? phaseBuffer(rewriter, loc, result)
+                           : resultBuffer(rewriter, result);
   }
   OpBuilder kb = kernelBuilder();
   gpu::GPUFuncOp kernel =

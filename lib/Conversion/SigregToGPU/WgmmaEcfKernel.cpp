@@ -717,9 +717,10 @@ Value emitInverseNorm(KernelBuilder &k, const WgmmaEcfShape &sh, Value sumSq,
 /// Stage 4b (forward with storeSlices): the 256 consumer threads, split as
 /// in emitEcfColumns, write their rows of the y tile, divided by the column
 /// norm, to the slices [V * N, S] at row xRow0 + row (consecutive threads,
-/// consecutive slices: coalesced). Slices past S compute on slice S - 1 and
-/// store nothing (only the store is guarded: divergent code after the
-/// wgmmas would serialize them, C7520).
+/// consecutive slices: coalesced); with slicesPhase the i16 phase of the
+/// angle dt y the ECF stage forms (encodePhase). Slices past S compute on
+/// slice S - 1 and store nothing (only the store is guarded: divergent code
+/// after the wgmmas would serialize them, C7520).
 void emitSliceStore(KernelBuilder &k, const WgmmaTypes &t,
                     const WgmmaEcfShape &sh, Value yTile, Value sumSq,
                     Value slicesOut, Value tid, Value s0, Value m0,
@@ -727,10 +728,14 @@ void emitSliceStore(KernelBuilder &k, const WgmmaTypes &t,
   ColumnPart c = splitColumns(k, t, tid, s0);
   Value sc = k.min(c.s, k.idx(sh.numSlices - 1));
   Value inSlices = k.lt(c.s, k.idx(sh.numSlices));
-  Value inverseNorm = emitInverseNorm(k, sh, sumSq, sc);
+  // The phase's angle is the ECF's (emitColumnScale: dt / ||g_s||).
+  Value scale = sh.slicesPhase ? emitColumnScale(k, sh, sumSq, sc)
+                               : emitInverseNorm(k, sh, sumSq, sc);
   splitRows(k, c, sh.batch, m0);
   forEachRow(k, c.row0, c.partCount, kRowsPerStep, [&](Value row) {
-    Value y = k.mulf(k.load(yTile, {row, c.col}), inverseNorm);
+    Value y = k.mulf(k.load(yTile, {row, c.col}), scale);
+    if (sh.slicesPhase)
+      y = encodePhase(k, y);
     k.ifThen(inSlices, [&] {
       k.store(y, slicesOut, {k.add(xRow0, row), c.s});
     });
@@ -1004,7 +1009,9 @@ SmallVector<Type> forwardArgs(OpBuilder &b, const WgmmaEcfShape &sh) {
                           : MemRefType::get({T, V, P, S}, b.getF32Type());
   args.append({out, out});
   if (sh.storeSlices)
-    args.push_back(MemRefType::get({V * sh.batch, S}, b.getF32Type()));
+    args.push_back(MemRefType::get({V * sh.batch, S},
+                                   sh.slicesPhase ? Type(b.getI16Type())
+                                                  : Type(b.getF32Type())));
   MemRefType means = MemRefType::get({V, S, P}, b.getF32Type());
   if (sh.foldFinalize)
     args.append({means, means});
@@ -1307,9 +1314,12 @@ int64_t mlir::sigreg::ecfGradSliceRows(int64_t numViews, int64_t batch,
 
 gpu::GPUFuncOp mlir::sigreg::buildEcfGradSlicesKernel(
     OpBuilder &b, Location loc, const WgmmaEcfShape &sh, int64_t rowsPerBlock,
-    const EpilogueKernelShape *cotangent) {
+    const EpilogueKernelShape *cotangent, bool inPlace) {
   int64_t V = sh.numViews, N = sh.batch, S = sh.numSlices, P = sh.numPoints;
-  SmallVector<Type> args = {MemRefType::get({V * N, S}, b.getF32Type())};
+  assert((!inPlace || sh.slicesPhase) && "G overwrites 16-bit phases only");
+  Type i16 = b.getI16Type();
+  SmallVector<Type> args = {
+      MemRefType::get({V * N, S}, sh.slicesPhase ? i16 : Type(b.getF32Type()))};
   if (sh.seeded)
     args.push_back(MemRefType::get({sh.normChunks, S}, b.getF32Type()));
   MemRefType ecf = MemRefType::get({V, S, P}, b.getF32Type());
@@ -1319,7 +1329,8 @@ gpu::GPUFuncOp mlir::sigreg::buildEcfGradSlicesKernel(
     args.push_back(cotangent->reduction == Reduction::none
                        ? MemRefType::get({V, S}, b.getF32Type())
                        : MemRefType::get({}, b.getF32Type()));
-  args.push_back(MemRefType::get({V * N, S}, sh.inputElement));
+  if (!inPlace)
+    args.push_back(MemRefType::get({V * N, S}, sh.inputElement));
   auto func =
       createKernel(b, loc, "sigreg_ecf_grad_slices", "backward_trig", args, {});
   OpBuilder::InsertionGuard guard(b);
@@ -1334,7 +1345,7 @@ gpu::GPUFuncOp mlir::sigreg::buildEcfGradSlicesKernel(
   Value lossGrad = cotangent && !cotangent->unitCotangent
                        ? func.getArgument(next++)
                        : Value();
-  Value gradOut = func.getArgument(next++);
+  Value gradOut = inPlace ? slices : func.getArgument(next++);
   // Launched as a programmatic dependent of the forward kernel that writes
   // the slices and the means, it waits here for them (at once otherwise).
   NVVM::GriddepcontrolOp::create(k.b, NVVM::GridDepActionKind::wait);
@@ -1369,10 +1380,15 @@ gpu::GPUFuncOp mlir::sigreg::buildEcfGradSlicesKernel(
             slices, {k.min(k.add(row0, k.add(r, k.idx(h))), lastRow), s}));
       return ys;
     };
+    // Each element's G goes where its slice was read (in place: the same
+    // thread read it before, in program order; no other thread touches it).
     auto emitRow = [&](Value row, Value y) {
-      Value g = emitGradValue(k, P, k.mulf(y, dt), coef);
-      k.store(arith::TruncFOp::create(k.b, sh.inputElement, g), gradOut,
-              {row, s});
+      Value theta = sh.slicesPhase ? decodePhase(k, y) : k.mulf(y, dt);
+      Value g = arith::TruncFOp::create(k.b, sh.inputElement,
+                                        emitGradValue(k, P, theta, coef));
+      if (inPlace)
+        g = arith::BitcastOp::create(k.b, i16, g);
+      k.store(g, gradOut, {row, s});
     };
     // Groups of `step` rows, the next group's loads issued before this
     // group's harmonics; then the remaining rows one by one.

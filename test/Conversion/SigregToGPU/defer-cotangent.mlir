@@ -40,16 +40,23 @@ func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64, %g: tensor<f32>) -> (tenso
 
 // -----
 
-// A batch over one tile (N = 300): the forward saves y, sigreg_ecf_grad_slices
-// forms G with the cotangent folded in, as 1 (no cotangent argument); the
-// GEMM scales its f32 dL/dx.
+// A batch over one tile (N = 300): the forward saves y's 16-bit phase,
+// sigreg_ecf_grad_slices forms G with the cotangent folded in, as 1 (no
+// cotangent argument), over the phases (one allocation viewed as i16, then
+// as bf16 for the GEMM); the GEMM scales its f32 dL/dx.
 // CHECK-LABEL: func.func @slices(
 // CHECK-SAME:    %{{.*}}: tensor<300x1024xbf16>, %{{.*}}: i64, %[[GRAD:.*]]: tensor<f32>)
-// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_ecf_grad_slices {{.*}}args(%{{.*}} : memref<300x1024xf32>, %{{.*}} : memref<64x1024xf32>, %{{.*}} : memref<1x1024x17xf32>, %{{.*}} : memref<1x1024x17xf32>, %{{.*}} : memref<300x1024xbf16>)
+// CHECK:         %[[BYTES:.*]] = memref.alloc() : memref<614400xi8>
+// CHECK:         %[[PHASE:.*]] = memref.view %[[BYTES]][%{{.*}}][] : memref<614400xi8> to memref<300x1024xi16>
+// CHECK:         %[[G:.*]] = memref.view %[[BYTES]][%{{.*}}][] : memref<614400xi8> to memref<300x1024xbf16>
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_ecf_grad_slices {{.*}}args(%[[PHASE]] : memref<300x1024xi16>, %{{.*}} : memref<64x1024xf32>, %{{.*}} : memref<1x1024x17xf32>, %{{.*}} : memref<1x1024x17xf32>)
+// CHECK:         memref.cast %[[G]] : memref<300x1024xbf16> to memref<*xbf16>
 // CHECK:         %[[SCALE:.*]] = bufferization.to_buffer %[[GRAD]] read_only : tensor<f32> to memref<f32>
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_project_transpose_wgmma {{.*}}args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : memref<300x1024xf32>, %[[SCALE]] : memref<f32>) {sigreg.phase = "backward", sigreg.region = "backward_gemm"}
-// CHECK:       gpu.func @sigreg_ecf_grad_slices(%{{.*}}: memref<300x1024xf32>, %{{.*}}: memref<64x1024xf32>, %{{.*}}: memref<1x1024x17xf32>, %{{.*}}: memref<1x1024x17xf32>, %{{.*}}: memref<300x1024xbf16>)
+// CHECK:       gpu.func @sigreg_ecf_grad_slices(%{{.*}}: memref<300x1024xi16>, %{{.*}}: memref<64x1024xf32>, %{{.*}}: memref<1x1024x17xf32>, %{{.*}}: memref<1x1024x17xf32>)
 // CHECK-NOT:     memref.load %{{.*}}[] : memref<f32>
+// CHECK:         arith.sitofp %{{.*}} : i16 to f32
+// CHECK:         arith.bitcast %{{.*}} : bf16 to i16
 // CHECK:         gpu.return
 func.func @slices(%x: tensor<300x1024xbf16>, %seed: i64, %g: tensor<f32>) -> (tensor<f32>, tensor<300x1024xf32>) {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 reduction = sum : tensor<300x1024xbf16> -> tensor<f32>

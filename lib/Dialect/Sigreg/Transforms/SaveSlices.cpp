@@ -4,7 +4,8 @@
 // as the forward's). When the forward in the same block runs on a kernel
 // that can store y (the one-tile Hopper kernel), the forward returns y and
 // the backward reads it: dL/dy becomes an elementwise pass over y
-// (docs/BACKWARD.md).
+// (docs/BACKWARD.md). For 16-bit inputs what is saved is y's phase in i16
+// (the harmonics depend on dt y modulo 2 pi only): half the bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,16 +37,26 @@ FusedEcfOp findForward(FusedEcfBackwardOp bwd) {
   return {};
 }
 
-/// The cost rule: the forward stores y (one-tile Hopper kernel, static
-/// shapes) and y fits `maxBytes`.
-bool worthSaving(FusedEcfOp ecf, int64_t maxBytes) {
+/// The element type of the slices `ecf` saves: the i16 phase for 16-bit
+/// inputs when `phase`, else y in f32.
+Type slicesElement(FusedEcfOp ecf, bool phase) {
+  Builder b(ecf.getContext());
+  bool sixteenBit =
+      ecf.getInput().getType().getElementType().getIntOrFloatBitWidth() == 16;
+  return phase && sixteenBit ? Type(b.getI16Type()) : Type(b.getF32Type());
+}
+
+/// The cost rule: the forward stores the slices (one-tile Hopper kernel,
+/// static shapes) and they fit `maxBytes`.
+bool worthSaving(FusedEcfOp ecf, Type elem, int64_t maxBytes) {
   ScheduleAttr schedule = ecf.getScheduleAttr();
   auto in = ecf.getInput().getType();
   auto cos = ecf.getCos().getType();
   if (!schedule || schedule.getKernel() != KernelKind::wgmma ||
       !in.hasStaticShape() || !cos.hasStaticShape())
     return false;
-  double bytes = 4.0 * static_cast<double>(in.getDimSize(0)) *
+  double bytes = (elem.getIntOrFloatBitWidth() / 8) *
+                 static_cast<double>(in.getDimSize(0)) *
                  static_cast<double>(in.getDimSize(1)) *
                  static_cast<double>(cos.getDimSize(1));
   return bytes <= static_cast<double>(maxBytes);
@@ -61,7 +72,10 @@ struct SigregSaveSlicesPass
       if (bwd.getSlices())
         return;
       FusedEcfOp ecf = findForward(bwd);
-      if (!ecf || !worthSaving(ecf, maxBytes))
+      if (!ecf)
+        return;
+      Type elem = slicesElement(ecf, phase);
+      if (!worthSaving(ecf, elem, maxBytes))
         return;
       Value slices = ecf.getSlices();
       if (!slices) {
@@ -69,7 +83,7 @@ struct SigregSaveSlicesPass
         auto type =
             RankedTensorType::get({in.getDimSize(0), in.getDimSize(1),
                                    ecf.getCos().getType().getDimSize(1)},
-                                  rewriter.getF32Type());
+                                  elem);
         rewriter.setInsertionPoint(ecf);
         auto saving = FusedEcfOp::create(
             rewriter, ecf.getLoc(), ecf.getCos().getType(),

@@ -285,6 +285,14 @@ func.func @slices_result_shape(%x: tensor<1x8x16xbf16>, %a: tensor<16x8xbf16>) -
 
 // -----
 
+func.func @slices_element(%x: tensor<1x8x16xbf16>, %a: tensor<16x8xbf16>) -> tensor<1x8x8xf16> {
+  // expected-error @+1 {{'sigreg.fused_ecf' op result #2 must be ranked tensor of 32-bit float or 16-bit signless integer values, but got 'tensor<1x8x8xf16>'}}
+  %c, %s, %y = sigreg.fused_ecf %x, %a : tensor<1x8x16xbf16>, tensor<16x8xbf16> -> tensor<1x8x5xf32>, slices tensor<1x8x8xf16>
+  return %y : tensor<1x8x8xf16>
+}
+
+// -----
+
 func.func @slices_operand_shape(%x: tensor<2x8x16xbf16>, %a: tensor<16x8xbf16>, %c: tensor<2x8x5xf32>, %y: tensor<1x8x8xf32>) -> tensor<2x8x16xf32> {
   // expected-error @+1 {{'sigreg.fused_ecf_backward' op expects slices operand of shape [V, N, S] = [2, 8, 8], got [1, 8, 8]}}
   %dx = sigreg.fused_ecf_backward %x, %a, %c, %c slices(%y : tensor<1x8x8xf32>) : tensor<2x8x16xbf16>, tensor<16x8xbf16>, tensor<2x8x5xf32> -> tensor<2x8x16xf32>

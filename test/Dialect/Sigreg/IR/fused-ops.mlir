@@ -82,3 +82,13 @@ func.func @saved_slices(%x: tensor<3x37x136xbf16>, %a: tensor<136x72xf32>) -> te
   %dx = sigreg.fused_ecf_backward %x, %a, %c, %s slices(%y : tensor<3x37x72xf32>) t_max = 2.5 : tensor<3x37x136xbf16>, tensor<136x72xf32>, tensor<3x72x9xf32> -> tensor<3x37x136xf32>
   return %dx : tensor<3x37x136xf32>
 }
+
+// The slices as y's 16-bit phase.
+// CHECK-LABEL: func.func @saved_phase(
+// CHECK-NEXT:    %{{.*}}, %{{.*}}, %[[Q:.*]] = sigreg.fused_ecf {{.*}} -> tensor<1x72x9xf32>, slices tensor<1x37x72xi16>
+// CHECK-NEXT:    sigreg.fused_ecf_backward {{.*}} slices(%[[Q]] : tensor<1x37x72xi16>)
+func.func @saved_phase(%x: tensor<1x37x136xbf16>, %a: tensor<136x72xbf16>) -> tensor<1x37x136xbf16> {
+  %c, %s, %q = sigreg.fused_ecf %x, %a : tensor<1x37x136xbf16>, tensor<136x72xbf16> -> tensor<1x72x9xf32>, slices tensor<1x37x72xi16>
+  %dx = sigreg.fused_ecf_backward %x, %a, %c, %s slices(%q : tensor<1x37x72xi16>) : tensor<1x37x136xbf16>, tensor<136x72xbf16>, tensor<1x72x9xf32> -> tensor<1x37x136xbf16>
+  return %dx : tensor<1x37x136xbf16>
+}

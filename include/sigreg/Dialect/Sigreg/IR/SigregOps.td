@@ -102,6 +102,8 @@ def Sigreg_ScheduleAttr : AttrDef<Sigreg_Dialect, "Schedule"> {
 def Sigreg_InputElement : AnyTypeOf<[BF16, F16, F32]>;
 def Sigreg_InputTensor : RankedTensorOf<[BF16, F16, F32]>;
 def Sigreg_F32Tensor : RankedTensorOf<[F32]>;
+// The saved slices of a fused forward: y in f32, or its phase in i16.
+def Sigreg_SlicesTensor : RankedTensorOf<[F32, I16]>;
 
 //===----------------------------------------------------------------------===//
 // High level
@@ -384,8 +386,12 @@ def Sigreg_FusedEcfOp : Sigreg_Op<"fused_ecf", [Pure, AllTypesMatch<["cos", "sin
     after the GEMM (`x.a_s = (x.g_s) / ||g_s||`).
 
     The optional third result is the slices `y = input @ projection`
-    `[V, N, S]` in f32, for a `sigreg.fused_ecf_backward` that reads them
-    instead of recomputing the GEMM (`--sigreg-save-slices`).
+    `[V, N, S]`, for a `sigreg.fused_ecf_backward` that reads them instead
+    of recomputing the GEMM (`--sigreg-save-slices`): y in f32, or (i16) the
+    phase of its first angle, `q = round(65536 (dt y) / (2 pi))` wrapped to
+    16 bits (`dt = t_max / (P - 1)`): every harmonic of the ECF and of its
+    gradient is a function of `dt y` modulo `2 pi`, so the phase is all the
+    backward needs, in half the bytes (`docs/BACKWARD.md`).
   }];
   let arguments = (ins
     Sigreg_InputTensor:$input, Sigreg_InputTensor:$projection,
@@ -393,7 +399,7 @@ def Sigreg_FusedEcfOp : Sigreg_Op<"fused_ecf", [Pure, AllTypesMatch<["cos", "sin
     OptionalAttr<Sigreg_ScheduleAttr>:$schedule
   );
   let results = (outs Sigreg_F32Tensor:$cos, Sigreg_F32Tensor:$sin,
-                      Optional<Sigreg_F32Tensor>:$slices);
+                      Optional<Sigreg_SlicesTensor>:$slices);
   let assemblyFormat = [{
     $input `,` $projection (`t_max` `=` $t_max^)? attr-dict `:` type($input)
     `,` type($projection) `->` type($cos) (`,` `slices` type($slices)^)?
@@ -438,8 +444,8 @@ def Sigreg_FusedEcfBackwardOp : Sigreg_Op<"fused_ecf_backward",
 
     With the optional `slices` operand (the forward's saved y, the third
     result of a `sigreg.fused_ecf` of the same input and projection, set by
-    `--sigreg-save-slices`), `dL/dy` is formed from y directly and only the
-    `dL/dy A^T` GEMM remains.
+    `--sigreg-save-slices`), `dL/dy` is formed from y (or its i16 phase)
+    directly and only the `dL/dy A^T` GEMM remains.
 
     The result is f32, or the input's element type: dL/dx rounded to it
     (`--sigreg-fuse-ecf-backward` folds an `arith.truncf` of the result into
@@ -448,7 +454,7 @@ def Sigreg_FusedEcfBackwardOp : Sigreg_Op<"fused_ecf_backward",
   let arguments = (ins
     Sigreg_InputTensor:$input, Sigreg_InputTensor:$projection,
     Sigreg_F32Tensor:$dcos, Sigreg_F32Tensor:$dsin,
-    Optional<Sigreg_F32Tensor>:$slices,
+    Optional<Sigreg_SlicesTensor>:$slices,
     DefaultValuedAttr<F64Attr, "3.0">:$t_max
   );
   let results = (outs Sigreg_InputTensor:$result);

@@ -62,14 +62,20 @@ def SigregSaveSlices : Pass<"sigreg-save-slices"> {
     input and projection are those of a `sigreg.fused_ecf` earlier in the
     same block, scheduled on the one-tile Hopper kernel (`#sigreg.schedule`
     kernel = wgmma: its lowering can store y), the forward gains the slices
-    result `y [V, N, S]` f32 and the backward reads it: the backward's GEMM
-    that recomputed y disappears, at the price of writing and reading y once
-    (docs/BACKWARD.md has the measured trade). Cost rule: y's bytes
-    (V N S x 4) at most `max-bytes`. Run after `--sigreg-choose-schedule`.
+    result `[V, N, S]` and the backward reads it: the backward's GEMM that
+    recomputed y disappears, at the price of writing and reading the slices
+    once (docs/BACKWARD.md has the measured trade). The slices are y in f32
+    for f32 inputs; for 16-bit inputs (whose gradient tolerance is 1e-2)
+    they are y's phase in i16 (`phase`, on by default: half the bytes, and
+    the backward's dL/dy written over them). Cost rule: the slices' bytes
+    (V N S x 4, or x 2 for the phase) at most `max-bytes`. Run after
+    `--sigreg-choose-schedule`.
   }];
   let options = [
     Option<"maxBytes", "max-bytes", "int64_t", "int64_t(1) << 30",
-           "Largest slices tensor saved, in bytes (0: never save)">
+           "Largest slices tensor saved, in bytes (0: never save)">,
+    Option<"phase", "phase", "bool", "true",
+           "Save the 16-bit phase of dt y instead of y for 16-bit inputs">
   ];
 }
 
