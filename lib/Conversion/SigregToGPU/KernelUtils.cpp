@@ -155,8 +155,8 @@ Value mlir::sigreg::decodePhase(KernelBuilder &k, Value code) {
 }
 
 std::pair<Value, Value> mlir::sigreg::reducedSinCos(KernelBuilder &k,
-                                                    Value theta) {
-  Value r = reduceAngle(k, theta);
+                                                    Value theta, bool inRange) {
+  Value r = inRange ? theta : reduceAngle(k, theta);
   Type f32 = k.b.getF32Type();
   auto call = [&](StringRef name) -> Value {
     return LLVM::CallIntrinsicOp::create(k.b, f32, k.b.getStringAttr(name),
@@ -168,8 +168,8 @@ std::pair<Value, Value> mlir::sigreg::reducedSinCos(KernelBuilder &k,
 
 void mlir::sigreg::forEachHarmonic(
     KernelBuilder &k, int64_t P, Value theta,
-    function_ref<void(int64_t, Value, Value)> point) {
-  auto [s1, c1] = reducedSinCos(k, theta);
+    function_ref<void(int64_t, Value, Value)> point, bool inRange) {
+  auto [s1, c1] = reducedSinCos(k, theta, inRange);
   Value twoC1 = k.addf(c1, c1);
   Value cPrev = k.f32(1.0f), sPrev = k.f32(0.0f), c = c1, sn = s1;
   for (int64_t p = 1; p < P; ++p) {
@@ -251,10 +251,13 @@ GradCoefficients mlir::sigreg::gradCoefficientsFrom(KernelBuilder &k, int64_t P,
 }
 
 Value mlir::sigreg::emitGradValue(KernelBuilder &k, int64_t P, Value theta,
-                                  const GradCoefficients &c) {
+                                  const GradCoefficients &c, bool inRange) {
   Value g = k.f32(0.0f);
-  forEachHarmonic(k, P, theta, [&](int64_t p, Value cp, Value sp) {
-    g = k.fma(c.a[p - 1], cp, k.fma(c.negB[p - 1], sp, g));
-  });
+  forEachHarmonic(
+      k, P, theta,
+      [&](int64_t p, Value cp, Value sp) {
+        g = k.fma(c.a[p - 1], cp, k.fma(c.negB[p - 1], sp, g));
+      },
+      inRange);
   return g;
 }

@@ -71,7 +71,10 @@ void emitMmaSync16816(KernelBuilder &k, Type elem, ArrayRef<Value> a,
 /// reduction to [-pi, pi] (2 pi = 6.28125 + 1.9353071795864769e-3, the first
 /// part exact in 8 bits). For the 16-bit inputs' ECFs; f32 inputs keep
 /// libdevice's sinf/cosf.
-std::pair<Value, Value> reducedSinCos(KernelBuilder &k, Value theta);
+/// With `inRange` (theta known to lie in [-pi, pi], a decodePhase angle) the
+/// reduction is skipped.
+std::pair<Value, Value> reducedSinCos(KernelBuilder &k, Value theta,
+                                      bool inRange = false);
 
 /// The phase of the angle `theta` (f32) as an i16 fraction of a turn:
 /// round(65536 r / (2 pi)) wrapped to 16 bits, r = theta reduced to
@@ -96,8 +99,11 @@ constexpr int64_t kHarmonicSegment = 16;
 /// subtraction): P <= 17 never restarts; at P = 65 per-slice statistics
 /// missed the f16 tolerance without the restarts (2.5e-3,
 /// docs/PERF-NOTES.md m3). For the 16-bit inputs' ECFs.
+/// `inRange`: theta lies in [-pi, pi] (its first sincos needs no
+/// reduction; the restarts' p theta still do).
 void forEachHarmonic(KernelBuilder &k, int64_t P, Value theta,
-                     function_ref<void(int64_t, Value, Value)> point);
+                     function_ref<void(int64_t, Value, Value)> point,
+                     bool inRange = false);
 
 /// The coefficients of dL/dy / ||g_s|| for one slice (docs/BACKWARD.md):
 /// a_p = t_p dsin_p / (N ||g_s||) and -b_p = -t_p dcos_p / (N ||g_s||),
@@ -115,7 +121,7 @@ GradCoefficients gradCoefficientsFrom(KernelBuilder &k, int64_t P, double tMax,
 /// G = sum_p a_p cos(p theta) - b_p sin(p theta) (forEachHarmonic): dL/dy /
 /// ||g_s|| of the element whose first angle is `theta` = dt y.
 Value emitGradValue(KernelBuilder &k, int64_t P, Value theta,
-                    const GradCoefficients &c);
+                    const GradCoefficients &c, bool inRange = false);
 
 /// The sum of `value` over the kBlockThreads threads, in a fixed order: an
 /// xor butterfly of shuffles inside each warp, then thread 0 adds the warps'

@@ -1384,8 +1384,9 @@ gpu::GPUFuncOp mlir::sigreg::buildEcfGradSlicesKernel(
     // thread read it before, in program order; no other thread touches it).
     auto emitRow = [&](Value row, Value y) {
       Value theta = sh.slicesPhase ? decodePhase(k, y) : k.mulf(y, dt);
-      Value g = arith::TruncFOp::create(k.b, sh.inputElement,
-                                        emitGradValue(k, P, theta, coef));
+      Value g = arith::TruncFOp::create(
+          k.b, sh.inputElement,
+          emitGradValue(k, P, theta, coef, /*inRange=*/sh.slicesPhase));
       if (inPlace)
         g = arith::BitcastOp::create(k.b, i16, g);
       k.store(g, gradOut, {row, s});

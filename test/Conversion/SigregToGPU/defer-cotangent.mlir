@@ -55,7 +55,11 @@ func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64, %g: tensor<f32>) -> (tenso
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_project_transpose_wgmma {{.*}}args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : memref<300x1024xf32>, %[[SCALE]] : memref<f32>) {sigreg.phase = "backward", sigreg.region = "backward_gemm"}
 // CHECK:       gpu.func @sigreg_ecf_grad_slices(%{{.*}}: memref<300x1024xi16>, %{{.*}}: memref<64x1024xf32>, %{{.*}}: memref<1x1024x17xf32>, %{{.*}}: memref<1x1024x17xf32>)
 // CHECK-NOT:     memref.load %{{.*}}[] : memref<f32>
+// The decoded angle is in [-pi, pi]: its sincos needs no range reduction.
 // CHECK:         arith.sitofp %{{.*}} : i16 to f32
+// CHECK-NOT:     math.roundeven
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+// CHECK-NOT:     math.roundeven
 // CHECK:         arith.bitcast %{{.*}} : bf16 to i16
 // CHECK:         gpu.return
 func.func @slices(%x: tensor<300x1024xbf16>, %seed: i64, %g: tensor<f32>) -> (tensor<f32>, tensor<300x1024xf32>) {
