@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Optional
 
 
@@ -80,6 +81,14 @@ def loss_f64(x, A, *, num_points=17, t_max=3.0, clip_mode="none", clip_value=0.0
     return _reduce(T, reduction)
 
 
+@functools.lru_cache(maxsize=64)
+def _grid_f32(num_points, t_max, device):
+    """integration_grid_torch in f32 on ``device``, made once per (P, t_max, device): a host to
+    device copy per call cannot be captured in a CUDA graph (the eager step replayed from a
+    graph, docs/TORCH.md's benchmark)."""
+    return integration_grid_torch(num_points, t_max, device=device, dtype=_torch().float32)
+
+
 def make_projection(D: int, num_slices: int, generator=None, device=None, dtype=None):
     """LeJEPA-style projection: randn [D, S] (float32) then L2-normalize columns."""
     torch = _torch()
@@ -103,7 +112,7 @@ def sigreg_eager(x, A=None, *, num_slices: Optional[int] = None, num_points=17, 
         if num_slices is None:
             raise ValueError("num_slices is required when A is not given")
         A = make_projection(D, num_slices, generator=generator, device=x.device)
-    t, phi, w = integration_grid_torch(num_points, t_max, device=x.device, dtype=torch.float32)
+    t, phi, w = _grid_f32(num_points, float(t_max), x.device)
     y = x @ A.to(x.dtype)  # GEMM in the input dtype
     args = y.unsqueeze(-1).float() * t  # [..., N, S, P]
     cos_mean = torch.cos(args).mean(dim=-3)
