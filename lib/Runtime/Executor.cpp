@@ -12,6 +12,10 @@ using namespace sigreg::runtime;
 namespace {
 constexpr int kDefaultSharedLimit = 48 * 1024;
 constexpr size_t kAllocAlign = 256;
+/// The bytes the executor allocates for a buffer of `bytes`.
+uint64_t allocationBytes(uint64_t bytes) {
+  return (bytes + kAllocAlign - 1) / kAllocAlign * kAllocAlign;
+}
 
 template <typename T> uint64_t toBits(T value) {
   static_assert(sizeof(T) <= sizeof(uint64_t), "arg wider than a slot");
@@ -198,8 +202,7 @@ Executor::~Executor() {
 }
 
 Status Executor::allocate(size_t i) {
-  size_t bytes =
-      (m.buffers[i].bytes + kAllocAlign - 1) / kAllocAlign * kAllocAlign;
+  size_t bytes = allocationBytes(m.buffers[i].bytes);
   SIGREG_RETURN_IF_ERROR(
       drv->memAlloc(owned[i], bytes)
           .withContext("buffer '" + m.buffers[i].name + "'"));
@@ -211,8 +214,7 @@ uint64_t Executor::ownedBytes() const {
   uint64_t total = 0;
   for (size_t i = 0; i < owned.size(); ++i)
     if (owned[i])
-      total +=
-          (m.buffers[i].bytes + kAllocAlign - 1) / kAllocAlign * kAllocAlign;
+      total += allocationBytes(m.buffers[i].bytes);
   return total;
 }
 
