@@ -319,11 +319,14 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
                                      llvm::json::Array &scalarList,
                                      llvm::json::Array &steps,
                                      std::string &kernelModule) {
-  // Arguments: x, then seed (i64 scalar) or proj, then the entry's other
+  // Arguments: x, then seed (i64 scalar), step (i64 buffer) or proj, then the
+  // entry's other
   // inputs (grad; dcos and dsin), then the outputs.
   SmallVector<std::string> names = {"x"};
   if (problem.projection == "explicit")
     names.push_back("proj");
+  else if (problem.projection == "step")
+    names.push_back("step"); // the counter: read, then advanced by one
   if (problem.gradient || problem.step)
     names.push_back("grad");
   if (problem.entryPoint == "ecf_backward")

@@ -105,9 +105,14 @@ LogicalResult CpuJit::run(const ::sigreg::runtime::ProblemInputs &inputs,
   std::vector<float> cotangent = ::sigreg::runtime::runnerCotangent(p);
   Descriptor upstream(cotangent.data(), lossShape);
   int64_t seed = static_cast<int64_t>(inputs.projectionSeed);
+  // A device step's counter (sigreg.advance_step): the call reads the seed
+  // from it and leaves seed + 1.
+  int64_t counter = seed;
+  Descriptor step(&counter, {});
   SmallVector<void *> args = {x.packed()};
-  args.push_back(p.projection == "seed" ? static_cast<void *>(&seed)
-                                        : proj.packed());
+  args.push_back(p.projection == "seed"   ? static_cast<void *>(&seed)
+                 : p.projection == "step" ? step.packed()
+                                          : proj.packed());
   if (p.gradient || p.step)
     args.push_back(upstream.packed());
   args.push_back(result.packed());
@@ -129,6 +134,12 @@ LogicalResult CpuJit::run(const ::sigreg::runtime::ProblemInputs &inputs,
   if (llvm::Error err = engine->invokePacked(symbol, args)) {
     llvm::errs() << "error: JIT invocation failed: "
                  << llvm::toString(std::move(err)) << "\n";
+    return failure();
+  }
+  if (p.projection == "step" && counter != seed + 1) {
+    llvm::errs() << "error: the step counter holds " << counter
+                 << " after the call; it should have advanced from " << seed
+                 << " to " << seed + 1 << "\n";
     return failure();
   }
   if (rounded)

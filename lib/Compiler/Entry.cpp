@@ -12,6 +12,22 @@
 using namespace mlir;
 using namespace mlir::sigreg;
 
+/// The argument a seed comes from: the counter of a sigreg.advance_step (a
+/// device step), else the seed itself.
+static Value seedSource(Value seed) {
+  if (auto step = seed.getDefiningOp<AdvanceStepOp>())
+    return step.getStep();
+  return seed;
+}
+
+/// The manifest's name of how a problem gets its projection from `source`
+/// (seedSource, or an explicit projection).
+static std::string projectionKind(Value source) {
+  if (source.getType().isInteger(64))
+    return "seed";
+  return isa<MemRefType>(source.getType()) ? "step" : "explicit";
+}
+
 /// The sigreg.loss or sigreg.loss_grad whose result `func` returns, or null.
 static Operation *returnedLoss(func::FuncOp func) {
   if (func.isExternal() || func.getNumResults() != 1 ||
@@ -105,7 +121,7 @@ struct EntryPoint {
 /// sigreg.projection to its seed.
 static Value projectionSource(Value a) {
   if (auto proj = a.getDefiningOp<ProjectionOp>())
-    return proj.getSeed();
+    return seedSource(proj.getSeed());
   return a;
 }
 
@@ -181,7 +197,9 @@ static LogicalResult checkEntryForm(func::FuncOp func) {
            << func.getSymName()
            << "' must return the result of a sigreg.loss or sigreg.loss_grad "
               "(sigreg-run compiles single-block functions of the form (x, "
-              "seed : i64) or (x, projection) -> sigreg.loss, (x, seed or "
+              "seed : i64) or (x, projection) -> sigreg.loss, the seed also "
+              "as (x, step : memref<i64>) through sigreg.advance_step, (x, "
+              "seed or "
               "projection, grad) -> sigreg.loss_grad, and a training step (x, "
               "seed or projection, grad) -> (sigreg.loss, sigreg.loss_grad); "
               "or an entry point of the DDP split: (x, seed or projection) -> "
@@ -195,8 +213,8 @@ static LogicalResult checkEntryForm(func::FuncOp func) {
   };
   return withLoss(op, [&](auto loss) -> LogicalResult {
     bool isGrad = std::is_same_v<decltype(loss), LossGradOp>;
-    Value second =
-        loss.getSeed() ? Value(loss.getSeed()) : loss.getProjection();
+    Value second = loss.getSeed() ? seedSource(loss.getSeed())
+                                  : Value(loss.getProjection());
     bool ok = func.getNumArguments() == (isGrad ? 3u : 2u) &&
               isArg(loss.getInput(), 0) && isArg(second, 1);
     if constexpr (std::is_same_v<decltype(loss), LossGradOp>)
@@ -272,7 +290,7 @@ static ::sigreg::runtime::ProblemDesc describeEntryPoint(const EntryPoint &e) {
   p.P = ecfType.getDimSize(2);
   p.tMax = tMax;
   p.dtype = dtypeName(in.getElementType());
-  p.projection = e.projection.getType().isInteger(64) ? "seed" : "explicit";
+  p.projection = projectionKind(e.projection);
   return p;
 }
 
@@ -297,7 +315,8 @@ static ::sigreg::runtime::ProblemDesc describeEntryPoint(const EntryPoint &e) {
     p.clipValue = loss.getClipValue().convertToDouble();
     p.reduction = stringifyReduction(loss.getReduction()).str();
     p.dtype = dtypeName(in.getElementType());
-    p.projection = loss.getSeed() ? "seed" : "explicit";
+    p.projection = projectionKind(loss.getSeed() ? seedSource(loss.getSeed())
+                                                 : Value(loss.getProjection()));
     return p;
   });
   problem.step = step.has_value();

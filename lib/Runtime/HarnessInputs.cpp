@@ -245,6 +245,8 @@ static Status checkEntryPointBuffers(const Manifest &m) {
   std::vector<std::string> inputs = {"x"}, outputs;
   if (p.projection == "explicit")
     inputs.push_back("proj");
+  if (p.projection == "step")
+    inputs.push_back("step");
   if (p.entryPoint == "ecf") {
     outputs = {"cos", "sin"};
     SIGREG_RETURN_IF_ERROR(expectF32("cos", BufferRole::Output, ecfBytes));
@@ -293,6 +295,15 @@ Status sigreg::runtime::checkProblemBuffers(const Manifest &m) {
   bool explicitProj = p.projection == "explicit";
   if (explicitProj)
     SIGREG_RETURN_IF_ERROR(expect("proj", uint64_t(p.D * p.S) * elem));
+  bool deviceStep = p.projection == "step";
+  if (deviceStep) {
+    int i = m.findBuffer("step");
+    if (i < 0 || m.buffers[i].role != BufferRole::Input ||
+        m.buffers[i].bytes != 8 ||
+        (!m.buffers[i].dtype.empty() && m.buffers[i].dtype != "i64"))
+      return Status::error("a device step's manifest needs an i64 input "
+                           "buffer 'step' of 8 bytes");
+  }
   if (!p.entryPoint.empty())
     return checkEntryPointBuffers(m);
   if (p.gradient || p.step) {
@@ -324,6 +335,7 @@ Status sigreg::runtime::checkProblemBuffers(const Manifest &m) {
   for (const BufferDesc &b : m.buffers)
     if (b.role == BufferRole::Input && b.name != "x" &&
         !(explicitProj && b.name == "proj") &&
+        !(deviceStep && b.name == "step") &&
         !((p.gradient || p.step) && b.name == "grad"))
       return Status::error("unexpected input buffer '" + b.name + "'");
   std::string out = outputBufferName(m);
@@ -357,6 +369,10 @@ Status sigreg::runtime::bindProblem(Executor &exec, const ProblemInputs &in) {
   SIGREG_RETURN_IF_ERROR(exec.upload("x", in.x.data(), in.x.size()));
   if (in.problem.projection == "explicit")
     SIGREG_RETURN_IF_ERROR(exec.upload("proj", in.proj.data(), in.proj.size()));
+  if (in.problem.projection == "step") {
+    int64_t step = static_cast<int64_t>(in.projectionSeed);
+    SIGREG_RETURN_IF_ERROR(exec.upload("step", &step, sizeof(step)));
+  }
   if (in.problem.gradient || in.problem.step) {
     // All-ones upstream gradient, the reference's convention; a step's is
     // kStepCotangent (its reference gradient is scaled alike).

@@ -253,12 +253,28 @@ Status sigreg::runtime::runAndValidate(Executor &exec,
     return Status::error("manifest has no single output buffer");
   std::vector<float> out(static_cast<size_t>(outputElementCount(m.problem)));
   SIGREG_RETURN_IF_ERROR(exec.poisonOutputs());
+  // A device step: the run reads its seed from the counter and must leave
+  // it advanced by one; the counter is then put back, so that every
+  // validation run (and graph replay) takes the same seed.
+  bool deviceStep = m.problem.projection == "step";
+  int64_t before = 0, after = 0;
+  if (deviceStep)
+    SIGREG_RETURN_IF_ERROR(exec.download("step", &before, sizeof(before)));
   if (graph)
     SIGREG_RETURN_IF_ERROR(graph->launch(exec.stream()));
   else
     SIGREG_RETURN_IF_ERROR(exec.run());
   SIGREG_RETURN_IF_ERROR(
       exec.synchronize().withContext("running the step list"));
+  if (deviceStep) {
+    SIGREG_RETURN_IF_ERROR(exec.download("step", &after, sizeof(after)));
+    if (after != before + 1)
+      return Status::error("the step counter holds " + std::to_string(after) +
+                           " after the run; it should have advanced from " +
+                           std::to_string(before) + " to " +
+                           std::to_string(before + 1));
+    SIGREG_RETURN_IF_ERROR(exec.upload("step", &before, sizeof(before)));
+  }
   SIGREG_RETURN_IF_ERROR(exec.download(outName, out.data(), out.size() * 4));
   result = validateOutput(m.problem, out, ref, unclipped);
   if (outputs)

@@ -9,7 +9,9 @@
 //   problem   what is computed (optional for non-SIGReg test fixtures):
 //             V, N, D, S, P (integers), t_max, clip ("none"|"zero_below"|
 //             "clamp_min"), clip_value, reduction ("mean"|"sum"|"none"),
-//             dtype ("bf16"|"f16"|"f32"), projection ("seed"|"explicit"),
+//             dtype ("bf16"|"f16"|"f32"), projection ("seed"|"explicit"|"step":
+//             the seed read from an i64 input buffer 'step', which each
+//             run advances by one),
 //             views (bool), gradient (bool: dL/dx of the loss, input grad),
 //             step (bool: the loss and dL/dx together, input grad, outputs
 //             out and dx), entry_point ("ecf"|"ecf_backward": the DDP
@@ -625,7 +627,8 @@ bool parseProblem(Extractor &ex, const JValue &v, ProblemDesc &p) {
   if (!ex.oneOf(p.clip, path + ".clip", {"none", "zero_below", "clamp_min"}) ||
       !ex.oneOf(p.reduction, path + ".reduction", {"mean", "sum", "none"}) ||
       !ex.oneOf(p.dtype, path + ".dtype", {"bf16", "f16", "f32"}) ||
-      !ex.oneOf(p.projection, path + ".projection", {"seed", "explicit"}))
+      !ex.oneOf(p.projection, path + ".projection",
+                {"seed", "explicit", "step"}))
     return false;
   if (!p.views && p.V != 1)
     return ex.fail(path + ".V",

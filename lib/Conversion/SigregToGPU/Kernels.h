@@ -46,6 +46,17 @@ gpu::GPUFuncOp buildProjectionKernel(OpBuilder &b, Location loc,
                                      Type storeType = Type(),
                                      int64_t splitRows = 0);
 
+/// Makes the i64 seed argument `index` of `kernel` a step counter in device
+/// memory (memref<i64>, sigreg.advance_step) that every thread loads at the
+/// kernel's entry; the kernel's body reads the loaded value where it read
+/// the argument.
+void readSeedFromStep(gpu::GPUFuncOp kernel, unsigned index);
+
+/// The kernel `sigreg_advance_step` (step : memref<i64>), one thread: step
+/// += 1. The forward launches it after its last reader of the step when no
+/// kernel of its own advances the counter (docs/AOT.md).
+gpu::GPUFuncOp buildAdvanceStepKernel(OpBuilder &b, Location loc);
+
 /// The split of an f32 operand into bf16 hi + lo parts for the Hopper
 /// kernel (`sigreg_split_operand`, SplitKernel.cpp): (in : memref<RxCxf32>,
 /// out) with out = [R, 2 Cp] = [hi | lo] along the columns (x, Cp =
@@ -329,6 +340,15 @@ struct SingleLaunchShape {
   /// tile): the loss's cotangent, from which the kernel also writes the
   /// means, G = dL/dy / ||g_s|| and g for the backward GEMM.
   std::optional<EpilogueKernelShape> stepCotangent;
+  /// Seeded from a step counter in device memory (sigreg.advance_step): the
+  /// kernel's first argument is the counter, which every thread reads.
+  bool deviceStep = false;
+  /// deviceStep with a scalar loss: the block that finishes the loss (the
+  /// last to arrive, after every block read the counter) advances it, so
+  /// that the forward needs no launch of its own for that.
+  bool advancesStep() const {
+    return deviceStep && reduction != Reduction::none;
+  }
   int64_t numBatchTiles() const { return (batch + blockRows - 1) / blockRows; }
   int64_t numSliceTiles() const {
     return (numSlices + blockSlices - 1) / blockSlices;
@@ -378,7 +398,8 @@ struct SingleLaunchShape {
     return std::max<int64_t>(1, blockRows / 16 / (8 / mmaWarpsK()));
   }
 };
-/// (seed : i64 | A : memref<DxS>, x : memref<VxNxD>, out : memref<f32> or
+/// (seed : i64 | step : memref<i64> (deviceStep) | A : memref<DxS>, x :
+/// memref<VxNxD>, out : memref<f32> or
 /// memref<VxSxf32>, counters : memref<Cxi32> (zero at the first launch, left
 /// at zero), [cosPart, sinPart : memref<TxVxSxPxf32> when T > 1], [stats :
 /// memref<(V*S)xf32> for mean/sum], [with stepCotangent: cos, sin :

@@ -92,6 +92,37 @@ Value emitProjectionRows(
 }
 } // namespace
 
+void mlir::sigreg::readSeedFromStep(gpu::GPUFuncOp kernel, unsigned index) {
+  MLIRContext *ctx = kernel.getContext();
+  auto stepType = MemRefType::get({}, IntegerType::get(ctx, 64));
+  SmallVector<Type> inputs(kernel.getFunctionType().getInputs());
+  assert(inputs[index].isInteger(64) && "the seed argument is not an i64");
+  inputs[index] = stepType;
+  kernel.setFunctionType(FunctionType::get(ctx, inputs, {}));
+  Block &entry = kernel.getBody().front();
+  BlockArgument arg = entry.getArgument(index);
+  arg.setType(stepType);
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  auto seed = memref::LoadOp::create(b, kernel.getLoc(), arg, ValueRange{});
+  arg.replaceAllUsesExcept(seed.getResult(), seed);
+}
+
+gpu::GPUFuncOp mlir::sigreg::buildAdvanceStepKernel(OpBuilder &b,
+                                                    Location loc) {
+  auto i64 = b.getI64Type();
+  auto func = createKernel(b, loc, "sigreg_advance_step", "advance_step",
+                           {MemRefType::get({}, i64)}, {});
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({1, 1, 1}));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  Value step = func.getArgument(0);
+  Value seed = memref::LoadOp::create(b, loc, step, ValueRange{});
+  Value next = arith::AddIOp::create(
+      b, loc, seed, arith::ConstantIntOp::create(b, loc, i64, 1));
+  memref::StoreOp::create(b, loc, next, step, ValueRange{});
+  return func;
+}
+
 gpu::GPUFuncOp
 mlir::sigreg::buildProjectionKernel(OpBuilder &b, Location loc,
                                     const ProjectionKernelShape &shape,

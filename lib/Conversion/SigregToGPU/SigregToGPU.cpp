@@ -196,6 +196,11 @@ public:
   /// Drops the programmatic mark of the launches (programmaticCandidates)
   /// that do not directly follow another launch in the converted host code.
   void settleProgrammaticLaunches();
+  /// Erases the sigreg.advance_step ops of `func` once their readers are
+  /// lowered; a step that no kernel advanced (advancedSteps) gets a launch
+  /// of sigreg_advance_step at the end of the forward: before the backward
+  /// phase's first launch, else before the return.
+  void finishDeviceSteps(func::FuncOp func);
 
   void lowerProjection(ConversionPatternRewriter &rewriter, ProjectionOp proj);
   void lowerFusedEcf(ConversionPatternRewriter &rewriter, FusedEcfOp ecf,
@@ -261,6 +266,19 @@ private:
         proj, schedule.projectionChunk,
         [&](FusedEcfOp ecf) { return ecfSchedule(ecf); });
   }
+  /// The step counter whose value seeds `proj`, if it is one.
+  static AdvanceStepOp stepOf(ProjectionOp proj) {
+    return proj ? proj.getSeed().getDefiningOp<AdvanceStepOp>()
+                : AdvanceStepOp();
+  }
+  /// What `proj`'s generator takes as its seed: the i64 seed, or the
+  /// counter (memref<i64>) of a device step.
+  static Value seedArgument(ProjectionOp proj) {
+    AdvanceStepOp step = stepOf(proj);
+    return step ? Value(step.getStep()) : Value(proj.getSeed());
+  }
+  /// Device steps that the single launch advances itself (advancesStep).
+  DenseSet<Operation *> advancedSteps;
   /// The type of g as the projection kernel writes it for `proj`'s readers.
   MemRefType seededGType(ProjectionOp proj);
   bool runsAsSingleLaunch(FusedEcfOp ecf) {
@@ -417,6 +435,19 @@ LogicalResult Lowering::checkSupported(func::FuncOp func) {
           << " needs a communicator; the single-process pipelines support "
              "world_size = 1 only";
       return WalkResult::interrupt();
+    }
+    // A device step's seed exists only in the kernels that generate the
+    // projection: nothing on the host may read it.
+    if (auto step = dyn_cast<AdvanceStepOp>(op)) {
+      for (Operation *user : step->getUsers())
+        if (!isa<ProjectionOp>(user)) {
+          step.emitOpError("seeds a projection on the GPU only: its seed is "
+                           "read in the projection's kernels, not on the "
+                           "host, but '")
+              << user->getName() << "' uses it";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
     }
     if (!isa<ProjectionOp, FusedEcfOp, AllReduceMeanOp, FusedEpilogueOp,
              EcfCotangentOp, FusedEcfBackwardOp, tensor::ExpandShapeOp,
@@ -730,11 +761,17 @@ void Lowering::lowerProjection(ConversionPatternRewriter &rewriter,
   OpBuilder kb = kernelBuilder();
   std::array<int64_t, 3> grid = {
       llvm::divideCeilSigned<int64_t>(S, kBlockThreads), shape.numChunks(), 1};
-  Value seed = proj.getSeed();
+  Value seed = seedArgument(proj);
+  // A device step: the kernel reads the seed from the counter.
+  auto generator = [&](gpu::GPUFuncOp kernel) {
+    if (!isa<IntegerType>(seed.getType()))
+      readSeedFromStep(kernel, 0);
+    return addKernel(kernel);
+  };
   if (halfType && layout.rowMajor) {
     createLaunch(
         rewriter, loc,
-        addKernel(buildProjectionKernel(kb, loc, shape, halfType, splitRows)),
+        generator(buildProjectionKernel(kb, loc, shape, halfType, splitRows)),
         grid, kBlockThreads, {seed, g, sumSq});
   } else if (halfType) {
     SmallVector<Value> args = {seed, g};
@@ -743,11 +780,11 @@ void Lowering::lowerProjection(ConversionPatternRewriter &rewriter,
     args.push_back(sumSq);
     createLaunch(
         rewriter, loc,
-        addKernel(buildPackedProjectionKernel(kb, loc, shape, halfType, split)),
+        generator(buildPackedProjectionKernel(kb, loc, shape, halfType, split)),
         grid, kBlockThreads, args);
   } else
     createLaunch(rewriter, loc,
-                 addKernel(buildProjectionKernel(kb, loc, shape)), grid,
+                 generator(buildProjectionKernel(kb, loc, shape)), grid,
                  kBlockThreads, {seed, g, sumSq});
   SmallVector<Value> buffers = {g};
   if (loWords)
@@ -1136,6 +1173,30 @@ void Lowering::emitBackwardGemm(ConversionPatternRewriter &rewriter,
   rewriter.replaceOp(op, toTensor(rewriter, loc, dx));
 }
 
+void Lowering::finishDeviceSteps(func::FuncOp func) {
+  SmallVector<AdvanceStepOp> steps;
+  func.walk([&](AdvanceStepOp op) { steps.push_back(op); });
+  for (AdvanceStepOp step : steps) {
+    assert(step->use_empty() && "the step's projections are lowered");
+    if (!advancedSteps.contains(step)) {
+      Block &body = func.getBody().front();
+      Operation *end = body.getTerminator();
+      for (auto launch : body.getOps<gpu::LaunchFuncOp>())
+        if (launch->hasAttr(kPhaseAttrName)) {
+          end = launch;
+          break;
+        }
+      OpBuilder b(end);
+      OpBuilder kb = kernelBuilder();
+      createLaunch(b, step.getLoc(),
+                   addKernel(buildAdvanceStepKernel(kb, step.getLoc())),
+                   {1, 1, 1}, 1, {step.getStep()});
+    }
+    step.erase();
+  }
+  advancedSteps.clear();
+}
+
 /// Keeps `launch` programmatic (kProgrammaticLaunchAttrName) when the step
 /// before it is a kernel launch: only allocations, constants, casts,
 /// reshapes, tensor-map descriptors and the bufferization casts (no steps
@@ -1352,7 +1413,12 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
                                             sh.reduction == Reduction::none
                                                 ? MemRefType::get({V, S}, f32)
                                                 : MemRefType::get({}, f32));
-  SmallVector<Value> args = {proj ? proj.getSeed()
+  if (auto step = stepOf(proj)) {
+    sh.deviceStep = true;
+    if (sh.advancesStep())
+      advancedSteps.insert(step);
+  }
+  SmallVector<Value> args = {proj ? seedArgument(proj)
                                   : toBuffer(rewriter, loc, projection),
                              toBuffer(rewriter, loc, input), out};
   args.push_back(allocCounters(rewriter, loc, sh.numCounters()));
@@ -1562,6 +1628,9 @@ struct ConvertSigregToGPUPass
     ConversionTarget target(*ctx);
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     target.addIllegalDialect<SigregDialect>();
+    // Erased after the conversion (finishDeviceSteps), once the kernels that
+    // read its counter are built.
+    target.addLegalOp<AdvanceStepOp>();
     target.addDynamicallyLegalOp<ProjectionOp, AllReduceMeanOp, FusedEpilogueOp,
                                  EcfCotangentOp>(
         [&](Operation *op) { return lowering.isAbsorbed(op); });
@@ -1569,6 +1638,7 @@ struct ConvertSigregToGPUPass
       if (failed(lowering.check(f)) ||
           failed(applyPartialConversion(f, target, frozen)))
         return signalPassFailure();
+      lowering.finishDeviceSteps(f);
       lowering.settleProgrammaticLaunches();
       copyRepeatedResults(f);
     }

@@ -37,6 +37,10 @@
 //      the loss from the value its atomic returned. Where the bound leaves
 //      too few fraction bits: emitLastBlockReduction, the last block of the
 //      grid (a fenced counter) adds the stored T[v, s] in a fixed order.
+// Seeded from a step counter in device memory (deviceStep,
+// sigreg.advance_step), every thread reads the seed from it first, and with
+// a scalar loss the block that writes the loss also advances the counter
+// (advanceStep): the forward stays one launch.
 // A training step (stepCotangent: tensor cores, g rounded, one batch tile)
 // also writes what the backward GEMM reads: stage 1 stores g rounded to the
 // input's type (the B fragments of view 0's first row group), and
@@ -84,6 +88,8 @@ struct Tile {
   /// of the warps that write it (view 0, row group 0), and the thread's
   /// column norm ||g_{s0 + tid % BS}|| (reduceMmaPartials).
   Value gOut, gWriter, norm;
+  /// advancesStep: the step counter and the seed read from it at the entry.
+  Value step, seed;
 
   /// Index of g[d, s0 + j] in gs (padded rows: padsProjectionTile).
   Value gIndex(Value d, Value j) const {
@@ -93,6 +99,22 @@ struct Tile {
     return k.add(row, j);
   }
 };
+
+/// The last block's advance of a device step (advancesStep), by thread 0 of
+/// the threads that reach it: seed + 1, the value every block read. Every
+/// other block read the counter before it arrived (stage 6's fenced
+/// counter, stage 8's word: its atomic adds a statistic computed from g,
+/// which the seed generated), so the counter is written after its last read.
+void advanceStep(Tile &t) {
+  if (!t.step)
+    return;
+  KernelBuilder &k = t.k;
+  k.ifThen(k.lt(t.tid, k.idx(1)), [&] {
+    Value next = arith::AddIOp::create(
+        k.b, t.seed, arith::ConstantIntOp::create(k.b, k.b.getI64Type(), 1));
+    k.store(next, t.step, {});
+  });
+}
 
 /// f32 elements of g's shared-memory tile, padding included.
 int64_t projectionTileFloats(const SingleLaunchShape &sh) {
@@ -809,6 +831,7 @@ void emitPackedLossSum(Tile &t, Value acc, Value out) {
                          k.f32(std::numeric_limits<float>::quiet_NaN())),
                 out, {});
         k.store(c64(0), acc, {k.idx(0)});
+        advanceStep(t);
       });
     });
   });
@@ -963,8 +986,10 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
   bool none = sh.reduction == Reduction::none;
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
   SmallVector<Type> args;
-  args.push_back(sh.seeded ? Type(b.getI64Type())
-                           : MemRefType::get({D, S}, sh.projectionElement));
+  assert((!sh.deviceStep || sh.seeded) && "a device step seeds g");
+  args.push_back(sh.deviceStep ? Type(MemRefType::get({}, b.getI64Type()))
+                 : sh.seeded   ? Type(b.getI64Type())
+                               : MemRefType::get({D, S}, sh.projectionElement));
   args.push_back(MemRefType::get({V, N, D}, sh.inputElement));
   args.push_back(none ? MemRefType::get({V, S}, f32)
                       : MemRefType::get({}, f32));
@@ -1038,11 +1063,21 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
   Value stats = none ? Value() : func.getArgument(stepArgs - 1);
   if (step)
     t.gOut = func.getArgument(stepArgs + (lossGradArg ? 4 : 3));
+  // The seed, the projection, or the step counter's value (read once per
+  // thread, before anything else).
+  Value seedOrA = func.getArgument(0);
+  if (sh.deviceStep) {
+    seedOrA = k.load(seedOrA, {});
+    if (sh.advancesStep()) {
+      t.step = func.getArgument(0);
+      t.seed = seedOrA;
+    }
+  }
 
   if (sh.tensorCores) {
-    multiplyTileMma(t, func.getArgument(0), x);
+    multiplyTileMma(t, seedOrA, x);
   } else {
-    generateProjectionTile(t, func.getArgument(0));
+    generateProjectionTile(t, seedOrA);
     k.barrier();
     if (sh.seeded)
       emitLocalColumnNorms(t); // ordered before its readers by stage 4's
@@ -1067,7 +1102,10 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
     Value last =
         arriveAtCounter(k, t.tid, t.flag, counters, k.idx(sh.numCounters() - 1),
                         V * sh.numSliceTiles());
-    k.ifThen(last, [&] { emitLastBlockReduction(t, stats, out); });
+    k.ifThen(last, [&] {
+      emitLastBlockReduction(t, stats, out);
+      advanceStep(t);
+    });
   };
   if (T == 1) {
     finish();

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/PatternMatch.h"
@@ -451,7 +452,16 @@ struct SigregLowerNaivePass
                          : isa<ProjectTransposeOp>(op)     ? "backward_gemm"
                                                            : "epilogue";
       NaiveBuilder nb(rewriter, op->getLoc(), region);
-      if (auto p = dyn_cast<ProjectionOp>(op))
+      if (auto a = dyn_cast<AdvanceStepOp>(op)) {
+        // The counter in host memory: read, then advanced.
+        Location loc = op->getLoc();
+        Value seed = memref::LoadOp::create(rewriter, loc, a.getStep());
+        Value next = arith::AddIOp::create(
+            rewriter, loc, seed,
+            arith::ConstantIntOp::create(rewriter, loc, seed.getType(), 1));
+        memref::StoreOp::create(rewriter, loc, next, a.getStep());
+        rewriter.replaceOp(op, seed);
+      } else if (auto p = dyn_cast<ProjectionOp>(op))
         rewriter.replaceOp(op, lowerProjection(nb, p));
       else if (auto p = dyn_cast<ProjectOp>(op))
         rewriter.replaceOp(op, lowerProject(nb, p));

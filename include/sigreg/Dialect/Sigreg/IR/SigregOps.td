@@ -204,6 +204,29 @@ def Sigreg_LossGradOp : Sigreg_Op<"loss_grad", [Pure, AttrSizedOperandSegments]>
   }];
 }
 
+def Sigreg_AdvanceStepOp : Sigreg_Op<"advance_step"> {
+  let summary = "reads a training step counter as a seed and advances it by one";
+  let description = [{
+    `%seed = sigreg.advance_step %step : memref<i64>` returns the value held in
+    `step` and leaves `step + 1` there: LeJEPA's `global_step`, which seeds
+    the projection of every call and advances with it. Seeding a
+    `sigreg.loss` (or `sigreg.loss_grad`) with it keeps the counter in
+    device memory: the kernels that generate the projection read it there
+    and the forward advances it, so that a call replayed from a CUDA graph
+    takes the next seed, with no host round trip and no launch of its own
+    where a kernel of the forward has a last block (docs/AOT.md).
+
+    ```mlir
+    %seed = sigreg.advance_step %step : memref<i64>
+    %l = sigreg.loss %x seed(%seed) slices = 1024 : tensor<32x2048xbf16> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Arg<MemRefRankOf<[I64], [0]>, "the step counter",
+                           [MemRead, MemWrite]>:$step);
+  let results = (outs I64:$seed);
+  let assemblyFormat = "$step attr-dict `:` type($step)";
+}
+
 //===----------------------------------------------------------------------===//
 // Mid level: the seed's regions. All operate on [V, N, D] inputs.
 //===----------------------------------------------------------------------===//

@@ -29,7 +29,7 @@ def SigregLowerNaive : Pass<"sigreg-lower-naive"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect",
-                           "::mlir::math::MathDialect"];
+                           "::mlir::math::MathDialect", "memref::MemRefDialect"];
 }
 
 def SigregFuseEcf : Pass<"sigreg-fuse-ecf"> {
