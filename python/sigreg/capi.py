@@ -254,7 +254,7 @@ def describe(artifact_dir) -> Artifact:
 # Argument checks (no GPU)
 # ---------------------------------------------------------------------------
 
-_TORCH_DTYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}
+_TORCH_DTYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "i64": "int64"}
 
 
 def _torch_dtype(torch, name: str):
@@ -263,12 +263,14 @@ def _torch_dtype(torch, name: str):
 
 def _expected(info: Artifact, name: str) -> Tuple[str, int]:
     """(dtype, bytes) of an input or output a caller binds: x and proj in the problem's dtype,
-    a step's dx in its dx_dtype, the others f32 (the conventions the artifact was checked
-    against)."""
+    a step's dx in its dx_dtype, a device step's counter ``step`` int64, the others f32 (the
+    conventions the artifact was checked against)."""
     if info._io is None:
         p = info.problem
         info._io = {b.name: (p.dtype if b.name in ("x", "proj")
-                             else p.dx_dtype if b.name == "dx" and p.step else "f32", b.bytes)
+                             else p.dx_dtype if b.name == "dx" and p.step
+                             else "i64" if b.name == "step" and p.projection == "step"
+                             else "f32", b.bytes)
                     for b in info.buffers if b.role != "workspace"}
     return info._io[name]
 
@@ -295,6 +297,9 @@ def _check_tensors(torch, info: Artifact, tensors: Mapping[str, object]) -> None
 
 
 def _check_seed(info: Artifact, seed) -> None:
+    if info.problem.projection == "step" and seed is not None:
+        raise ValueError("this artifact reads its seed from the step counter (an int64 tensor "
+                         "bound as 'step', which each run advances by one): seed= is not used")
     if info.problem.projection == "seed":
         if seed is None:
             raise ValueError("this artifact generates its projection: pass seed=")
@@ -306,9 +311,10 @@ def _check_seed(info: Artifact, seed) -> None:
             raise ValueError(f"seed must be an int64, got {seed!r}")
 
 
-def call_bindings(torch, info: Artifact, x, seed=None, proj=None, grad=None, out=None) -> Dict[str, object]:
-    """The buffers a call ``f(x, seed, proj, grad, out)`` binds, by name, after checking every
-    argument against the description (``out`` may be None: the caller allocates it)."""
+def call_bindings(torch, info: Artifact, x, seed=None, proj=None, grad=None, out=None,
+                  step=None) -> Dict[str, object]:
+    """The buffers a call ``f(x, seed, proj, grad, out, step)`` binds, by name, after checking
+    every argument against the description (``out`` may be None: the caller allocates it)."""
     p = info.problem
     if p.entry_point:
         raise ValueError(f"the {p.entry_point} entry point is run with .run(buffers), not called")
@@ -320,6 +326,13 @@ def call_bindings(torch, info: Artifact, x, seed=None, proj=None, grad=None, out
         binds["proj"] = proj
     elif proj is not None:
         raise ValueError("this artifact generates its projection from the seed; proj= is not used")
+    if p.projection == "step":
+        if step is None:
+            raise ValueError("this artifact reads its seed from a step counter: pass step= (a "
+                             "0-d int64 CUDA tensor, advanced by one per call)")
+        binds["step"] = step
+    elif step is not None:
+        raise ValueError("step= is for artifacts seeded from a step counter; this one is not")
     if p.step:
         raise ValueError("a step artifact has two outputs (out, dx): run it with .run(buffers)")
     if p.gradient:
@@ -413,7 +426,8 @@ def _current_stream(torch, device_index: int) -> int:
 
 class CapiFunction:
     """An artifact callable on torch tensors: ``f(x, seed=7)`` (seeded), ``f(x, proj=A)``
-    (explicit), ``f(x, seed, grad=g)`` (gradient artifacts); ``out`` to write into. Returns the
+    (explicit), ``f(x, step=counter)`` (seeded from an int64 step counter on the GPU, which
+    each call advances by one), ``f(x, seed, grad=g)`` (gradient artifacts); ``out`` to write into. Returns the
     f32 output: the loss (0-d), the statistics ([S] or [V, S]), or dL/dx (x's shape). The DDP
     split's entry points run with :meth:`run`. Every tensor must be contiguous, on the GPU, and
     of its buffer's dtype and size (x: the problem's dtype and ``problem.x_shape()``)."""
@@ -512,16 +526,19 @@ class CapiFunction:
         if rc != 0:
             self._check(rc, "run")
 
-    def __call__(self, x, seed: Optional[int] = None, proj=None, grad=None, out=None):
+    def __call__(self, x, seed: Optional[int] = None, proj=None, grad=None, out=None, step=None):
         torch, p = self._torch, self.problem
         binds = None
         # The fast path: the arguments call_bindings accepts without a message, in the usual
-        # form (proj= exactly for an explicit projection, grad= exactly for a gradient).
-        if not (p.entry_point or p.step) and (proj is None) == (p.projection == "seed") \
-                and (grad is None) != p.gradient:
+        # form (proj= exactly for an explicit projection, step= exactly for a step counter,
+        # grad= exactly for a gradient).
+        if not (p.entry_point or p.step) and (proj is None) == (p.projection != "explicit") \
+                and (step is None) == (p.projection != "step") and (grad is None) != p.gradient:
             binds = {"x": x}
             if proj is not None:
                 binds["proj"] = proj
+            if step is not None:
+                binds["step"] = step
             if grad is not None:
                 binds["grad"] = grad
             if out is not None:
@@ -529,7 +546,8 @@ class CapiFunction:
             if not self._spec.accepts(torch, binds, seed, exact=False):
                 binds = None
         if binds is None:
-            binds = call_bindings(torch, self.info, x, seed=seed, proj=proj, grad=grad, out=out)
+            binds = call_bindings(torch, self.info, x, seed=seed, proj=proj, grad=grad, out=out,
+                                  step=step)
         if out is None:
             shape = p.x_shape() if p.gradient else p.out_shape()
             out = x.new_empty(shape, dtype=torch.float32)

@@ -57,7 +57,9 @@ class Problem:
     clip_value: float = 0.0
     reduction: str = "mean"  # mean | sum | none
     dtype: str = "bf16"  # bf16 | f16 | f32
-    projection: str = "seed"  # seed | explicit
+    # seed: an i64 argument; explicit: A [D, S]; step: the seed read from an i64 counter in
+    # device memory (sigreg.advance_step), which the forward advances by one (docs/AOT.md).
+    projection: str = "seed"  # seed | explicit | step
     gradient: bool = False  # sigreg.loss_grad instead of sigreg.loss
     # A training step: sigreg.loss and sigreg.loss_grad in one function, (x, seed | A, g) ->
     # (loss, dL/dx), so that they share one forward (the artifact's outputs 'out' and 'dx').
@@ -87,7 +89,7 @@ class Problem:
             raise ValueError(f"unknown reduction {self.reduction!r}")
         if self.dtype not in ("bf16", "f16", "f32"):
             raise ValueError(f"unknown dtype {self.dtype!r}")
-        if self.projection not in ("seed", "explicit"):
+        if self.projection not in ("seed", "explicit", "step"):
             raise ValueError(f"unknown projection {self.projection!r}")
         if self.entry_point not in ("", "ecf", "ecf_backward"):
             raise ValueError(f"unknown entry point {self.entry_point!r}")
@@ -110,15 +112,24 @@ def _f(v: float) -> str:
     return s
 
 
+def _seed_argument(p: Problem):
+    """(the argument, the entry's first lines) of a seeded projection: ``%seed: i64``, or the
+    step counter ``%step: memref<i64>`` read (and advanced) by sigreg.advance_step."""
+    if p.projection == "step":
+        return "%step: memref<i64>", "  %seed = sigreg.advance_step %step : memref<i64>\n"
+    return "%seed: i64", ""
+
+
 def _entry_point_source(p: Problem) -> str:
     """The entry points of the DDP split: the mid-level ops that sigreg.loss decomposes into up
     to the all-reduce boundary (``ecf``), and their backward (``ecf_backward``)."""
     x = f"tensor<{p.V}x{p.N}x{p.D}x{p.dtype}>"
     y = f"tensor<{p.V}x{p.N}x{p.S}xf32>"
     ecf = f"tensor<{p.V}x{p.S}x{p.P}xf32>"
-    if p.projection == "seed":
+    if p.projection != "explicit":
         a = f"tensor<{p.D}x{p.S}xf32>"
-        arg2, make_a = "%seed: i64", f"  %a = sigreg.projection seed(%seed) : {a}\n"
+        arg2, make_a = _seed_argument(p)
+        make_a += f"  %a = sigreg.projection seed(%seed) : {a}\n"
     else:
         a = f"tensor<{p.D}x{p.S}x{p.dtype}>"
         arg2, make_a = f"%a: {a}", ""
@@ -148,8 +159,10 @@ def source(p: Problem) -> str:
         loss = f"tensor<{p.S}xf32>" if p.V == 0 else f"tensor<{p.V}x{p.S}xf32>"
     else:
         loss = "tensor<f32>"
-    if p.projection == "seed":
-        arg2, use = "%seed: i64", "seed(%seed)"
+    first = ""
+    if p.projection != "explicit":
+        arg2, first = _seed_argument(p)
+        use = "seed(%seed)"
     else:
         a = f"tensor<{p.D}x{p.S}x{p.dtype}>"
         arg2, use = f"%a: {a}", f"projection(%a : {a})"
@@ -159,21 +172,21 @@ def source(p: Problem) -> str:
     if p.step and p.phased:
         # dL/dx rounded to x's dtype: the backward GEMM stores it so.
         return (f"func.func @sigreg(%x: {x}, {arg2}, %g: {loss}) -> ({loss}, {x}) {{\n"
-                f"  %l = sigreg.loss %x {use} {knobs} : {x} -> {loss}\n"
+                f"{first}  %l = sigreg.loss %x {use} {knobs} : {x} -> {loss}\n"
                 f"  %dx = sigreg.loss_grad %x {use} grad(%g : {loss}) {knobs} : {x} -> {dx}\n"
                 f"  %dxr = arith.truncf %dx : {dx} to {x}\n"
                 f"  return %l, %dxr : {loss}, {x}\n}}\n")
     if p.step:
         return (f"func.func @sigreg(%x: {x}, {arg2}, %g: {loss}) -> ({loss}, {dx}) {{\n"
-                f"  %l = sigreg.loss %x {use} {knobs} : {x} -> {loss}\n"
+                f"{first}  %l = sigreg.loss %x {use} {knobs} : {x} -> {loss}\n"
                 f"  %dx = sigreg.loss_grad %x {use} grad(%g : {loss}) {knobs} : {x} -> {dx}\n"
                 f"  return %l, %dx : {loss}, {dx}\n}}\n")
     if p.gradient:
         return (f"func.func @sigreg(%x: {x}, {arg2}, %g: {loss}) -> {dx} {{\n"
-                f"  %dx = sigreg.loss_grad %x {use} grad(%g : {loss}) {knobs} : {x} -> {dx}\n"
+                f"{first}  %dx = sigreg.loss_grad %x {use} grad(%g : {loss}) {knobs} : {x} -> {dx}\n"
                 f"  return %dx : {dx}\n}}\n")
     return (f"func.func @sigreg(%x: {x}, {arg2}) -> {loss} {{\n"
-            f"  %l = sigreg.loss %x {use} {knobs} : {x} -> {loss}\n"
+            f"{first}  %l = sigreg.loss %x {use} {knobs} : {x} -> {loss}\n"
             f"  return %l : {loss}\n}}\n")
 
 

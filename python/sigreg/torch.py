@@ -216,10 +216,14 @@ def call_problems(shape, dtype: torch.dtype, num_slices: int, num_points: int = 
     if clip_value is None:
         problems += [whole_problem(shape, dtype, num_slices, num_points, t_max, None, clip_mode,
                                    reduction, gradient) for gradient in (False, True)]
+        # The module's own global_step: the loss seeded from the counter on the GPU.
+        problems.append(whole_problem(shape, dtype, num_slices, num_points, t_max, None,
+                                      clip_mode, reduction, False, device_step=True))
         if reduction != "none":
             problems += [whole_problem(shape, dtype, num_slices, num_points, t_max, None,
-                                       clip_mode, reduction, False, step=True, phased=phased)
-                         for phased in (True, False)]
+                                       clip_mode, reduction, False, step=True, phased=phased,
+                                       device_step=device_step)
+                         for phased in (True, False) for device_step in (False, True)]
     problems += split_problems(V, shape[-2], shape[-1], int(num_slices), int(num_points),
                                t_max, _TORCH_DTYPES[dtype], reduction != "none")
     return problems
@@ -387,35 +391,38 @@ _WHOLE: dict = {}
 
 def whole_problem(shape, dtype: torch.dtype, S: int, P: int, t_max: float, clip_value,
                   clip_mode: str, reduction: str, gradient: bool, step: bool = False,
-                  phased: bool = False):
+                  phased: bool = False, device_step: bool = False):
     """The ``sigreg.compile.Problem`` of the whole-loss artifact (``gradient``: its
     ``sigreg.loss_grad``; ``step``: the loss and its gradient in one artifact, ``phased``: run
-    in two phases, dL/dx in x's dtype) that a single-process call on x of ``shape`` and
-    ``dtype`` runs (compile it ahead into a cache for a machine without the compiler)."""
+    in two phases, dL/dx in x's dtype; ``device_step``: seeded from a step counter on the GPU,
+    which the forward advances) that a single-process call on x of ``shape`` and ``dtype``
+    runs (compile it ahead into a cache for a machine without the compiler)."""
     from .compile import Problem  # noqa: PLC0415
 
     return Problem(N=int(shape[-2]), D=int(shape[-1]), S=int(S),
                    V=int(shape[0]) if len(shape) == 3 else 0, P=int(P), t_max=float(t_max),
                    clip="none" if clip_value is None else clip_mode,
                    clip_value=0.0 if clip_value is None else float(clip_value),
-                   reduction=reduction, dtype=_TORCH_DTYPES[dtype], projection="seed",
+                   reduction=reduction, dtype=_TORCH_DTYPES[dtype],
+                   projection="step" if device_step else "seed",
                    gradient=gradient, step=step, phased=phased)
 
 
 def _whole_function(x: torch.Tensor, S: int, P: int, t_max: float, clip_value, clip_mode: str,
-                    reduction: str, gradient: bool, step: bool = False, phased: bool = False):
+                    reduction: str, gradient: bool, step: bool = False, phased: bool = False,
+                    device_step: bool = False):
     """The compiled ``sigreg.loss`` (``gradient`` False), ``sigreg.loss_grad`` (True) or step
     (``step``: both in one artifact) of the whole problem of ``x`` ([N, D] or [V, N, D],
     bf16/f16, CUDA) with its knobs, compiled on demand; None when it cannot be had (the reason
     is kept, so that a problem the compiler rejects is not compiled again every call)."""
     key = (tuple(x.shape), x.dtype, S, P, t_max, clip_value, clip_mode, reduction, gradient,
-           step, phased)
+           step, phased, device_step)
     got = _WHOLE.get(key)
     if got is None:
         from .capi import CapiError, CapiFunction  # noqa: PLC0415 (lazy: needs the runtime)
         from .compile import CompileError, CompilerNotFound, compile_artifact  # noqa: PLC0415
         problem = whole_problem(tuple(x.shape), x.dtype, S, P, t_max, clip_value, clip_mode,
-                                reduction, gradient, step, phased)
+                                reduction, gradient, step, phased, device_step)
         try:
             got = CapiFunction(str(compile_artifact(problem)))
         except (CompileError, CompilerNotFound, CapiError, OSError) as e:
@@ -460,7 +467,7 @@ class _StepCompiled(torch.autograd.Function):
     the backward is one multiply, written in x's dtype."""
 
     @staticmethod
-    def forward(ctx, x, seed, step_fn):
+    def forward(ctx, x, seed, step_fn, counter=None):
         dev = x.device
         unit = _UNIT_COTANGENT.get(dev)
         if unit is None:
@@ -468,7 +475,10 @@ class _StepCompiled(torch.autograd.Function):
         # new_empty: x's device without parsing a device argument (cheaper than torch.empty).
         loss = x.new_empty((), dtype=torch.float32)
         dx = x.new_empty(x.shape, dtype=torch.float32)
-        step_fn.run({"x": x, "grad": unit, "out": loss, "dx": dx}, seed=seed)
+        binds = {"x": x, "grad": unit, "out": loss, "dx": dx}
+        if counter is not None:
+            binds["step"] = counter
+        step_fn.run(binds, seed=seed)
         ctx.save_for_backward(dx)
         ctx.dtype = x.dtype
         return loss
@@ -485,8 +495,8 @@ def _step_backward(ctx, g):
     """_StepCompiled's backward: g times the step's dL/dx, in x's dtype."""
     (dx,) = ctx.saved_tensors
     if not ctx.needs_input_grad[0]:
-        return None, None, None
-    return torch.mul(dx, g, out=dx.new_empty(dx.shape, dtype=ctx.dtype)), None, None
+        return None, None, None, None
+    return torch.mul(dx, g, out=dx.new_empty(dx.shape, dtype=ctx.dtype)), None, None, None
 
 
 _step_backward_once = torch.autograd.function.once_differentiable(_step_backward)
@@ -502,7 +512,7 @@ class _StepPhased(torch.autograd.Function):
     CUDA-graph capture): unchanged addresses, so the runtime re-encodes no tensor map."""
 
     @staticmethod
-    def forward(ctx, x, seed, step_fn):
+    def forward(ctx, x, seed, step_fn, counter=None):
         loss = x.new_empty((), dtype=torch.float32)
         spare = step_fn.__dict__.pop("_spare_workspaces", None)
         if spare is not None and (_capturing(x) or spare[0] != _stream_of(x)):
@@ -510,7 +520,10 @@ class _StepPhased(torch.autograd.Function):
         saved = spare[1] if spare is not None else {
             b.name: x.new_empty((b.bytes,), dtype=torch.uint8)
             for b in step_fn.backward_workspaces}
-        step_fn.run_phase("forward", {"x": x, "out": loss, **saved}, seed=seed)
+        binds = {"x": x, "out": loss, **saved}
+        if counter is not None:
+            binds["step"] = counter
+        step_fn.run_phase("forward", binds, seed=seed)
         ctx.step_fn, ctx.saved_workspaces = step_fn, saved
         ctx.x_shape, ctx.dtype = x.shape, x.dtype
         return loss
@@ -524,7 +537,7 @@ def _phased_backward(ctx, g):
     """_StepPhased's backward: the artifact's backward phase with the cotangent ``g``."""
     saved, ctx.saved_workspaces = ctx.saved_workspaces, None
     if not ctx.needs_input_grad[0]:
-        return None, None, None
+        return None, None, None, None
     if saved is None:
         raise RuntimeError("sigreg: the compiled step's backward ran twice (retain_graph); "
                            "its saved buffers are gone")
@@ -532,7 +545,7 @@ def _phased_backward(ctx, g):
     ctx.step_fn.run_phase("backward", {"grad": g.float().contiguous(), "dx": dx, **saved})
     if not _capturing(dx):
         ctx.step_fn._spare_workspaces = (_stream_of(dx), saved)
-    return dx, None, None
+    return dx, None, None, None
 
 
 def _stream_of(t):
@@ -555,12 +568,17 @@ def _seed_value(seed) -> int:
     return int(seed.item()) if isinstance(seed, torch.Tensor) else int(seed)
 
 
-def _whole_route(x, S: int, P: int, t_max: float, clip_value, clip_mode: str, reduction: str):
-    """Which whole-problem artifacts a call on ``x`` runs: ``(step_fn, None, None)`` for a
-    scalar loss whose gradient autograd will need (the step artifact: one call for both), else
-    ``(None, loss_fn, grad_fn)`` (``grad_fn`` None when autograd needs no dL/dx); None when
-    they cannot be had (the caller then takes the split). It depends on the knobs, x's shape,
-    dtype and device, and whether autograd needs dL/dx (the module's cache key)."""
+def _whole_route(x, S: int, P: int, t_max: float, clip_value, clip_mode: str, reduction: str,
+                 device_step: bool = False):
+    """Which whole-problem artifacts a call on ``x`` runs: ``(step_fn, None, None,
+    device_step)`` for a scalar loss whose gradient autograd will need (the step artifact: one
+    call for both), else ``(None, loss_fn, grad_fn, device_step)`` (``grad_fn`` None when
+    autograd needs no dL/dx); None when they cannot be had (the caller then takes the split).
+    It depends on the knobs, x's shape, dtype and device, and whether autograd needs dL/dx
+    (the module's cache key). ``device_step``: artifacts seeded from a step counter on the
+    GPU (sigreg.advance_step), which read and advance it once per forward; there are none for
+    a loss whose dL/dx comes from a second artifact (reduction none with autograd), which
+    would read the counter again."""
     needs_grad = torch.is_grad_enabled() and x.requires_grad
     if reduction != "none" and needs_grad:
         # Phased (dL/dx in x's dtype, the cotangent applied by the backward GEMM) where the
@@ -568,13 +586,16 @@ def _whole_route(x, S: int, P: int, t_max: float, clip_value, clip_mode: str, re
         step_fn = None
         if x.dtype in (torch.bfloat16, torch.float16):
             step_fn = _whole_function(x, S, P, t_max, clip_value, clip_mode, reduction, False,
-                                      step=True, phased=True)
+                                      step=True, phased=True, device_step=device_step)
         if step_fn is None:
             step_fn = _whole_function(x, S, P, t_max, clip_value, clip_mode, reduction, False,
-                                      step=True)
+                                      step=True, device_step=device_step)
         if step_fn is not None:
-            return step_fn, None, None
-    loss_fn = _whole_function(x, S, P, t_max, clip_value, clip_mode, reduction, False)
+            return step_fn, None, None, device_step
+    if device_step and needs_grad:
+        return None
+    loss_fn = _whole_function(x, S, P, t_max, clip_value, clip_mode, reduction, False,
+                              device_step=device_step)
     if loss_fn is None:
         return None
     grad_fn = None
@@ -582,19 +603,21 @@ def _whole_route(x, S: int, P: int, t_max: float, clip_value, clip_mode: str, re
         grad_fn = _whole_function(x, S, P, t_max, clip_value, clip_mode, reduction, True)
         if grad_fn is None:
             return None
-    return None, loss_fn, grad_fn
+    return None, loss_fn, grad_fn, device_step
 
 
-def _run_whole(route, x, value: int):
-    """The loss of ``x`` on the artifacts of a :func:`_whole_route`, with the int seed
-    ``value``."""
-    step_fn, loss_fn, grad_fn = route
+def _run_whole(route, x, value):
+    """The loss of ``x`` on the artifacts of a :func:`_whole_route`: with the int seed
+    ``value``, or for a device-step route the step counter ``value`` (a 0-d int64 tensor on
+    x's device, read and advanced by the forward's kernels)."""
+    step_fn, loss_fn, grad_fn, device_step = route
+    seed, counter = (None, value) if device_step else (value, None)
     if step_fn is not None:
         if step_fn.phased:
-            return _StepPhased.apply(x.contiguous(), value, step_fn)
-        return _StepCompiled.apply(x.contiguous(), value, step_fn)
+            return _StepPhased.apply(x.contiguous(), seed, step_fn, counter)
+        return _StepCompiled.apply(x.contiguous(), seed, step_fn, counter)
     if grad_fn is None:  # no autograd node to record: the loss artifact alone
-        return loss_fn(x.contiguous(), seed=value)
+        return loss_fn(x.contiguous(), seed=seed, step=counter)
     return _LossCompiled.apply(x, value, loss_fn, grad_fn)
 
 
@@ -913,6 +936,36 @@ class SIGReg(nn.Module):
         self.__dict__["_host_step"] = (buf, buf._version, step + 1)  # not a knob (__setattr__)
         return step
 
+    def _device_step_route(self, x: torch.Tensor):
+        """The whole-problem route seeded from ``global_step`` on the GPU (a single process in
+        eager mode, the module's own step): its kernels read the step there and the forward
+        advances it, so that no launch writes the step from the host and a call replayed
+        from a CUDA graph takes the next seed. None where it does not apply (the step on
+        another device than x, a clip, the torch backend, no compiled artifacts, a loss per
+        slice whose dL/dx autograd needs): the caller then seeds from the host."""
+        buf = self._buffers["global_step"]
+        if (self.backend == "torch" or self.clip_value is not None or x.dim() not in (2, 3)
+                or buf.device != x.device or buf.dtype != torch.long or buf.dim() != 0):
+            return None
+        if _compiled_obstacle(x if x.dim() == 3 else x.unsqueeze(0)) is not None:
+            return None
+        return _whole_route(x, self.num_slices, self.n_points, self.t_max, None,
+                            self.clip_mode, self.reduction, device_step=True)
+
+    def _run_device_step(self, route, x: torch.Tensor) -> torch.Tensor:
+        """Runs a _device_step_route on ``global_step``; the host's copy of the step advances
+        with it (the kernels add one), and is dropped under CUDA-graph capture (a replay
+        advances the step without the host)."""
+        buf = self._buffers["global_step"]
+        loss = _run_whole(route, x, buf)
+        mirror = self._host_step
+        if (mirror is not None and mirror[0] is buf and mirror[1] == buf._version
+                and not _capturing(x)):
+            self.__dict__["_host_step"] = (buf, buf._version, mirror[2] + 1)
+        else:
+            self.__dict__["_host_step"] = None
+        return loss
+
     # The fast path of forward. A call on an x takes sigreg_loss, which records the
     # whole-problem route it ran (_whole_route); the next calls on an x of the same shape,
     # dtype and device, with autograd needing dL/dx or not as then, run that route directly
@@ -943,6 +996,11 @@ class SIGReg(nn.Module):
         if key is not None and routes is not None:
             route = routes.get(key)
             if route is not None:
+                if route[3]:
+                    if self._buffers["global_step"].device == x.device:
+                        return self._run_device_step(route, x)
+                    route = None  # the step moved (.to()): ask again below
+            if route is not None:
                 seed = self.seed
                 return _run_whole(route, x, self._next_seed_value() if seed is None
                                   else _seed_value(seed))
@@ -957,6 +1015,12 @@ class SIGReg(nn.Module):
         elif key is None:
             seed = self.next_seed()
         else:
+            route = self._device_step_route(x)
+            if route is not None:
+                if routes is None:
+                    routes = self.__dict__["_routes"] = {}
+                routes[key] = route
+                return self._run_device_step(route, x)
             seed = self._next_seed_value()
         record = [] if key is not None else None
         loss = _loss(x, None, seed, record=record, **knobs)

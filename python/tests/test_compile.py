@@ -190,10 +190,14 @@ def test_module_precompile_compiles_what_its_calls_run(cache, monkeypatch):
     m = st.SIGReg(num_slices=64, n_points=9)
     dirs = m.precompile((2, 100, 136), torch.bfloat16)
     got = [capi.describe(str(d)).problem for d in dirs]
-    assert [(p.entry_point, p.gradient, p.step, p.dx_dtype) for p in got] == [
-        ("", False, False, "f32"), ("", True, False, "f32"), ("", False, True, "bf16"),
-        ("", False, True, "f32"), ("ecf", False, False, "f32"),
-        ("ecf_backward", False, False, "f32")]
+    # The loss, its gradient, the loss seeded from the module's step counter on the GPU
+    # (projection "step"), the step phased and whole, each seeded both ways, the split.
+    assert [(p.entry_point, p.gradient, p.step, p.dx_dtype, p.projection) for p in got] == [
+        ("", False, False, "f32", "seed"), ("", True, False, "f32", "seed"),
+        ("", False, False, "f32", "step"),
+        ("", False, True, "bf16", "seed"), ("", False, True, "bf16", "step"),
+        ("", False, True, "f32", "seed"), ("", False, True, "f32", "step"),
+        ("ecf", False, False, "f32", "seed"), ("ecf_backward", False, False, "f32", "seed")]
     assert all((p.V, p.N, p.D, p.S, p.P) == (2, 100, 136, 64, 9) for p in got)
     clipped = st.SIGReg(num_slices=64, n_points=9, clip_value=0.5, clip_mode="clamp_min")
     assert [capi.describe(str(d)).problem.entry_point
@@ -202,8 +206,11 @@ def test_module_precompile_compiles_what_its_calls_run(cache, monkeypatch):
     x = torch.empty(2, 100, 136, dtype=torch.bfloat16)
     requests = [st.whole_problem(x.shape, x.dtype, 64, 9, 3.0, None, "zero_below", "mean", g)
                 for g in (False, True)]
+    requests.append(st.whole_problem(x.shape, x.dtype, 64, 9, 3.0, None, "zero_below", "mean",
+                                     False, device_step=True))
     requests += [st.whole_problem(x.shape, x.dtype, 64, 9, 3.0, None, "zero_below", "mean",
-                                  False, step=True, phased=phased) for phased in (True, False)]
+                                  False, step=True, phased=phased, device_step=device_step)
+                 for phased in (True, False) for device_step in (False, True)]
     requests += st.split_problems(2, 100, 136, 64, 9, 3.0, "bf16")
     assert [sc.compile_artifact(p) for p in requests] == dirs
     with pytest.raises(ValueError, match="bf16 or f16"):

@@ -200,8 +200,8 @@ class _FakeWholeArtifact:
     def __init__(self, calls, knobs, gradient):
         self.calls, self.knobs, self.gradient = calls, knobs, gradient
 
-    def __call__(self, x, seed, grad=None):
-        assert x.is_contiguous() and isinstance(seed, int)
+    def __call__(self, x, seed, grad=None, step=None):
+        assert x.is_contiguous() and isinstance(seed, int) and step is None
         assert (grad is not None) == self.gradient
         self.calls.append(("loss_grad" if self.gradient else "loss", tuple(x.shape), seed,
                            None if grad is None else tuple(grad.shape)))
@@ -252,6 +252,14 @@ class _FakePhasedArtifact:
     def run_phase(self, phase, buffers, seed=None):
         ws = buffers["ws0"].view(torch.float64)
         if phase == "forward":
+            if "step" in buffers:
+                # Seeded from the step counter, which the forward advances (as the kernels
+                # do: torch sees no write, .data keeps the version counter).
+                assert seed is None
+                counter = buffers.pop("step")
+                assert counter.dtype == torch.int64 and counter.shape == ()
+                seed = int(counter)
+                counter.data.add_(1)
             assert set(buffers) == {"x", "out", "ws0"} and isinstance(seed, int)
             x = buffers["x"]
             self.calls.append(("forward", tuple(x.shape), seed, ws.data_ptr()))
@@ -277,8 +285,8 @@ def test_phased_step(monkeypatch):
     calls = []
 
     def whole(x, S, P, t_max, clip_value, clip_mode, reduction, gradient, step=False,
-              phased=False):
-        assert step and phased and x.dtype == torch.bfloat16
+              phased=False, device_step=False):
+        assert step and phased and x.dtype == torch.bfloat16 and not device_step
         knobs = dict(num_slices=S, num_points=P, t_max=t_max, clip_value=clip_value,
                      clip_mode=clip_mode, reduction=reduction)
         return _FakePhasedArtifact(calls, knobs, tuple(x.shape))
@@ -306,6 +314,52 @@ def test_phased_step(monkeypatch):
                                                               **k), rtol=1e-6, atol=1e-9)
 
 
+def test_device_step(monkeypatch):
+    # SIGReg's own global_step in a single process seeds artifacts that read it where it lives
+    # (projection "step") and advance it: the module launches nothing to write the step, the
+    # host's copy follows the device's without reading it back, and a fixed seed, a clip or
+    # the torch backend keep the host's seed.
+    calls, asked = [], []
+
+    def whole(x, S, P, t_max, clip_value, clip_mode, reduction, gradient, step=False,
+              phased=False, device_step=False):
+        asked.append((step, phased, device_step))
+        if not (step and phased):
+            return None
+        knobs = dict(num_slices=S, num_points=P, t_max=t_max, clip_value=clip_value,
+                     clip_mode=clip_mode, reduction=reduction)
+        return _FakePhasedArtifact(calls, knobs, tuple(x.shape))
+
+    monkeypatch.setattr(st, "_compiled_obstacle", lambda x: None)
+    monkeypatch.setattr(st, "_whole_function", whole)
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn((24, 12), generator=g).to(torch.bfloat16)
+    m = st.SIGReg(num_slices=10, n_points=9)
+    m.global_step.fill_(40)
+    version = m.global_step._version
+    for i in range(3):
+        xa = x.clone().requires_grad_()
+        loss = m(xa)
+        loss.backward()
+        torch.testing.assert_close(loss.double(), st.sigreg_loss(
+            x.double(), seed=40 + i, num_slices=10, num_points=9, backend="torch"),
+            rtol=1e-6, atol=1e-9)
+    assert [c[2] for c in calls if c[0] == "forward"] == [40, 41, 42]
+    assert int(m.global_step) == 43 and m.global_step._version == version  # no host write
+    assert asked[0] == (True, True, True)  # the device step was asked for first
+    # The host's copy follows: a call that seeds from the host (no grad: the loss artifact,
+    # which this fake does not have, so the torch backend) takes 43, no read back needed.
+    with torch.no_grad(), pytest.warns(RuntimeWarning, match="running torch ops"):
+        torch.testing.assert_close(m(x).double(), st.sigreg_loss(
+            x.double(), seed=43, num_slices=10, num_points=9, backend="torch"),
+            rtol=2e-3, atol=1e-6)
+    assert int(m.global_step) == 44
+    fixed = st.SIGReg(num_slices=10, n_points=9, seed=7)
+    asked.clear()
+    fixed(x.clone().requires_grad_()).backward()
+    assert all(not a[2] for a in asked) and int(fixed.global_step) == 0
+
+
 UNCLIPPED = [k for k in KNOBS if k.get("clip_value") is None]
 
 
@@ -319,7 +373,10 @@ def test_single_process_runs_the_whole_loss_in_one_call(monkeypatch, knobs, view
     # cotangent; never the split's entry points. The results are the torch backend's.
     calls = []
 
-    def whole(x, S, P, t_max, clip_value, clip_mode, reduction, gradient, step=False):
+    def whole(x, S, P, t_max, clip_value, clip_mode, reduction, gradient, step=False,
+              device_step=False):
+        if device_step:  # the module's own step on the GPU: test_device_step
+            return None
         knobs = dict(num_slices=S, num_points=P, t_max=t_max, clip_value=clip_value,
                      clip_mode=clip_mode, reduction=reduction)
         if step:
@@ -373,7 +430,10 @@ def test_module_reuses_the_route_of_its_last_calls(monkeypatch):
     # module asks again; a fixed seed is used every call.
     asked, calls = [], []
 
-    def whole(x, S, P, t_max, clip_value, clip_mode, reduction, gradient, step=False):
+    def whole(x, S, P, t_max, clip_value, clip_mode, reduction, gradient, step=False,
+              device_step=False):
+        if device_step:  # the module's own step on the GPU: test_device_step
+            return None
         asked.append((tuple(x.shape), x.dtype, S, gradient, step))
         knobs = dict(num_slices=S, num_points=P, t_max=t_max, clip_value=clip_value,
                      clip_mode=clip_mode, reduction=reduction)

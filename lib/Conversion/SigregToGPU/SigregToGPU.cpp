@@ -1186,11 +1186,14 @@ void Lowering::finishDeviceSteps(func::FuncOp func) {
           end = launch;
           break;
         }
+      // One kernel for every function of the module.
+      auto kernel = kernelTable->lookup<gpu::GPUFuncOp>("sigreg_advance_step");
+      if (!kernel) {
+        OpBuilder kb = kernelBuilder();
+        kernel = addKernel(buildAdvanceStepKernel(kb, step.getLoc()));
+      }
       OpBuilder b(end);
-      OpBuilder kb = kernelBuilder();
-      createLaunch(b, step.getLoc(),
-                   addKernel(buildAdvanceStepKernel(kb, step.getLoc())),
-                   {1, 1, 1}, 1, {step.getStep()});
+      createLaunch(b, step.getLoc(), kernel, {1, 1, 1}, 1, {step.getStep()});
     }
     step.erase();
   }

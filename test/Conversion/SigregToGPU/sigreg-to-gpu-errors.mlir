@@ -208,3 +208,14 @@ func.func @simt_tiles(%x: tensor<1x640x16xf32>, %a: tensor<16x8xf32>) -> tensor<
   %c, %s = sigreg.fused_ecf %x, %a : tensor<1x640x16xf32>, tensor<16x8xf32> -> tensor<1x8x17xf32>
   return %c : tensor<1x8x17xf32>
 }
+
+// -----
+
+// A device step's seed exists only in the projection's kernels.
+func.func @step_seed_on_host(%x: tensor<1x32x64xbf16>, %step: memref<i64>) -> tensor<64x16xf32> {
+  // expected-error @+1 {{'sigreg.advance_step' op seeds a projection on the GPU only: its seed is read in the projection's kernels, not on the host, but 'arith.addi' uses it}}
+  %seed = sigreg.advance_step %step : memref<i64>
+  %s = arith.addi %seed, %seed : i64
+  %a = sigreg.projection seed(%s) : tensor<64x16xf32>
+  return %a : tensor<64x16xf32>
+}

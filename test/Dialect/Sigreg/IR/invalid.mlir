@@ -632,3 +632,12 @@ func.func @loss_bad_clip_mode(%x: tensor<4x16xf32>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 8 clip = clamp(1.0) : tensor<4x16xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// The step counter is one i64.
+func.func @advance_step_not_scalar(%step: memref<1xi64>) -> i64 {
+  // expected-error @+1 {{'sigreg.advance_step' op operand #0 must be 0D memref of 64-bit signless integer values, but got 'memref<1xi64>'}}
+  %seed = "sigreg.advance_step"(%step) : (memref<1xi64>) -> i64
+  return %seed : i64
+}

@@ -132,3 +132,19 @@ func.func @mid_level(%x: tensor<2x?x16xbf16>, %seed: i64, %n: index)
   %n2 = sigreg.reduce %t2 reduction = none : tensor<2x8xf32> -> tensor<2x8xf32>
   return %m, %s, %n2, %c2#0 : tensor<f32>, tensor<f32>, tensor<2x8xf32>, tensor<2x8x17xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// sigreg.advance_step
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @advance_step(
+// CHECK-SAME:    %[[STEP:[^:]*]]: memref<i64>
+// CHECK:         %[[SEED:.*]] = sigreg.advance_step %[[STEP]] : memref<i64>
+// CHECK:         sigreg.loss %{{.*}} seed(%[[SEED]])
+// GENERIC-LABEL: sym_name = "advance_step"
+// GENERIC:       "sigreg.advance_step"(%{{.*}}) : (memref<i64>) -> i64
+func.func @advance_step(%x: tensor<8x16xf32>, %step: memref<i64>) -> tensor<f32> {
+  %seed = sigreg.advance_step %step : memref<i64>
+  %l = sigreg.loss %x seed(%seed) slices = 4 : tensor<8x16xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}

@@ -216,3 +216,19 @@ func.func @mid_level_world_size_1(%c: tensor<1x2x3xf32>, %s: tensor<1x2x3xf32>, 
   %t = sigreg.epps_pulley %r#0, %r#1, %r#2 : tensor<1x2x3xf32> -> tensor<1x2xf32>
   return %t : tensor<1x2xf32>
 }
+
+// -----
+
+// A step counter: read as the seed, then advanced by one (the counter is in
+// the host's memory here; the GPU pipeline reads it in the kernels instead).
+// CHECK-LABEL: func.func @advance_step(
+// CHECK-SAME:    %{{.*}}: tensor<8x16xf32>, %[[STEP:.*]]: memref<i64>)
+// CHECK:         %[[SEED:.*]] = memref.load %[[STEP]][] : memref<i64>
+// CHECK:         %[[NEXT:.*]] = arith.addi %[[SEED]], %{{.*}} : i64
+// CHECK:         memref.store %[[NEXT]], %[[STEP]][] : memref<i64>
+// CHECK:         arith.trunci %[[SEED]]
+func.func @advance_step(%x: tensor<8x16xf32>, %step: memref<i64>) -> tensor<f32> {
+  %seed = sigreg.advance_step %step : memref<i64>
+  %l = sigreg.loss %x seed(%seed) slices = 4 : tensor<8x16xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
