@@ -4,7 +4,7 @@
 # so that the GPU machine, which has no MLIR, runs them with sigreg-aot-run
 # (scripts/gpu-check.sh). Usage: scripts/build-gpu-artifacts.sh BUILD_DIR OUT_DIR [SET]
 #   SET: all (default: anchors, variants, hopper, split, single, grad, step, phased and random) | anchors |
-#        quick | hopper | split | training | grad | grad-fused | step | phased |
+#        quick | hopper | split | training | grad | grad-fused | step | phased | device-step |
 #        single | random | variants | small-shapes | p65 (P = 65 per-slice f16 on every ECF
 #        kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
@@ -17,21 +17,34 @@ mkdir -p "$out"
 src=$(mktemp -d)
 trap 'rm -rf "$src"' EXIT
 
+# seed_or_projection PROJ D S DTYPE: the entry's second argument (arg2), its use by the loss
+# (projuse) and the lines before the loss (prelude): PROJ seed (an i64), step (the seed read
+# from a step counter in device memory, sigreg.advance_step) or explicit (A [D, S]).
+seed_or_projection() {
+  prelude=""
+  case "$1" in
+    seed) arg2="%seed: i64"; projuse="seed(%seed)" ;;
+    step) arg2="%step: memref<i64>"; projuse="seed(%seed)"
+          prelude="  %seed = sigreg.advance_step %step : memref<i64>" ;;
+    *) arg2="%a: tensor<${2}x${3}x${4}>"; projuse="projection(%a : tensor<${2}x${3}x${4}>)" ;;
+  esac
+}
+
 # emit NAME V N D S P DTYPE CLIP CLIPVAL REDUCTION PROJ [PIPELINES]
 emit() {
   local name=$1 V=$2 N=$3 D=$4 S=$5 P=$6 dt=$7 clip=$8 cv=$9 red=${10} proj=${11}
   local pipes=${12:-${PIPES:-both}}
   local extra=${13:-}
-  local xt rt clipattr="" arg2 projuse
+  local xt rt clipattr="" arg2 projuse prelude
   if [ "$V" = 0 ]; then xt="tensor<${N}x${D}x${dt}>"; else xt="tensor<${V}x${N}x${D}x${dt}>"; fi
   if [ "$red" = none ]; then
     if [ "$V" = 0 ]; then rt="tensor<${S}xf32>"; else rt="tensor<${V}x${S}xf32>"; fi
   else rt="tensor<f32>"; fi
   [ "$clip" != none ] && clipattr="clip = ${clip}(${cv})"
-  if [ "$proj" = seed ]; then arg2="%seed: i64"; projuse="seed(%seed)"
-  else arg2="%a: tensor<${D}x${S}x${dt}>"; projuse="projection(%a : tensor<${D}x${S}x${dt}>)"; fi
+  seed_or_projection "$proj" "$D" "$S" "$dt"
   cat > "$src/$name.mlir" <<MLIR
 func.func @sigreg(%x: ${xt}, ${arg2}) -> ${rt} {
+${prelude}
   %l = sigreg.loss %x ${projuse} slices = ${S} points = ${P} ${clipattr} reduction = ${red} : ${xt} -> ${rt}
   return %l : ${rt}
 }
@@ -56,20 +69,20 @@ emit_grad() {
   local name=$1 V=$2 N=$3 D=$4 S=$5 P=$6 dt=$7 clip=$8 cv=$9 red=${10} proj=${11}
   local pipes=${12:-naive}
   local extra=${13:-}
-  local xt gt dxt clipattr="" arg2 projuse
+  local xt gt dxt clipattr="" arg2 projuse prelude
   if [ "$V" = 0 ]; then xt="tensor<${N}x${D}x${dt}>"; dxt="tensor<${N}x${D}xf32>"
   else xt="tensor<${V}x${N}x${D}x${dt}>"; dxt="tensor<${V}x${N}x${D}xf32>"; fi
   if [ "$red" = none ]; then
     if [ "$V" = 0 ]; then gt="tensor<${S}xf32>"; else gt="tensor<${V}x${S}xf32>"; fi
   else gt="tensor<f32>"; fi
   [ "$clip" != none ] && clipattr="clip = ${clip}(${cv})"
-  if [ "$proj" = seed ]; then arg2="%seed: i64"; projuse="seed(%seed)"
-  else arg2="%a: tensor<${D}x${S}x${dt}>"; projuse="projection(%a : tensor<${D}x${S}x${dt}>)"; fi
+  seed_or_projection "$proj" "$D" "$S" "$dt"
   local knobs="slices = ${S} points = ${P} ${clipattr} reduction = ${red}"
   if [ -n "${PHASED:-}" ]; then
     # dL/dx rounded to x's type, the cotangent deferred to the backward GEMM.
     cat > "$src/$name.mlir" <<MLIR
 func.func @sigreg(%x: ${xt}, ${arg2}, %g: ${gt}) -> (${gt}, ${xt}) {
+${prelude}
   %l = sigreg.loss %x ${projuse} ${knobs} : ${xt} -> ${gt}
   %dx = sigreg.loss_grad %x ${projuse} grad(%g : ${gt}) ${knobs} : ${xt} -> ${dxt}
   %r = arith.truncf %dx : ${dxt} to ${xt}
@@ -80,6 +93,7 @@ MLIR
   elif [ -n "${STEP:-}" ]; then
     cat > "$src/$name.mlir" <<MLIR
 func.func @sigreg(%x: ${xt}, ${arg2}, %g: ${gt}) -> (${gt}, ${dxt}) {
+${prelude}
   %l = sigreg.loss %x ${projuse} ${knobs} : ${xt} -> ${gt}
   %dx = sigreg.loss_grad %x ${projuse} grad(%g : ${gt}) ${knobs} : ${xt} -> ${dxt}
   return %l, %dx : ${gt}, ${dxt}
@@ -88,6 +102,7 @@ MLIR
   else
     cat > "$src/$name.mlir" <<MLIR
 func.func @sigreg(%x: ${xt}, ${arg2}, %g: ${gt}) -> ${dxt} {
+${prelude}
   %dx = sigreg.loss_grad %x ${projuse} grad(%g : ${gt}) ${knobs} : ${xt} -> ${dxt}
   return %dx : ${dxt}
 }
@@ -373,6 +388,30 @@ single() {
   emit slw-views-d1032-clamp 2 100 1032 200 17 bf16 clamp_min 0.5 mean seed
   emit slw-f16-n200-d4096-none 0 200 4096 264 9 f16 none 0 none seed
 }
+# The seed from a step counter in device memory (sigreg.advance_step): the validation checks
+# that every run leaves the counter advanced by one and reads the same seed again after it is
+# put back (graph replay included). Every kernel that generates the projection, every way the
+# forward advances the counter (the single launch's packed loss word, its fenced counter, a
+# launch of its own: per-slice losses, the Hopper, mma.sync and SIMT kernels), and steps.
+device_step_set() {
+  emit ds-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean step fused
+  emit ds-minimal-bf16 4 256 16 256 17 bf16 none 0 mean step fused
+  emit ds-mid-bf16 0 1024 1024 1024 17 bf16 none 0 mean step fused
+  emit ds-large-bf16 0 8192 4096 4096 17 bf16 none 0 mean step fused
+  emit ds-ragged-none-bf16 2 100 200 104 17 bf16 none 0 none step fused
+  emit ds-n200-sum-bf16 0 200 520 136 9 bf16 none 0 sum step fused
+  emit ds-views-f32-clamp 3 37 129 77 9 f32 clamp_min 1.0 mean step fused
+  emit ds-fenced-bf16 0 4096 16 8192 17 bf16 none 0 mean step fused --single-launch=2
+  emit ds-blog-bf16-hopper 0 32 2048 1024 17 bf16 none 0 mean step fused --single-launch=0
+  emit ds-ragged-f16-mma 0 1000 520 1032 9 f16 none 0 sum step fused --chip=sm_90
+  emit ds-ragged-f32-simt 0 300 129 200 9 f32 none 0 mean step fused "--chip=sm_90 --tensor-cores=false"
+  emit_phased ds-phased-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean step fused
+  emit_phased ds-phased-minimal-bf16 4 256 16 256 17 bf16 none 0 mean step fused
+  emit_phased ds-phased-mid-bf16 0 1024 1024 1024 17 bf16 none 0 mean step fused
+  emit_phased ds-phased-large-bf16 0 8192 4096 4096 17 bf16 none 0 mean step fused
+  emit_phased ds-phased-ragged-views-bf16 3 1000 1000 2000 17 bf16 none 0 mean step fused
+  emit_step ds-step-views-bf16 3 37 136 72 9 bf16 none 0 mean step fused
+}
 case "$set_" in
   p65) for w in 64 128 256; do
          emit p65-f16-none-w$w 0 1000 520 1032 65 f16 none 0 none seed fused --wgmma-slices=$w
@@ -389,6 +428,7 @@ case "$set_" in
   grad-fused) grad_fused ;;
   step) step_set ;;
   phased) phased_set ;;
+  device-step) device_step_set ;;
   hopper) hopper ;;
   split) split_set ;;
   training) training ;;

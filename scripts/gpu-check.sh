@@ -77,7 +77,9 @@ if [ $sanitize = 1 ] && command -v compute-sanitizer > /dev/null; then
               step-views-f16-zero-sum step-explicit-clamp-none step-p33-views-bf16 \
               step-ragged-small-bf16 step-n129-p33-f16-clamp step-minimal-bf16 step-blog-bf16 \
               slw-views-d1032-clamp slw-f16-n200-d4096-none slm-n256-d1024-sum \
-              step-ragged-views-bf16 phased-p33-views-bf16 phased-ragged-views-bf16 gradf-p65-f16; do
+              step-ragged-views-bf16 phased-p33-views-bf16 phased-ragged-views-bf16 gradf-p65-f16 \
+              ds-blog-bf16 ds-ragged-none-bf16 ds-n200-sum-bf16 ds-views-f32-clamp \
+              ds-phased-blog-bf16 ds-ragged-f16-mma; do
     [ -d "$art/$name/fused" ] || continue
     for tool in memcheck racecheck synccheck; do
       compute-sanitizer --tool $tool --error-exitcode 99 "$aot" "$art/$name/fused" \

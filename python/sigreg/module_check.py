@@ -141,6 +141,93 @@ def check(configs):
     return failed
 
 
+def _kernels_per_call(fn):
+    """The names of the GPU kernels one call of ``fn`` launches (torch.profiler), after a
+    warm-up call."""
+    from torch.profiler import ProfilerActivity, profile  # noqa: PLC0415
+
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    return [e.name for e in prof.events()
+            if e.device_type == torch.autograd.DeviceType.CUDA
+            and not e.name.startswith(("Memcpy", "Memset", "cudaMem"))]
+
+
+def check_device_step(configs):
+    """SIGReg's own global_step (a single process, no clip): the compiled artifacts read it
+    on the GPU and the forward advances it. Three eager forward + backward calls from step
+    SEED, then one captured in a CUDA graph and replayed three times from step SEED + 10:
+    each loss and dL/dx against the float64 reference of the seed it should have taken (a
+    graph replayed with the seed of its capture, or a step that did not advance, fails), the
+    step after them, and the kernels of one call."""
+    failed = 0
+    print(f"\n{'config':22} {'call':9} {'seed':>5} {'loss_err':>9} {'grad_err':>9} result"
+          "   (SIGReg's global_step on the GPU)")
+    for name, V, N, D, S, P, dt, mode, cv, red in configs:
+        if cv is not None:
+            continue
+        x = _x(V, N, D, dt).requires_grad_(True)
+        m = SIGReg(num_slices=S, n_points=P, reduction=red).cuda()
+
+        def step():
+            x.grad = None
+            (m(x).sum() * COTANGENT).backward()
+
+        def report(call, seed, loss, grad):
+            ref_l, ref_g = _loss_and_grad_seeded(x, S, P, red, seed)
+            le, ge = _rel(loss.double(), ref_l), _rel(grad.double(), ref_g)
+            ok = le <= 2e-3 and ge <= 1e-2
+            print(f"{name:22} {call:9} {seed:5d} {le:9.2e} {ge:9.2e} {'PASS' if ok else 'FAIL'}")
+            return not ok
+
+        m.global_step.fill_(SEED)
+        for i in range(3):
+            x.grad = None
+            loss = m(x)
+            (loss.sum() * COTANGENT).backward()
+            failed += report("eager", SEED + i, loss.detach(), x.grad)
+        kernels = _kernels_per_call(step)  # two calls: the step is now SEED + 5
+        ok = int(m.global_step) == SEED + 5
+        failed += not ok
+        print(f"{name:22} {'kernels':9} {len(kernels):5d} per forward + backward: "
+              f"{', '.join(k.split('(')[0] for k in kernels)}; step {int(m.global_step)} "
+              f"{'PASS' if ok else 'FAIL'}")
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(3):
+                step()
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        x.grad = None
+        with torch.cuda.graph(g):
+            loss = m(x)
+            (loss.sum() * COTANGENT).backward()
+        m.global_step.fill_(SEED + 10)
+        for i in range(3):
+            g.replay()
+            torch.cuda.synchronize()
+            failed += report("graph", SEED + 10 + i, loss.detach().clone(), x.grad.clone())
+        ok = int(m.global_step) == SEED + 13
+        failed += not ok
+        print(f"{name:22} {'graph':9} step {int(m.global_step)} after 3 replays "
+              f"{'PASS' if ok else 'FAIL'}")
+    return failed
+
+
+def _loss_and_grad_seeded(x, S, P, reduction, seed):
+    """The float64 reference (the torch backend on x.double()) of the loss and COTANGENT x
+    dL/dx with projection seed ``seed``."""
+    xd = x.detach().double().requires_grad_(True)
+    loss = sigreg_loss(xd, seed=seed, num_slices=S, num_points=P, reduction=reduction,
+                       backend="torch")
+    (loss.sum() * COTANGENT).backward()
+    return loss.detach(), xd.grad
+
+
 def check_traced():
     """backend='compiled' under torch.compile(fullgraph=True): the custom ops of the split
     trace (fake implementations) and give what the eager call through the split gives."""
@@ -240,6 +327,25 @@ def bench(configs, with_compile):
             row.append(_median_ms(eager_step(torch.compile(sigreg_eager))))
         print(f"{name:22} " + " ".join(f"{t:14.4f}" if t is not None else f"{'n/a':>14}"
                                        for t in row))
+
+
+def bench_module(configs):
+    """SIGReg (its global_step on the GPU, backend 'compiled'): the median time of one forward
+    + backward from Python and replayed from a CUDA graph, and its kernels per call."""
+    print("\n" + f"{'config':22} {'module':>10} {'graph':>10} {'kernels':>8}"
+          "   (ms, SIGReg forward + backward, global_step on the GPU)")
+    for name, V, N, D, S, P, dt, mode, cv, red in configs:
+        x = _x(V, N, D, dt).requires_grad_(True)
+        m = SIGReg(num_slices=S, n_points=P, clip_value=cv, clip_mode=mode, reduction=red,
+                   backend="compiled").cuda()
+
+        def step():
+            x.grad = None
+            m(x).sum().backward()
+
+        kernels = len(_kernels_per_call(step))
+        print(f"{name:22} {_median_ms(step):10.4f} {_graph_ms(step) or float('nan'):10.4f} "
+              f"{kernels:8d}")
 
 
 def _runtime_bytes() -> int:
@@ -424,6 +530,9 @@ def main(argv=None):
     ap.add_argument("--profile", action="store_true", help="with --host: cProfile each")
     ap.add_argument("--traced", action="store_true",
                     help="also the compiled backend under torch.compile(fullgraph=True)")
+    ap.add_argument("--device-step", action="store_true",
+                    help="also SIGReg's global_step read and advanced on the GPU, eager and "
+                         "replayed from a CUDA graph")
     ap.add_argument("--only", default="", help="comma-separated configuration names")
     ap.add_argument("--precompile", action="store_true",
                     help="only compile the artifacts the checks run into the cache (on a "
@@ -437,8 +546,11 @@ def main(argv=None):
     failed = 0 if args.skip_check else check(configs)
     if args.traced:
         failed += check_traced()
+    if args.device_step:
+        failed += check_device_step(configs)
     if args.bench:
         bench(configs, args.compile)
+        bench_module(configs)
     if args.host:
         host(configs, args.profile)
     if args.train:
