@@ -74,7 +74,8 @@ def _pair_only():
     """The single process's whole-loss path without the step artifact: the loss artifact at
     forward time and the gradient artifact (with its own forward) at backward time."""
     saved = st._whole_function
-    st._whole_function = lambda *args, step=False, phased=False: None if step else saved(*args)
+    st._whole_function = (lambda *args, step=False, phased=False, device_step=False:
+                          None if step else saved(*args, device_step=device_step))
     try:
         yield
     finally:
@@ -86,8 +87,8 @@ def _unphased():
     """The step artifact run whole at forward time (dL/dx in f32, multiplied by the cotangent
     in the backward) instead of the phased one."""
     saved = st._whole_function
-    st._whole_function = (lambda *args, step=False, phased=False:
-                          None if phased else saved(*args, step=step))
+    st._whole_function = (lambda *args, step=False, phased=False, device_step=False:
+                          None if phased else saved(*args, step=step, device_step=device_step))
     try:
         yield
     finally:
@@ -197,17 +198,17 @@ def check_device_step(configs):
         torch.cuda.current_stream().wait_stream(s)
         g = torch.cuda.CUDAGraph()
         x.grad = None
-        # The cotangent as a tensor: a Python float's multiply broke the capture (its
-        # backward touched the legacy stream).
-        cotangent = torch.full((), COTANGENT, device="cuda")
+        # The loss's own unit cotangent (a cotangent made before the capture, on the default
+        # stream, breaks it: the backward would wait on the legacy stream).
         with torch.cuda.graph(g):
             loss = m(x)
-            loss.backward(cotangent)
+            loss.backward()
         m.global_step.fill_(SEED + 10)
         for i in range(3):
             g.replay()
             torch.cuda.synchronize()
-            failed += report("graph", SEED + 10 + i, loss.detach().clone(), x.grad.clone())
+            failed += report("graph", SEED + 10 + i, loss.detach().clone(),
+                             x.grad * COTANGENT)
         ok = int(m.global_step) == SEED + 13
         failed += not ok
         print(f"{name:22} {'graph':9} step {int(m.global_step)} after 3 replays "
