@@ -391,14 +391,16 @@ single() {
 # The seed from a step counter in device memory (sigreg.advance_step): the validation checks
 # that every run leaves the counter advanced by one and reads the same seed again after it is
 # put back (graph replay included). Every kernel that generates the projection, every way the
-# forward advances the counter (the single launch's packed loss word, its fenced counter, a
-# launch of its own: per-slice losses, the Hopper, mma.sync and SIMT kernels), and steps.
+# forward advances the counter (the single launch's packed loss word, its fenced counter, the
+# Hopper kernel's tail, the epilogue kernel after the Hopper, mma.sync and SIMT kernels, a
+# launch of its own for per-slice losses), and steps.
 device_step_set() {
   emit ds-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean step fused
   emit ds-minimal-bf16 4 256 16 256 17 bf16 none 0 mean step fused
   emit ds-mid-bf16 0 1024 1024 1024 17 bf16 none 0 mean step fused
   emit ds-large-bf16 0 8192 4096 4096 17 bf16 none 0 mean step fused
   emit ds-ragged-none-bf16 2 100 200 104 17 bf16 none 0 none step fused
+  emit ds-mid-none-bf16 0 1024 1024 1024 17 bf16 none 0 none step fused
   emit ds-n200-sum-bf16 0 200 520 136 9 bf16 none 0 sum step fused
   emit ds-views-f32-clamp 3 37 129 77 9 f32 clamp_min 1.0 mean step fused
   emit ds-fenced-bf16 0 4096 16 8192 17 bf16 none 0 mean step fused --single-launch=2

@@ -79,7 +79,7 @@ if [ $sanitize = 1 ] && command -v compute-sanitizer > /dev/null; then
               slw-views-d1032-clamp slw-f16-n200-d4096-none slm-n256-d1024-sum \
               step-ragged-views-bf16 phased-p33-views-bf16 phased-ragged-views-bf16 gradf-p65-f16 \
               ds-blog-bf16 ds-ragged-none-bf16 ds-n200-sum-bf16 ds-views-f32-clamp \
-              ds-phased-blog-bf16 ds-ragged-f16-mma; do
+              ds-phased-blog-bf16 ds-ragged-f16-mma ds-mid-bf16 ds-ragged-f32-simt; do
     [ -d "$art/$name/fused" ] || continue
     for tool in memcheck racecheck synccheck; do
       compute-sanitizer --tool $tool --error-exitcode 99 "$aot" "$art/$name/fused" \

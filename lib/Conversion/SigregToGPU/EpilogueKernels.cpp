@@ -131,6 +131,9 @@ mlir::sigreg::buildEpilogueKernel(OpBuilder &b, Location loc,
   SmallVector<Type> args = {ecf, ecf, out};
   if (lastBlock)
     args.append({MemRefType::get({1}, b.getI32Type()), f32Memref(b, {blocks})});
+  assert((!sh.advancesStep || !none) && "a per-slice loss has no last block");
+  if (sh.advancesStep)
+    args.push_back(MemRefType::get({}, b.getI64Type()));
   auto func = createKernel(
       b, loc, "sigreg_epilogue", "epilogue", args,
       none ? ArrayRef<int64_t>{} : ArrayRef<int64_t>{kBlockThreads},
@@ -172,6 +175,8 @@ mlir::sigreg::buildEpilogueKernel(OpBuilder &b, Location loc,
     if (sh.reduction == Reduction::mean)
       total = k.divf(total, k.f32(static_cast<float>(V * S)));
     k.store(total, outArg, {});
+    if (sh.advancesStep)
+      emitStepAdvance(k, func.getArgument(args.size() - 1));
   };
   if (!lastBlock) {
     k.ifThen(k.lt(tid, k.idx(1)), [&] { writeLoss(k.load(red, {k.idx(0)})); });

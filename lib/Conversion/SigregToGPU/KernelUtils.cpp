@@ -38,6 +38,14 @@ gpu::GPUFuncOp mlir::sigreg::createKernel(OpBuilder &b, Location loc,
   return func;
 }
 
+void mlir::sigreg::emitStepAdvance(KernelBuilder &k, Value step) {
+  Value seed = k.load(step, {});
+  k.store(
+      arith::AddIOp::create(
+          k.b, seed, arith::ConstantIntOp::create(k.b, k.b.getI64Type(), 1)),
+      step, {});
+}
+
 MemRefType mlir::sigreg::f32Memref(OpBuilder &b, ArrayRef<int64_t> shape) {
   return MemRefType::get(shape, b.getF32Type());
 }

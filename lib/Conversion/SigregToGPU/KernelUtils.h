@@ -23,6 +23,10 @@ gpu::GPUFuncOp createKernel(OpBuilder &b, Location loc, StringRef name,
                             ArrayRef<int64_t> workgroupF32Sizes,
                             ArrayRef<int64_t> workgroupI32Sizes = {});
 
+/// step[] += 1 for a step counter (memref<i64>, sigreg.advance_step), by the
+/// calling thread: a kernel of the forward after every reader of the step.
+void emitStepAdvance(KernelBuilder &k, Value step);
+
 /// memref<shape x f32>.
 MemRefType f32Memref(OpBuilder &b, ArrayRef<int64_t> shape);
 

@@ -265,6 +265,11 @@ struct EpilogueKernelShape {
   /// The loss's cotangent is 1 (a deferred cotangent, mean/sum only): the
   /// kernels that read it take no cotangent argument.
   bool unitCotangent = false;
+  /// mean/sum of a projection seeded from a step counter (sigreg.advance_step)
+  /// whose kernels all ran before: the thread that writes the loss also
+  /// advances the counter (a trailing step : memref<i64> argument), so that
+  /// the forward needs no sigreg_advance_step launch.
+  bool advancesStep = false;
   /// Blocks of kBlockThreads threads, one thread per (v, s).
   int64_t numBlocks() const {
     return (numViews * numSlices + kBlockThreads - 1) / kBlockThreads;
@@ -277,7 +282,8 @@ struct EpilogueKernelShape {
 };
 /// (cos, sin : [V, S, P], out : memref<f32> or memref<VxSxf32>), then, with
 /// lastBlockReduction, (counter : memref<1xi32>, zero before the first
-/// launch, blockSums : memref<numBlocks x f32>). Grid (numBlocks, 1, 1).
+/// launch, blockSums : memref<numBlocks x f32>), then with advancesStep
+/// (step : memref<i64>). Grid (numBlocks, 1, 1).
 gpu::GPUFuncOp buildEpilogueKernel(OpBuilder &b, Location loc,
                                    const EpilogueKernelShape &shape);
 

@@ -277,8 +277,26 @@ private:
     AdvanceStepOp step = stepOf(proj);
     return step ? Value(step.getStep()) : Value(proj.getSeed());
   }
-  /// Device steps that the single launch advances itself (advancesStep).
+  /// Device steps that a kernel of the forward advances itself (the single
+  /// launch, the epilogue kernel, the Hopper kernel's tail: advancesStep).
   DenseSet<Operation *> advancedSteps;
+  /// The step counter that `epi`'s kernel advances (recorded in
+  /// advancedSteps), if any: a scalar loss whose ECF's projection is seeded
+  /// from one that no kernel advances yet. The projection kernel, its only
+  /// reader, has completed before the epilogue runs (stream order; a
+  /// programmatic dependent waits for its predecessors before its reads).
+  AdvanceStepOp stepAdvancedBy(FusedEpilogueOp epi) {
+    if (epilogueShape(epi).reduction == Reduction::none)
+      return {};
+    auto ar = epi.getCos().getDefiningOp<AllReduceMeanOp>();
+    auto ecf = ar ? ar.getCos().getDefiningOp<FusedEcfOp>() : FusedEcfOp();
+    AdvanceStepOp step =
+        ecf ? stepOf(ecf.getProjection().getDefiningOp<ProjectionOp>())
+            : AdvanceStepOp();
+    if (!step || !advancedSteps.insert(step).second)
+      return {};
+    return step;
+  }
   /// The type of g as the projection kernel writes it for `proj`'s readers.
   MemRefType seededGType(ProjectionOp proj);
   bool runsAsSingleLaunch(FusedEcfOp ecf) {
@@ -882,6 +900,8 @@ void Lowering::lowerEpilogue(ConversionPatternRewriter &rewriter,
                              FusedEpilogueOp epi, Value cos, Value sin) {
   Location loc = epi.getLoc();
   EpilogueKernelShape sh = epilogueShape(epi);
+  AdvanceStepOp step = stepAdvancedBy(epi);
+  sh.advancesStep = bool(step);
   Value cosBuf = toBuffer(rewriter, loc, cos),
         sinBuf = toBuffer(rewriter, loc, sin);
   Value out = resultBuffer(rewriter, epi.getResult());
@@ -894,6 +914,8 @@ void Lowering::lowerEpilogue(ConversionPatternRewriter &rewriter,
         rewriter, loc,
         MemRefType::get({sh.numBlocks()}, rewriter.getF32Type())));
   }
+  if (step)
+    args.push_back(step.getStep());
   createLaunch(rewriter, loc, kernel, {sh.numBlocks(), 1, 1}, kBlockThreads,
                args);
   rewriter.replaceOp(epi, toTensor(rewriter, loc, out));
@@ -1259,8 +1281,11 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
   // The tail (one-tile kernel): the finalize for few batch tiles, and the
   // epilogue of a chain planChains gave it.
   EpilogueKernelShape epiShape;
+  AdvanceStepOp step;
   if (epi) {
     epiShape = epilogueShape(epi);
+    step = stepAdvancedBy(epi);
+    epiShape.advancesStep = bool(step);
     w.epilogue = &epiShape;
   }
   w.foldFinalize = !persistent && wgmmaFoldsFinalize(w.numBatchTiles());
@@ -1346,6 +1371,8 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
             rewriter, loc,
             MemRefType::get({sh.numViews * sh.numSlices},
                             rewriter.getF32Type())));
+      if (step)
+        args.push_back(step.getStep());
     }
     programmaticCandidates.push_back(
         createLaunch(rewriter, loc, kernel, grid, w.tiling.threads, args,

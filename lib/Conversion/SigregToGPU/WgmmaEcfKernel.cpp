@@ -886,7 +886,7 @@ void emitGatherBatchTiles(KernelBuilder &k, const WgmmaTypes &t,
 void emitTailEpilogue(KernelBuilder &k, const WgmmaTypes &t,
                       const WgmmaEcfShape &sh, const TailScratch &scratch,
                       Value cosMean, Value sinMean, Value counters, Value out,
-                      Value stats, Value tid, Value s0, Value v) {
+                      Value stats, Value step, Value tid, Value s0, Value v) {
   const EpilogueKernelShape &epi = *sh.epilogue;
   int64_t V = sh.numViews, S = sh.numSlices;
   bool none = epi.reduction == Reduction::none;
@@ -919,6 +919,10 @@ void emitTailEpilogue(KernelBuilder &k, const WgmmaTypes &t,
       if (epi.reduction == Reduction::mean)
         total = k.divf(total, k.f32(static_cast<float>(V * S)));
       k.store(total, out, {});
+      // The projection kernel, the only reader of a step counter, completed
+      // before this kernel's griddepcontrol.wait let its mainloop read g.
+      if (step)
+        emitStepAdvance(k, step);
     });
   });
 }
@@ -1023,6 +1027,8 @@ SmallVector<Type> forwardArgs(OpBuilder &b, const WgmmaEcfShape &sh) {
                         : MemRefType::get({}, b.getF32Type()));
     if (!none)
       args.push_back(MemRefType::get({V * S}, b.getF32Type()));
+    if (epi->advancesStep)
+      args.push_back(MemRefType::get({}, b.getI64Type()));
   }
   return args;
 }
@@ -1033,6 +1039,8 @@ struct ForwardArgs {
   /// The tail's: the means (cosOut, sinOut without foldFinalize), the
   /// counters, the epilogue's output and statistics workspace.
   Value cosMean, sinMean, counters, out, stats;
+  /// The step counter the tail advances (EpilogueKernelShape::advancesStep).
+  Value step;
   ForwardArgs(const WgmmaEcfShape &sh, ArrayRef<Value> rest) {
     unsigned next = 0;
     sumSq = sh.seeded ? rest[next++] : Value();
@@ -1046,6 +1054,7 @@ struct ForwardArgs {
     stats = sh.epilogue && sh.epilogue->reduction != Reduction::none
                 ? rest[next++]
                 : Value();
+    step = sh.epilogue && sh.epilogue->advancesStep ? rest[next++] : Value();
   }
 };
 
@@ -1112,7 +1121,8 @@ void emitTail(KernelBuilder &k, const WgmmaTypes &t, const WgmmaEcfShape &sh,
   auto epilogue = [&] {
     if (sh.epilogue)
       emitTailEpilogue(k, t, sh, scratch, out.cosMean, out.sinMean,
-                       out.counters, out.out, out.stats, kn.tid, s0, v);
+                       out.counters, out.out, out.stats, out.step, kn.tid, s0,
+                       v);
   };
   if (!sh.foldFinalize)
     return epilogue();

@@ -2,10 +2,12 @@
 
 // A seed from sigreg.advance_step (a step counter in device memory): the
 // kernels that generate the projection take the counter, memref<i64>, and
-// every thread loads the seed from it first; the forward advances it once.
-// Where the single launch writes a scalar loss, its last block does (the
-// forward stays one launch); elsewhere sigreg_advance_step, one thread, runs
-// after the forward's kernels (before the backward phase of a step).
+// every thread loads the seed from it first; the forward advances it once:
+// in the kernel that writes a scalar loss (the single launch's last block,
+// the Hopper kernel's tail, the epilogue kernel), so the forward needs no
+// launch of its own for it; a per-slice loss has none, and then
+// sigreg_advance_step, one thread, runs after the forward's kernels (before
+// the backward phase of a step).
 
 // The single launch at the blog shape: the counter is its first argument, no
 // other launch.
@@ -68,28 +70,60 @@ func.func @per_slice(%x: tensor<32x2048xbf16>, %step: memref<i64>) -> tensor<102
 
 // -----
 
-// A training step at mid (the projection kernel, then the Hopper kernel and
-// the backward's dL/dy kernel): the projection kernel reads the counter, the
-// advance runs at the end of the forward phase, before the backward GEMM
-// (the backward phase reads G and g, not the seed).
+// A training step at mid (the projection kernel, then the Hopper kernel, whose
+// tail writes the loss, and the backward's dL/dy kernel): the projection
+// kernel reads the counter, the Hopper kernel's tail advances it (the
+// projection kernel completed before the tail's griddepcontrol.wait let the
+// mainloop read g); the backward phase reads G and g, not the seed.
 // CHECK-LABEL: func.func @mid_step(
 // CHECK-SAME:    %{{.*}}: tensor<512x1024xbf16>, %[[STEP:[^:]*]]: memref<i64>,
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_projection_rows blocks {{.*}} args(%[[STEP]] : memref<i64>,
-// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf_wgmma
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf_wgmma {{.*}}, %[[STEP]] : memref<i64>) {sigreg.programmatic
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_ecf_grad_slices
 // CHECK-NOT:     gpu.launch_func
-// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_advance_step blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%[[STEP]] : memref<i64>)
-// CHECK-NOT:     gpu.launch_func
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_project_transpose_wgmma {{.*}}sigreg.phase = "backward"
+// CHECK-NOT:     sigreg_advance_step
 // CHECK:         return
 // CHECK-LABEL: gpu.func @sigreg_projection_rows(
 // CHECK-SAME:    %[[CTR:[^:]*]]: memref<i64>,
 // CHECK-NOT:     gpu.func
 // CHECK:         memref.load %[[CTR]][] : memref<i64>
+// The tail: the last CTA's thread 0 writes the loss, then seed + 1.
+// CHECK-LABEL: gpu.func @sigreg_fused_ecf_wgmma(
+// CHECK-SAME:    %[[OUT:[^:]*]]: memref<f32>, %{{.*}}: memref<2048xf32>, %[[CTR:[^:]*]]: memref<i64>)
+// CHECK:         memref.store %{{.*}}, %[[OUT]][] : memref<f32>
+// CHECK-NEXT:    %[[V:.*]] = memref.load %[[CTR]][] : memref<i64>
+// CHECK-NEXT:    %[[N:.*]] = arith.addi %[[V]], %{{.*}} : i64
+// CHECK-NEXT:    memref.store %[[N]], %[[CTR]][] : memref<i64>
 func.func @mid_step(%x: tensor<512x1024xbf16>, %step: memref<i64>, %g: tensor<f32>) -> (tensor<f32>, tensor<512x1024xbf16>) {
   %seed = sigreg.advance_step %step : memref<i64>
   %l = sigreg.loss %x seed(%seed) slices = 2048 points = 17 : tensor<512x1024xbf16> -> tensor<f32>
   %dx = sigreg.loss_grad %x seed(%seed) grad(%g : tensor<f32>) slices = 2048 points = 17 : tensor<512x1024xbf16> -> tensor<512x1024xf32>
   %dxr = arith.truncf %dx : tensor<512x1024xf32> to tensor<512x1024xbf16>
   return %l, %dxr : tensor<f32>, tensor<512x1024xbf16>
+}
+
+// -----
+
+// A batch of 64 tiles: the Hopper kernel, the finalize and the epilogue
+// kernel, whose thread that writes the loss (in the last of its blocks)
+// advances the counter.
+// CHECK-LABEL: func.func @tall(
+// CHECK-SAME:    %{{.*}}: tensor<8192x64xbf16>, %[[STEP:[^:]*]]: memref<i64>)
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_projection_split_rows blocks {{.*}} args(%[[STEP]] : memref<i64>,
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf_wgmma
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_ecf_finalize_sm
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_epilogue blocks in (%c2, %c1, %c1) {{.*}}, %[[STEP]] : memref<i64>)
+// CHECK-NOT:     gpu.launch_func
+// CHECK:         return
+// CHECK-LABEL: gpu.func @sigreg_epilogue(
+// CHECK-SAME:    %[[OUT:[^:]*]]: memref<f32>, %{{.*}}: memref<1xi32>, %{{.*}}: memref<2xf32>, %[[CTR:[^:]*]]: memref<i64>)
+// CHECK:         memref.store %{{.*}}, %[[OUT]][] : memref<f32>
+// CHECK-NEXT:    %[[V:.*]] = memref.load %[[CTR]][] : memref<i64>
+// CHECK-NEXT:    %[[N:.*]] = arith.addi %[[V]], %{{.*}} : i64
+// CHECK-NEXT:    memref.store %[[N]], %[[CTR]][] : memref<i64>
+func.func @tall(%x: tensor<8192x64xbf16>, %step: memref<i64>) -> tensor<f32> {
+  %seed = sigreg.advance_step %step : memref<i64>
+  %l = sigreg.loss %x seed(%seed) slices = 512 points = 17 : tensor<8192x64xbf16> -> tensor<f32>
+  return %l : tensor<f32>
 }
