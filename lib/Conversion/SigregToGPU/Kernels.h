@@ -153,6 +153,11 @@ struct WgmmaEcfShape {
   /// statistics too (sigreg_epilogue's work), and with a reduction the last
   /// of those CTAs adds them all.
   bool foldFinalize = false;
+  /// With foldFinalize: the batch tiles' sums go to [V, P, S] i64 fixed-point
+  /// accumulators (zero at the first launch, reset by the tail) through
+  /// integer atomics instead of [T, V, P, S] f32 per-tile sums
+  /// (wgmmaAtomicSums).
+  bool atomicSums = false;
   const EpilogueKernelShape *epilogue = nullptr;
   /// Self-resetting counters of the tail: one per (view, slice tile) with
   /// foldFinalize, then one for the reduction.

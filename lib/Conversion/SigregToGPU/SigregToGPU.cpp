@@ -553,10 +553,10 @@ void Lowering::planChains(func::FuncOp func) {
     // too (a training step's backward, which may read the stored slices),
     // are its results as well.
     EcfSchedule sched = ecfSchedule(ecf);
-    int64_t T = llvm::divideCeilSigned<int64_t>(
-        ecf.getInput().getType().getDimSize(1), kWgmmaTileRows);
+    int64_t N = ecf.getInput().getType().getDimSize(1);
+    int64_t T = llvm::divideCeilSigned<int64_t>(N, kWgmmaTileRows);
     if (sched.wgmma && !sched.wgmmaPersistent &&
-        (T == 1 || wgmmaFoldsFinalize(T)))
+        (T == 1 || wgmmaTailGathers(T, N)))
       if (auto [ar, epi] = tailEpilogue(ecf); epi) {
         tailChain[ecf] = epi;
         absorbed.insert(ar);
@@ -1288,7 +1288,9 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
     epiShape.advancesStep = bool(step);
     w.epilogue = &epiShape;
   }
-  w.foldFinalize = !persistent && wgmmaFoldsFinalize(w.numBatchTiles());
+  w.foldFinalize =
+      !persistent && wgmmaTailGathers(w.numBatchTiles(), sh.batch);
+  w.atomicSums = !persistent && wgmmaAtomicSums(w.numBatchTiles(), sh.batch);
   // The slices for the fused backward (--sigreg-save-slices), written where
   // their reader finds them.
   Value slices;
@@ -1351,6 +1353,16 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
     Value sinOut = resultBuffer(rewriter, ecf.getSin());
     if (T == 1) {
       args.append({cosOut, sinOut});
+    } else if (w.atomicSums) {
+      // Fixed-point accumulators, zero at the first launch, reset by the
+      // tail.
+      auto accType = MemRefType::get({sh.numViews, sh.numPoints, sh.numSlices},
+                                     rewriter.getI64Type());
+      for (int i = 0; i < 2; ++i) {
+        auto acc = memref::AllocOp::create(rewriter, loc, accType);
+        acc->setAttr("sigreg.zero_init", rewriter.getUnitAttr());
+        args.push_back(acc);
+      }
     } else {
       auto partType = MemRefType::get(
           {T, sh.numViews, sh.numPoints, sh.numSlices}, rewriter.getF32Type());

@@ -549,8 +549,23 @@ SmallVector<Value> emitEcfRows(KernelBuilder &k, int64_t P, Value yTile,
       });
 }
 
+/// acc[indices] += round(value * 2^kWgmmaSumFractionBits) with a relaxed
+/// 64-bit integer atomic. The scaling is exact (a power of two) and so is the
+/// conversion of f32 sums of magnitude >= 2^-9 (their last bit is at least
+/// 2^-32); smaller ones round to 2^-33 at worst.
+void atomicFixedPointAdd(KernelBuilder &k, Value value, Value acc,
+                         ValueRange indices) {
+  Value scaled = math::RoundEvenOp::create(
+      k.b,
+      k.mulf(value, k.f32(std::ldexp(1.0f, int(kWgmmaSumFractionBits)))));
+  Value fixed = arith::FPToSIOp::create(k.b, k.b.getI64Type(), scaled);
+  memref::AtomicRMWOp::create(k.b, arith::AtomicRMWKind::addi, fixed, acc,
+                              indices);
+}
+
 /// Writes a tile's ECF sums of slice `s` over `count` rows: the means when
-/// the batch is one tile, else the tile's partial sums.
+/// the batch is one tile, else the tile's partial sums (with atomicSums
+/// added to the fixed-point accumulators: atomicFixedPointAdd).
 void emitEcfStore(KernelBuilder &k, const WgmmaEcfShape &sh,
                   ArrayRef<Value> sums, Value count, Value s, Value v,
                   Value batchTile, Value cosOut, Value sinOut) {
@@ -566,6 +581,10 @@ void emitEcfStore(KernelBuilder &k, const WgmmaEcfShape &sh,
     if (oneTile) {
       k.store(k.divf(c, batchF), cosOut, {v, s, k.idx(p)});
       k.store(k.divf(sn, batchF), sinOut, {v, s, k.idx(p)});
+    } else if (sh.atomicSums) {
+      atomicFixedPointAdd(k, c, cosOut, {v, k.idx(p), s});
+      if (p > 0) // sin(0) = 0: the accumulator stays zero
+        atomicFixedPointAdd(k, sn, sinOut, {v, k.idx(p), s});
     } else {
       k.store(c, cosOut, {batchTile, v, k.idx(p), s});
       k.store(sn, sinOut, {batchTile, v, k.idx(p), s});
@@ -845,6 +864,34 @@ void emitGatherBatchTiles(KernelBuilder &k, const WgmmaTypes &t,
   int64_t P = sh.numPoints, T = sh.numBatchTiles();
   ColumnPart c = splitColumns(k, t, tid, s0);
   int64_t perThread = (P + c.parts - 1) / c.parts;
+  if (sh.atomicSums) {
+    // One fixed-point sum per point, converted in f64 and divided by N; the
+    // accumulator is reset for the next launch (every CTA of the column has
+    // added to it: they arrived before this, the last).
+    Type f64 = k.b.getF64Type();
+    double scale = std::ldexp(1.0, -int(kWgmmaSumFractionBits)) /
+                   static_cast<double>(sh.batch);
+    Value zero = arith::ConstantOp::create(k.b, k.b.getI64IntegerAttr(0));
+    k.ifThen(k.lt(c.s, k.idx(sh.numSlices)), [&] {
+      for (int64_t i = 0; i < perThread; ++i) {
+        Value p = k.add(c.part, k.idx(i * c.parts));
+        k.ifThen(k.lt(p, k.idx(P)), [&] {
+          for (auto [acc, mean] :
+               {std::pair(cosPart, cosMean), std::pair(sinPart, sinMean)}) {
+            Value sum = arith::SIToFPOp::create(k.b, f64,
+                                                k.load(acc, {v, p, c.s}));
+            Value m = arith::MulFOp::create(
+                k.b, sum,
+                arith::ConstantOp::create(k.b, k.b.getF64FloatAttr(scale)));
+            k.store(arith::TruncFOp::create(k.b, k.b.getF32Type(), m), mean,
+                    {v, c.s, p});
+            k.store(zero, acc, {v, p, c.s});
+          }
+        });
+      }
+    });
+    return;
+  }
   int64_t group = std::max<int64_t>(1, kTailLoadsInFlight / (2 * T));
   Value batchF = k.f32(static_cast<float>(sh.batch));
   k.ifThen(k.lt(c.s, k.idx(sh.numSlices)), [&] {
@@ -1010,7 +1057,9 @@ SmallVector<Type> forwardArgs(OpBuilder &b, const WgmmaEcfShape &sh) {
   if (sh.seeded)
     args.push_back(MemRefType::get({sh.normChunks, S}, b.getF32Type()));
   MemRefType out = T == 1 ? MemRefType::get({V, S, P}, b.getF32Type())
-                          : MemRefType::get({T, V, P, S}, b.getF32Type());
+                   : sh.atomicSums
+                       ? MemRefType::get({V, P, S}, b.getI64Type())
+                       : MemRefType::get({T, V, P, S}, b.getF32Type());
   args.append({out, out});
   if (sh.storeSlices)
     args.push_back(MemRefType::get({V * sh.batch, S},

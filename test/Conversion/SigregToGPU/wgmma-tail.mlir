@@ -97,13 +97,33 @@ func.func @one_tile(%x: tensor<2x100x520xf16>, %a: tensor<520x1032xf16>) -> tens
 
 // -----
 
-// 18 batch tiles (> 16): the finalize and epilogue kernels stay (a last
-// CTA's gather of 18 tiles would be a serial tail); 128-slice tiles (144 of
+// 18 batch tiles (> 16, wgmmaAtomicSums): each CTA adds its tile's sums,
+// converted to 64-bit fixed point (2^32), to [V, P, S] i64 accumulators with
+// integer atomics (sin at p = 0 is 0: not added); the last CTA of each
+// slice tile converts the one sum per point to the mean (f64, times 2^-32 /
+// N) and resets the accumulator, then the tail runs the epilogue: no
+// finalize or epilogue kernel, no [T, V, P, S] sums. 128-slice tiles (144 of
 // them fill the SMs).
 // CHECK-LABEL: func.func @many_tiles(
-// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%c8, %c18, %c1) threads in (%c288, %c1, %c1)
-// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_ecf_finalize_sm
-// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_epilogue
+// CHECK:         %[[COS:.*]] = memref.alloc() {sigreg.zero_init} : memref<1x17x1024xi64>
+// CHECK:         %[[SIN:.*]] = memref.alloc() {sigreg.zero_init} : memref<1x17x1024xi64>
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%c8, %c18, %c1) threads in (%c288, %c1, %c1) {{.*}}, %[[COS]] : memref<1x17x1024xi64>, %[[SIN]] : memref<1x17x1024xi64>,
+// CHECK-NOT:     gpu.launch_func
+// CHECK:         return
+// CHECK:       gpu.func @sigreg_fused_ecf_wgmma(
+// CHECK-SAME:      %[[ACOS:[^:]*]]: memref<1x17x1024xi64>, %[[ASIN:[^:]*]]: memref<1x17x1024xi64>, %[[MCOS:[^:]*]]: memref<1x1024x17xf32>, %[[MSIN:[^:]*]]: memref<1x1024x17xf32>
+// CHECK:         %[[I0:.*]] = arith.fptosi %{{.*}} : f32 to i64
+// CHECK-NEXT:    memref.atomic_rmw addi %[[I0]], %[[ACOS]][%{{.*}}, %c0, %{{.*}}]
+// CHECK-NOT:     memref.atomic_rmw addi %{{.*}}, %[[ASIN]][%{{.*}}, %c0,
+// CHECK:         memref.atomic_rmw addi %{{.*}}, %[[ACOS]][%{{.*}}, %c1, %{{.*}}]
+// CHECK:         memref.atomic_rmw addi %{{.*}}, %[[ASIN]][%{{.*}}, %c1, %{{.*}}]
+// The tail's gather: load, to f64, scale, store the mean, reset.
+// CHECK:         %[[SUM:.*]] = memref.load %[[ACOS]]
+// CHECK-NEXT:    %[[SF:.*]] = arith.sitofp %[[SUM]] : i64 to f64
+// CHECK-NEXT:    %[[SC:.*]] = arith.mulf %[[SF]], %{{.*}} : f64
+// CHECK-NEXT:    %[[M:.*]] = arith.truncf %[[SC]] : f64 to f32
+// CHECK-NEXT:    memref.store %[[M]], %[[MCOS]]
+// CHECK-NEXT:    memref.store %c0_i64, %[[ACOS]]
 func.func @many_tiles(%x: tensor<2200x256xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 reduction = sum : tensor<2200x256xbf16> -> tensor<f32>
   return %l : tensor<f32>

@@ -57,7 +57,10 @@
 //       128 for the Hopper kernel, 64 for the mma.sync kernel, else
 //       `block-rows` or 16/32/64 by N)
 //       it writes 2TVSP f32 partials, the finalize kernel reads them back
-//       and writes the means: (4T + 2)VSP f32. This is an estimate from the
+//       and writes the means: (4T + 2)VSP f32; the Hopper kernel with more
+//       than 16 batch tiles adds 2TVSP 64-bit fixed-point sums atomically
+//       instead, and its tail reads and resets 2VSP of them and writes the
+//       means: (2T + 4)VSP x 8 + 2VSP x 4 bytes. This is an estimate from the
 //       schedule's tile choice.
 // The kernel choice, tiles, split and chunk rounding are those of
 // --convert-sigreg-to-gpu: the op's #sigreg.schedule when it has one, else
@@ -300,10 +303,15 @@ void SigregRooflinePass::analyze(Operation *op, FunctionReport &r) {
     }
     gemm += g;
     // trig_reduction: theta, rotations, sums, means; output traffic.
-    Count T = ecfSchedule(ecf).numBatchTiles;
+    EcfSchedule sched = ecfSchedule(ecf);
+    Count T = sched.numBatchTiles;
     Count written = T.v == 1 ? 2 * C : (4 * T + 2) * C;
-    trig +=
-        {B * S * (1 + 6 * (P - 1) + 2 * P) + 2 * C, written * f32, 2 * B * S};
+    Count bytes = written * f32;
+    // The Hopper kernel's 64-bit fixed-point sums: 2T VSP atomics, the
+    // tail's read and reset of each accumulator, the means.
+    if (sched.wgmma && !sched.wgmmaPersistent && wgmmaAtomicSums(T.v, N.v))
+      bytes = (2 * T + 4) * C * 8 + 2 * C * f32;
+    trig += {B * S * (1 + 6 * (P - 1) + 2 * P) + 2 * C, bytes, 2 * B * S};
     return;
   }
   if (auto ep = dyn_cast<FusedEpilogueOp>(op)) {

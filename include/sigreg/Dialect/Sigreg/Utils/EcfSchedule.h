@@ -206,6 +206,23 @@ constexpr int64_t kWgmmaFoldedBatchTiles = 16;
 inline bool wgmmaFoldsFinalize(int64_t batchTiles) {
   return batchTiles > 1 && batchTiles <= kWgmmaFoldedBatchTiles;
 }
+/// Fraction bits of the fixed-point batch sums (wgmmaAtomicSums).
+constexpr int64_t kWgmmaSumFractionBits = 32;
+/// More batch tiles than that (large: 64): each CTA adds its tile's sums,
+/// converted to 64-bit fixed point with kWgmmaSumFractionBits fraction bits,
+/// to one [V, P, S] accumulator with integer atomics (their order cannot
+/// change the sum: deterministic), and the last CTA per slice tile reads one
+/// value per point: the finalize and the epilogue run in the kernel's tail,
+/// and the [T, V, P, S] per-tile sums (34 MB at large) are not stored. The
+/// sums of |cos| <= 1 over at most N rows stay below 2^63 for N < 2^30.
+inline bool wgmmaAtomicSums(int64_t batchTiles, int64_t batch) {
+  return batchTiles > kWgmmaFoldedBatchTiles && batch < (int64_t(1) << 30);
+}
+/// The tail gathers the batch tiles' sums (wgmmaFoldsFinalize or
+/// wgmmaAtomicSums).
+inline bool wgmmaTailGathers(int64_t batchTiles, int64_t batch) {
+  return wgmmaFoldsFinalize(batchTiles) || wgmmaAtomicSums(batchTiles, batch);
+}
 
 /// Slices per tile of the Hopper kernel: the option's, else 256 when the
 /// 128 x 256 tiles give at least one per multiprocessor, else 128 (twice the
