@@ -414,20 +414,21 @@ device_step_set() {
   emit_phased ds-phased-ragged-views-bf16 3 1000 1000 2000 17 bf16 none 0 mean step fused
   emit_step ds-step-views-bf16 3 37 136 72 9 bf16 none 0 mean step fused
 }
-# More than 16 batch tiles on the Hopper kernel (wgmmaAtomicSums): the tiles' sums in 64-bit
-# fixed point through integer atomics, the finalize and the epilogue in the kernel's tail. Just
+# More than 16 batch tiles on the Hopper kernel with --wgmma-atomic-sums (wgmmaAtomicSums): the
+# tiles' sums in 64-bit fixed point through integer atomics, the finalize and the epilogue in the
+# kernel's tail. Just
 # past the threshold (17 tiles), ragged N, views, every reduction and clip, f16, f32 (split
 # operands), the steps and the anchors' large.
 tail_sums_set() {
-  emit ts-large-bf16 0 8192 4096 4096 17 bf16 none 0 mean seed fused
-  emit ts-n2100-views-clamp 2 2100 520 1000 17 bf16 clamp_min 0.5 mean seed fused
-  emit ts-n2049-f16-none 0 2049 264 600 9 f16 none 0 none seed fused
-  emit ts-n4097-f16-sum 0 4097 136 2000 33 f16 zero_below 0.2 sum step fused
-  emit ts-n3000-f32 0 3000 200 512 17 f32 none 0 mean seed fused
-  emit ts-n8192-d512-bf16 0 8192 512 1024 17 bf16 none 0 mean seed fused
-  emit_phased ts-phased-large-bf16 0 8192 4096 4096 17 bf16 none 0 mean seed fused
-  emit_phased ts-phased-n3000-views 2 3000 1000 1032 17 bf16 none 0 sum step fused
-  emit_grad ts-gradf-n8192-d512-bf16 0 8192 512 1024 17 bf16 none 0 mean seed fused
+  emit ts-large-bf16 0 8192 4096 4096 17 bf16 none 0 mean seed fused --wgmma-atomic-sums
+  emit ts-n2100-views-clamp 2 2100 520 1000 17 bf16 clamp_min 0.5 mean seed fused --wgmma-atomic-sums
+  emit ts-n2049-f16-none 0 2049 264 600 9 f16 none 0 none seed fused --wgmma-atomic-sums
+  emit ts-n4097-f16-sum 0 4097 136 2000 33 f16 zero_below 0.2 sum step fused --wgmma-atomic-sums
+  emit ts-n3000-f32 0 3000 200 512 17 f32 none 0 mean seed fused --wgmma-atomic-sums
+  emit ts-n8192-d512-bf16 0 8192 512 1024 17 bf16 none 0 mean seed fused --wgmma-atomic-sums
+  emit_phased ts-phased-large-bf16 0 8192 4096 4096 17 bf16 none 0 mean seed fused --wgmma-atomic-sums
+  emit_phased ts-phased-n3000-views 2 3000 1000 1032 17 bf16 none 0 sum step fused --wgmma-atomic-sums
+  emit_grad ts-gradf-n8192-d512-bf16 0 8192 512 1024 17 bf16 none 0 mean seed fused --wgmma-atomic-sums
 }
 case "$set_" in
   p65) for w in 64 128 256; do

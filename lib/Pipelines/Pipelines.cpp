@@ -144,6 +144,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   lowerOpts.hopper = scheduleOpts.hopper;
   lowerOpts.wgmmaSlices = options.wgmmaSlices;
   lowerOpts.deferCotangent = options.deferCotangent;
+  lowerOpts.wgmmaAtomicSums = options.wgmmaAtomicSums;
   pm.addPass(createConvertSigregToGPU(lowerOpts));
   // The host side as the naive pipeline bufferizes it: results become
   // out-parameters that the last kernel writes in place.

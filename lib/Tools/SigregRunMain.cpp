@@ -99,6 +99,11 @@ struct Options {
       "wgmma-persistent",
       llvm::cl::desc("sm_90a: persistent TMA + wgmma kernel, the ECF of a "
                      "tile overlapped with the next tile's MMAs")};
+  llvm::cl::opt<bool> wgmmaAtomicSums{
+      "wgmma-atomic-sums",
+      llvm::cl::desc("sm_90a, more than 16 batch tiles: the tiles' sums "
+                     "through 64-bit integer atomics, finalized in the "
+                     "kernel's tail (less memory, measured slower)")};
   llvm::cl::opt<bool> preciseSqrt{
       "precise-sqrt",
       llvm::cl::desc("correctly rounded f32 square roots in the kernels "
@@ -208,6 +213,7 @@ SmallVector<std::string> cudaOnlyFlags(Options &opts) {
   note(opts.singleLaunch);
   note(opts.wgmmaSlices);
   note(opts.wgmmaPersistent);
+  note(opts.wgmmaAtomicSums);
   note(opts.preciseSqrt);
   note(opts.saveSlices);
   note(opts.slicesPhase);
@@ -495,6 +501,7 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.tensorCores = opts.tensorCores;
   gpuOpts.wgmmaSlices = opts.wgmmaSlices;
   gpuOpts.wgmmaPersistent = opts.wgmmaPersistent;
+  gpuOpts.wgmmaAtomicSums = opts.wgmmaAtomicSums;
   gpuOpts.preciseSqrt = opts.preciseSqrt;
   gpuOpts.saveSlices = opts.saveSlices;
   gpuOpts.slicesPhase = opts.slicesPhase;

@@ -50,6 +50,9 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "Slices per CTA tile of the TMA + wgmma kernel (64, 128 or 256; 0: by rule)">,
     Option<"wgmmaPersistent", "wgmma-persistent", "bool", "false",
            "TMA + wgmma kernel: persistent CTAs, the ECF of a tile overlapped with the next tile's MMAs">,
+    Option<"wgmmaAtomicSums", "wgmma-atomic-sums", "bool", "false",
+           "TMA + wgmma kernel past 16 batch tiles: the tiles' sums in 64-bit fixed point through "
+           "integer atomics, finalized in the kernel's tail (less memory, slower)">,
     Option<"singleLaunch", "single-launch", "int64_t", "1",
            "Whole forward in one launch (sigreg_single_launch): 0 never, 1 where "
            "the cost rule usesSingleLaunch picks it, 2 wherever it applies">,

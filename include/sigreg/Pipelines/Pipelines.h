@@ -67,6 +67,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "wgmma-persistent",
       llvm::cl::desc("TMA + wgmma kernel: persistent, ECF overlapped"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> wgmmaAtomicSums{
+      *this, "wgmma-atomic-sums",
+      llvm::cl::desc("TMA + wgmma kernel past 16 batch tiles: the tiles' sums "
+                     "through 64-bit integer atomics (less memory, slower)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> preciseSqrt{
       *this, "precise-sqrt",
       llvm::cl::desc("Correctly rounded f32 square roots in the kernels "

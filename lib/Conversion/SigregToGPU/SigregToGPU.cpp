@@ -80,6 +80,7 @@ EcfScheduleOptions scheduleOptions(const ConvertSigregToGPUOptions &options) {
   o.hopper = options.hopper;
   o.wgmmaSlices = options.wgmmaSlices;
   o.wgmmaPersistent = options.wgmmaPersistent;
+  o.wgmmaAtomicSums = options.wgmmaAtomicSums;
   o.singleLaunch = options.singleLaunch;
   return o;
 }
@@ -556,7 +557,7 @@ void Lowering::planChains(func::FuncOp func) {
     int64_t N = ecf.getInput().getType().getDimSize(1);
     int64_t T = llvm::divideCeilSigned<int64_t>(N, kWgmmaTileRows);
     if (sched.wgmma && !sched.wgmmaPersistent &&
-        (T == 1 || wgmmaTailGathers(T, N)))
+        (T == 1 || wgmmaTailGathers(T, N, schedule.wgmmaAtomicSums)))
       if (auto [ar, epi] = tailEpilogue(ecf); epi) {
         tailChain[ecf] = epi;
         absorbed.insert(ar);
@@ -1288,9 +1289,10 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
     epiShape.advancesStep = bool(step);
     w.epilogue = &epiShape;
   }
-  w.foldFinalize =
-      !persistent && wgmmaTailGathers(w.numBatchTiles(), sh.batch);
-  w.atomicSums = !persistent && wgmmaAtomicSums(w.numBatchTiles(), sh.batch);
+  w.foldFinalize = !persistent && wgmmaTailGathers(w.numBatchTiles(), sh.batch,
+                                                   schedule.wgmmaAtomicSums);
+  w.atomicSums = !persistent && wgmmaAtomicSums(w.numBatchTiles(), sh.batch,
+                                                schedule.wgmmaAtomicSums);
   // The slices for the fused backward (--sigreg-save-slices), written where
   // their reader finds them.
   Value slices;
@@ -1654,9 +1656,17 @@ struct ConvertSigregToGPUPass
           << static_cast<int64_t>(singleLaunch);
       return signalPassFailure();
     }
-    ConvertSigregToGPUOptions opts{
-        blockRows,   blockSlices,     projectionChunk, tensorCores,   hopper,
-        wgmmaSlices, wgmmaPersistent, singleLaunch,    deferCotangent};
+    ConvertSigregToGPUOptions opts;
+    opts.blockRows = blockRows;
+    opts.blockSlices = blockSlices;
+    opts.projectionChunk = projectionChunk;
+    opts.tensorCores = tensorCores;
+    opts.hopper = hopper;
+    opts.wgmmaSlices = wgmmaSlices;
+    opts.wgmmaPersistent = wgmmaPersistent;
+    opts.wgmmaAtomicSums = wgmmaAtomicSums;
+    opts.singleLaunch = singleLaunch;
+    opts.deferCotangent = deferCotangent;
     Lowering lowering(kernels, scheduleOptions(opts), deferCotangent);
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);

@@ -556,8 +556,7 @@ SmallVector<Value> emitEcfRows(KernelBuilder &k, int64_t P, Value yTile,
 void atomicFixedPointAdd(KernelBuilder &k, Value value, Value acc,
                          ValueRange indices) {
   Value scaled = math::RoundEvenOp::create(
-      k.b,
-      k.mulf(value, k.f32(std::ldexp(1.0f, int(kWgmmaSumFractionBits)))));
+      k.b, k.mulf(value, k.f32(std::ldexp(1.0f, int(kWgmmaSumFractionBits)))));
   Value fixed = arith::FPToSIOp::create(k.b, k.b.getI64Type(), scaled);
   memref::AtomicRMWOp::create(k.b, arith::AtomicRMWKind::addi, fixed, acc,
                               indices);
@@ -878,8 +877,8 @@ void emitGatherBatchTiles(KernelBuilder &k, const WgmmaTypes &t,
         k.ifThen(k.lt(p, k.idx(P)), [&] {
           for (auto [acc, mean] :
                {std::pair(cosPart, cosMean), std::pair(sinPart, sinMean)}) {
-            Value sum = arith::SIToFPOp::create(k.b, f64,
-                                                k.load(acc, {v, p, c.s}));
+            Value sum =
+                arith::SIToFPOp::create(k.b, f64, k.load(acc, {v, p, c.s}));
             Value m = arith::MulFOp::create(
                 k.b, sum,
                 arith::ConstantOp::create(k.b, k.b.getF64FloatAttr(scale)));

@@ -1,9 +1,9 @@
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --sigreg-choose-schedule=hopper=false --convert-sigreg-to-gpu=hopper=false --canonicalize --cse | FileCheck %s
 
-// A seed from a step counter (device-step.mlir) on the mma.sync kernel, whose
-// batch tiles sigreg_ecf_finalize adds: the epilogue kernel's thread that
-// writes the loss (in the last of its two blocks) advances the counter; the
-// packed projection kernel reads it.
+// A seed from a step counter (device-step.mlir) on the mma.sync kernel (sm_90
+// without the Hopper kernel), whose batch tiles sigreg_ecf_finalize adds:
+// the epilogue kernel's thread that writes the loss (in the last of its two
+// blocks) advances the counter; the packed projection kernel reads it.
 // CHECK-LABEL: func.func @tall(
 // CHECK-SAME:    %{{.*}}: tensor<8192x64xbf16>, %[[STEP:[^:]*]]: memref<i64>)
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_projection_packed blocks {{.*}} args(%[[STEP]] : memref<i64>,

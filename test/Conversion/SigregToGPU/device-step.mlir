@@ -105,15 +105,23 @@ func.func @mid_step(%x: tensor<512x1024xbf16>, %step: memref<i64>, %g: tensor<f3
 
 // -----
 
-// A batch of 64 tiles: the Hopper kernel adds the tiles' sums with integer
-// atomics and its tail writes the loss and advances the counter.
-// device-step-epilogue.mlir has the epilogue kernel's advance.
+// A batch of 64 tiles: the Hopper kernel, the finalize and the epilogue
+// kernel, whose thread that writes the loss (in the last of its blocks)
+// advances the counter.
 // CHECK-LABEL: func.func @tall(
 // CHECK-SAME:    %{{.*}}: tensor<8192x64xbf16>, %[[STEP:[^:]*]]: memref<i64>)
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_projection_split_rows blocks {{.*}} args(%[[STEP]] : memref<i64>,
-// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf_wgmma {{.*}}, %[[STEP]] : memref<i64>)
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf_wgmma
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_ecf_finalize_sm
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_epilogue blocks in (%c2, %c1, %c1) {{.*}}, %[[STEP]] : memref<i64>)
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         return
+// CHECK-LABEL: gpu.func @sigreg_epilogue(
+// CHECK-SAME:    %[[OUT:[^:]*]]: memref<f32>, %{{.*}}: memref<1xi32>, %{{.*}}: memref<2xf32>, %[[CTR:[^:]*]]: memref<i64>)
+// CHECK:         memref.store %{{.*}}, %[[OUT]][] : memref<f32>
+// CHECK-NEXT:    %[[V:.*]] = memref.load %[[CTR]][] : memref<i64>
+// CHECK-NEXT:    %[[N:.*]] = arith.addi %[[V]], %{{.*}} : i64
+// CHECK-NEXT:    memref.store %[[N]], %[[CTR]][] : memref<i64>
 func.func @tall(%x: tensor<8192x64xbf16>, %step: memref<i64>) -> tensor<f32> {
   %seed = sigreg.advance_step %step : memref<i64>
   %l = sigreg.loss %x seed(%seed) slices = 512 points = 17 : tensor<8192x64xbf16> -> tensor<f32>

@@ -1,4 +1,5 @@
 // RUN: sigreg-opt %s -split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=hopper=1 single-launch=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
+// RUN: sigreg-opt %s -split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=hopper=1 single-launch=0 wgmma-atomic-sums=1" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=ATOMIC
 
 // The Hopper kernel's 64-slice tile and its tail (WgmmaEcfKernel.cpp,
 // docs/GPU-SCHEDULES.md "the tail").
@@ -97,33 +98,42 @@ func.func @one_tile(%x: tensor<2x100x520xf16>, %a: tensor<520x1032xf16>) -> tens
 
 // -----
 
-// 18 batch tiles (> 16, wgmmaAtomicSums): each CTA adds its tile's sums,
+// 18 batch tiles (> 16): the finalize and epilogue kernels stay (a last
+// CTA's gather of 18 tiles would be a serial tail); 128-slice tiles (144 of
+// them fill the SMs).
+// CHECK-LABEL: func.func @many_tiles(
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%c8, %c18, %c1) threads in (%c288, %c1, %c1)
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_ecf_finalize_sm
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_epilogue
+
+// With wgmma-atomic-sums (wgmmaAtomicSums: less memory, measured slower),
+// each CTA adds its tile's sums,
 // converted to 64-bit fixed point (2^32), to [V, P, S] i64 accumulators with
 // integer atomics (sin at p = 0 is 0: not added); the last CTA of each
 // slice tile converts the one sum per point to the mean (f64, times 2^-32 /
 // N) and resets the accumulator, then the tail runs the epilogue: no
 // finalize or epilogue kernel, no [T, V, P, S] sums. 128-slice tiles (144 of
 // them fill the SMs).
-// CHECK-LABEL: func.func @many_tiles(
-// CHECK:         %[[COS:.*]] = memref.alloc() {sigreg.zero_init} : memref<1x17x1024xi64>
-// CHECK:         %[[SIN:.*]] = memref.alloc() {sigreg.zero_init} : memref<1x17x1024xi64>
-// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%c8, %c18, %c1) threads in (%c288, %c1, %c1) {{.*}}, %[[COS]] : memref<1x17x1024xi64>, %[[SIN]] : memref<1x17x1024xi64>,
-// CHECK-NOT:     gpu.launch_func
-// CHECK:         return
-// CHECK:       gpu.func @sigreg_fused_ecf_wgmma(
-// CHECK-SAME:      %[[ACOS:[^:]*]]: memref<1x17x1024xi64>, %[[ASIN:[^:]*]]: memref<1x17x1024xi64>, %[[MCOS:[^:]*]]: memref<1x1024x17xf32>, %[[MSIN:[^:]*]]: memref<1x1024x17xf32>
-// CHECK:         %[[I0:.*]] = arith.fptosi %{{.*}} : f32 to i64
-// CHECK-NEXT:    memref.atomic_rmw addi %[[I0]], %[[ACOS]][%{{.*}}, %c0, %{{.*}}]
-// CHECK-NOT:     memref.atomic_rmw addi %{{.*}}, %[[ASIN]][%{{.*}}, %c0,
-// CHECK:         memref.atomic_rmw addi %{{.*}}, %[[ACOS]][%{{.*}}, %c1, %{{.*}}]
-// CHECK:         memref.atomic_rmw addi %{{.*}}, %[[ASIN]][%{{.*}}, %c1, %{{.*}}]
+// ATOMIC-LABEL: func.func @many_tiles(
+// ATOMIC:         %[[COS:.*]] = memref.alloc() {sigreg.zero_init} : memref<1x17x1024xi64>
+// ATOMIC:         %[[SIN:.*]] = memref.alloc() {sigreg.zero_init} : memref<1x17x1024xi64>
+// ATOMIC:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%c8, %c18, %c1) threads in (%c288, %c1, %c1) {{.*}}, %[[COS]] : memref<1x17x1024xi64>, %[[SIN]] : memref<1x17x1024xi64>,
+// ATOMIC-NOT:     gpu.launch_func
+// ATOMIC:         return
+// ATOMIC:       gpu.func @sigreg_fused_ecf_wgmma(
+// ATOMIC-SAME:      %[[ACOS:[^:]*]]: memref<1x17x1024xi64>, %[[ASIN:[^:]*]]: memref<1x17x1024xi64>, %[[MCOS:[^:]*]]: memref<1x1024x17xf32>, %[[MSIN:[^:]*]]: memref<1x1024x17xf32>
+// ATOMIC:         %[[I0:.*]] = arith.fptosi %{{.*}} : f32 to i64
+// ATOMIC-NEXT:    memref.atomic_rmw addi %[[I0]], %[[ACOS]][%{{.*}}, %c0, %{{.*}}]
+// ATOMIC-NOT:     memref.atomic_rmw addi %{{.*}}, %[[ASIN]][%{{.*}}, %c0,
+// ATOMIC:         memref.atomic_rmw addi %{{.*}}, %[[ACOS]][%{{.*}}, %c1, %{{.*}}]
+// ATOMIC:         memref.atomic_rmw addi %{{.*}}, %[[ASIN]][%{{.*}}, %c1, %{{.*}}]
 // The tail's gather: load, to f64, scale, store the mean, reset.
-// CHECK:         %[[SUM:.*]] = memref.load %[[ACOS]]
-// CHECK-NEXT:    %[[SF:.*]] = arith.sitofp %[[SUM]] : i64 to f64
-// CHECK-NEXT:    %[[SC:.*]] = arith.mulf %[[SF]], %{{.*}} : f64
-// CHECK-NEXT:    %[[M:.*]] = arith.truncf %[[SC]] : f64 to f32
-// CHECK-NEXT:    memref.store %[[M]], %[[MCOS]]
-// CHECK-NEXT:    memref.store %c0_i64, %[[ACOS]]
+// ATOMIC:         %[[SUM:.*]] = memref.load %[[ACOS]]
+// ATOMIC-NEXT:    %[[SF:.*]] = arith.sitofp %[[SUM]] : i64 to f64
+// ATOMIC-NEXT:    %[[SC:.*]] = arith.mulf %[[SF]], %{{.*}} : f64
+// ATOMIC-NEXT:    %[[M:.*]] = arith.truncf %[[SC]] : f64 to f32
+// ATOMIC-NEXT:    memref.store %[[M]], %[[MCOS]]
+// ATOMIC-NEXT:    memref.store %c0_i64, %[[ACOS]]
 func.func @many_tiles(%x: tensor<2200x256xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 reduction = sum : tensor<2200x256xbf16> -> tensor<f32>
   return %l : tensor<f32>

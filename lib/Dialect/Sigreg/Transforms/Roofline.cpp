@@ -193,6 +193,7 @@ private:
     o.blockRows = blockRows;
     o.projectionChunk = projectionChunk;
     o.tensorCores = tensorCores;
+    o.wgmmaAtomicSums = wgmmaAtomicSums;
     return o;
   }
   /// The schedule of `ecf`: its #sigreg.schedule when it has one (as
@@ -309,7 +310,8 @@ void SigregRooflinePass::analyze(Operation *op, FunctionReport &r) {
     Count bytes = written * f32;
     // The Hopper kernel's 64-bit fixed-point sums: 2T VSP atomics, the
     // tail's read and reset of each accumulator, the means.
-    if (sched.wgmma && !sched.wgmmaPersistent && wgmmaAtomicSums(T.v, N.v))
+    if (sched.wgmma && !sched.wgmmaPersistent &&
+        sigreg::wgmmaAtomicSums(T.v, N.v, wgmmaAtomicSums))
       bytes = (2 * T + 4) * C * 8 + 2 * C * f32;
     trig += {B * S * (1 + 6 * (P - 1) + 2 * P) + 2 * C, bytes, 2 * B * S};
     return;

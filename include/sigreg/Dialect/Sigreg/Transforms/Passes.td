@@ -183,6 +183,8 @@ def SigregRoofline : Pass<"sigreg-roofline"> {
            "Size substituted for a dynamic batch dimension (0: report nothing for such functions)">,
     Option<"blockRows", "block-rows", "int64_t", "0",
            "Fused path: rows per fused ECF block, as --convert-sigreg-to-gpu (0: by shape)">,
+    Option<"wgmmaAtomicSums", "wgmma-atomic-sums", "bool", "false",
+           "Fused path: as --convert-sigreg-to-gpu's wgmma-atomic-sums">,
     Option<"projectionChunk", "projection-chunk", "int64_t", "64",
            "Fused path: most rows of D per projection thread, as --convert-sigreg-to-gpu">,
     Option<"tensorCores", "tensor-cores", "bool", "true",

@@ -91,6 +91,10 @@ struct EcfScheduleOptions {
   /// The single-launch forward: 0 never, 1 where usesSingleLaunch's cost
   /// rule picks it, 2 wherever it applies.
   int64_t singleLaunch = 1;
+  /// Hopper kernel past kWgmmaFoldedBatchTiles batch tiles: the tiles' sums
+  /// in fixed point through integer atomics (wgmmaAtomicSums; less memory,
+  /// measured slower).
+  bool wgmmaAtomicSums = false;
 };
 
 /// Why the tile options cannot be used (empty when they can): block-rows and
@@ -208,20 +212,28 @@ inline bool wgmmaFoldsFinalize(int64_t batchTiles) {
 }
 /// Fraction bits of the fixed-point batch sums (wgmmaAtomicSums).
 constexpr int64_t kWgmmaSumFractionBits = 32;
-/// More batch tiles than that (large: 64): each CTA adds its tile's sums,
+/// On request (EcfScheduleOptions::wgmmaAtomicSums, --convert-sigreg-to-gpu
+/// wgmma-atomic-sums), with more batch tiles than that (large: 64): each CTA
+/// adds its tile's sums,
 /// converted to 64-bit fixed point with kWgmmaSumFractionBits fraction bits,
 /// to one [V, P, S] accumulator with integer atomics (their order cannot
 /// change the sum: deterministic), and the last CTA per slice tile reads one
 /// value per point: the finalize and the epilogue run in the kernel's tail,
 /// and the [T, V, P, S] per-tile sums (34 MB at large) are not stored. The
 /// sums of |cos| <= 1 over at most N rows stay below 2^63 for N < 2^30.
-inline bool wgmmaAtomicSums(int64_t batchTiles, int64_t batch) {
-  return batchTiles > kWgmmaFoldedBatchTiles && batch < (int64_t(1) << 30);
+/// Measured on the H200 (docs/PERF-NOTES.md ts1): 34 MB less at large, but
+/// the atomics cost more than the finalize kernel saves (large 0.547-0.552
+/// -> 0.566-0.572 ms, N 8192 D 512 0.057 -> 0.068), so it is off by default.
+inline bool wgmmaAtomicSums(int64_t batchTiles, int64_t batch, bool enabled) {
+  return enabled && batchTiles > kWgmmaFoldedBatchTiles &&
+         batch < (int64_t(1) << 30);
 }
 /// The tail gathers the batch tiles' sums (wgmmaFoldsFinalize or
 /// wgmmaAtomicSums).
-inline bool wgmmaTailGathers(int64_t batchTiles, int64_t batch) {
-  return wgmmaFoldsFinalize(batchTiles) || wgmmaAtomicSums(batchTiles, batch);
+inline bool wgmmaTailGathers(int64_t batchTiles, int64_t batch,
+                             bool atomicSums) {
+  return wgmmaFoldsFinalize(batchTiles) ||
+         wgmmaAtomicSums(batchTiles, batch, atomicSums);
 }
 
 /// Slices per tile of the Hopper kernel: the option's, else 256 when the
