@@ -167,7 +167,7 @@ def check_device_step(configs):
     failed = 0
     print(f"\n{'config':22} {'call':9} {'seed':>5} {'loss_err':>9} {'grad_err':>9} result"
           "   (SIGReg's global_step on the GPU)")
-    for name, V, N, D, S, P, dt, mode, cv, red in configs:
+    for name, V, N, D, S, P, dt, _mode, cv, red in configs:
         if cv is not None:
             continue
         x = _x(V, N, D, dt).requires_grad_(True)
