@@ -180,17 +180,15 @@ def check_device_step(configs):
         # The graph first, as a training loop captures it (warm-up on a side stream), before
         # anything else runs (run after the eager calls and their float64 references, the
         # capture failed: the backward made the legacy stream wait on the capturing one).
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            for _ in range(3):
-                step()
-        torch.cuda.current_stream().wait_stream(s)
-        g = torch.cuda.CUDAGraph()
-        x.grad = None
-        with torch.cuda.graph(g):
-            loss = m(x)
-            loss.backward()
+        out = {}
+
+        def captured():
+            x.grad = None
+            out["loss"] = m(x)
+            out["loss"].backward()
+
+        g = _capture(captured)
+        loss = out["loss"]
         m.global_step.fill_(SEED + 10)
         got = []
         for i in range(3):
@@ -271,19 +269,26 @@ def _median_ms(fn, warmup=10, iters=50):
     return statistics.median(times)
 
 
+def _capture(fn):
+    """``fn`` captured in a CUDA graph, as a training loop does it: three warm-up calls on a
+    side stream, then the capture."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        fn()
+    return g
+
+
 def _graph_ms(fn, iters=50):
     """The same step captured in a CUDA graph and replayed: the device time without the host's
     launch overhead. None when the step cannot be captured."""
     try:
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            for _ in range(3):
-                fn()
-        torch.cuda.current_stream().wait_stream(s)
-        g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g):
-            fn()
+        g = _capture(fn)
     except Exception as e:  # noqa: BLE001 (reported, not fatal)
         print(f"  (graph capture failed: {type(e).__name__}: {str(e).splitlines()[0][:100]})")
         return None
