@@ -157,7 +157,9 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
 void mlir::sigreg::buildNaiveGpuPipeline(OpPassManager &pm,
                                          const GpuPipelineOptions &options) {
   pm.addPass(createSigregDecompose());
-  pm.addPass(createSigregLowerNaive());
+  SigregLowerNaiveOptions naiveOpts;
+  naiveOpts.hostStep = false; // the counter is in device memory
+  pm.addPass(createSigregLowerNaive(naiveOpts));
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

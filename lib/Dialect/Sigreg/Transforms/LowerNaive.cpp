@@ -415,9 +415,17 @@ Value lowerProjectTranspose(NaiveBuilder &nb, ProjectTransposeOp op) {
 
 struct SigregLowerNaivePass
     : sigreg::impl::SigregLowerNaiveBase<SigregLowerNaivePass> {
+  using Base::Base;
+
   void runOnOperation() override {
     // Check first, rewrite after: a failing op leaves the IR untouched.
-    WalkResult check = getOperation()->walk([](Operation *op) {
+    WalkResult check = getOperation()->walk([&](Operation *op) {
+      if (isa<AdvanceStepOp>(op) && !hostStep) {
+        op->emitOpError("keeps its step counter in device memory, which the "
+                        "naive GPU pipeline's host code cannot read: compile "
+                        "it with --sigreg-gpu-pipeline");
+        return WalkResult::interrupt();
+      }
       if (isa<LossOp, LossGradOp>(op)) {
         op->emitOpError("must be decomposed first (run --sigreg-decompose)");
         return WalkResult::interrupt();

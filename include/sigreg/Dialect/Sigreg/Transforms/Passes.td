@@ -24,8 +24,16 @@ def SigregLowerNaive : Pass<"sigreg-lower-naive"> {
     materializes is materialized here too, including the `[V, N, S, P]`
     arguments, cosines and sines. The projection is generated element-wise
     (Philox4x32-10 + Box-Muller, docs/PROJECTION.md) and normalized with a
-    sequential f32 sum over D.
+    sequential f32 sum over D. A `sigreg.advance_step` becomes a load of the
+    counter and a store of the next value, where the host can reach it
+    (`host-step`, the CPU pipeline); the naive GPU pipeline, whose counter
+    lives in device memory, rejects it at the op.
   }];
+  let options = [
+    Option<"hostStep", "host-step", "bool", "true",
+           "sigreg.advance_step's counter is in host memory: load and store it "
+           "(false: an error at the op)">
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect",
