@@ -67,3 +67,21 @@ func.func @forward_after(%x: tensor<1x64x32xbf16>, %a: tensor<32x64xbf16>, %dc: 
   %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 1, projection = explicit>} : tensor<1x64x32xbf16>, tensor<32x64xbf16> -> tensor<1x64x9xf32>
   return %c, %dx : tensor<1x64x9xf32>, tensor<1x64x32xf32>
 }
+
+// -----
+
+// An f32 input (the Hopper kernel multiplies its bf16 hi + lo parts, a
+// schedule the verifier allows for a loss reduced over the slices: the
+// returned means say so) saves y in f32 even with phase (the default): the
+// phase is for 16-bit inputs. 2 x 64 x 64 x 4 = 32768 bytes, which
+// max-bytes=16384 does not fit.
+// CHECK-LABEL: func.func @saved_f32(
+// CHECK:         %{{.*}}, %{{.*}}, %[[Y:.*]] = sigreg.fused_ecf {{.*}} slices tensor<2x64x64xf32>
+// CHECK:         sigreg.fused_ecf_backward {{.*}} slices(%[[Y]] : tensor<2x64x64xf32>)
+// FITS-LABEL:  func.func @saved_f32(
+// FITS-NOT:      slices
+func.func @saved_f32(%x: tensor<2x64x32xf32>, %a: tensor<32x64xf32>, %dc: tensor<2x64x9xf32>, %ds: tensor<2x64x9xf32>) -> (tensor<2x64x9xf32> {sigreg.reduced}, tensor<2x64x9xf32> {sigreg.reduced}, tensor<2x64x32xf32>) {
+  %c, %s = sigreg.fused_ecf %x, %a t_max = 2.5 {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 1, projection = explicit>} : tensor<2x64x32xf32>, tensor<32x64xf32> -> tensor<2x64x9xf32>
+  %dx = sigreg.fused_ecf_backward %x, %a, %dc, %ds t_max = 2.5 : tensor<2x64x32xf32>, tensor<32x64xf32>, tensor<2x64x9xf32> -> tensor<2x64x32xf32>
+  return %c, %s, %dx : tensor<2x64x9xf32>, tensor<2x64x9xf32>, tensor<2x64x32xf32>
+}
