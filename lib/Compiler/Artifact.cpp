@@ -320,8 +320,7 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
                                      llvm::json::Array &steps,
                                      std::string &kernelModule) {
   // Arguments: x, then seed (i64 scalar), step (i64 buffer) or proj, then the
-  // entry's other
-  // inputs (grad; dcos and dsin), then the outputs.
+  // entry's other inputs (grad; dcos and dsin), then the outputs.
   SmallVector<std::string> names = {"x"};
   if (problem.projection == "explicit")
     names.push_back("proj");

@@ -105,13 +105,13 @@ def _mode(backend):
 COTANGENT = 0.75
 
 
-def _loss_and_grad(x, S, P, clip_mode, clip_value, reduction, backend):
+def _loss_and_grad(x, S, P, clip_mode, clip_value, reduction, backend, seed=SEED):
     """``backend``: 'compiled' (a single process: the phased step artifact for a scalar loss
     without clip), 'step' (the step artifact run whole), 'pair' (compiled, no step artifact),
     'split' (compiled, the split forced) or 'torch'."""
     x = x.detach().clone().requires_grad_(True)
     with _mode(backend):
-        loss = sigreg_loss(x, seed=SEED, num_slices=S, num_points=P, clip_value=clip_value,
+        loss = sigreg_loss(x, seed=seed, num_slices=S, num_points=P, clip_value=clip_value,
                            clip_mode=clip_mode, reduction=reduction,
                            backend="torch" if backend == "torch" else "compiled")
         (loss.sum() * COTANGENT).backward()
@@ -199,15 +199,16 @@ def check_device_step(configs):
         m.global_step.fill_(SEED)
         for i in range(3):
             x.grad = None
-            out = m(x)
-            out.backward()
-            got.append(("eager", SEED + i, out.detach(), x.grad.clone()))
+            eager = m(x)
+            eager.backward()
+            got.append(("eager", SEED + i, eager.detach(), x.grad.clone()))
         steps.append(("eager", int(m.global_step), SEED + 3))
         kernels = _kernels_per_call(step)  # two calls
         steps.append(("kernels", int(m.global_step), SEED + 5))
-        for call, seed, out, grad in got:
-            ref_l, ref_g = _loss_and_grad_seeded(x, S, P, red, seed)
-            le, ge = _rel(out.double(), ref_l), _rel(grad.double() * COTANGENT, ref_g)
+        for call, seed, value, grad in got:
+            ref_l, ref_g = _loss_and_grad(x.double(), S, P, "zero_below", None, red, "torch",
+                                          seed)
+            le, ge = _rel(value.double(), ref_l), _rel(grad.double() * COTANGENT, ref_g)
             ok = le <= 2e-3 and ge <= 1e-2
             failed += not ok
             print(f"{name:22} {call:9} {seed:5d} {le:9.2e} {ge:9.2e} {'PASS' if ok else 'FAIL'}")
@@ -220,16 +221,6 @@ def check_device_step(configs):
               f"({', '.join(ours)}), {len(kernels)} in all (torch's fill of the unit "
               "cotangent)")
     return failed
-
-
-def _loss_and_grad_seeded(x, S, P, reduction, seed):
-    """The float64 reference (the torch backend on x.double()) of the loss and COTANGENT x
-    dL/dx with projection seed ``seed``."""
-    xd = x.detach().double().requires_grad_(True)
-    loss = sigreg_loss(xd, seed=seed, num_slices=S, num_points=P, reduction=reduction,
-                       backend="torch")
-    (loss.sum() * COTANGENT).backward()
-    return loss.detach(), xd.grad
 
 
 def check_traced():

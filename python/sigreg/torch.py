@@ -1017,15 +1017,17 @@ class SIGReg(nn.Module):
         else:
             route = self._device_step_route(x)
             if route is not None:
-                if routes is None:
-                    routes = self.__dict__["_routes"] = {}
-                routes[key] = route
+                self._remember_route(key, route)
                 return self._run_device_step(route, x)
             seed = self._next_seed_value()
         record = [] if key is not None else None
         loss = _loss(x, None, seed, record=record, **knobs)
         if record:
-            if routes is None:
-                routes = self.__dict__["_routes"] = {}
-            routes[key] = record[0]
+            self._remember_route(key, record[0])
         return loss
+
+    def _remember_route(self, key, route) -> None:
+        """Keeps ``route`` for the next calls with ``key`` (the fast path of forward)."""
+        if self._routes is None:
+            self.__dict__["_routes"] = {}  # not a knob (__setattr__ forgets the routes)
+        self._routes[key] = route

@@ -38,8 +38,9 @@ gpu::GPUFuncOp mlir::sigreg::createKernel(OpBuilder &b, Location loc,
   return func;
 }
 
-void mlir::sigreg::emitStepAdvance(KernelBuilder &k, Value step) {
-  Value seed = k.load(step, {});
+void mlir::sigreg::emitStepAdvance(KernelBuilder &k, Value step, Value seed) {
+  if (!seed)
+    seed = k.load(step, {});
   k.store(
       arith::AddIOp::create(
           k.b, seed, arith::ConstantIntOp::create(k.b, k.b.getI64Type(), 1)),

@@ -23,9 +23,11 @@ gpu::GPUFuncOp createKernel(OpBuilder &b, Location loc, StringRef name,
                             ArrayRef<int64_t> workgroupF32Sizes,
                             ArrayRef<int64_t> workgroupI32Sizes = {});
 
-/// step[] += 1 for a step counter (memref<i64>, sigreg.advance_step), by the
-/// calling thread: a kernel of the forward after every reader of the step.
-void emitStepAdvance(KernelBuilder &k, Value step);
+/// step[] = seed + 1 for a step counter (memref<i64>, sigreg.advance_step),
+/// by the calling thread: a kernel of the forward after every reader of the
+/// step. `seed` is the counter's value where the kernel has it, else it is
+/// loaded.
+void emitStepAdvance(KernelBuilder &k, Value step, Value seed = Value());
 
 /// memref<shape x f32>.
 MemRefType f32Memref(OpBuilder &b, ArrayRef<int64_t> shape);

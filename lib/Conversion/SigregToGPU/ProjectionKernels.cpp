@@ -115,11 +115,8 @@ gpu::GPUFuncOp mlir::sigreg::buildAdvanceStepKernel(OpBuilder &b,
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({1, 1, 1}));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
-  Value step = func.getArgument(0);
-  Value seed = memref::LoadOp::create(b, loc, step, ValueRange{});
-  Value next = arith::AddIOp::create(
-      b, loc, seed, arith::ConstantIntOp::create(b, loc, i64, 1));
-  memref::StoreOp::create(b, loc, next, step, ValueRange{});
+  KernelBuilder k(loc, b);
+  emitStepAdvance(k, func.getArgument(0));
   return func;
 }
 

@@ -109,11 +109,7 @@ void advanceStep(Tile &t) {
   if (!t.step)
     return;
   KernelBuilder &k = t.k;
-  k.ifThen(k.lt(t.tid, k.idx(1)), [&] {
-    Value next = arith::AddIOp::create(
-        k.b, t.seed, arith::ConstantIntOp::create(k.b, k.b.getI64Type(), 1));
-    k.store(next, t.step, {});
-  });
+  k.ifThen(k.lt(t.tid, k.idx(1)), [&] { emitStepAdvance(k, t.step, t.seed); });
 }
 
 /// f32 elements of g's shared-memory tile, padding included.
