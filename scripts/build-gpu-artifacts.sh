@@ -177,6 +177,10 @@ phased_set() {
   emit_phased phased-ragged-small-bf16 2 100 200 104 17 bf16 none 0 mean seed fused
   emit_phased phased-n129-p33-f16-clamp 0 129 520 136 33 f16 clamp_min 0.3 mean seed fused
   emit_phased phased-blog-bf16-hopper 0 32 2048 1024 17 bf16 none 0 mean seed fused --single-launch=0
+  # The backward GEMM in row parts with G inside dL/dx's allocation ("shares"): ragged row
+  # tiles (63 -> 16 + 16 + 16 + 15), D > S (the last part sets the offset), views.
+  emit_phased phased-parts-ragged-bf16 0 8000 2304 1032 17 bf16 none 0 mean seed fused
+  emit_phased phased-parts-views-f16 2 4100 2304 1032 17 f16 zero_below 0.5 sum seed fused
   # The saved slices as y in f32 (--slices-phase=false) beside the 16-bit phase (the default).
   emit_phased phased-large-bf16-yf32 0 8192 4096 4096 17 bf16 none 0 mean seed fused --slices-phase=false
   emit_phased phased-mid-bf16-yf32 0 1024 1024 1024 17 bf16 none 0 mean seed fused --slices-phase=false

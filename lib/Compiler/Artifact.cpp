@@ -369,6 +369,18 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
           bufferJson(name, "workspace", alloc.getType());
       if (alloc->hasAttr("sigreg.zero_init"))
         buffer["zero_init"] = true;
+      if (auto shares =
+              alloc->getAttrOfType<DictionaryAttr>(kSharesResultAttrName)) {
+        auto result = shares.getAs<IntegerAttr>("result");
+        auto offset = shares.getAs<IntegerAttr>("offset");
+        if (!result || !offset || result.getInt() < 0 ||
+            numInputs + result.getInt() >= names.size() || offset.getInt() < 0)
+          return alloc.emitOpError("has a malformed ")
+                 << kSharesResultAttrName << ": " << shares;
+        buffer["shares"] =
+            llvm::json::Object{{"buffer", names[numInputs + result.getInt()]},
+                               {"offset", offset.getInt()}};
+      }
       bufferList.push_back(std::move(buffer));
       buffers[alloc.getResult()] = {name, 0};
       continue;

@@ -131,6 +131,17 @@ std::string describe(const Manifest &m) {
     }
     putKey(out, "zero_init");
     out += boolText(b.zeroInit);
+    putKey(out, "shares");
+    if (b.sharesWith.empty()) {
+      out += "null";
+    } else {
+      out += '{';
+      putKey(out, "buffer");
+      putString(out, b.sharesWith);
+      putKey(out, "offset");
+      out += std::to_string(b.sharesOffset);
+      out += '}';
+    }
     out += '}';
   }
   out += ']';

@@ -164,7 +164,12 @@ Status Executor::init(const Manifest &manifest, const std::string &ptx,
   // per-call workspaces) pays no device memory for them. zero_init
   // workspaces (self-resetting counters) are allocated and zeroed now, once.
   owned.assign(m.buffers.size(), 0);
+  ownedSize.assign(m.buffers.size(), 0);
   bound.assign(m.buffers.size(), 0);
+  sharedBy.assign(m.buffers.size(), -1);
+  for (size_t i = 0; i < m.buffers.size(); ++i)
+    if (!m.buffers[i].sharesWith.empty())
+      sharedBy[m.findBuffer(m.buffers[i].sharesWith)] = static_cast<int>(i);
   for (size_t i = 0; i < m.buffers.size(); ++i) {
     if (!m.buffers[i].zeroInit)
       continue;
@@ -201,20 +206,43 @@ Executor::~Executor() {
     warn(drv->streamDestroy(ownStream));
 }
 
+bool Executor::placeShared(size_t w, size_t o) {
+  const BufferDesc &b = m.buffers[w];
+  if (!owned[o] || bound[o] != owned[o] ||
+      ownedSize[o] < b.sharesOffset + b.bytes)
+    return false;
+  bound[w] = owned[o] + b.sharesOffset;
+  return true;
+}
+
 Status Executor::allocate(size_t i) {
+  // A workspace that may share an output's allocation, and that output:
+  // one allocation where neither has memory yet (the bytes the phased step
+  // saves, docs/AOT.md), else each its own.
+  int w = m.buffers[i].sharesWith.empty() ? sharedBy[i] : static_cast<int>(i);
+  int o = w < 0 ? -1 : m.findBuffer(m.buffers[w].sharesWith);
+  if (w == static_cast<int>(i) && placeShared(i, o))
+    return Status::success();
   size_t bytes = allocationBytes(m.buffers[i].bytes);
+  bool joint = w >= 0 && !bound[w] && !bound[o];
+  size_t target = joint ? static_cast<size_t>(o) : i;
+  if (joint)
+    bytes = allocationBytes(std::max(
+        m.buffers[o].bytes, m.buffers[w].sharesOffset + m.buffers[w].bytes));
   SIGREG_RETURN_IF_ERROR(
-      drv->memAlloc(owned[i], bytes)
+      drv->memAlloc(owned[target], bytes)
           .withContext("buffer '" + m.buffers[i].name + "'"));
-  bound[i] = owned[i];
+  ownedSize[target] = bytes;
+  bound[target] = owned[target];
+  if (joint)
+    placeShared(static_cast<size_t>(w), static_cast<size_t>(o));
   return Status::success();
 }
 
 uint64_t Executor::ownedBytes() const {
   uint64_t total = 0;
-  for (size_t i = 0; i < owned.size(); ++i)
-    if (owned[i])
-      total += allocationBytes(m.buffers[i].bytes);
+  for (uint64_t bytes : ownedSize)
+    total += bytes;
   return total;
 }
 

@@ -22,7 +22,10 @@
 //             zero_init?}]; zero_init (bool, default false, workspaces
 //             only): the runtime zeroes the buffer once when it allocates it,
 //             not per run (self-resetting counters that kernels leave at
-//             zero)
+//             zero); shares ({buffer, offset}, workspaces only): the
+//             workspace may live offset bytes into the output buffer, one
+//             allocation of max(the output's bytes, offset + its bytes); the
+//             steps are correct either way (docs/AOT.md)
 //   scalars   [{name, type: i32|i64|f32|f64}] set by the caller at run time
 //   steps     executed in order on one stream; each may carry "region"
 //             (default "other"), the name its time is counted under:
@@ -653,8 +656,9 @@ bool parseShape(Extractor &ex, const JValue &v, const std::string &path,
 bool parseBuffer(Extractor &ex, const JValue &v, const std::string &path,
                  BufferDesc &b) {
   if (!ex.expectKind(v, JValue::Kind::Object, path) ||
-      !ex.checkKeys(v, path,
-                    {"name", "role", "bytes", "dtype", "shape", "zero_init"}))
+      !ex.checkKeys(
+          v, path,
+          {"name", "role", "bytes", "dtype", "shape", "zero_init", "shares"}))
     return false;
   std::string role;
   if (!ex.getString(v, "name", path, b.name, true) ||
@@ -672,6 +676,17 @@ bool parseBuffer(Extractor &ex, const JValue &v, const std::string &path,
                               : BufferRole::Workspace;
   if (b.zeroInit && b.role != BufferRole::Workspace)
     return ex.fail(path + ".zero_init", "only a workspace may be zero_init");
+  if (const JValue *sh = v.get("shares")) {
+    std::string sp = path + ".shares";
+    if (!ex.expectKind(*sh, JValue::Kind::Object, sp) ||
+        !ex.checkKeys(*sh, sp, {"buffer", "offset"}) ||
+        !ex.getString(*sh, "buffer", sp, b.sharesWith, true) ||
+        !ex.getU64(*sh, "offset", sp, b.sharesOffset, true))
+      return false;
+    if (b.role != BufferRole::Workspace || b.zeroInit)
+      return ex.fail(sp, "only a workspace that is not zero_init may share "
+                         "an output's allocation");
+  }
   if (const JValue *s = v.get("shape")) {
     if (!parseShape(ex, *s, path + ".shape", b.shape))
       return false;
@@ -1025,6 +1040,19 @@ bool validate(Extractor &ex, const Manifest &m) {
     if (!names.insert(m.buffers[i].name).second)
       return ex.fail(Extractor::index("buffers", i) + ".name",
                      "duplicate buffer name '" + m.buffers[i].name + "'");
+  for (size_t i = 0; i < m.buffers.size(); ++i) {
+    const BufferDesc &b = m.buffers[i];
+    if (b.sharesWith.empty())
+      continue;
+    int o = m.findBuffer(b.sharesWith);
+    std::string path = Extractor::index("buffers", i) + ".shares.buffer";
+    if (o < 0 || m.buffers[o].role != BufferRole::Output)
+      return ex.fail(path, "'" + b.sharesWith + "' is not an output buffer");
+    for (size_t j = 0; j < i; ++j)
+      if (m.buffers[j].sharesWith == b.sharesWith)
+        return ex.fail(path,
+                       "a second workspace shares '" + b.sharesWith + "'");
+  }
   names.clear();
   for (size_t i = 0; i < m.scalars.size(); ++i)
     if (!names.insert(m.scalars[i].name).second)

@@ -142,6 +142,9 @@ class Buffer:
     dtype: Optional[str] = None
     shape: Optional[Tuple[int, ...]] = None
     zero_init: bool = False
+    # A workspace that may live ``shares[1]`` bytes into the output ``shares[0]``: one
+    # allocation of max(that output's bytes, offset + bytes) serves both (docs/AOT.md).
+    shares: Optional[Tuple[str, int]] = None
 
 
 @dataclass
@@ -232,7 +235,8 @@ def _artifact(path: str, d: Mapping) -> Artifact:
         if p is not None else None,
         conventions_error=d["conventions_error"], output=d["output"],
         buffers=[Buffer(b["name"], b["role"], b["bytes"], b["dtype"],
-                        tuple(b["shape"]) if b["shape"] is not None else None, b["zero_init"])
+                        tuple(b["shape"]) if b["shape"] is not None else None, b["zero_init"],
+                        (b["shares"]["buffer"], b["shares"]["offset"]) if b.get("shares") else None)
                  for b in d["buffers"]],
         scalars=[Scalar(s["name"], s["type"]) for s in d["scalars"]],
         steps=[Step(s["op"], s["region"], s.get("kernel"), s["phase"], tuple(s.get("buffers", ())))

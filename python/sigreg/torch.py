@@ -517,15 +517,24 @@ class _StepPhased(torch.autograd.Function):
         spare = step_fn.__dict__.pop("_spare_workspaces", None)
         if spare is not None and (_capturing(x) or spare[0] != _stream_of(x)):
             spare = None
-        saved = spare[1] if spare is not None else {
-            b.name: x.new_empty((b.bytes,), dtype=torch.uint8)
-            for b in step_fn.backward_workspaces}
+        saved = dict(spare[1]) if spare is not None else {}
+        # A workspace that may share dL/dx's allocation (docs/AOT.md, "shares") lives in
+        # one buffer with it: the backward phase writes dL/dx over what it has read.
+        ctx.dx_buffer = ctx.dx_shares = None
+        for b in step_fn.backward_workspaces:
+            if b.shares is not None and b.shares[0] == "dx":
+                offset, dx_bytes = b.shares[1], x.numel() * x.element_size()
+                ctx.dx_buffer = x.new_empty((max(dx_bytes, offset + b.bytes),), dtype=torch.uint8)
+                ctx.dx_shares = b.name
+                saved[b.name] = ctx.dx_buffer[offset:offset + b.bytes]
+            elif b.name not in saved:
+                saved[b.name] = x.new_empty((b.bytes,), dtype=torch.uint8)
         binds = {"x": x, "out": loss, **saved}
         if counter is not None:
             binds["step"] = counter
         step_fn.run_phase("forward", binds, seed=seed)
         ctx.step_fn, ctx.saved_workspaces = step_fn, saved
-        ctx.x_shape, ctx.dtype = x.shape, x.dtype
+        ctx.x_shape, ctx.dtype, ctx.dx_itemsize = x.shape, x.dtype, x.element_size()
         return loss
 
     @staticmethod
@@ -541,10 +550,16 @@ def _phased_backward(ctx, g):
     if saved is None:
         raise RuntimeError("sigreg: the compiled step's backward ran twice (retain_graph); "
                            "its saved buffers are gone")
-    dx = g.new_empty(ctx.x_shape, dtype=ctx.dtype)
+    shared, ctx.dx_buffer = ctx.dx_buffer, None
+    if shared is None:
+        dx = g.new_empty(ctx.x_shape, dtype=ctx.dtype)
+    else:
+        dx = shared[:math.prod(ctx.x_shape) * ctx.dx_itemsize].view(ctx.dtype).view(ctx.x_shape)
     ctx.step_fn.run_phase("backward", {"grad": g.float().contiguous(), "dx": dx, **saved})
     if not _capturing(dx):
-        ctx.step_fn._spare_workspaces = (_stream_of(dx), saved)
+        # dL/dx's own buffer goes to the caller, not to the next forward.
+        ctx.step_fn._spare_workspaces = (
+            _stream_of(dx), {k: v for k, v in saved.items() if k != ctx.dx_shares})
     return dx, None, None, None
 
 

@@ -49,6 +49,21 @@ def _write(tmp_path, manifest, name="art") -> Path:
     return d
 
 
+
+def test_describe_reads_a_shared_workspace(tmp_path):
+    # A workspace that may live inside an output's allocation (docs/AOT.md, "shares").
+    o = _base()
+    out = next(b["name"] for b in o["buffers"] if b["role"] == "output")
+    ws = next(b for b in o["buffers"] if b["role"] == "workspace" and not b.get("zero_init"))
+    ws["shares"] = {"buffer": out, "offset": 256}
+    m = capi.describe(_write(tmp_path, o))
+    assert [b.shares for b in m.buffers if b.name == ws["name"]] == [(out, 256)]
+    assert all(b.shares is None for b in m.buffers if b.name != ws["name"])
+    ws["shares"] = {"buffer": "x", "offset": 256}
+    with pytest.raises(capi.CapiError, match="is not an output buffer"):
+        capi.describe(_write(tmp_path, o, name="bad"))
+
+
 # ---------------------------------------------------------------------------
 # The real artifacts, as the runtime's reader describes them
 # ---------------------------------------------------------------------------

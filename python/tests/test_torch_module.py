@@ -314,6 +314,60 @@ def test_phased_step(monkeypatch):
                                                               **k), rtol=1e-6, atol=1e-9)
 
 
+class _FakeSharedPhasedArtifact(_FakePhasedArtifact):
+    """_FakePhasedArtifact whose workspace may share dL/dx's allocation ("shares": docs/AOT.md),
+    at an offset that overlaps dL/dx: its backward phase reads the workspace before it writes
+    dL/dx, as the backward GEMM's row parts do."""
+
+    def __init__(self, calls, knobs, x_shape):
+        from sigreg.capi import Buffer
+
+        super().__init__(calls, knobs, x_shape)
+        self.offset = 2 * math.prod(x_shape) // 2
+        self.backward_workspaces = [Buffer("ws0", "workspace", 8 * math.prod(x_shape),
+                                           shares=("dx", self.offset))]
+
+    def run_phase(self, phase, buffers, seed=None):
+        if phase == "backward":
+            dx, ws = buffers["dx"], buffers["ws0"]
+            assert dx.untyped_storage().data_ptr() == ws.untyped_storage().data_ptr()
+            assert ws.data_ptr() - dx.data_ptr() == self.offset
+            read = ws.view(torch.float64).clone()
+            buffers = dict(buffers, ws0=read.view(torch.uint8))
+        super().run_phase(phase, buffers, seed)
+
+
+def test_phased_step_shared_workspace(monkeypatch):
+    # A workspace that may share dL/dx's allocation lives in one buffer with it: the backward
+    # returns dL/dx in that buffer, and the next forward gets a new one (not the caller's
+    # gradient).
+    calls = []
+
+    def whole(x, S, P, t_max, clip_value, clip_mode, reduction, gradient, step=False,
+              phased=False, device_step=False):
+        knobs = dict(num_slices=S, num_points=P, t_max=t_max, clip_value=clip_value,
+                     clip_mode=clip_mode, reduction=reduction)
+        return _FakeSharedPhasedArtifact(calls, knobs, tuple(x.shape))
+
+    monkeypatch.setattr(st, "_compiled_obstacle", lambda x: None)
+    monkeypatch.setattr(st, "_whole_function", whole)
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn((40, 12), generator=g).to(torch.bfloat16)
+    k = dict(num_slices=10, num_points=9, reduction="mean")
+    grads = []
+    for seed in (7, 8):
+        xa = x.clone().requires_grad_()
+        (2.0 * st.sigreg_loss(xa, seed=seed, **k)).backward()
+        grads.append(xa.grad)
+        xr = x.double().requires_grad_()
+        (2.0 * st.sigreg_loss(xr, seed=seed, backend="torch", **k)).backward()
+        torch.testing.assert_close(xa.grad.double(), xr.grad, rtol=2e-2,
+                                   atol=1e-2 * float(xr.grad.abs().max()))
+    assert [c[0] for c in calls] == ["forward", "backward", "forward", "backward"]
+    first, second = (t.untyped_storage().data_ptr() for t in grads)
+    assert first != second and calls[2][3] - grads[1].data_ptr() == 12 * 40
+
+
 def test_device_step(monkeypatch):
     # SIGReg's own global_step in a single process seeds artifacts that read it where it lives
     # (projection "step") and advance it: the module launches nothing to write the step, the

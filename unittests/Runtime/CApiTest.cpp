@@ -69,11 +69,12 @@ TEST(CApi, DescribeWritesTheParsedManifest) {
          R"("gradient":false,"step":false,"dx_dtype":"f32","entry_point":""})");
   expectHas(d, R"("conventions_error":null,"output":"out",)");
   expectHas(d, R"("buffers":[{"name":"x","role":"input","bytes":120,)"
-               R"("dtype":"f32","shape":[2,5,3],"zero_init":false},)"
+               R"("dtype":"f32","shape":[2,5,3],"zero_init":false,)"
+               R"("shares":null},)"
                R"({"name":"out","role":"output","bytes":32,"dtype":null,)"
-               R"("shape":null,"zero_init":false},{"name":"ws0",)"
-               R"("role":"workspace","bytes":64,"dtype":null,"shape":null,)"
-               R"("zero_init":true}])");
+               R"("shape":null,"zero_init":false,"shares":null},)"
+               R"({"name":"ws0","role":"workspace","bytes":64,"dtype":null,)"
+               R"("shape":null,"zero_init":true,"shares":null}])");
   expectHas(d, R"("scalars":[{"name":"seed","type":"i32"}])");
   expectHas(d,
             R"("steps":[{"op":"memset32","region":"other","phase":"forward"},)"

@@ -130,6 +130,47 @@ TEST_F(GpuSmoke, BenchmarkLoop) {
   expectOutput();
 }
 
+// A workspace that may share an output's allocation ("shares") gets one
+// allocation with it while neither is bound, its own once the output is the
+// caller's; the step list still runs.
+TEST_F(GpuSmoke, SharedWorkspaceAllocation) {
+  Manifest m = manifest;
+  BufferDesc big, part;
+  big.name = "big";
+  big.role = BufferRole::Output;
+  big.bytes = 4096;
+  part.name = "part";
+  part.bytes = 2048;
+  part.sharesWith = "big";
+  part.sharesOffset = 3072;
+  m.buffers.push_back(big);
+  m.buffers.push_back(part);
+  std::string ptx, err;
+  Manifest unused;
+  ASSERT_TRUE(loadArtifact(SIGREG_GPU_SMOKE_DIR, unused, ptx, err)) << err;
+  for (bool bindFirst : {false, true}) {
+    std::unique_ptr<Executor> e;
+    ASSERT_TRUE(Executor::create(m, ptx, e).ok());
+    uint64_t before = e->ownedBytes();
+    CUdeviceptr mine = 0, bigPtr = 0, partPtr = 0;
+    if (bindFirst) {
+      ASSERT_TRUE(e->bufferPointer("in", mine).ok());
+      ASSERT_TRUE(e->bindBuffer("big", mine).ok());
+    }
+    ASSERT_TRUE(e->bufferPointer("part", partPtr).ok());
+    ASSERT_TRUE(e->bufferPointer("big", bigPtr).ok());
+    uint64_t grown = e->ownedBytes() - before - (bindFirst ? 4096 : 0);
+    if (bindFirst) {
+      EXPECT_EQ(bigPtr, mine);
+      EXPECT_NE(partPtr, mine + 3072);
+      EXPECT_EQ(grown, 2048u);
+    } else {
+      EXPECT_EQ(partPtr, bigPtr + 3072);
+      EXPECT_EQ(grown, 5120u); // max(4096, 3072 + 2048)
+    }
+  }
+}
+
 TEST_F(GpuSmoke, BadPtxShowsPtxasLog) {
   CUmodule module = nullptr;
   std::string bad = ".version 8.0\n.target sm_90\n.address_size 64\n"

@@ -142,6 +142,19 @@ TEST(Manifest, ZeroInitWorkspace) {
   EXPECT_FALSE(m.buffers[0].zeroInit);
 }
 
+TEST(Manifest, WorkspaceSharesOutput) {
+  std::string text = kValid;
+  std::string from = "\"bytes\":139264";
+  text.replace(text.find(from), from.size(),
+               from + ",\"shares\":{\"buffer\":\"out\",\"offset\":1024}");
+  Manifest m;
+  std::string err;
+  ASSERT_TRUE(parseManifest(text, m, err)) << err;
+  EXPECT_EQ(m.buffers[2].sharesWith, "out");
+  EXPECT_EQ(m.buffers[2].sharesOffset, 1024u);
+  EXPECT_TRUE(m.buffers[0].sharesWith.empty());
+}
+
 TEST(Manifest, ProgrammaticLaunch) {
   // A second launch after the fixture's may overlap it.
   std::string text = kValid;
@@ -286,6 +299,20 @@ TEST(Manifest, RejectsMalformedInput) {
       {"zero_init not a bool",
        replaced("\"bytes\":139264", "\"bytes\":139264,\"zero_init\":1"),
        "buffers[2].zero_init: expected a bool"},
+      {"shares on an input",
+       replaced("\"shape\":[32,2048]",
+                "\"shape\":[32,2048],\"shares\":{\"buffer\":\"out\","
+                "\"offset\":0}"),
+       "buffers[0].shares: only a workspace that is not zero_init may share"},
+      {"shares an input",
+       replaced("\"bytes\":139264",
+                "\"bytes\":139264,\"shares\":{\"buffer\":\"x\","
+                "\"offset\":0}"),
+       "buffers[2].shares.buffer: 'x' is not an output buffer"},
+      {"shares without offset",
+       replaced("\"bytes\":139264",
+                "\"bytes\":139264,\"shares\":{\"buffer\":\"out\"}"),
+       "buffers[2].shares.offset: missing required key"},
       {"bad role", replaced("\"role\":\"workspace\"", "\"role\":\"scratch\""),
        "buffers[2].role: invalid value \"scratch\""},
       {"zero bytes", replaced("\"bytes\":139264", "\"bytes\":0"),

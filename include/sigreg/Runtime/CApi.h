@@ -43,7 +43,7 @@ typedef struct sigreg_aot sigreg_aot;
  *              conventions (Harness.h, checkProblemBuffers), else why not
  *   output     the loss output's name ("out", or the only output), or null
  *   buffers    [{name, role, bytes, dtype (null if absent), shape (null if
- *              absent), zero_init}]
+ *              absent), zero_init, shares ({buffer, offset}, or null)}]
  *   scalars    [{name, type}]
  *   steps      [{op, region, kernel (launch steps only)}]
  * The string (UTF-8, NUL-terminated) belongs to the library and stays valid

@@ -109,8 +109,12 @@ private:
   Executor() = default;
   Status init(const Manifest &manifest, const std::string &ptx, int device);
   Status enqueueStep(size_t index);
-  /// The executor's own memory for buffer i.
+  /// The executor's own memory for buffer i: with a workspace that shares
+  /// it ("shares"), one allocation for both where neither is bound yet.
   Status allocate(size_t i);
+  /// Binds the sharing workspace `w` into the output `o`'s own allocation
+  /// when that allocation has room for it; false when it does not.
+  bool placeShared(size_t w, size_t o);
   /// Buffer i, or every buffer of the phase's steps, given memory where
   /// nothing is bound (an error while the stream captures a graph).
   Status ensureAllocated(size_t i);
@@ -124,8 +128,10 @@ private:
   CUstream strm = nullptr;      // stream in use
   CUstream ownStream = nullptr; // created and destroyed by the executor
   CUmodule module = nullptr;
-  std::vector<CUdeviceptr> owned; // per buffer, executor allocation
-  std::vector<CUdeviceptr> bound; // per buffer, address used by steps
+  std::vector<CUdeviceptr> owned;  // per buffer, executor allocation
+  std::vector<uint64_t> ownedSize; // its bytes (0 when none)
+  std::vector<int> sharedBy;       // per output, the workspace sharing it
+  std::vector<CUdeviceptr> bound;  // per buffer, address used by steps
   std::vector<std::vector<int>> stepBuffers; // per step, buffers it uses
   std::vector<uint64_t> scalarBits;
   std::vector<bool> scalarSet;

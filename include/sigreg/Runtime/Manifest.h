@@ -64,6 +64,12 @@ struct BufferDesc {
   bool hasShape = false;
   /// Workspace zeroed once when the runtime allocates it (not per run).
   bool zeroInit = false;
+  /// Workspace that may live `sharesOffset` bytes into the output
+  /// `sharesWith`, one allocation of max(its bytes, sharesOffset + bytes)
+  /// (the manifest's "shares"; "" when absent). The steps are correct
+  /// whether or not it does.
+  std::string sharesWith;
+  uint64_t sharesOffset = 0;
 };
 
 enum class ScalarType { I32, I64, F32, F64 };

@@ -31,6 +31,14 @@ constexpr llvm::StringLiteral kProgrammaticLaunchAttrName =
 /// it and the launches after it read the function's cotangent argument,
 /// the launches before it do not (the manifest's "phase", docs/AOT.md).
 constexpr llvm::StringLiteral kPhaseAttrName = "sigreg.phase";
+/// Dictionary attribute {result = i64, offset = i64} on a workspace's
+/// memref.alloc: the function may place it `offset` bytes into the buffer of
+/// its result number `result`, one allocation of max(that result's bytes,
+/// offset + the workspace's bytes); its kernels are correct either way (the
+/// manifest's "shares", docs/AOT.md). --convert-sigreg-to-gpu sets it on the
+/// 16-bit dL/dy that a backward GEMM split in row parts reads while it writes
+/// dL/dx (docs/BACKWARD.md).
+constexpr llvm::StringLiteral kSharesResultAttrName = "sigreg.shares_result";
 
 #define GEN_PASS_DECL
 #include "sigreg/Transforms/Passes.h.inc"

@@ -245,9 +245,32 @@ struct ProjectTransposeShape {
   Type outputElement;
   /// dx multiplied by a scalar read from memory (a deferred cotangent).
   bool scaled = false;
+  /// The grid covers a part of the rows (backwardGemmRowParts): a trailing
+  /// i32 argument gives the part's first row tile, added to blockIdx.y.
+  bool rowPart = false;
 };
 /// (gradMap, gMap : !llvm.ptr to 128-byte tensor maps, dx : memref<rows x D
-/// x outputElement>, [scale : memref<f32> when scaled]).
+/// x outputElement>, [scale : memref<f32> when scaled], [firstRowTile : i32
+/// when rowPart]).
+
+/// The backward GEMM in row parts, one launch each, so that dL/dx may share
+/// one allocation with the 16-bit dL/dy G it reads (docs/BACKWARD.md): part
+/// j writes the dx rows of its tiles only after part j - 1 has read the G
+/// rows under them, and G starts `gradOffset` bytes into dx's allocation.
+/// At large (8192 x 4096 bf16) 4 parts put G and dx in 80 MiB instead of 128.
+struct BackwardGemmParts {
+  int64_t count, rowTilesPerPart, gradOffset;
+};
+/// Parts of the backward GEMM with its dx rows in parts (kWgmmaRows-row
+/// tiles).
+constexpr int64_t kBackwardGemmRowParts = 4;
+/// G's offset in the shared allocation is a multiple of this (TMA wants 16).
+constexpr int64_t kSharedOffsetAlign = 1024;
+/// kBackwardGemmRowParts parts when each still fills the GPU (at least one
+/// CTA per multiprocessor) and the shared allocation is smaller than dx and
+/// G apart; none otherwise. `rows` = V * N, dx elements of `dxElementBytes`.
+std::optional<BackwardGemmParts>
+backwardGemmParts(int64_t rows, int64_t D, int64_t S, int64_t dxElementBytes);
 gpu::GPUFuncOp
 buildProjectTransposeWgmmaKernel(OpBuilder &b, Location loc,
                                  const ProjectTransposeShape &sh);

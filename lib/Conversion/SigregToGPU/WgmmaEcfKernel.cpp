@@ -1478,12 +1478,20 @@ gpu::GPUFuncOp mlir::sigreg::buildProjectTransposeWgmmaKernel(
   SmallVector<Type> rest = {dxType};
   if (sh.scaled)
     rest.push_back(MemRefType::get({}, b.getF32Type()));
+  if (sh.rowPart)
+    rest.push_back(b.getI32Type());
   WgmmaKernel kn =
-      createWgmmaKernel(b, k, loc, t, "sigreg_project_transpose_wgmma",
+      createWgmmaKernel(b, k, loc, t,
+                        sh.rowPart ? "sigreg_project_transpose_wgmma_rows"
+                                   : "sigreg_project_transpose_wgmma",
                         "backward_gemm", rest, sh.numSlices);
   Value dx = kn.rest[0];
   Value d0 = k.mul(k.blockId(Dimension::x), k.idx(t.slices));
-  Value r0 = k.mul(k.blockId(Dimension::y), k.idx(kRows));
+  Value rowTile = k.blockId(Dimension::y);
+  if (sh.rowPart)
+    rowTile = k.add(rowTile, arith::IndexCastOp::create(k.b, k.b.getIndexType(),
+                                                        kn.rest.back()));
+  Value r0 = k.mul(rowTile, k.idx(kRows));
   emitOneTileGemm(k, t, kn, r0, d0, [&](Value yTile, ValueRange) {
     Value scale = sh.scaled ? k.load(kn.rest[1], {}) : Value();
     emitTileStore(k, t, yTile, dx, kn.tid, r0, d0, sh.rows, sh.featureDim,
