@@ -391,6 +391,32 @@ class _CallSpec:
                 tensors[b.name] = (want, nbytes // size if nbytes % size == 0 else -1)
         return _CallSpec(tensors, info.problem.projection == "seed")
 
+    def accepts_phase(self, torch, phase: str, tensors: Mapping[str, object], seed,
+                      workspaces: Mapping[str, int]) -> bool:
+        """Whether run_phase's checks pass, without raising: every tensor a CUDA, contiguous
+        input or output of its dtype and size, or a workspace (``workspaces``: name -> bytes)
+        of at least its bytes; the forward phase without grad and with a valid seed."""
+        if phase == "forward":
+            if "grad" in tensors:
+                return False
+            if self.seeded:
+                if not (type(seed) is int and _INT64_MIN <= seed <= _INT64_MAX):
+                    return False
+            elif seed is not None:
+                return False
+        spec, tensor = self.tensors, torch.Tensor
+        for name, t in tensors.items():
+            if not isinstance(t, tensor) or not t.is_contiguous() or not t.is_cuda:
+                return False
+            want = spec.get(name)
+            if want is None:
+                size = workspaces.get(name)
+                if size is None or t.numel() * t.element_size() < size:
+                    return False
+            elif t.dtype != want[0] or t.numel() != want[1]:
+                return False
+        return True
+
     def accepts(self, torch, tensors: Mapping[str, object], seed, exact: bool) -> bool:
         """Whether _check_seed and _check_tensors pass, without raising (``exact``: the names
         are every input and output, as check_buffers wants; else a subset)."""
@@ -580,6 +606,27 @@ class CapiFunction:
         its buffer's size), so that several forward phases can run before their backward
         phases, each with its own copy of what the backward phase reads. A binding stays until
         it changes. On torch's current stream of the first tensor given."""
+        torch = self._torch
+        code = self._PHASES.get(phase) if self.phased else None
+        # The fast path: arguments the checks below accept (the usual call of a training step).
+        if code is None or not self._spec.accepts_phase(torch, phase, buffers, seed,
+                                                        self._workspace_bytes):
+            self._check_phase_call(phase, buffers, seed)
+        self._bind_all(buffers)
+        if code == 1:
+            self._set_seed(seed)
+        first = next(iter(buffers.values()))
+        stream = _current_stream(torch, first.get_device()) or 1
+        rc = self._lib.sigreg_aot_run_phase(self._h, code, stream)
+        if rc != 0:
+            self._check(rc, f"run_phase({phase})")
+
+    @functools.cached_property
+    def _workspace_bytes(self) -> Dict[str, int]:
+        return {b.name: b.bytes for b in self.info.buffers if b.role == "workspace"}
+
+    def _check_phase_call(self, phase: str, buffers: Dict[str, "object"], seed) -> None:
+        """run_phase's checks, each failure a ValueError that says what is wrong."""
         torch, info = self._torch, self.info
         if phase not in self._PHASES:
             raise ValueError(f"phase must be 'forward' or 'backward', got {phase!r}")
@@ -604,13 +651,6 @@ class CapiFunction:
                 raise ValueError(f"{name!r} must be a CUDA tensor, it is on {t.device}")
         if phase == "forward":
             _check_seed(info, seed)
-        self._bind_all(buffers)
-        if phase == "forward":
-            self._set_seed(seed)
-        first = next(iter(buffers.values()))
-        stream = _current_stream(torch, first.get_device()) or 1
-        self._check(self._lib.sigreg_aot_run_phase(self._h, self._PHASES[phase], stream),
-                    f"run_phase({phase})")
 
     def device_bytes(self) -> int:
         """Device memory the runtime holds for this artifact: the buffers it allocated itself

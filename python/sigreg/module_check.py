@@ -408,12 +408,32 @@ def _host_us(fn, iters):
     return statistics.median(rounds)
 
 
+class _Floor(torch.autograd.Function):
+    """The least a module call through an autograd.Function does: its 0-d output."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.new_empty((), dtype=torch.float32)
+
+    @staticmethod
+    def backward(ctx, g):
+        return None
+
+
+class _FloorModule(torch.nn.Module):
+    def forward(self, x):
+        return _Floor.apply(x)
+
+
 def host(configs, profile=False, iters=200):
     """Host time per module call (``SIGReg`` with backend 'compiled', the step artifact):
     the forward alone under no_grad and with autograd, the forward + backward, and for scale
-    an empty launch-sized torch op (``x.add_(0)``) and the C ABI call alone."""
+    an empty launch-sized torch op (``x.add_(0)``), the C ABI call alone, and the floor of any
+    module whose forward is an autograd.Function (``_Floor``: it allocates its 0-d output and
+    launches nothing), with autograd."""
     print(f"\n{'config':22} {'fwd(no_grad)':>12} {'fwd':>12} {'fwd+bwd':>12} "
-          f"{'step run':>12} {'torch op':>12}   (us of host time per call)")
+          f"{'step run':>12} {'torch op':>12} {'floor':>12}   (us of host time per call)")
+    floor = _FloorModule()
     for name, V, N, D, S, P, dt, mode, cv, red in configs:
         x = _x(V, N, D, dt).requires_grad_(True)
         m = SIGReg(num_slices=S, n_points=P, clip_value=cv, clip_mode=mode, reduction=red,
@@ -441,19 +461,23 @@ def host(configs, profile=False, iters=200):
             row.append(None)
         y = torch.zeros(1, device="cuda")
         row.append(_host_us(lambda: y.add_(0), iters))
+        row.append(_host_us(lambda: floor(x), iters))
         print(f"{name:22} " + " ".join(f"{t:12.1f}" if t is not None else f"{'n/a':>12}"
                                        for t in row))
         if profile:
             import cProfile  # noqa: PLC0415
             import pstats  # noqa: PLC0415
 
-            pr = cProfile.Profile()
-            pr.enable()
-            for _ in range(iters):
-                step()
-            pr.disable()
-            torch.cuda.synchronize()
-            pstats.Stats(pr).sort_stats("tottime").print_stats(25)
+            for what, fn in (("forward under no_grad", fwd_nograd), ("forward", fwd),
+                             ("forward + backward", step)):
+                pr = cProfile.Profile()
+                pr.enable()
+                for _ in range(iters):
+                    fn()
+                pr.disable()
+                torch.cuda.synchronize()
+                print(f"\n{name}: {what}, {iters} calls")
+                pstats.Stats(pr).sort_stats("tottime").print_stats(20)
 
 
 def train(steps=200):

@@ -33,6 +33,7 @@ import torch.distributed as dist
 from torch import nn
 
 from . import philox
+from .capi import _current_stream
 
 __all__ = ["SIGReg", "sigreg_loss", "projection", "precompile", "CompiledBackendUnavailable"]
 
@@ -564,8 +565,13 @@ def _phased_backward(ctx, g):
 
 
 def _stream_of(t):
-    """torch's current stream on ``t``'s device (None on the CPU)."""
-    return torch.cuda.current_stream(t.device) if t.is_cuda else None
+    """torch's current stream on ``t``'s device, as a (device, raw handle) pair that compares
+    equal for the same stream (None on the CPU); the raw handle, not a torch.cuda.Stream
+    object, which costs microseconds per call."""
+    if not t.is_cuda:
+        return None
+    index = t.get_device()
+    return index, _current_stream(torch, index)
 
 
 def _capturing(t) -> bool:
