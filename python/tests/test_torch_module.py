@@ -277,11 +277,9 @@ class _FakePhasedArtifact:
             dx.copy_((float(grad) * ws).reshape(dx.shape))
 
 
-def test_phased_step(monkeypatch):
-    # A 16-bit x whose scalar loss autograd needs runs the phased step artifact: its forward
-    # phase at forward time, its backward phase with the cotangent at backward time, dL/dx in
-    # x's dtype; each call's forward keeps its own workspace until its backward (two forwards
-    # before their backwards), and a backward hands it to the next forward.
+def _use_fake_phased(monkeypatch, artifact):
+    """Makes every compiled call take a fake phased step artifact of class ``artifact`` (bf16
+    x, the host's seed); returns the list its phases are recorded in."""
     calls = []
 
     def whole(x, S, P, t_max, clip_value, clip_mode, reduction, gradient, step=False,
@@ -289,10 +287,19 @@ def test_phased_step(monkeypatch):
         assert step and phased and x.dtype == torch.bfloat16 and not device_step
         knobs = dict(num_slices=S, num_points=P, t_max=t_max, clip_value=clip_value,
                      clip_mode=clip_mode, reduction=reduction)
-        return _FakePhasedArtifact(calls, knobs, tuple(x.shape))
+        return artifact(calls, knobs, tuple(x.shape))
 
     monkeypatch.setattr(st, "_compiled_obstacle", lambda x: None)
     monkeypatch.setattr(st, "_whole_function", whole)
+    return calls
+
+
+def test_phased_step(monkeypatch):
+    # A 16-bit x whose scalar loss autograd needs runs the phased step artifact: its forward
+    # phase at forward time, its backward phase with the cotangent at backward time, dL/dx in
+    # x's dtype; each call's forward keeps its own workspace until its backward (two forwards
+    # before their backwards), and a backward hands it to the next forward.
+    calls = _use_fake_phased(monkeypatch, _FakePhasedArtifact)
     g = torch.Generator().manual_seed(3)
     x = torch.randn((40, 12), generator=g).to(torch.bfloat16)
     k = dict(num_slices=10, num_points=9, reduction="sum")
@@ -341,16 +348,7 @@ def test_phased_step_shared_workspace(monkeypatch):
     # A workspace that may share dL/dx's allocation lives in one buffer with it: the backward
     # returns dL/dx in that buffer, and the next forward gets a new one (not the caller's
     # gradient).
-    calls = []
-
-    def whole(x, S, P, t_max, clip_value, clip_mode, reduction, gradient, step=False,
-              phased=False, device_step=False):
-        knobs = dict(num_slices=S, num_points=P, t_max=t_max, clip_value=clip_value,
-                     clip_mode=clip_mode, reduction=reduction)
-        return _FakeSharedPhasedArtifact(calls, knobs, tuple(x.shape))
-
-    monkeypatch.setattr(st, "_compiled_obstacle", lambda x: None)
-    monkeypatch.setattr(st, "_whole_function", whole)
+    calls = _use_fake_phased(monkeypatch, _FakeSharedPhasedArtifact)
     g = torch.Generator().manual_seed(5)
     x = torch.randn((40, 12), generator=g).to(torch.bfloat16)
     k = dict(num_slices=10, num_points=9, reduction="mean")

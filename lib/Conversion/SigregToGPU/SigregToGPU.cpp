@@ -366,627 +366,6 @@ static int64_t backwardGemmTileFeatures(int64_t rows, int64_t D) {
   return wgmmaTileSlices(1, rows, D, rule);
 }
 
-/// The index of `v` among its function's results, when its only use (through
-/// reshapes with one use each) is the return.
-static std::optional<int64_t> returnedAs(Value v) {
-  while (v.hasOneUse()) {
-    Operation *user = *v.getUsers().begin();
-    if (isa<func::ReturnOp>(user))
-      return v.getUses().begin()->getOperandNumber();
-    if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user))
-      return std::nullopt;
-    v = user->getResult(0);
-  }
-  return std::nullopt;
-}
-
-/// The backward GEMM dx = G g^T (K = S) of `op` into its result, which it
-/// replaces: one launch, or row parts (backwardGemmParts) when G's bytes
-/// `sharedGrad` may share dx's allocation.
-void Lowering::emitBackwardGemm(ConversionPatternRewriter &rewriter,
-                                FusedEcfBackwardOp op, Value grad, Value g,
-                                Value sharedGrad) {
-  Location loc = op.getLoc();
-  auto inType = op.getInput().getType();
-  int64_t V = inType.getDimSize(0), N = inType.getDimSize(1),
-          D = inType.getDimSize(2);
-  int64_t S = op.getProjection().getType().getDimSize(1);
-  Type elem = inType.getElementType();
-  OpBuilder kb = kernelBuilder();
-  int64_t tileFeatures = backwardGemmTileFeatures(V * N, D);
-  // A deferred cotangent: the loss's, whose ECF cotangent the kernels
-  // before formed with 1.
-  auto cot = op.getDcos().getDefiningOp<EcfCotangentOp>();
-  bool scaled = deferCotangent && cot;
-  ProjectTransposeShape t{
-      V * N,
-      D,
-      S,
-      elem,
-      getWgmmaTiling(tileFeatures, /*persistent=*/false,
-                     llvm::divideCeilSigned<int64_t>(D, tileFeatures) *
-                         llvm::divideCeilSigned<int64_t>(V * N, kWgmmaRows)),
-      op.getResult().getType().getElementType(),
-      scaled};
-  Type dxElem = op.getResult().getType().getElementType();
-  std::optional<int64_t> result = returnedAs(op.getResult());
-  std::optional<BackwardGemmParts> parts;
-  if (sharedGrad && result)
-    parts = backwardGemmParts(V * N, D, S, dxElem.getIntOrFloatBitWidth() / 8);
-  t.rowPart = parts.has_value();
-  gpu::GPUFuncOp gemm = addKernel(buildProjectTransposeWgmmaKernel(kb, loc, t));
-  Value dx = resultBuffer(rewriter, op.getResult());
-  Value dxRows = memref::CollapseShapeOp::create(
-      rewriter, loc, dx, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
-  SmallVector<Value> args = tensorMapArgs(rewriter, loc, gemm, {grad, g});
-  args.push_back(dxRows);
-  if (scaled)
-    args.push_back(
-        toBuffer(rewriter, loc, rewriter.getRemappedValue(cot.getGrad())));
-  int64_t rowTiles = llvm::divideCeilSigned<int64_t>(V * N, kWgmmaRows);
-  int64_t count = parts ? parts->count : 1;
-  for (int64_t j = 0; j < count; ++j) {
-    int64_t first = parts ? j * parts->rowTilesPerPart : 0;
-    int64_t tiles =
-        parts ? std::min(parts->rowTilesPerPart, rowTiles - first) : rowTiles;
-    SmallVector<Value> partArgs = args;
-    if (parts)
-      partArgs.push_back(arith::ConstantOp::create(
-          rewriter, loc, rewriter.getI32IntegerAttr(first)));
-    gpu::LaunchFuncOp launch = createLaunch(
-        rewriter, loc, gemm,
-        {llvm::divideCeilSigned<int64_t>(D, t.tiling.slices), tiles, 1},
-        t.tiling.threads, partArgs, wgmmaDynamicSharedBytes(t.tiling));
-    // The first launch of the backward phase (docs/AOT.md) starts a run of
-    // its own: not a programmatic dependent of the launch before it. A later
-    // part waits for the one before (griddepcontrol.wait): it writes dx over
-    // the rows of G that part read.
-    if (scaled && j == 0)
-      launch->setAttr(kPhaseAttrName, rewriter.getStringAttr("backward"));
-    else
-      programmaticCandidates.push_back(launch);
-  }
-  if (parts)
-    sharedGrad.getDefiningOp()->setAttr(
-        kSharesResultAttrName,
-        rewriter.getDictionaryAttr(
-            {rewriter.getNamedAttr("result",
-                                   rewriter.getI64IntegerAttr(*result)),
-             rewriter.getNamedAttr(
-                 "offset", rewriter.getI64IntegerAttr(parts->gradOffset))}));
-  rewriter.replaceOp(op, toTensor(rewriter, loc, dx));
-}
-
-void Lowering::finishDeviceSteps(func::FuncOp func) {
-  SmallVector<AdvanceStepOp> steps;
-  func.walk([&](AdvanceStepOp op) { steps.push_back(op); });
-  for (AdvanceStepOp step : steps) {
-    assert(step->use_empty() && "the step's projections are lowered");
-    if (!advancedSteps.contains(step)) {
-      Block &body = func.getBody().front();
-      Operation *end = body.getTerminator();
-      for (auto launch : body.getOps<gpu::LaunchFuncOp>())
-        if (launch->hasAttr(kPhaseAttrName)) {
-          end = launch;
-          break;
-        }
-      // One kernel for every function of the module.
-      auto kernel = kernelTable->lookup<gpu::GPUFuncOp>("sigreg_advance_step");
-      if (!kernel) {
-        OpBuilder kb = kernelBuilder();
-        kernel = addKernel(buildAdvanceStepKernel(kb, step.getLoc()));
-      }
-      OpBuilder b(end);
-      createLaunch(b, step.getLoc(), kernel, {1, 1, 1}, 1, {step.getStep()});
-    }
-    step.erase();
-  }
-  advancedSteps.clear();
-}
-
-/// Keeps `launch` programmatic (kProgrammaticLaunchAttrName) when the step
-/// before it is a kernel launch: only allocations, constants, casts,
-/// reshapes, tensor-map descriptors and the bufferization casts (no steps
-/// of the manifest) may lie between them.
-void Lowering::settleProgrammaticLaunches() {
-  for (gpu::LaunchFuncOp launch : programmaticCandidates)
-    for (Operation *op = launch->getPrevNode(); op; op = op->getPrevNode()) {
-      if (isa<gpu::LaunchFuncOp>(op)) {
-        launch->setAttr(kProgrammaticLaunchAttrName,
-                        UnitAttr::get(launch.getContext()));
-        break;
-      }
-      if (!isa<memref::AllocOp, arith::ConstantOp, memref::CastOp,
-               memref::ExpandShapeOp, memref::CollapseShapeOp, memref::ViewOp,
-               nvgpu::TmaCreateDescriptorOp, UnrealizedConversionCastOp,
-               bufferization::ToBufferOp, bufferization::ToTensorOp,
-               tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::DimOp>(
-              op))
-        break;
-    }
-  programmaticCandidates.clear();
-}
-
-/// CTAs of the one-tile Hopper kernel's grid (kWgmmaRows-row tiles).
-static int64_t wgmmaGridCtas(const EcfKernelShape &sh) {
-  return sh.numViews * llvm::divideCeilSigned(sh.batch, kWgmmaRows) *
-         llvm::divideCeilSigned(sh.numSlices, sh.blockSlices);
-}
-
-/// Host side of the Hopper kernel: x viewed as [V * N, D] and the 16-bit
-/// projection [D, S] get tensor maps (nvgpu.tma.create.descriptor, encoded
-/// by the runtime from the bound buffers), passed to the kernel as pointers
-/// to by-value parameters.
-SmallVector<Value> Lowering::lowerWgmmaEcf(
-    ConversionPatternRewriter &rewriter, FusedEcfOp ecf,
-    const EcfKernelShape &sh, Value x, Value explicitProjection,
-    const SeededProjection *seeded, bool persistent, FusedEpilogueOp epi) {
-  Location loc = ecf.getLoc();
-  bool split = wgmmaSplitsInput(ecf);
-  WgmmaEcfShape w{sh.numViews,
-                  sh.batch,
-                  sh.featureDim,
-                  sh.numSlices,
-                  sh.numPoints,
-                  sh.tMax,
-                  split ? rewriter.getBF16Type() : sh.inputElement,
-                  bool(seeded),
-                  seeded ? seeded->chunks : 0,
-                  getWgmmaTiling(sh.blockSlices, persistent,
-                                 persistent ? 0 : wgmmaGridCtas(sh))};
-  // A seeded g generated as hi and lo rows (lowerProjection), or an f32
-  // problem: the split layout.
-  bool splitG = seeded && cast<MemRefType>(seeded->g.getType()).getDimSize(0) !=
-                              sh.featureDim;
-  w.splitFeatures = split || splitG ? wgmmaSplitFeatures(sh.featureDim) : 0;
-  w.splitInput = split;
-  // The tail (one-tile kernel): the finalize for few batch tiles, and the
-  // epilogue of a chain planChains gave it.
-  EpilogueKernelShape epiShape;
-  AdvanceStepOp step;
-  if (epi) {
-    epiShape = epilogueShape(epi);
-    step = stepAdvancedBy(epi);
-    epiShape.advancesStep = bool(step);
-    w.epilogue = &epiShape;
-  }
-  w.foldFinalize = !persistent && wgmmaTailGathers(w.numBatchTiles(), sh.batch,
-                                                   schedule.wgmmaAtomicSums);
-  w.atomicSums = !persistent && wgmmaAtomicSums(w.numBatchTiles(), sh.batch,
-                                                schedule.wgmmaAtomicSums);
-  // The slices for the fused backward (--sigreg-save-slices), written where
-  // their reader finds them.
-  Value slices;
-  // (checkLowerable sends only the one-tile kernel here with a slices
-  // result.)
-  if (Value result = ecf.getSlices()) {
-    w.storeSlices = true;
-    w.slicesPhase =
-        cast<RankedTensorType>(result.getType()).getElementType().isInteger(16);
-    slices = w.slicesPhase ? phaseBuffer(rewriter, loc, result)
-                           : resultBuffer(rewriter, result);
-  }
-  OpBuilder kb = kernelBuilder();
-  gpu::GPUFuncOp kernel =
-      addKernel(persistent ? buildFusedEcfWgmmaPersistentKernel(kb, loc, w)
-                           : buildFusedEcfWgmmaKernel(kb, loc, w));
-
-  Value rows = memref::CollapseShapeOp::create(
-      rewriter, loc, x, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
-  Value projection =
-      seeded ? seeded->g : toBuffer(rewriter, loc, explicitProjection);
-  if (split) {
-    // x as [V * N, 2 Dp] = [hi | lo]; an explicit A as [2 Dp, S] = [hi ; lo]
-    // (a seeded g was generated so).
-    rows = splitOperand(rewriter, loc, rows,
-                        {sh.numViews * sh.batch, sh.featureDim,
-                         /*alongRows=*/false, w.splitFeatures});
-    if (!seeded)
-      projection = splitOperand(rewriter, loc, projection,
-                                {sh.featureDim, sh.numSlices,
-                                 /*alongRows=*/true, w.splitFeatures});
-  }
-  SmallVector<Value> args =
-      tensorMapArgs(rewriter, loc, kernel, {rows, projection});
-  if (seeded)
-    args.push_back(seeded->sumSq);
-  // Persistent: one CTA per multiprocessor (at most one per tile).
-  std::array<int64_t, 3> grid =
-      persistent ? std::array<int64_t, 3>{std::min<int64_t>(w.numTiles(),
-                                                            kTargetBlocks / 2),
-                                          1, 1}
-                 : std::array<int64_t, 3>{w.numSliceTiles(), w.numBatchTiles(),
-                                          w.numViews};
-  SmallVector<Value> trailing;
-  if (slices)
-    trailing.push_back(memref::CollapseShapeOp::create(
-        rewriter, loc, slices, ArrayRef<ReassociationIndices>{{0, 1}, {2}}));
-  int64_t T = w.numBatchTiles();
-  SmallVector<Value> results;
-  if (!w.foldFinalize && !w.epilogue) {
-    auto [cos, sin] =
-        finishEcf(rewriter, loc, ecf, kernel, grid, w.tiling.threads, args, T,
-                  wgmmaDynamicSharedBytes(w.tiling),
-                  /*programmatic=*/true, /*sliceMajor=*/true, trailing);
-    results = {cos, sin};
-  } else {
-    // The kernel's tail writes the means, and with an epilogue the loss: one
-    // launch (forwardArgs has the argument order).
-    Value cosOut = resultBuffer(rewriter, ecf.getCos());
-    Value sinOut = resultBuffer(rewriter, ecf.getSin());
-    if (T == 1) {
-      args.append({cosOut, sinOut});
-    } else if (w.atomicSums) {
-      // Fixed-point accumulators, zero at the first launch, reset by the
-      // tail.
-      auto accType = MemRefType::get({sh.numViews, sh.numPoints, sh.numSlices},
-                                     rewriter.getI64Type());
-      for (int i = 0; i < 2; ++i) {
-        auto acc = memref::AllocOp::create(rewriter, loc, accType);
-        acc->setAttr("sigreg.zero_init", rewriter.getUnitAttr());
-        args.push_back(acc);
-      }
-    } else {
-      auto partType = MemRefType::get(
-          {T, sh.numViews, sh.numPoints, sh.numSlices}, rewriter.getF32Type());
-      args.push_back(memref::AllocOp::create(rewriter, loc, partType));
-      args.push_back(memref::AllocOp::create(rewriter, loc, partType));
-    }
-    args.append(trailing);
-    if (w.foldFinalize)
-      args.append({cosOut, sinOut});
-    if (w.numCounters())
-      args.push_back(allocCounters(rewriter, loc, w.numCounters()));
-    Value out;
-    if (epi) {
-      out = resultBuffer(rewriter, epi.getResult());
-      args.push_back(out);
-      if (epiShape.reduction != Reduction::none)
-        args.push_back(memref::AllocOp::create(
-            rewriter, loc,
-            MemRefType::get({sh.numViews * sh.numSlices},
-                            rewriter.getF32Type())));
-      if (step)
-        args.push_back(step.getStep());
-    }
-    programmaticCandidates.push_back(
-        createLaunch(rewriter, loc, kernel, grid, w.tiling.threads, args,
-                     wgmmaDynamicSharedBytes(w.tiling)));
-    if (epi)
-      rewriter.replaceOp(epi, toTensor(rewriter, loc, out));
-    results = {cosOut, sinOut};
-  }
-  if (slices)
-    results.push_back(slices);
-  return results;
-}
-
-/// A workspace with `value` (an f32 matrix) split into bf16 hi + lo parts
-/// by sigreg_split_operand, in the layout of `shape`.
-Value Lowering::splitOperand(OpBuilder &b, Location loc, Value value,
-                             const SplitOperandShape &shape) {
-  Value out = memref::AllocOp::create(b, loc, shape.outType(b.getContext()));
-  OpBuilder kb = kernelBuilder();
-  createLaunch(
-      b, loc, addKernel(buildSplitOperandKernel(kb, loc, shape)),
-      {llvm::divideCeilSigned<int64_t>(shape.items(), kBlockThreads), 1, 1},
-      kBlockThreads, {value, out});
-  return out;
-}
-
-/// The chain projection -> fused_ecf -> all_reduce_mean -> fused_epilogue as
-/// one launch of sigreg_single_launch. Workspaces: the counters (zeroed once
-/// when the runtime allocates them: `sigreg.zero_init`), per-batch-tile ECF
-/// sums when the batch spans several tiles, the per-slice statistics for
-/// mean/sum.
-void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
-                                 FusedEcfOp ecf, FusedEpilogueOp epi,
-                                 Value input, Value projection) {
-  Location loc = epi ? epi.getLoc() : ecf.getLoc();
-  SingleLaunchShape sh;
-  fillEcfProblem(ecf, sh);
-  auto proj = ecf.getProjection().getDefiningOp<ProjectionOp>();
-  sh.seeded = bool(proj);
-  sh.projectionElement =
-      proj ? Type() : ecf.getProjection().getType().getElementType();
-  sh.chunkRows = projectionChunkRows(schedule.projectionChunk);
-  ScheduleAttr attr = ecf.getScheduleAttr();
-  SingleLaunchTiling tiling =
-      attr ? SingleLaunchTiling{attr.getRows(), attr.getSlices(),
-                                attr.getProjection()}
-           : chooseSingleLaunchTiling(ecf, schedule);
-  sh.blockRows = tiling.blockRows;
-  sh.blockSlices = tiling.blockSlices;
-  sh.tensorCores = singleLaunchUsesMma(tiling.projection);
-  sh.splitProjection = tiling.projection == ProjectionMode::split;
-  auto step = singleLaunchSteps.find(ecf);
-  if (step != singleLaunchSteps.end())
-    sh.stepCotangent = cotangentShape(step->second.cotangent);
-  // The loss's knobs: its epilogue's, or (sigreg.loss_grad alone) the
-  // cotangent's, whose loss the kernel then computes into a workspace.
-  EpilogueKernelShape knobs = epi ? epilogueShape(epi) : *sh.stepCotangent;
-  sh.globalCount = knobs.globalCount;
-  sh.clip = knobs.clip;
-  sh.clipValue = knobs.clipValue;
-  sh.reduction = knobs.reduction;
-
-  Type f32 = rewriter.getF32Type();
-  int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints,
-          T = sh.numBatchTiles();
-  Value out = epi ? resultBuffer(rewriter, epi.getResult())
-                  : memref::AllocOp::create(rewriter, loc,
-                                            sh.reduction == Reduction::none
-                                                ? MemRefType::get({V, S}, f32)
-                                                : MemRefType::get({}, f32));
-  if (auto step = stepOf(proj)) {
-    sh.deviceStep = true;
-    if (sh.advancesStep())
-      advancedSteps.insert(step);
-  }
-  SmallVector<Value> args = {proj ? seedArgument(proj)
-                                  : toBuffer(rewriter, loc, projection),
-                             toBuffer(rewriter, loc, input), out};
-  args.push_back(allocCounters(rewriter, loc, sh.numCounters()));
-  if (T > 1)
-    for (int i = 0; i < 2; ++i)
-      args.push_back(memref::AllocOp::create(
-          rewriter, loc, MemRefType::get({T, V, S, P}, f32)));
-  if (sh.reduction != Reduction::none) {
-    // The loss's fixed-point accumulator (zeroed once, reset by the last
-    // block), or the statistics the last block adds.
-    if (sh.lossSumLayout()) {
-      auto acc = memref::AllocOp::create(
-          rewriter, loc, MemRefType::get({1}, rewriter.getI64Type()));
-      acc->setAttr("sigreg.zero_init", rewriter.getUnitAttr());
-      args.push_back(acc);
-    } else {
-      args.push_back(memref::AllocOp::create(rewriter, loc,
-                                             MemRefType::get({V * S}, f32)));
-    }
-  }
-  SmallVector<Value> means;
-  if (sh.stepCotangent) {
-    // The means (the second all_reduce_mean's operands), the loss's
-    // cotangent, then G and g for the backward GEMM.
-    SingleLaunchStep st = step->second;
-    MemRefType meanType = MemRefType::get({V, S, P}, f32);
-    means = {memref::AllocOp::create(rewriter, loc, meanType),
-             memref::AllocOp::create(rewriter, loc, meanType)};
-    Type elem = sh.inputElement;
-    Value grad = memref::AllocOp::create(
-        rewriter, loc, MemRefType::get({V * sh.batch, S}, elem));
-    Value g = memref::AllocOp::create(
-        rewriter, loc, MemRefType::get({sh.featureDim, S}, elem));
-    args.append(means);
-    if (!sh.stepCotangent->unitCotangent)
-      args.push_back(toBuffer(
-          rewriter, loc, rewriter.getRemappedValue(st.cotangent.getGrad())));
-    args.append({grad, g});
-    stepOperands[st.backward] = {grad, g, st.cotangent};
-  }
-  OpBuilder kb = kernelBuilder();
-  gpu::GPUFuncOp kernel = addKernel(buildSingleLaunchKernel(kb, loc, sh));
-  createLaunch(rewriter, loc, kernel, {sh.numSliceTiles(), T, V}, kBlockThreads,
-               args);
-  if (epi)
-    rewriter.replaceOp(epi, toTensor(rewriter, loc, out));
-  if (sh.stepCotangent) {
-    if (step->second.lossMean)
-      rewriter.eraseOp(step->second.lossMean);
-    rewriter.replaceOp(ecf, {toTensor(rewriter, loc, means[0]),
-                             toTensor(rewriter, loc, means[1])});
-    return;
-  }
-  rewriter.eraseOp(*ecf.getCos().getUsers().begin());
-  rewriter.eraseOp(ecf);
-  if (proj)
-    rewriter.eraseOp(proj);
-}
-
-/// buffer-results-to-out-params hoists a returned allocation into its
-/// out-parameter, and a second return of it would then name the erased
-/// allocation (an upstream crash): each repeated return value becomes a copy
-/// (bufferization.alloc_tensor copy), a memref.copy from the first
-/// out-parameter after bufferization.
-void copyRepeatedResults(func::FuncOp func) {
-  func.walk([](func::ReturnOp ret) {
-    OpBuilder b(ret);
-    for (OpOperand &operand : ret->getOpOperands()) {
-      Value v = operand.get();
-      if (!llvm::is_contained(
-              ret.getOperands().take_front(operand.getOperandNumber()), v))
-        continue;
-      operand.set(bufferization::AllocTensorOp::create(
-          b, ret.getLoc(), cast<RankedTensorType>(v.getType()), ValueRange(),
-          v));
-    }
-  });
-}
-
-//===----------------------------------------------------------------------===//
-// Patterns
-//===----------------------------------------------------------------------===//
-
-/// Base of the patterns: the shared Lowering.
-template <typename OpT> struct LoweringPattern : OpConversionPattern<OpT> {
-  LoweringPattern(MLIRContext *ctx, Lowering &lowering)
-      : OpConversionPattern<OpT>(ctx), lowering(lowering) {}
-  Lowering &lowering;
-};
-
-struct ProjectionLowering : LoweringPattern<ProjectionOp> {
-  using LoweringPattern::LoweringPattern;
-  LogicalResult
-  matchAndRewrite(ProjectionOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    lowering.lowerProjection(rewriter, op);
-    return success();
-  }
-};
-
-struct FusedEcfLowering : LoweringPattern<FusedEcfOp> {
-  using LoweringPattern::LoweringPattern;
-  LogicalResult
-  matchAndRewrite(FusedEcfOp op, OneToNOpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    lowering.lowerFusedEcf(rewriter, op, adaptor.getInput().front(),
-                           adaptor.getProjection());
-    return success();
-  }
-};
-
-/// One rank: the all-reduce is the identity.
-struct AllReduceMeanLowering : LoweringPattern<AllReduceMeanOp> {
-  using LoweringPattern::LoweringPattern;
-  LogicalResult
-  matchAndRewrite(AllReduceMeanOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(
-        op, {adaptor.getCos(), adaptor.getSin(), adaptor.getLocalCount()});
-    return success();
-  }
-};
-
-struct FusedEpilogueLowering : LoweringPattern<FusedEpilogueOp> {
-  using LoweringPattern::LoweringPattern;
-  LogicalResult
-  matchAndRewrite(FusedEpilogueOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    lowering.lowerEpilogue(rewriter, op, adaptor.getCos(), adaptor.getSin());
-    return success();
-  }
-};
-
-struct EcfCotangentLowering : LoweringPattern<EcfCotangentOp> {
-  using LoweringPattern::LoweringPattern;
-  LogicalResult
-  matchAndRewrite(EcfCotangentOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    lowering.lowerEcfCotangent(rewriter, op, adaptor.getCos(), adaptor.getSin(),
-                               adaptor.getGrad());
-    return success();
-  }
-};
-
-struct FusedEcfBackwardLowering : LoweringPattern<FusedEcfBackwardOp> {
-  using LoweringPattern::LoweringPattern;
-  LogicalResult
-  matchAndRewrite(FusedEcfBackwardOp op, OneToNOpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    lowering.lowerFusedEcfBackward(
-        rewriter, op, adaptor.getInput().front(), adaptor.getProjection(),
-        adaptor.getDcos().front(), adaptor.getDsin().front(),
-        adaptor.getSlices());
-    return success();
-  }
-};
-
-struct ConvertSigregToGPUPass
-    : sigreg::impl::ConvertSigregToGPUBase<ConvertSigregToGPUPass> {
-  using Base::Base;
-
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SmallVector<func::FuncOp> funcs;
-    module.walk([&](func::FuncOp f) {
-      bool has = false;
-      f.walk(
-          [&](Operation *op) { has |= isa<SigregDialect>(op->getDialect()); });
-      if (has)
-        funcs.push_back(f);
-    });
-    if (funcs.empty())
-      return;
-    std::string tileError = tileOptionError(blockRows, blockSlices);
-    if (!tileError.empty()) {
-      module.emitError(tileError);
-      return signalPassFailure();
-    }
-    if (projectionChunk < 1) {
-      module.emitError("projection-chunk must be positive");
-      return signalPassFailure();
-    }
-    gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
-    if (!llvm::is_contained({0, 64, 128, 256}, int64_t(wgmmaSlices))) {
-      module.emitError("wgmma-slices must be 0, 64, 128 or 256, got ")
-          << static_cast<int64_t>(wgmmaSlices);
-      return signalPassFailure();
-    }
-    if (singleLaunch < 0 || singleLaunch > 2) {
-      module.emitError("single-launch must be 0, 1 or 2, got ")
-          << static_cast<int64_t>(singleLaunch);
-      return signalPassFailure();
-    }
-    ConvertSigregToGPUOptions opts;
-    opts.blockRows = blockRows;
-    opts.blockSlices = blockSlices;
-    opts.projectionChunk = projectionChunk;
-    opts.tensorCores = tensorCores;
-    opts.hopper = hopper;
-    opts.wgmmaSlices = wgmmaSlices;
-    opts.wgmmaPersistent = wgmmaPersistent;
-    opts.wgmmaAtomicSums = wgmmaAtomicSums;
-    opts.singleLaunch = singleLaunch;
-    opts.deferCotangent = deferCotangent;
-    Lowering lowering(kernels, scheduleOptions(opts), deferCotangent);
-    MLIRContext *ctx = &getContext();
-    RewritePatternSet patterns(ctx);
-    patterns.add<ProjectionLowering, FusedEcfLowering, AllReduceMeanLowering,
-                 FusedEpilogueLowering, EcfCotangentLowering,
-                 FusedEcfBackwardLowering>(ctx, lowering);
-    FrozenRewritePatternSet frozen(std::move(patterns));
-    // Everything but the sigreg ops is legal: the host code the patterns
-    // build (memref, gpu, nvgpu, arith, bufferization casts) and the tensor
-    // ops that bufferization lowers.
-    ConversionTarget target(*ctx);
-    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-    target.addIllegalDialect<SigregDialect>();
-    // Erased after the conversion (finishDeviceSteps), once the kernels that
-    // read its counter are built.
-    target.addLegalOp<AdvanceStepOp>();
-    target.addDynamicallyLegalOp<ProjectionOp, AllReduceMeanOp, FusedEpilogueOp,
-                                 EcfCotangentOp>(
-        [&](Operation *op) { return lowering.isAbsorbed(op); });
-    for (func::FuncOp f : funcs) {
-      if (failed(lowering.check(f)) ||
-          failed(applyPartialConversion(f, target, frozen)))
-        return signalPassFailure();
-      lowering.finishDeviceSteps(f);
-      lowering.settleProgrammaticLaunches();
-      copyRepeatedResults(f);
-    }
-  }
-};
-} // namespace
-
-std::optional<BackwardGemmParts>
-mlir::sigreg::backwardGemmParts(int64_t rows, int64_t D, int64_t S,
-                                int64_t dxElementBytes) {
-  int64_t rowTiles = llvm::divideCeilSigned(rows, kWgmmaRows);
-  int64_t colTiles =
-      llvm::divideCeilSigned(D, backwardGemmTileFeatures(rows, D));
-  int64_t perPart =
-      llvm::divideCeilSigned<int64_t>(rowTiles, kBackwardGemmRowParts);
-  if (rowTiles < kBackwardGemmRowParts ||
-      (rowTiles / kBackwardGemmRowParts) * colTiles < kMultiprocessors)
-    return std::nullopt;
-  BackwardGemmParts parts{llvm::divideCeilSigned(rowTiles, perPart), perPart,
-                          0};
-  // Part j writes dL/dx rows [j R, min((j + 1) R, rows)) and reads dL/dy rows
-  // from j R on: its writes end before the first dL/dy byte it (or a later
-  // part) reads.
-  int64_t R = perPart * kWgmmaRows;
-  for (int64_t j = 0; j < parts.count; ++j)
-    parts.gradOffset = std::max(
-        parts.gradOffset,
-        std::min((j + 1) * R, rows) * D * dxElementBytes - j * R * S * 2);
-  parts.gradOffset = llvm::alignTo(parts.gradOffset, kSharedOffsetAlign);
-  int64_t dxBytes = rows * D * dxElementBytes, gradBytes = rows * S * 2;
-  if (std::max(dxBytes, parts.gradOffset + gradBytes) >= dxBytes + gradBytes)
-    return std::nullopt;
-  return parts;
-}
-
 /// Fails with an error at `op` when a kernel it lowers to would need a grid
 /// beyond CUDA's limits (x < 2^31, y and z <= 65535 blocks).
 LogicalResult Lowering::checkGridLimits(Operation *op) {
@@ -1770,4 +1149,625 @@ void Lowering::lowerFusedEcfBackward(ConversionPatternRewriter &rewriter,
   emitBackwardGemm(rewriter, op, grad, g, sharedGrad);
   if (EcfCotangentOp cot = foldedCotangents.lookup(op))
     rewriter.eraseOp(cot);
+}
+
+/// The index of `v` among its function's results, when its only use (through
+/// reshapes with one use each) is the return.
+static std::optional<int64_t> returnedAs(Value v) {
+  while (v.hasOneUse()) {
+    Operation *user = *v.getUsers().begin();
+    if (isa<func::ReturnOp>(user))
+      return v.getUses().begin()->getOperandNumber();
+    if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user))
+      return std::nullopt;
+    v = user->getResult(0);
+  }
+  return std::nullopt;
+}
+
+/// The backward GEMM dx = G g^T (K = S) of `op` into its result, which it
+/// replaces: one launch, or row parts (backwardGemmParts) when G's bytes
+/// `sharedGrad` may share dx's allocation.
+void Lowering::emitBackwardGemm(ConversionPatternRewriter &rewriter,
+                                FusedEcfBackwardOp op, Value grad, Value g,
+                                Value sharedGrad) {
+  Location loc = op.getLoc();
+  auto inType = op.getInput().getType();
+  int64_t V = inType.getDimSize(0), N = inType.getDimSize(1),
+          D = inType.getDimSize(2);
+  int64_t S = op.getProjection().getType().getDimSize(1);
+  Type elem = inType.getElementType();
+  OpBuilder kb = kernelBuilder();
+  int64_t tileFeatures = backwardGemmTileFeatures(V * N, D);
+  // A deferred cotangent: the loss's, whose ECF cotangent the kernels
+  // before formed with 1.
+  auto cot = op.getDcos().getDefiningOp<EcfCotangentOp>();
+  bool scaled = deferCotangent && cot;
+  ProjectTransposeShape t{
+      V * N,
+      D,
+      S,
+      elem,
+      getWgmmaTiling(tileFeatures, /*persistent=*/false,
+                     llvm::divideCeilSigned<int64_t>(D, tileFeatures) *
+                         llvm::divideCeilSigned<int64_t>(V * N, kWgmmaRows)),
+      op.getResult().getType().getElementType(),
+      scaled};
+  Type dxElem = op.getResult().getType().getElementType();
+  std::optional<int64_t> result = returnedAs(op.getResult());
+  std::optional<BackwardGemmParts> parts;
+  if (sharedGrad && result)
+    parts = backwardGemmParts(V * N, D, S, dxElem.getIntOrFloatBitWidth() / 8);
+  t.rowPart = parts.has_value();
+  gpu::GPUFuncOp gemm = addKernel(buildProjectTransposeWgmmaKernel(kb, loc, t));
+  Value dx = resultBuffer(rewriter, op.getResult());
+  Value dxRows = memref::CollapseShapeOp::create(
+      rewriter, loc, dx, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+  SmallVector<Value> args = tensorMapArgs(rewriter, loc, gemm, {grad, g});
+  args.push_back(dxRows);
+  if (scaled)
+    args.push_back(
+        toBuffer(rewriter, loc, rewriter.getRemappedValue(cot.getGrad())));
+  int64_t rowTiles = llvm::divideCeilSigned<int64_t>(V * N, kWgmmaRows);
+  int64_t count = parts ? parts->count : 1;
+  for (int64_t j = 0; j < count; ++j) {
+    int64_t first = parts ? j * parts->rowTilesPerPart : 0;
+    int64_t tiles =
+        parts ? std::min(parts->rowTilesPerPart, rowTiles - first) : rowTiles;
+    SmallVector<Value> partArgs = args;
+    if (parts)
+      partArgs.push_back(arith::ConstantOp::create(
+          rewriter, loc, rewriter.getI32IntegerAttr(first)));
+    gpu::LaunchFuncOp launch = createLaunch(
+        rewriter, loc, gemm,
+        {llvm::divideCeilSigned<int64_t>(D, t.tiling.slices), tiles, 1},
+        t.tiling.threads, partArgs, wgmmaDynamicSharedBytes(t.tiling));
+    // The first launch of the backward phase (docs/AOT.md) starts a run of
+    // its own: not a programmatic dependent of the launch before it. A later
+    // part waits for the one before (griddepcontrol.wait): it writes dx over
+    // the rows of G that part read.
+    if (scaled && j == 0)
+      launch->setAttr(kPhaseAttrName, rewriter.getStringAttr("backward"));
+    else
+      programmaticCandidates.push_back(launch);
+  }
+  if (parts)
+    sharedGrad.getDefiningOp()->setAttr(
+        kSharesResultAttrName,
+        rewriter.getDictionaryAttr(
+            {rewriter.getNamedAttr("result",
+                                   rewriter.getI64IntegerAttr(*result)),
+             rewriter.getNamedAttr(
+                 "offset", rewriter.getI64IntegerAttr(parts->gradOffset))}));
+  rewriter.replaceOp(op, toTensor(rewriter, loc, dx));
+}
+
+void Lowering::finishDeviceSteps(func::FuncOp func) {
+  SmallVector<AdvanceStepOp> steps;
+  func.walk([&](AdvanceStepOp op) { steps.push_back(op); });
+  for (AdvanceStepOp step : steps) {
+    assert(step->use_empty() && "the step's projections are lowered");
+    if (!advancedSteps.contains(step)) {
+      Block &body = func.getBody().front();
+      Operation *end = body.getTerminator();
+      for (auto launch : body.getOps<gpu::LaunchFuncOp>())
+        if (launch->hasAttr(kPhaseAttrName)) {
+          end = launch;
+          break;
+        }
+      // One kernel for every function of the module.
+      auto kernel = kernelTable->lookup<gpu::GPUFuncOp>("sigreg_advance_step");
+      if (!kernel) {
+        OpBuilder kb = kernelBuilder();
+        kernel = addKernel(buildAdvanceStepKernel(kb, step.getLoc()));
+      }
+      OpBuilder b(end);
+      createLaunch(b, step.getLoc(), kernel, {1, 1, 1}, 1, {step.getStep()});
+    }
+    step.erase();
+  }
+  advancedSteps.clear();
+}
+
+/// Keeps `launch` programmatic (kProgrammaticLaunchAttrName) when the step
+/// before it is a kernel launch: only allocations, constants, casts,
+/// reshapes, tensor-map descriptors and the bufferization casts (no steps
+/// of the manifest) may lie between them.
+void Lowering::settleProgrammaticLaunches() {
+  for (gpu::LaunchFuncOp launch : programmaticCandidates)
+    for (Operation *op = launch->getPrevNode(); op; op = op->getPrevNode()) {
+      if (isa<gpu::LaunchFuncOp>(op)) {
+        launch->setAttr(kProgrammaticLaunchAttrName,
+                        UnitAttr::get(launch.getContext()));
+        break;
+      }
+      if (!isa<memref::AllocOp, arith::ConstantOp, memref::CastOp,
+               memref::ExpandShapeOp, memref::CollapseShapeOp, memref::ViewOp,
+               nvgpu::TmaCreateDescriptorOp, UnrealizedConversionCastOp,
+               bufferization::ToBufferOp, bufferization::ToTensorOp,
+               tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::DimOp>(
+              op))
+        break;
+    }
+  programmaticCandidates.clear();
+}
+
+/// CTAs of the one-tile Hopper kernel's grid (kWgmmaRows-row tiles).
+static int64_t wgmmaGridCtas(const EcfKernelShape &sh) {
+  return sh.numViews * llvm::divideCeilSigned(sh.batch, kWgmmaRows) *
+         llvm::divideCeilSigned(sh.numSlices, sh.blockSlices);
+}
+
+/// Host side of the Hopper kernel: x viewed as [V * N, D] and the 16-bit
+/// projection [D, S] get tensor maps (nvgpu.tma.create.descriptor, encoded
+/// by the runtime from the bound buffers), passed to the kernel as pointers
+/// to by-value parameters.
+SmallVector<Value> Lowering::lowerWgmmaEcf(
+    ConversionPatternRewriter &rewriter, FusedEcfOp ecf,
+    const EcfKernelShape &sh, Value x, Value explicitProjection,
+    const SeededProjection *seeded, bool persistent, FusedEpilogueOp epi) {
+  Location loc = ecf.getLoc();
+  bool split = wgmmaSplitsInput(ecf);
+  WgmmaEcfShape w{sh.numViews,
+                  sh.batch,
+                  sh.featureDim,
+                  sh.numSlices,
+                  sh.numPoints,
+                  sh.tMax,
+                  split ? rewriter.getBF16Type() : sh.inputElement,
+                  bool(seeded),
+                  seeded ? seeded->chunks : 0,
+                  getWgmmaTiling(sh.blockSlices, persistent,
+                                 persistent ? 0 : wgmmaGridCtas(sh))};
+  // A seeded g generated as hi and lo rows (lowerProjection), or an f32
+  // problem: the split layout.
+  bool splitG = seeded && cast<MemRefType>(seeded->g.getType()).getDimSize(0) !=
+                              sh.featureDim;
+  w.splitFeatures = split || splitG ? wgmmaSplitFeatures(sh.featureDim) : 0;
+  w.splitInput = split;
+  // The tail (one-tile kernel): the finalize for few batch tiles, and the
+  // epilogue of a chain planChains gave it.
+  EpilogueKernelShape epiShape;
+  AdvanceStepOp step;
+  if (epi) {
+    epiShape = epilogueShape(epi);
+    step = stepAdvancedBy(epi);
+    epiShape.advancesStep = bool(step);
+    w.epilogue = &epiShape;
+  }
+  w.foldFinalize = !persistent && wgmmaTailGathers(w.numBatchTiles(), sh.batch,
+                                                   schedule.wgmmaAtomicSums);
+  w.atomicSums = !persistent && wgmmaAtomicSums(w.numBatchTiles(), sh.batch,
+                                                schedule.wgmmaAtomicSums);
+  // The slices for the fused backward (--sigreg-save-slices), written where
+  // their reader finds them.
+  Value slices;
+  // (checkLowerable sends only the one-tile kernel here with a slices
+  // result.)
+  if (Value result = ecf.getSlices()) {
+    w.storeSlices = true;
+    w.slicesPhase =
+        cast<RankedTensorType>(result.getType()).getElementType().isInteger(16);
+    slices = w.slicesPhase ? phaseBuffer(rewriter, loc, result)
+                           : resultBuffer(rewriter, result);
+  }
+  OpBuilder kb = kernelBuilder();
+  gpu::GPUFuncOp kernel =
+      addKernel(persistent ? buildFusedEcfWgmmaPersistentKernel(kb, loc, w)
+                           : buildFusedEcfWgmmaKernel(kb, loc, w));
+
+  Value rows = memref::CollapseShapeOp::create(
+      rewriter, loc, x, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+  Value projection =
+      seeded ? seeded->g : toBuffer(rewriter, loc, explicitProjection);
+  if (split) {
+    // x as [V * N, 2 Dp] = [hi | lo]; an explicit A as [2 Dp, S] = [hi ; lo]
+    // (a seeded g was generated so).
+    rows = splitOperand(rewriter, loc, rows,
+                        {sh.numViews * sh.batch, sh.featureDim,
+                         /*alongRows=*/false, w.splitFeatures});
+    if (!seeded)
+      projection = splitOperand(rewriter, loc, projection,
+                                {sh.featureDim, sh.numSlices,
+                                 /*alongRows=*/true, w.splitFeatures});
+  }
+  SmallVector<Value> args =
+      tensorMapArgs(rewriter, loc, kernel, {rows, projection});
+  if (seeded)
+    args.push_back(seeded->sumSq);
+  // Persistent: one CTA per multiprocessor (at most one per tile).
+  std::array<int64_t, 3> grid =
+      persistent ? std::array<int64_t, 3>{std::min<int64_t>(w.numTiles(),
+                                                            kTargetBlocks / 2),
+                                          1, 1}
+                 : std::array<int64_t, 3>{w.numSliceTiles(), w.numBatchTiles(),
+                                          w.numViews};
+  SmallVector<Value> trailing;
+  if (slices)
+    trailing.push_back(memref::CollapseShapeOp::create(
+        rewriter, loc, slices, ArrayRef<ReassociationIndices>{{0, 1}, {2}}));
+  int64_t T = w.numBatchTiles();
+  SmallVector<Value> results;
+  if (!w.foldFinalize && !w.epilogue) {
+    auto [cos, sin] =
+        finishEcf(rewriter, loc, ecf, kernel, grid, w.tiling.threads, args, T,
+                  wgmmaDynamicSharedBytes(w.tiling),
+                  /*programmatic=*/true, /*sliceMajor=*/true, trailing);
+    results = {cos, sin};
+  } else {
+    // The kernel's tail writes the means, and with an epilogue the loss: one
+    // launch (forwardArgs has the argument order).
+    Value cosOut = resultBuffer(rewriter, ecf.getCos());
+    Value sinOut = resultBuffer(rewriter, ecf.getSin());
+    if (T == 1) {
+      args.append({cosOut, sinOut});
+    } else if (w.atomicSums) {
+      // Fixed-point accumulators, zero at the first launch, reset by the
+      // tail.
+      auto accType = MemRefType::get({sh.numViews, sh.numPoints, sh.numSlices},
+                                     rewriter.getI64Type());
+      for (int i = 0; i < 2; ++i) {
+        auto acc = memref::AllocOp::create(rewriter, loc, accType);
+        acc->setAttr("sigreg.zero_init", rewriter.getUnitAttr());
+        args.push_back(acc);
+      }
+    } else {
+      auto partType = MemRefType::get(
+          {T, sh.numViews, sh.numPoints, sh.numSlices}, rewriter.getF32Type());
+      args.push_back(memref::AllocOp::create(rewriter, loc, partType));
+      args.push_back(memref::AllocOp::create(rewriter, loc, partType));
+    }
+    args.append(trailing);
+    if (w.foldFinalize)
+      args.append({cosOut, sinOut});
+    if (w.numCounters())
+      args.push_back(allocCounters(rewriter, loc, w.numCounters()));
+    Value out;
+    if (epi) {
+      out = resultBuffer(rewriter, epi.getResult());
+      args.push_back(out);
+      if (epiShape.reduction != Reduction::none)
+        args.push_back(memref::AllocOp::create(
+            rewriter, loc,
+            MemRefType::get({sh.numViews * sh.numSlices},
+                            rewriter.getF32Type())));
+      if (step)
+        args.push_back(step.getStep());
+    }
+    programmaticCandidates.push_back(
+        createLaunch(rewriter, loc, kernel, grid, w.tiling.threads, args,
+                     wgmmaDynamicSharedBytes(w.tiling)));
+    if (epi)
+      rewriter.replaceOp(epi, toTensor(rewriter, loc, out));
+    results = {cosOut, sinOut};
+  }
+  if (slices)
+    results.push_back(slices);
+  return results;
+}
+
+/// A workspace with `value` (an f32 matrix) split into bf16 hi + lo parts
+/// by sigreg_split_operand, in the layout of `shape`.
+Value Lowering::splitOperand(OpBuilder &b, Location loc, Value value,
+                             const SplitOperandShape &shape) {
+  Value out = memref::AllocOp::create(b, loc, shape.outType(b.getContext()));
+  OpBuilder kb = kernelBuilder();
+  createLaunch(
+      b, loc, addKernel(buildSplitOperandKernel(kb, loc, shape)),
+      {llvm::divideCeilSigned<int64_t>(shape.items(), kBlockThreads), 1, 1},
+      kBlockThreads, {value, out});
+  return out;
+}
+
+/// The chain projection -> fused_ecf -> all_reduce_mean -> fused_epilogue as
+/// one launch of sigreg_single_launch. Workspaces: the counters (zeroed once
+/// when the runtime allocates them: `sigreg.zero_init`), per-batch-tile ECF
+/// sums when the batch spans several tiles, the per-slice statistics for
+/// mean/sum.
+void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
+                                 FusedEcfOp ecf, FusedEpilogueOp epi,
+                                 Value input, Value projection) {
+  Location loc = epi ? epi.getLoc() : ecf.getLoc();
+  SingleLaunchShape sh;
+  fillEcfProblem(ecf, sh);
+  auto proj = ecf.getProjection().getDefiningOp<ProjectionOp>();
+  sh.seeded = bool(proj);
+  sh.projectionElement =
+      proj ? Type() : ecf.getProjection().getType().getElementType();
+  sh.chunkRows = projectionChunkRows(schedule.projectionChunk);
+  ScheduleAttr attr = ecf.getScheduleAttr();
+  SingleLaunchTiling tiling =
+      attr ? SingleLaunchTiling{attr.getRows(), attr.getSlices(),
+                                attr.getProjection()}
+           : chooseSingleLaunchTiling(ecf, schedule);
+  sh.blockRows = tiling.blockRows;
+  sh.blockSlices = tiling.blockSlices;
+  sh.tensorCores = singleLaunchUsesMma(tiling.projection);
+  sh.splitProjection = tiling.projection == ProjectionMode::split;
+  auto step = singleLaunchSteps.find(ecf);
+  if (step != singleLaunchSteps.end())
+    sh.stepCotangent = cotangentShape(step->second.cotangent);
+  // The loss's knobs: its epilogue's, or (sigreg.loss_grad alone) the
+  // cotangent's, whose loss the kernel then computes into a workspace.
+  EpilogueKernelShape knobs = epi ? epilogueShape(epi) : *sh.stepCotangent;
+  sh.globalCount = knobs.globalCount;
+  sh.clip = knobs.clip;
+  sh.clipValue = knobs.clipValue;
+  sh.reduction = knobs.reduction;
+
+  Type f32 = rewriter.getF32Type();
+  int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints,
+          T = sh.numBatchTiles();
+  Value out = epi ? resultBuffer(rewriter, epi.getResult())
+                  : memref::AllocOp::create(rewriter, loc,
+                                            sh.reduction == Reduction::none
+                                                ? MemRefType::get({V, S}, f32)
+                                                : MemRefType::get({}, f32));
+  if (auto step = stepOf(proj)) {
+    sh.deviceStep = true;
+    if (sh.advancesStep())
+      advancedSteps.insert(step);
+  }
+  SmallVector<Value> args = {proj ? seedArgument(proj)
+                                  : toBuffer(rewriter, loc, projection),
+                             toBuffer(rewriter, loc, input), out};
+  args.push_back(allocCounters(rewriter, loc, sh.numCounters()));
+  if (T > 1)
+    for (int i = 0; i < 2; ++i)
+      args.push_back(memref::AllocOp::create(
+          rewriter, loc, MemRefType::get({T, V, S, P}, f32)));
+  if (sh.reduction != Reduction::none) {
+    // The loss's fixed-point accumulator (zeroed once, reset by the last
+    // block), or the statistics the last block adds.
+    if (sh.lossSumLayout()) {
+      auto acc = memref::AllocOp::create(
+          rewriter, loc, MemRefType::get({1}, rewriter.getI64Type()));
+      acc->setAttr("sigreg.zero_init", rewriter.getUnitAttr());
+      args.push_back(acc);
+    } else {
+      args.push_back(memref::AllocOp::create(rewriter, loc,
+                                             MemRefType::get({V * S}, f32)));
+    }
+  }
+  SmallVector<Value> means;
+  if (sh.stepCotangent) {
+    // The means (the second all_reduce_mean's operands), the loss's
+    // cotangent, then G and g for the backward GEMM.
+    SingleLaunchStep st = step->second;
+    MemRefType meanType = MemRefType::get({V, S, P}, f32);
+    means = {memref::AllocOp::create(rewriter, loc, meanType),
+             memref::AllocOp::create(rewriter, loc, meanType)};
+    Type elem = sh.inputElement;
+    Value grad = memref::AllocOp::create(
+        rewriter, loc, MemRefType::get({V * sh.batch, S}, elem));
+    Value g = memref::AllocOp::create(
+        rewriter, loc, MemRefType::get({sh.featureDim, S}, elem));
+    args.append(means);
+    if (!sh.stepCotangent->unitCotangent)
+      args.push_back(toBuffer(
+          rewriter, loc, rewriter.getRemappedValue(st.cotangent.getGrad())));
+    args.append({grad, g});
+    stepOperands[st.backward] = {grad, g, st.cotangent};
+  }
+  OpBuilder kb = kernelBuilder();
+  gpu::GPUFuncOp kernel = addKernel(buildSingleLaunchKernel(kb, loc, sh));
+  createLaunch(rewriter, loc, kernel, {sh.numSliceTiles(), T, V}, kBlockThreads,
+               args);
+  if (epi)
+    rewriter.replaceOp(epi, toTensor(rewriter, loc, out));
+  if (sh.stepCotangent) {
+    if (step->second.lossMean)
+      rewriter.eraseOp(step->second.lossMean);
+    rewriter.replaceOp(ecf, {toTensor(rewriter, loc, means[0]),
+                             toTensor(rewriter, loc, means[1])});
+    return;
+  }
+  rewriter.eraseOp(*ecf.getCos().getUsers().begin());
+  rewriter.eraseOp(ecf);
+  if (proj)
+    rewriter.eraseOp(proj);
+}
+
+/// buffer-results-to-out-params hoists a returned allocation into its
+/// out-parameter, and a second return of it would then name the erased
+/// allocation (an upstream crash): each repeated return value becomes a copy
+/// (bufferization.alloc_tensor copy), a memref.copy from the first
+/// out-parameter after bufferization.
+void copyRepeatedResults(func::FuncOp func) {
+  func.walk([](func::ReturnOp ret) {
+    OpBuilder b(ret);
+    for (OpOperand &operand : ret->getOpOperands()) {
+      Value v = operand.get();
+      if (!llvm::is_contained(
+              ret.getOperands().take_front(operand.getOperandNumber()), v))
+        continue;
+      operand.set(bufferization::AllocTensorOp::create(
+          b, ret.getLoc(), cast<RankedTensorType>(v.getType()), ValueRange(),
+          v));
+    }
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+/// Base of the patterns: the shared Lowering.
+template <typename OpT> struct LoweringPattern : OpConversionPattern<OpT> {
+  LoweringPattern(MLIRContext *ctx, Lowering &lowering)
+      : OpConversionPattern<OpT>(ctx), lowering(lowering) {}
+  Lowering &lowering;
+};
+
+struct ProjectionLowering : LoweringPattern<ProjectionOp> {
+  using LoweringPattern::LoweringPattern;
+  LogicalResult
+  matchAndRewrite(ProjectionOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    lowering.lowerProjection(rewriter, op);
+    return success();
+  }
+};
+
+struct FusedEcfLowering : LoweringPattern<FusedEcfOp> {
+  using LoweringPattern::LoweringPattern;
+  LogicalResult
+  matchAndRewrite(FusedEcfOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    lowering.lowerFusedEcf(rewriter, op, adaptor.getInput().front(),
+                           adaptor.getProjection());
+    return success();
+  }
+};
+
+/// One rank: the all-reduce is the identity.
+struct AllReduceMeanLowering : LoweringPattern<AllReduceMeanOp> {
+  using LoweringPattern::LoweringPattern;
+  LogicalResult
+  matchAndRewrite(AllReduceMeanOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(
+        op, {adaptor.getCos(), adaptor.getSin(), adaptor.getLocalCount()});
+    return success();
+  }
+};
+
+struct FusedEpilogueLowering : LoweringPattern<FusedEpilogueOp> {
+  using LoweringPattern::LoweringPattern;
+  LogicalResult
+  matchAndRewrite(FusedEpilogueOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    lowering.lowerEpilogue(rewriter, op, adaptor.getCos(), adaptor.getSin());
+    return success();
+  }
+};
+
+struct EcfCotangentLowering : LoweringPattern<EcfCotangentOp> {
+  using LoweringPattern::LoweringPattern;
+  LogicalResult
+  matchAndRewrite(EcfCotangentOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    lowering.lowerEcfCotangent(rewriter, op, adaptor.getCos(), adaptor.getSin(),
+                               adaptor.getGrad());
+    return success();
+  }
+};
+
+struct FusedEcfBackwardLowering : LoweringPattern<FusedEcfBackwardOp> {
+  using LoweringPattern::LoweringPattern;
+  LogicalResult
+  matchAndRewrite(FusedEcfBackwardOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    lowering.lowerFusedEcfBackward(
+        rewriter, op, adaptor.getInput().front(), adaptor.getProjection(),
+        adaptor.getDcos().front(), adaptor.getDsin().front(),
+        adaptor.getSlices());
+    return success();
+  }
+};
+
+struct ConvertSigregToGPUPass
+    : sigreg::impl::ConvertSigregToGPUBase<ConvertSigregToGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> funcs;
+    module.walk([&](func::FuncOp f) {
+      bool has = false;
+      f.walk(
+          [&](Operation *op) { has |= isa<SigregDialect>(op->getDialect()); });
+      if (has)
+        funcs.push_back(f);
+    });
+    if (funcs.empty())
+      return;
+    std::string tileError = tileOptionError(blockRows, blockSlices);
+    if (!tileError.empty()) {
+      module.emitError(tileError);
+      return signalPassFailure();
+    }
+    if (projectionChunk < 1) {
+      module.emitError("projection-chunk must be positive");
+      return signalPassFailure();
+    }
+    gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
+    if (!llvm::is_contained({0, 64, 128, 256}, int64_t(wgmmaSlices))) {
+      module.emitError("wgmma-slices must be 0, 64, 128 or 256, got ")
+          << static_cast<int64_t>(wgmmaSlices);
+      return signalPassFailure();
+    }
+    if (singleLaunch < 0 || singleLaunch > 2) {
+      module.emitError("single-launch must be 0, 1 or 2, got ")
+          << static_cast<int64_t>(singleLaunch);
+      return signalPassFailure();
+    }
+    ConvertSigregToGPUOptions opts;
+    opts.blockRows = blockRows;
+    opts.blockSlices = blockSlices;
+    opts.projectionChunk = projectionChunk;
+    opts.tensorCores = tensorCores;
+    opts.hopper = hopper;
+    opts.wgmmaSlices = wgmmaSlices;
+    opts.wgmmaPersistent = wgmmaPersistent;
+    opts.wgmmaAtomicSums = wgmmaAtomicSums;
+    opts.singleLaunch = singleLaunch;
+    opts.deferCotangent = deferCotangent;
+    Lowering lowering(kernels, scheduleOptions(opts), deferCotangent);
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    patterns.add<ProjectionLowering, FusedEcfLowering, AllReduceMeanLowering,
+                 FusedEpilogueLowering, EcfCotangentLowering,
+                 FusedEcfBackwardLowering>(ctx, lowering);
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    // Everything but the sigreg ops is legal: the host code the patterns
+    // build (memref, gpu, nvgpu, arith, bufferization casts) and the tensor
+    // ops that bufferization lowers.
+    ConversionTarget target(*ctx);
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    target.addIllegalDialect<SigregDialect>();
+    // Erased after the conversion (finishDeviceSteps), once the kernels that
+    // read its counter are built.
+    target.addLegalOp<AdvanceStepOp>();
+    target.addDynamicallyLegalOp<ProjectionOp, AllReduceMeanOp, FusedEpilogueOp,
+                                 EcfCotangentOp>(
+        [&](Operation *op) { return lowering.isAbsorbed(op); });
+    for (func::FuncOp f : funcs) {
+      if (failed(lowering.check(f)) ||
+          failed(applyPartialConversion(f, target, frozen)))
+        return signalPassFailure();
+      lowering.finishDeviceSteps(f);
+      lowering.settleProgrammaticLaunches();
+      copyRepeatedResults(f);
+    }
+  }
+};
+} // namespace
+
+std::optional<BackwardGemmParts>
+mlir::sigreg::backwardGemmParts(int64_t rows, int64_t D, int64_t S,
+                                int64_t dxElementBytes) {
+  int64_t rowTiles = llvm::divideCeilSigned(rows, kWgmmaRows);
+  int64_t colTiles =
+      llvm::divideCeilSigned(D, backwardGemmTileFeatures(rows, D));
+  int64_t perPart =
+      llvm::divideCeilSigned<int64_t>(rowTiles, kBackwardGemmRowParts);
+  if (rowTiles < kBackwardGemmRowParts ||
+      (rowTiles / kBackwardGemmRowParts) * colTiles < kMultiprocessors)
+    return std::nullopt;
+  BackwardGemmParts parts{llvm::divideCeilSigned(rowTiles, perPart), perPart,
+                          0};
+  // Part j writes dL/dx rows [j R, min((j + 1) R, rows)) and reads dL/dy rows
+  // from j R on: its writes end before the first dL/dy byte it (or a later
+  // part) reads.
+  int64_t R = perPart * kWgmmaRows;
+  for (int64_t j = 0; j < parts.count; ++j)
+    parts.gradOffset = std::max(
+        parts.gradOffset,
+        std::min((j + 1) * R, rows) * D * dxElementBytes - j * R * S * 2);
+  parts.gradOffset = llvm::alignTo(parts.gradOffset, kSharedOffsetAlign);
+  int64_t dxBytes = rows * D * dxElementBytes, gradBytes = rows * S * 2;
+  if (std::max(dxBytes, parts.gradOffset + gradBytes) >= dxBytes + gradBytes)
+    return std::nullopt;
+  return parts;
 }
