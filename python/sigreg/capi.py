@@ -391,19 +391,13 @@ class _CallSpec:
                 tensors[b.name] = (want, nbytes // size if nbytes % size == 0 else -1)
         return _CallSpec(tensors, info.problem.projection == "seed")
 
-    def accepts_phase(self, torch, phase: str, tensors: Mapping[str, object], seed,
-                      workspaces: Mapping[str, int]) -> bool:
-        """Whether run_phase's checks pass, without raising: every tensor a CUDA, contiguous
-        input or output of its dtype and size, or a workspace (``workspaces``: name -> bytes)
-        of at least its bytes; the forward phase without grad and with a valid seed."""
-        if phase == "forward":
-            if "grad" in tensors:
-                return False
-            if self.seeded:
-                if not (type(seed) is int and _INT64_MIN <= seed <= _INT64_MAX):
-                    return False
-            elif seed is not None:
-                return False
+    def _seed_ok(self, seed) -> bool:
+        return not self.seeded or (type(seed) is int and _INT64_MIN <= seed <= _INT64_MAX)
+
+    def _tensors_ok(self, torch, tensors: Mapping[str, object],
+                    workspaces: Mapping[str, int]) -> bool:
+        """Every tensor CUDA and contiguous: an input or output of its dtype and size, or a
+        workspace (``workspaces``: name -> bytes) of at least its bytes."""
         spec, tensor = self.tensors, torch.Tensor
         for name, t in tensors.items():
             if not isinstance(t, tensor) or not t.is_contiguous() or not t.is_cuda:
@@ -417,20 +411,21 @@ class _CallSpec:
                 return False
         return True
 
+    def accepts_phase(self, torch, phase: str, tensors: Mapping[str, object], seed,
+                      workspaces: Mapping[str, int]) -> bool:
+        """Whether run_phase's checks pass, without raising: _tensors_ok, and the forward
+        phase without grad and with a valid seed (none for an unseeded artifact)."""
+        if phase == "forward" and ("grad" in tensors or not self._seed_ok(seed)
+                                   or (not self.seeded and seed is not None)):
+            return False
+        return self._tensors_ok(torch, tensors, workspaces)
+
     def accepts(self, torch, tensors: Mapping[str, object], seed, exact: bool) -> bool:
         """Whether _check_seed and _check_tensors pass, without raising (``exact``: the names
         are every input and output, as check_buffers wants; else a subset)."""
-        if self.seeded and not (type(seed) is int and _INT64_MIN <= seed <= _INT64_MAX):
+        if not self._seed_ok(seed) or (exact and len(tensors) != len(self.tensors)):
             return False
-        if exact and len(tensors) != len(self.tensors):
-            return False
-        spec, tensor = self.tensors, torch.Tensor
-        for name, t in tensors.items():
-            want = spec.get(name)
-            if (want is None or not isinstance(t, tensor) or t.dtype != want[0]
-                    or t.numel() != want[1] or not t.is_contiguous() or not t.is_cuda):
-                return False
-        return True
+        return self._tensors_ok(torch, tensors, {})
 
 
 _RAW_STREAM = None
