@@ -535,7 +535,7 @@ class _StepPhased(torch.autograd.Function):
             binds["step"] = counter
         step_fn.run_phase("forward", binds, seed=seed)
         ctx.step_fn, ctx.saved_workspaces = step_fn, saved
-        ctx.x_shape, ctx.dtype, ctx.dx_itemsize = x.shape, x.dtype, x.element_size()
+        ctx.x_shape, ctx.dtype = x.shape, x.dtype
         return loss
 
     @staticmethod
@@ -555,7 +555,7 @@ def _phased_backward(ctx, g):
     if shared is None:
         dx = g.new_empty(ctx.x_shape, dtype=ctx.dtype)
     else:
-        dx = shared[:math.prod(ctx.x_shape) * ctx.dx_itemsize].view(ctx.dtype).view(ctx.x_shape)
+        dx = shared[:math.prod(ctx.x_shape) * ctx.dtype.itemsize].view(ctx.dtype).view(ctx.x_shape)
     ctx.step_fn.run_phase("backward", {"grad": g.float().contiguous(), "dx": dx, **saved})
     if not _capturing(dx):
         # dL/dx's own buffer goes to the caller, not to the next forward.
