@@ -51,6 +51,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include <functional>
 
@@ -95,6 +96,8 @@ constexpr int64_t kTailLoadsInFlight = 32;
 /// the store takes the minimum of 2 wavefronts instead of 8 (ncu counted
 /// 3.1 M bank conflicts with unpadded rows; docs/PERF-NOTES.md).
 constexpr int64_t kYRowPad = 4;
+/// Longest mainloop emitted unrolled (emitUnrolledWgmmaMainloop).
+constexpr int64_t kUnrolledKTiles = 64;
 
 /// Types shared by the stages of one kernel.
 struct WgmmaTypes {
@@ -396,6 +399,72 @@ struct MainloopResult {
 using InterleaveFn =
     function_ref<SmallVector<Value>(Value it, ValueRange carried)>;
 
+/// One k-tile of stage 3 at ring stage `s` (phase `parity`) of global k-step
+/// `step`: waits for the stage's data, issues its MMAs into `acc` and, once
+/// the previous k-tile's MMAs are complete, hands the previous stage back to
+/// the producer (only if `hasPrevious`). `interleave` runs between the two.
+Value emitMainloopKTile(KernelBuilder &k, const WgmmaTypes &t, Value smem,
+                        Value full, Value empty, Value xMap, Value gMap,
+                        Value wgOffset, Value primary, Value s, Value prevS,
+                        Value parity, Value hasPrevious, Value acc,
+                        function_ref<void()> interleave = nullptr) {
+  MLIRContext *ctx = k.b.getContext();
+  nvgpu::MBarrierTryWaitParityOp::create(k.b, full, parity, k.idx(10000000), s);
+  Value next = emitKTileMma(k, t, smem, xMap, gMap,
+                            k.add(xTileOffset(k, t, s), wgOffset),
+                            gTileOffset(k, t, s), acc);
+  if (interleave)
+    interleave();
+  if (t.deferWait)
+    NVVM::WgmmaWaitGroupSyncOp::create(k.b, t.opsPerKTile());
+  // The MMAs of the previous k-tile are complete: hand its stage back to the
+  // producer.
+  k.ifThen(k.land(primary, hasPrevious), [&] {
+    nvgpu::MBarrierArriveOp::create(k.b, nvgpu::MBarrierTokenType::get(ctx),
+                                    empty, prevS);
+  });
+  return next;
+}
+
+/// Whether stage 3 of a mainloop of `kTiles` k-tiles is emitted unrolled:
+/// only where ptxas keeps the unrolled descriptors in registers without
+/// spilling (checked on every configuration of the GPU validation sets):
+/// the 64-slice tile with one CTA per multiprocessor (its 32 accumulators
+/// leave room), or a ring visited at most twice.
+bool unrollsMainloop(const WgmmaTypes &t, int64_t kTiles) {
+  if (kTiles > kUnrolledKTiles)
+    return false;
+  return (t.slices <= 64 && t.tiling.ctasPerSM == 1) || kTiles <= 2 * t.stages;
+}
+
+/// Stage 3 unrolled, for a mainloop that starts at k-step 0 with nothing
+/// interleaved (the one-tile kernels): every k-tile has a constant stage and
+/// phase, so its shared memory offsets, descriptors and barrier addresses
+/// are constants (ncu at mid: the rolled loop issued about 70 instructions
+/// per k-tile to compute them, against 4 wgmma ops; unrolled, mid takes 3%
+/// less and the split-operand mainloops 8-9%: docs/PERF-NOTES.md u1).
+MainloopResult emitUnrolledWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
+                                         Value smem, Value full, Value empty,
+                                         Value xMap, Value gMap, Value wg,
+                                         Value primary, int64_t kTiles,
+                                         Value parity0) {
+  Value one = arith::ConstantOp::create(k.b, k.b.getBoolAttr(true));
+  Value wgOffset = k.mul(wg, k.idx(64 * t.tileK * 2));
+  Value acc = nvgpu::WarpgroupMmaInitAccumulatorOp::create(k.b, t.acc);
+  Value parity = parity0;
+  for (int64_t i = 0; i < kTiles; ++i) {
+    int64_t s = i % t.stages;
+    acc = emitMainloopKTile(
+        k, t, smem, full, empty, xMap, gMap, wgOffset, primary, k.idx(s),
+        k.idx((s + t.stages - 1) % t.stages), parity,
+        arith::ConstantOp::create(k.b, k.b.getBoolAttr(i > 0)), acc);
+    if (s == t.stages - 1)
+      parity = arith::XOrIOp::create(k.b, parity, one);
+  }
+  NVVM::WgmmaWaitGroupSyncOp::create(k.b, 0);
+  return {acc, parity, {}};
+}
+
 /// Stage 3: warpgroup `wg` (0 or 1) multiplies its 64 rows of every x tile
 /// with the whole g tile; the ring continues from global k-step `stepBase`
 /// with phase `parity0`. Each k-tile's MMAs run asynchronously; once the
@@ -408,10 +477,13 @@ MainloopResult emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
                                  Value primary, int64_t kTiles, Value stepBase,
                                  Value parity0, ValueRange interleaveInit = {},
                                  InterleaveFn interleave = nullptr) {
-  MLIRContext *ctx = k.b.getContext();
-  Value ticks = k.idx(10000000);
+  std::optional<int64_t> base = getConstantIntValue(stepBase);
+  if (!interleave && base && *base == 0 && unrollsMainloop(t, kTiles))
+    return emitUnrolledWgmmaMainloop(k, t, smem, full, empty, xMap, gMap, wg,
+                                     primary, kTiles, parity0);
   Value one = arith::ConstantOp::create(k.b, k.b.getBoolAttr(true));
   Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(k.b, t.acc);
+  Value wgOffset = k.mul(wg, k.idx(64 * t.tileK * 2));
   SmallVector<Value> inits = {init, parity0};
   inits.append(interleaveInit.begin(), interleaveInit.end());
   SmallVector<Value> results = k.forEach(
@@ -420,23 +492,14 @@ MainloopResult emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
         Value acc = carried[0], parity = carried[1];
         Value step = k.add(stepBase, it);
         Value s = k.rem(step, k.idx(t.stages));
-        nvgpu::MBarrierTryWaitParityOp::create(k.b, full, parity, ticks, s);
-        Value xOff =
-            k.add(xTileOffset(k, t, s), k.mul(wg, k.idx(64 * t.tileK * 2)));
-        Value next = emitKTileMma(k, t, smem, xMap, gMap, xOff,
-                                  gTileOffset(k, t, s), acc);
         SmallVector<Value> interleaved;
-        if (interleave)
-          interleaved = interleave(it, carried.drop_front(2));
-        if (t.deferWait)
-          NVVM::WgmmaWaitGroupSyncOp::create(k.b, t.opsPerKTile());
-        // The MMAs of the previous k-tile are complete: hand its stage back
-        // to the producer.
-        k.ifThen(k.land(primary, k.lt(k.idx(0), step)), [&] {
-          nvgpu::MBarrierArriveOp::create(
-              k.b, nvgpu::MBarrierTokenType::get(ctx), empty,
-              k.rem(k.sub(step, k.idx(1)), k.idx(t.stages)));
-        });
+        Value next = emitMainloopKTile(
+            k, t, smem, full, empty, xMap, gMap, wgOffset, primary, s,
+            k.rem(k.sub(step, k.idx(1)), k.idx(t.stages)), parity,
+            k.lt(k.idx(0), step), acc, [&] {
+              if (interleave)
+                interleaved = interleave(it, carried.drop_front(2));
+            });
         Value wraps = arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, s,
                                             k.idx(t.stages - 1));
         Value flipped = arith::XOrIOp::create(k.b, parity, one);

@@ -79,20 +79,32 @@
 
 // Stage 3, emitWgmmaMainloop: the two consumer warpgroups take registers,
 // load their column's norm sums (the angle scale of stage 5, in flight while
-// the MMAs run), wait for a full stage, m64n256 wgmma from shared-memory
-// descriptors (B transposed: g is N-major), hand the previous stage back.
+// the MMAs run), then for each k-tile wait for its full stage, m64n256 wgmma
+// from shared-memory descriptors (B transposed: g is N-major) and hand the
+// previous stage back. Four k-tiles visit the 4-stage ring once, so the loop
+// is unrolled (emitUnrolledWgmmaMainloop): stages 0-3 are constants, the
+// phase stays false, the first k-tile has no previous stage to release.
 // CHECK:         } else {
 // CHECK-NEXT:      nvvm.setmaxregister  increase 232
 // CHECK:           memref.load %[[SUMSQ]]
 // CHECK:           %[[SCALE:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
-// CHECK-NEXT:      %[[ACC0:.*]] = nvgpu.warpgroup.mma.init.accumulator -> <fragmented = vector<64x256xf32>>
-// CHECK-NEXT:      %[[LOOP:.*]]:2 = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[ACC0]], %[[PH:.*]] = %false)
-// CHECK:             nvgpu.mbarrier.try_wait.parity %[[FULL]][%{{.*}}], %[[PH]]
-// CHECK:             %[[DA:.*]] = nvgpu.warpgroup.generate.descriptor %{{.*}}, %[[XMAP]] : memref<64x64xbf16, #gpu.address_space<workgroup>>
-// CHECK:             %[[DB:.*]] = nvgpu.warpgroup.generate.descriptor %{{.*}}, %[[GMAP]] : memref<64x256xbf16, #gpu.address_space<workgroup>>
-// CHECK:             nvgpu.warpgroup.mma %[[DA]], %[[DB]], %[[ACC]] {transposeB}
-// CHECK:             nvgpu.mbarrier.arrive %[[EMPTY]]
-// CHECK:             scf.yield
+// CHECK:           %[[ACC0:.*]] = nvgpu.warpgroup.mma.init.accumulator -> <fragmented = vector<64x256xf32>>
+// CHECK-NEXT:      nvgpu.mbarrier.try_wait.parity %[[FULL]][%c0], %false
+// CHECK:           %[[DA:.*]] = nvgpu.warpgroup.generate.descriptor %{{.*}}, %[[XMAP]] : memref<64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT:      %[[DB:.*]] = nvgpu.warpgroup.generate.descriptor %{{.*}}, %[[GMAP]] : memref<64x256xbf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT:      %[[ACC1:.*]] = nvgpu.warpgroup.mma %[[DA]], %[[DB]], %[[ACC0]] {transposeB}
+// CHECK-NEXT:      nvgpu.mbarrier.try_wait.parity %[[FULL]][%c1], %false
+// CHECK:           %[[ACC2:.*]] = nvgpu.warpgroup.mma %{{.*}}, %{{.*}}, %[[ACC1]] {transposeB}
+// CHECK-NEXT:      scf.if
+// CHECK-NEXT:        nvgpu.mbarrier.arrive %[[EMPTY]][%c0]
+// CHECK:           nvgpu.mbarrier.try_wait.parity %[[FULL]][%c2], %false
+// CHECK:           %[[ACC3:.*]] = nvgpu.warpgroup.mma %{{.*}}, %{{.*}}, %[[ACC2]] {transposeB}
+// CHECK-NEXT:      scf.if
+// CHECK-NEXT:        nvgpu.mbarrier.arrive %[[EMPTY]][%c1]
+// CHECK:           nvgpu.mbarrier.try_wait.parity %[[FULL]][%c3], %false
+// CHECK:           %[[ACC4:.*]] = nvgpu.warpgroup.mma %{{.*}}, %{{.*}}, %[[ACC3]] {transposeB}
+// CHECK-NEXT:      scf.if
+// CHECK-NEXT:        nvgpu.mbarrier.arrive %[[EMPTY]][%c2]
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
 
 // Stage 4, emitAccumulatorTile: after a consumer-only named barrier, the
@@ -101,7 +113,7 @@
 // CHECK-NEXT:      nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
 // CHECK-NEXT:      %[[PAD:.*]] = memref.view %[[DYN]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<128x260xf32, #gpu.address_space<workgroup>>
 // CHECK-NEXT:      %[[V64:.*]] = memref.subview %[[PAD]][0, 0] [64, 256] [1, 1] : {{.*}} to memref<64x256xf32, strided<[260, 1]>, #gpu.address_space<workgroup>>
-// CHECK-NEXT:      nvgpu.warpgroup.mma.store %[[LOOP]]#0, %[[V64]]
+// CHECK-NEXT:      nvgpu.warpgroup.mma.store %[[ACC4]], %[[V64]]
 // CHECK-NEXT:      nvvm.barrier id
 // CHECK-NEXT:      %[[Y:.*]] = memref.subview %[[PAD]][0, 0] [128, 256] [1, 1] : {{.*}} to memref<128x256xf32, strided<[260, 1]>, #gpu.address_space<workgroup>>
 

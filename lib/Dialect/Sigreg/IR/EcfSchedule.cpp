@@ -211,7 +211,8 @@ WgmmaTiling mlir::sigreg::getWgmmaTiling(int64_t tileSlices, bool persistent,
     return {128, 3, 64, 2, 288, 0, 0, false};
   if (tileSlices == 64) {
     bool oneWave = ctas > 0 && ctas <= kMultiprocessors;
-    return {64, oneWave ? kWgmmaDeepRingStages : 4, 64, 2, 288, 0, 0, false};
+    int64_t stages = oneWave ? kWgmmaDeepRingStages : 4;
+    return {64, stages, 64, oneWave ? 1 : 2, 288, 0, 0, false};
   }
   if (persistent)
     return {256, 4, 32, 1, 384, 40, 232, true};

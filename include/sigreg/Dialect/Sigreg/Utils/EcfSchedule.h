@@ -63,8 +63,9 @@ struct WgmmaTiling {
 /// of 64-slice tiles that fits one CTA per multiprocessor gets an 8-stage
 /// ring (192 KB) instead of 4, so that more TMA loads are in flight (mid
 /// bf16: the kernel 20.8 -> 19.8 us; 6 stages measured slower than 4,
-/// docs/PERF-NOTES.md h1). The register budget stays that of two CTAs
-/// (minctasm 2), as measured.
+/// docs/PERF-NOTES.md h1) and the register budget of one CTA (ctasPerSM 1:
+/// two would not fit the ring anyway), which its unrolled mainloop needs
+/// (under minctasm 2 ptxas spilled it; docs/PERF-NOTES.md u1).
 WgmmaTiling getWgmmaTiling(int64_t tileSlices, bool persistent = false,
                            int64_t ctas = 0);
 /// Stages of the 64-slice ring when the grid fits one CTA per
