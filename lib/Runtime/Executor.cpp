@@ -146,18 +146,32 @@ Status Executor::init(const Manifest &manifest, const std::string &ptx,
       }
   }
 
-  // The buffers each step reads or writes (by index), for ensureAllocated.
+  // The buffers each step reads or writes (by index), for ensureAllocated;
+  // the index of each name a step refers to, for enqueueStep (the manifest
+  // parser checked that every name exists).
   stepBuffers.assign(m.steps.size(), {});
+  stepOpBuffers.assign(m.steps.size(), {-1, -1, -1});
+  stepArgIndex.assign(m.steps.size(), {});
   for (size_t i = 0; i < m.steps.size(); ++i) {
     const Step &s = m.steps[i];
     std::vector<int> &uses = stepBuffers[i];
-    for (const std::string *name : {&s.buffer, &s.src, &s.dst})
-      if (!name->empty())
-        uses.push_back(m.findBuffer(*name));
-    for (const KernelArg &arg : s.args)
+    const std::string *names[3] = {&s.buffer, &s.dst, &s.src};
+    for (int n = 0; n < 3; ++n)
+      if (!names[n]->empty()) {
+        stepOpBuffers[i][n] = m.findBuffer(*names[n]);
+        uses.push_back(stepOpBuffers[i][n]);
+      }
+    for (const KernelArg &arg : s.args) {
+      int index = -1;
       if (arg.kind == KernelArg::Kind::Buffer ||
-          arg.kind == KernelArg::Kind::TensorMap)
-        uses.push_back(m.findBuffer(arg.name));
+          arg.kind == KernelArg::Kind::TensorMap) {
+        index = m.findBuffer(arg.name);
+        uses.push_back(index);
+      } else if (arg.kind == KernelArg::Kind::Scalar) {
+        index = m.findScalar(arg.name);
+      }
+      stepArgIndex[i].push_back(index);
+    }
   }
   // Buffers get memory when first needed unbound (ensureAllocated), so that
   // a caller that binds its own (the PyTorch module's inputs, outputs and
@@ -410,27 +424,34 @@ Status Executor::checkScalarsSet() const {
   return Status::success();
 }
 
-Status Executor::enqueueStep(size_t index) {
+std::string Executor::stepContext(size_t index) const {
   const Step &s = m.steps[index];
-  auto ptr = [&](const std::string &name, uint64_t offset) {
-    return bound[m.findBuffer(name)] + offset;
+  return "step " + std::to_string(index) + " (" + toString(s.op) +
+         (s.kernel.empty() ? "" : " ") + s.kernel + ")";
+}
+
+Status Executor::enqueueStep(size_t index) {
+  // Per call of a training step this runs once per launch: the names were
+  // resolved to indices at creation (stepArgIndex, stepOpBuffers) and the
+  // error context is formed only when there is an error.
+  const Step &s = m.steps[index];
+  const std::vector<int> &idx = stepArgIndex[index];
+  const std::array<int, 3> &ops = stepOpBuffers[index];
+  auto withWhere = [&](Status st) {
+    return st.ok() ? st : st.withContext(stepContext(index));
   };
-  std::string where = "step " + std::to_string(index) + " (" + toString(s.op) +
-                      (s.kernel.empty() ? "" : " ") + s.kernel + ")";
   switch (s.op) {
   case StepOp::Memset32:
-    return drv->memsetD32Async(ptr(s.buffer, s.offset), s.value, s.count, strm)
-        .withContext(where);
+    return withWhere(
+        drv->memsetD32Async(bound[ops[0]] + s.offset, s.value, s.count, strm));
   case StepOp::Memset8:
-    return drv
-        ->memsetD8Async(ptr(s.buffer, s.offset), static_cast<uint8_t>(s.value),
-                        s.count, strm)
-        .withContext(where);
+    return withWhere(drv->memsetD8Async(bound[ops[0]] + s.offset,
+                                        static_cast<uint8_t>(s.value), s.count,
+                                        strm));
   case StepOp::Copy:
-    return drv
-        ->memcpyDtoDAsync(ptr(s.dst, s.dstOffset), ptr(s.src, s.srcOffset),
-                          s.bytes, strm)
-        .withContext(where);
+    return withWhere(drv->memcpyDtoDAsync(bound[ops[1]] + s.dstOffset,
+                                          bound[ops[2]] + s.srcOffset, s.bytes,
+                                          strm));
   case StepOp::Launch:
     break;
   }
@@ -439,10 +460,10 @@ Status Executor::enqueueStep(size_t index) {
     const KernelArg &arg = s.args[a];
     switch (arg.kind) {
     case KernelArg::Kind::Buffer:
-      vals[a] = toBits(ptr(arg.name, arg.offset));
+      vals[a] = toBits(bound[idx[a]] + arg.offset);
       break;
     case KernelArg::Kind::Scalar:
-      vals[a] = scalarBits[m.findScalar(arg.name)];
+      vals[a] = scalarBits[idx[a]];
       break;
     case KernelArg::Kind::I32:
       vals[a] = toBits(static_cast<uint32_t>(arg.intValue));
@@ -460,14 +481,15 @@ Status Executor::enqueueStep(size_t index) {
       // Encoded on the host (allowed during capture); only when the address
       // differs from the one the stored map describes.
       TensorMapSlot &slot = *tensorMaps[stepArgTensorMap[index][a]];
-      CUdeviceptr address = ptr(arg.name, arg.offset);
+      CUdeviceptr address = bound[idx[a]] + arg.offset;
       if (slot.encoded && slot.encodedFor == address)
         break;
       slot.encoded = false;
-      SIGREG_RETURN_IF_ERROR(
-          drv->encodeTensorMap(slot.bytes, arg.tensorMap, address)
-              .withContext(where + " argument " + std::to_string(a) +
-                           " (tensor map of buffer '" + arg.name + "')"));
+      Status st = drv->encodeTensorMap(slot.bytes, arg.tensorMap, address);
+      if (!st.ok())
+        return st.withContext(stepContext(index) + " argument " +
+                              std::to_string(a) + " (tensor map of buffer '" +
+                              arg.name + "')");
       slot.encoded = true;
       slot.encodedFor = address;
       break;
@@ -478,15 +500,12 @@ Status Executor::enqueueStep(size_t index) {
   // a tensor map too), so the storage can be reused by the next run, also
   // under graph capture: a captured graph keeps the values of its capture.
   if (s.programmatic)
-    return drv
-        ->launchKernelProgrammatic(stepFunction[index], s.grid.data(),
-                                   s.block.data(), s.sharedBytes, strm,
-                                   stepArgPtrs[index].data())
-        .withContext(where);
-  return drv
-      ->launchKernel(stepFunction[index], s.grid.data(), s.block.data(),
-                     s.sharedBytes, strm, stepArgPtrs[index].data())
-      .withContext(where);
+    return withWhere(drv->launchKernelProgrammatic(
+        stepFunction[index], s.grid.data(), s.block.data(), s.sharedBytes, strm,
+        stepArgPtrs[index].data()));
+  return withWhere(drv->launchKernel(stepFunction[index], s.grid.data(),
+                                     s.block.data(), s.sharedBytes, strm,
+                                     stepArgPtrs[index].data()));
 }
 
 Status Executor::run(Phase phase) {

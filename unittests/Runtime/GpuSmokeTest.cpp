@@ -182,6 +182,26 @@ TEST_F(GpuSmoke, BadPtxShowsPtxasLog) {
   EXPECT_NE(s.message().find("ptxas"), std::string::npos) << s.message();
 }
 
+// A launch the driver refuses (more threads per block than any GPU allows)
+// fails with the step it was: the executor names it only on an error.
+TEST_F(GpuSmoke, LaunchErrorNamesTheStep) {
+  Manifest m = manifest;
+  m.steps.back().block = {4096, 1, 1};
+  std::string ptx, err;
+  ASSERT_TRUE(readFile(std::string(SIGREG_GPU_SMOKE_DIR) + "/add_values.ptx",
+                       ptx, err));
+  std::unique_ptr<Executor> e;
+  ASSERT_TRUE(Executor::create(m, ptx, e).ok());
+  ASSERT_TRUE(e->setScalarInt("k", 3).ok());
+  Status s = e->run();
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("step 3 (launch add_values)"), std::string::npos)
+      << s.message();
+  // The steps before it ran, and a valid run still works afterwards.
+  ASSERT_TRUE(exec->run().ok());
+  expectOutput();
+}
+
 TEST_F(GpuSmoke, UnknownKernelIsReported) {
   Manifest m = manifest;
   m.steps.back().kernel = "no_such_kernel";

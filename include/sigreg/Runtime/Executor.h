@@ -14,6 +14,7 @@
 #include "sigreg/Runtime/Manifest.h"
 #include "sigreg/Runtime/Status.h"
 
+#include <array>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -109,6 +110,8 @@ private:
   Executor() = default;
   Status init(const Manifest &manifest, const std::string &ptx, int device);
   Status enqueueStep(size_t index);
+  /// "step I (OP KERNEL)": the context of an error of step `index`.
+  std::string stepContext(size_t index) const;
   /// The executor's own memory for buffer i: with a workspace that shares
   /// it ("shares"), one allocation for both where neither is bound yet.
   Status allocate(size_t i);
@@ -133,6 +136,12 @@ private:
   std::vector<int> sharedBy;       // per output, the workspace sharing it
   std::vector<CUdeviceptr> bound;  // per buffer, address used by steps
   std::vector<std::vector<int>> stepBuffers; // per step, buffers it uses
+  /// Per step, the buffer index of its memset target, copy destination and
+  /// copy source (-1 where none); per step and argument, the buffer (or
+  /// tensor map's buffer) or scalar index the argument names (-1 for
+  /// immediates).
+  std::vector<std::array<int, 3>> stepOpBuffers;
+  std::vector<std::vector<int>> stepArgIndex;
   std::vector<uint64_t> scalarBits;
   std::vector<bool> scalarSet;
   std::vector<CUfunction> stepFunction;             // per step (launch only)
