@@ -1268,14 +1268,18 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
   // view are loaded (the next view's or zeros) but never summed.
   Value xRow0 = k.add(k.mul(v, k.idx(sh.batch)), m0);
   // The scale's loads before the mainloop where the consumers have the
-  // registers for them (setmaxnreg, one CTA per multiprocessor): with 128-
-  // slice tiles (two CTAs, no setmaxnreg) they spilled, and the other CTA
-  // hides the ECF phase's loads anyway.
+  // registers for them (one CTA per multiprocessor: setmaxnreg, or the
+  // 64-slice tile's 8-stage ring without split operands, whose longer
+  // mainloop spilled them): with two CTAs per multiprocessor (no setmaxnreg)
+  // they spilled, and the other CTA hides the ECF phase's loads anyway.
+  // After the mainloop they were the ECF phase's first stall at mid (8% of
+  // its samples, docs/PERF-NOTES.md u2).
   auto columnScale = [&] {
     return SmallVector<Value>{
         emitColumnScale(k, sh, out.sumSq, splitColumns(k, t, kn.tid, s0).s)};
   };
-  bool hoistScale = t.tiling.consumerRegisters != 0;
+  bool hoistScale = t.tiling.consumerRegisters != 0 ||
+                    (t.tiling.ctasPerSM == 1 && !t.splitFeatures);
   emitOneTileGemm(
       k, t, kn, xRow0, s0,
       [&](Value yTile, ValueRange pre) {

@@ -8,8 +8,15 @@
 // false in the first round and true in the second, the stage before each
 // k-tile's handed back (none before the first), no loop.
 
+// With one CTA's registers the consumers also load the 64 per-chunk norm
+// sums of their column and form its angle scale before the mainloop (the
+// loads complete under the first TMA loads; emitColumnScale).
 // CHECK-LABEL: gpu.func @sigreg_fused_ecf_wgmma
 // CHECK-SAME:    kernel attributes {known_block_size = array<i32: 288, 1, 1>, sigreg.grid_constants
+// CHECK:         } else {
+// CHECK-COUNT-64: memref.load %{{.*}} : memref<64x1024xf32>
+// CHECK:         math.sqrt
+// CHECK-NEXT:    arith.divf
 // CHECK:         %[[ACC0:.*]] = nvgpu.warpgroup.mma.init.accumulator -> <fragmented = vector<64x64xf32>>
 // CHECK-NEXT:    nvgpu.mbarrier.try_wait.parity %[[FULL:.*]][%c0], %false
 // CHECK:         %[[ACC1:.*]] = nvgpu.warpgroup.mma %{{.*}}, %{{.*}}, %[[ACC0]] {transposeB}
