@@ -9,6 +9,13 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
+#include "sigreg/Dialect/Sigreg/Utils/ProjectionBuilder.h"
+
+#include "llvm/ADT/bit.h"
+
+#include <cmath>
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::sigreg;
 
@@ -269,4 +276,89 @@ Value mlir::sigreg::emitGradValue(KernelBuilder &k, int64_t P, Value theta,
       },
       inRange);
   return g;
+}
+
+std::optional<LossSumLayout>
+mlir::sigreg::packedLossSumLayout(Reduction reduction, int64_t arrivals,
+                                  int64_t statistics, int64_t numPoints,
+                                  double tMax, int64_t globalCount,
+                                  ClipMode clip, double clipValue) {
+  if (reduction == Reduction::none)
+    return std::nullopt;
+  int64_t countBits = llvm::bit_width(static_cast<uint64_t>(arrivals));
+  int64_t sumBits = 64 - 2 * countBits;
+  // T = globalCount * sum_p w_p |e_p - phi_p|^2, with e_p the ECF (a mean
+  // of unit complex numbers, |e_p| <= 1) and phi_p in (0, 1]: at most
+  // globalCount * sum_p w_p (1 + phi_p)^2, 1% more for f32 rounding; the
+  // clip value where clamp_min can raise T to it.
+  IntegrationGrid grid = computeIntegrationGrid(numPoints, tMax);
+  double weighted = 0.0;
+  for (size_t p = 0; p < grid.w.size(); ++p)
+    weighted +=
+        std::fabs(grid.w[p]) * (1.0 + grid.phi[p]) * (1.0 + grid.phi[p]);
+  double slice = 1.01 * static_cast<double>(globalCount) * weighted;
+  if (clip == ClipMode::clamp_min)
+    slice = std::max(slice, clipValue);
+  double bound = slice * static_cast<double>(statistics);
+  // Integer bits: the bound, and one more so that a block's sum below
+  // 2^integerBits cannot carry the whole sum into the poison count.
+  int64_t integerBits =
+      static_cast<int64_t>(std::ceil(std::log2(std::max(bound, 1.0)))) + 1;
+  int64_t fractionBits = sumBits - integerBits;
+  if (fractionBits < kMinLossFractionBits)
+    return std::nullopt;
+  return LossSumLayout{countBits, sumBits, fractionBits};
+}
+
+void mlir::sigreg::emitPackedLossAdd(KernelBuilder &k,
+                                     const LossSumLayout &layout, Value sum,
+                                     Value acc, Value out, int64_t arrivals,
+                                     Reduction reduction, int64_t statistics,
+                                     function_ref<void()> onLoss) {
+  int64_t F = layout.sumBits, C = layout.countBits, Fr = layout.fractionBits;
+  Type i64 = k.b.getI64Type(), f64 = k.b.getF64Type();
+  auto c64 = [&](uint64_t v) {
+    return arith::ConstantOp::create(
+        k.b, k.b.getI64IntegerAttr(static_cast<int64_t>(v)));
+  };
+  // In [0, 2^(F - Fr)): the layout's bound; NaN and +inf fail it.
+  Value inRange = k.land(
+      arith::CmpFOp::create(k.b, arith::CmpFPredicate::OGE, sum, k.f32(0.0f)),
+      arith::CmpFOp::create(k.b, arith::CmpFPredicate::OLT, sum,
+                            k.f32(std::ldexp(1.0f, F - Fr))));
+  Value scaled =
+      math::RoundEvenOp::create(k.b, k.mulf(sum, k.f32(std::ldexp(1.0f, Fr))));
+  Value fixed =
+      arith::FPToUIOp::create(k.b, i64, k.select(inRange, scaled, k.f32(0.0f)));
+  Value contribution =
+      arith::SelectOp::create(k.b, inRange, fixed, c64(uint64_t(1) << F));
+  Value add =
+      arith::AddIOp::create(k.b, contribution, c64(uint64_t(1) << (F + C)));
+  Value old = memref::AtomicRMWOp::create(k.b, arith::AtomicRMWKind::addi, add,
+                                          acc, ValueRange{k.idx(0)});
+  Value total = arith::AddIOp::create(k.b, old, add);
+  Value count = arith::ShRUIOp::create(k.b, total, c64(F + C));
+  Value last = arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, count,
+                                     c64(arrivals));
+  k.ifThen(last, [&] {
+    Value poison =
+        arith::AndIOp::create(k.b, arith::ShRUIOp::create(k.b, total, c64(F)),
+                              c64((uint64_t(1) << C) - 1));
+    Value bits = arith::AndIOp::create(k.b, total, c64((uint64_t(1) << F) - 1));
+    double scale = std::ldexp(1.0, -Fr);
+    if (reduction == Reduction::mean)
+      scale /= static_cast<double>(statistics);
+    Value value = arith::MulFOp::create(
+        k.b, arith::UIToFPOp::create(k.b, f64, bits),
+        arith::ConstantOp::create(k.b, k.b.getF64FloatAttr(scale)));
+    Value loss = arith::TruncFOp::create(k.b, k.b.getF32Type(), value);
+    Value clean =
+        arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, poison, c64(0));
+    k.store(
+        k.select(clean, loss, k.f32(std::numeric_limits<float>::quiet_NaN())),
+        out, {});
+    k.store(c64(0), acc, {k.idx(0)});
+    if (onLoss)
+      onLoss();
+  });
 }

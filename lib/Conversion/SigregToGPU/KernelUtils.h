@@ -9,6 +9,8 @@
 #ifndef SIGREG_LIB_CONVERSION_SIGREGTOGPU_KERNELUTILS_H
 #define SIGREG_LIB_CONVERSION_SIGREGTOGPU_KERNELUTILS_H
 
+#include "Kernels.h"
+
 #include "sigreg/Conversion/GPUCommon/KernelBuilder.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -136,6 +138,21 @@ Value emitGradValue(KernelBuilder &k, int64_t P, Value theta,
 /// thread 0 only. Fewer barriers than emitBlockTreeSum (1 against 9).
 Value emitBlockShuffleSum(KernelBuilder &k, Value tid, Value value,
                           Value scratch);
+
+/// Adds this block's part `sum` (f32, thread-local: call it from one
+/// thread) of a mean/sum loss to the 64-bit word `acc` (memref<1xi64>, zero
+/// before the first launch) laid out as `layout`: in fixed point, with one
+/// to the arrival count, by one relaxed atom.add. Integer addition does not
+/// depend on the order in which the blocks arrive, so the sum is the same
+/// bits every run, and the block that brings the count to `arrivals` has the
+/// whole sum in the word its atomic returned: no fence and no other memory
+/// to read. It writes the loss to `out` (memref<f32>; the sum over
+/// `statistics` for a mean; NaN if a part was not finite: the poison
+/// count), resets the word to 0, then runs `onLoss`.
+void emitPackedLossAdd(KernelBuilder &k, const LossSumLayout &layout, Value sum,
+                       Value acc, Value out, int64_t arrivals,
+                       Reduction reduction, int64_t statistics,
+                       function_ref<void()> onLoss = nullptr);
 
 } // namespace sigreg
 } // namespace mlir

@@ -29,6 +29,21 @@ struct EpilogueKernelShape;
 /// Threads per block of every kernel below.
 constexpr int64_t kBlockThreads = 256;
 
+/// A mean/sum loss added up in one 64-bit word (emitPackedLossAdd): the
+/// arrival count, then the poison count (non-finite statistics), each
+/// countBits wide, then the sum in fixed point with fractionBits.
+struct LossSumLayout {
+  int64_t countBits, sumBits, fractionBits;
+};
+/// The layout of that word for `arrivals` additions of parts of a sum of
+/// `statistics` statistics (each bounded through the points, t_max, the
+/// global batch and the clip), or nullopt for reduction none or where the
+/// bound leaves fewer than kMinLossFractionBits fraction bits.
+std::optional<LossSumLayout>
+packedLossSumLayout(Reduction reduction, int64_t arrivals, int64_t statistics,
+                    int64_t numPoints, double tMax, int64_t globalCount,
+                    ClipMode clip, double clipValue);
+
 struct ProjectionKernelShape {
   int64_t featureDim, numSlices, chunk;
   int64_t numChunks() const { return (featureDim + chunk - 1) / chunk; }
@@ -160,8 +175,14 @@ struct WgmmaEcfShape {
   bool atomicSums = false;
   const EpilogueKernelShape *epilogue = nullptr;
   /// Self-resetting counters of the tail: one per (view, slice tile) with
-  /// foldFinalize, then one for the reduction.
+  /// foldFinalize, then one for the reduction unless the loss is summed in
+  /// one 64-bit word (lossSumLayout).
   int64_t numCounters() const;
+  /// A mean/sum epilogue in the tail: the layout of the 64-bit word the last
+  /// CTA of each (view, slice tile) adds its slices' statistics to
+  /// (emitPackedLossAdd), where the bound allows one; else the statistics go
+  /// to a workspace that the last of those CTAs adds up.
+  std::optional<LossSumLayout> lossSumLayout() const;
   /// Features of the GEMM's reduction.
   int64_t reduction() const {
     return splitFeatures ? (splitInput ? 3 : 2) * splitFeatures : featureDim;
@@ -390,12 +411,6 @@ struct SingleLaunchShape {
   /// Blocks that add their statistics to the loss (mean/sum): the last
   /// block of each column (slice tile, view).
   int64_t numLossArrivals() const { return numViews * numSliceTiles(); }
-  /// mean/sum: the bits of the loss accumulator (lossSumLayout).
-  struct LossSumLayout {
-    /// Arrival count, then poison count (non-finite statistics), each
-    /// countBits wide, then the sum in fixed point with fractionBits.
-    int64_t countBits, sumBits, fractionBits;
-  };
   /// The layout of the one 64-bit word the blocks add their statistics to
   /// (stage 8, emitPackedLossSum), or nullopt where the sum's bound leaves
   /// fewer than kMinLossFractionBits fraction bits (then the statistics go

@@ -1426,11 +1426,19 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
     if (epi) {
       out = resultBuffer(rewriter, epi.getResult());
       args.push_back(out);
-      if (epiShape.reduction != Reduction::none)
+      if (w.lossSumLayout()) {
+        // The loss word (emitPackedLossAdd): zero at the first launch, reset
+        // by the CTA that completes it.
+        auto word = memref::AllocOp::create(
+            rewriter, loc, MemRefType::get({1}, rewriter.getI64Type()));
+        word->setAttr("sigreg.zero_init", rewriter.getUnitAttr());
+        args.push_back(word);
+      } else if (epiShape.reduction != Reduction::none) {
         args.push_back(memref::AllocOp::create(
             rewriter, loc,
             MemRefType::get({sh.numViews * sh.numSlices},
                             rewriter.getF32Type())));
+      }
       if (step)
         args.push_back(step.getStep());
     }

@@ -1002,7 +1002,31 @@ void emitTailEpilogue(KernelBuilder &k, const WgmmaTypes &t,
   // The means this CTA's threads stored are visible to the others.
   consumerBarrier(k);
   Value s = k.add(s0, tid);
-  k.ifThen(k.land(k.lt(tid, k.idx(t.slices)), k.lt(s, k.idx(S))), [&] {
+  Value hasSlice = k.land(k.lt(tid, k.idx(t.slices)), k.lt(s, k.idx(S)));
+  auto barrier = [&] { consumerBarrier(k); };
+  if (std::optional<LossSumLayout> layout = sh.lossSumLayout()) {
+    // This CTA's statistics added in a fixed tree, then to the loss word
+    // with one atomic: no second counter, no fences, no pass over the V * S
+    // statistics by a last CTA (docs/PERF-NOTES.md u3). Each thread writes
+    // its own word of the tree: 0, then its statistic if it has one.
+    k.store(k.f32(0.0f), scratch.red, {tid});
+    k.ifThen(hasSlice, [&] {
+      k.store(emitSliceStatistic(k, epi, cosMean, sinMean, v, s), scratch.red,
+              {tid});
+    });
+    emitBlockTreeSum(k, tid, scratch.red, barrier);
+    k.ifThen(k.lt(tid, k.idx(1)), [&] {
+      // The projection kernel, the only reader of a step counter, completed
+      // before this kernel's griddepcontrol.wait let its mainloop read g.
+      emitPackedLossAdd(k, *layout, k.load(scratch.red, {k.idx(0)}), stats, out,
+                        V * sh.numSliceTiles(), epi.reduction, V * S, [&] {
+                          if (step)
+                            emitStepAdvance(k, step);
+                        });
+    });
+    return;
+  }
+  k.ifThen(hasSlice, [&] {
     Value stat = emitSliceStatistic(k, epi, cosMean, sinMean, v, s);
     if (none)
       k.store(stat, out, {v, s});
@@ -1011,7 +1035,6 @@ void emitTailEpilogue(KernelBuilder &k, const WgmmaTypes &t,
   });
   if (none)
     return;
-  auto barrier = [&] { consumerBarrier(k); };
   Value last = arriveAtCounter(k, tid, scratch.flag, counters,
                                k.idx(sh.numCounters() - 1),
                                V * sh.numSliceTiles(), barrier);
@@ -1039,7 +1062,17 @@ void emitTailEpilogue(KernelBuilder &k, const WgmmaTypes &t,
 
 int64_t WgmmaEcfShape::numCounters() const {
   bool reduce = epilogue && epilogue->reduction != Reduction::none;
-  return (foldFinalize ? numViews * numSliceTiles() : 0) + (reduce ? 1 : 0);
+  bool counted = reduce && !lossSumLayout();
+  return (foldFinalize ? numViews * numSliceTiles() : 0) + (counted ? 1 : 0);
+}
+
+std::optional<LossSumLayout> WgmmaEcfShape::lossSumLayout() const {
+  if (!epilogue)
+    return std::nullopt;
+  const EpilogueKernelShape &e = *epilogue;
+  return packedLossSumLayout(e.reduction, numViews * numSliceTiles(),
+                             numViews * numSlices, e.numPoints, e.tMax,
+                             e.globalCount, e.clip, e.clipValue);
 }
 
 int64_t mlir::sigreg::wgmmaDynamicSharedBytes(const WgmmaTiling &tiling) {
@@ -1137,7 +1170,9 @@ SmallVector<Type> forwardArgs(OpBuilder &b, const WgmmaEcfShape &sh) {
     args.push_back(none ? MemRefType::get({V, S}, b.getF32Type())
                         : MemRefType::get({}, b.getF32Type()));
     if (!none)
-      args.push_back(MemRefType::get({V * S}, b.getF32Type()));
+      args.push_back(sh.lossSumLayout()
+                         ? MemRefType::get({1}, b.getI64Type())
+                         : MemRefType::get({V * S}, b.getF32Type()));
     if (epi->advancesStep)
       args.push_back(MemRefType::get({}, b.getI64Type()));
   }
@@ -1148,7 +1183,8 @@ SmallVector<Type> forwardArgs(OpBuilder &b, const WgmmaEcfShape &sh) {
 struct ForwardArgs {
   Value sumSq, cosOut, sinOut, slicesOut;
   /// The tail's: the means (cosOut, sinOut without foldFinalize), the
-  /// counters, the epilogue's output and statistics workspace.
+  /// counters, the epilogue's output and statistics workspace (the 64-bit
+  /// loss word with WgmmaEcfShape::lossSumLayout).
   Value cosMean, sinMean, counters, out, stats;
   /// The step counter the tail advances (EpilogueKernelShape::advancesStep).
   Value step;

@@ -88,10 +88,12 @@ func.func @per_slice(%x: tensor<32x2048xbf16>, %step: memref<i64>) -> tensor<102
 // CHECK-SAME:    %[[CTR:[^:]*]]: memref<i64>,
 // CHECK-NOT:     gpu.func
 // CHECK:         memref.load %[[CTR]][] : memref<i64>
-// The tail: the last CTA's thread 0 writes the loss, then seed + 1.
+// The tail: the thread whose atomic completes the loss word writes the loss,
+// resets the word, then writes seed + 1.
 // CHECK-LABEL: gpu.func @sigreg_fused_ecf_wgmma(
-// CHECK-SAME:    %[[OUT:[^:]*]]: memref<f32>, %{{.*}}: memref<2048xf32>, %[[CTR:[^:]*]]: memref<i64>)
+// CHECK-SAME:    %[[OUT:[^:]*]]: memref<f32>, %[[WORD:[^:]*]]: memref<1xi64>, %[[CTR:[^:]*]]: memref<i64>)
 // CHECK:         memref.store %{{.*}}, %[[OUT]][] : memref<f32>
+// CHECK-NEXT:    memref.store %c0_i64, %[[WORD]][%c0] : memref<1xi64>
 // CHECK-NEXT:    %[[V:.*]] = memref.load %[[CTR]][] : memref<i64>
 // CHECK-NEXT:    %[[N:.*]] = arith.addi %[[V]], %{{.*}} : i64
 // CHECK-NEXT:    memref.store %[[N]], %[[CTR]][] : memref<i64>

@@ -14,9 +14,9 @@
 // pointers to by-value parameters; 384 threads and 192 KB of dynamic shared
 // memory (4 stages x (16 KB x tile + 32 KB g tile)); per-tile partial sums,
 // slice-major [T, V, P, S] (coalesced stores), which the kernel's tail adds
-// itself (8 batch tiles <= 16): the means [V, S, P], 3 x 8 + 1 counters
-// (zeroed once), the loss and a [V * S] statistics workspace. No finalize or
-// epilogue launch follows.
+// itself (8 batch tiles <= 16): the means [V, S, P], 3 x 8 counters and the
+// 64-bit loss word (zeroed once), the loss. No finalize or epilogue launch
+// follows.
 // CHECK-LABEL: func.func @views(
 // CHECK-SAME:      %[[X:.*]]: memref<3x1000x200xbf16>, %[[SEED:.*]]: i64, %[[OUT:.*]]: memref<f32>)
 // CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
@@ -39,9 +39,9 @@
 // CHECK:         %[[SM:.*]] = memref.alloc() : memref<3x1928x5xf32>
 // CHECK:         %[[CP:.*]] = memref.alloc() : memref<8x3x5x1928xf32>
 // CHECK:         %[[SP:.*]] = memref.alloc() : memref<8x3x5x1928xf32>
-// CHECK:         %[[CNT:.*]] = memref.alloc() {sigreg.zero_init} : memref<25xi32>
-// CHECK:         %[[ST:.*]] = memref.alloc() : memref<5784xf32>
-// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%[[C8]], %[[C8]], %[[C3]]) threads in (%[[C384]], %{{.*}}, %{{.*}})  dynamic_shared_memory_size %[[SMEM]] args(%[[XP]] : !llvm.ptr, %[[GP]] : !llvm.ptr, %[[SS]] : memref<13x1928xf32>, %[[CP]] : memref<8x3x5x1928xf32>, %[[SP]] : memref<8x3x5x1928xf32>, %[[CM]] : memref<3x1928x5xf32>, %[[SM]] : memref<3x1928x5xf32>, %[[CNT]] : memref<25xi32>, %[[OUT]] : memref<f32>, %[[ST]] : memref<5784xf32>) {sigreg.programmatic, sigreg.region = "trig_reduction"}
+// CHECK:         %[[CNT:.*]] = memref.alloc() {sigreg.zero_init} : memref<24xi32>
+// CHECK:         %[[ST:.*]] = memref.alloc() {sigreg.zero_init} : memref<1xi64>
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%[[C8]], %[[C8]], %[[C3]]) threads in (%[[C384]], %{{.*}}, %{{.*}})  dynamic_shared_memory_size %[[SMEM]] args(%[[XP]] : !llvm.ptr, %[[GP]] : !llvm.ptr, %[[SS]] : memref<13x1928xf32>, %[[CP]] : memref<8x3x5x1928xf32>, %[[SP]] : memref<8x3x5x1928xf32>, %[[CM]] : memref<3x1928x5xf32>, %[[SM]] : memref<3x1928x5xf32>, %[[CNT]] : memref<24xi32>, %[[OUT]] : memref<f32>, %[[ST]] : memref<1xi64>) {sigreg.programmatic, sigreg.region = "trig_reduction"}
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         return
 
@@ -50,7 +50,7 @@
 // CHECK:         arith.truncf %{{.*}} : f32 to bf16
 
 // The kernel: tensor-map parameters listed for --sigreg-grid-constant-params.
-// CHECK:       gpu.func @sigreg_fused_ecf_wgmma(%[[XM:.*]]: !llvm.ptr, %[[GM:.*]]: !llvm.ptr, %[[SUMSQ:.*]]: memref<13x1928xf32>, %[[COS:.*]]: memref<8x3x5x1928xf32>, %[[SIN:.*]]: memref<8x3x5x1928xf32>, %[[CMEAN:.*]]: memref<3x1928x5xf32>, %[[SMEAN:.*]]: memref<3x1928x5xf32>, %[[COUNTERS:.*]]: memref<25xi32>, %[[LOSS:.*]]: memref<f32>, %[[STATS:.*]]: memref<5784xf32>) kernel
+// CHECK:       gpu.func @sigreg_fused_ecf_wgmma(%[[XM:.*]]: !llvm.ptr, %[[GM:.*]]: !llvm.ptr, %[[SUMSQ:.*]]: memref<13x1928xf32>, %[[COS:.*]]: memref<8x3x5x1928xf32>, %[[SIN:.*]]: memref<8x3x5x1928xf32>, %[[CMEAN:.*]]: memref<3x1928x5xf32>, %[[SMEAN:.*]]: memref<3x1928x5xf32>, %[[COUNTERS:.*]]: memref<24xi32>, %[[LOSS:.*]]: memref<f32>, %[[WORD:.*]]: memref<1xi64>) kernel
 // CHECK-SAME:      known_block_size = array<i32: 384, 1, 1>, sigreg.grid_constants = array<i64: 0, 1>
 // CHECK:         %[[XMAP:.*]] = builtin.unrealized_conversion_cast %[[XM]] : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<128x64xbf16, 3>
 // CHECK:         %[[GMAP:.*]] = builtin.unrealized_conversion_cast %[[GM]] : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>
@@ -143,7 +143,7 @@
 // first, then the adds in tile order from 0) into the means.
 // CHECK:           nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // CHECK:           llvm.fence syncscope("device") acq_rel
-// CHECK-NEXT:      memref.atomic_rmw addi %c1_i32, %[[COUNTERS]][%{{.*}}] : (i32, memref<25xi32>) -> i32
+// CHECK-NEXT:      memref.atomic_rmw addi %c1_i32, %[[COUNTERS]][%{{.*}}] : (i32, memref<24xi32>) -> i32
 // CHECK:           arith.cmpi eq, %{{.*}}, %c7_i32 : i32
 // CHECK:           memref.store %c0_i32, %[[COUNTERS]]
 // CHECK:           scf.if
@@ -151,17 +151,18 @@
 // CHECK:             arith.addf %{{.*}}, %cst{{.*}} : f32
 // CHECK:             arith.divf
 // CHECK-NEXT:        memref.store %{{.*}}, %[[CMEAN]]
-// Stage 6b, emitTailEpilogue: T[v, s] of the CTA's slices from the means
-// into the statistics workspace, then the last of the 3 x 8 slice tiles
-// (counter 24) adds all 5784 statistics (strided, then a tree over the
-// consumer threads) and writes the mean.
+// Stage 6b, emitTailEpilogue: T[v, s] of the CTA's slices from the means,
+// added in a fixed tree over the consumer threads, then by thread 0 in fixed
+// point with one to the arrival count to the loss word (one relaxed atomic,
+// no fence); the CTA whose atomic brings the count to the 3 x 8 slice tiles
+// writes the mean (the word's sum / 5784) and resets the word
+// (emitPackedLossAdd).
 // CHECK:             nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // CHECK:             memref.load %[[CMEAN]]
-// CHECK:             memref.store %{{.*}}, %[[STATS]]
-// CHECK:             memref.atomic_rmw addi %c1_i32, %[[COUNTERS]][%c24]
-// CHECK:             scf.for %{{.*}} = %thread_id_x to %c5784 step %c256
-// CHECK:             arith.divf
-// CHECK-NEXT:        memref.store %{{.*}}, %[[LOSS]][] : memref<f32>
+// CHECK:             memref.atomic_rmw addi %{{.*}}, %[[WORD]][%c0] : (i64, memref<1xi64>) -> i64
+// CHECK:             arith.cmpi eq, %{{.*}}, %c24_i64 : i64
+// CHECK:             memref.store %{{.*}}, %[[LOSS]][] : memref<f32>
+// CHECK-NEXT:        memref.store %c0_i64, %[[WORD]][%c0] : memref<1xi64>
 // CHECK:         gpu.return
 
 // The persistent variant: 132 CTAs of 384 threads walk the 192 tiles. The

@@ -68,7 +68,7 @@ func.func @f32_seeded(%x: tensor<3x1000x200xf32>, %seed: i64) -> tensor<f32> {
 // CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_split_operand blocks in (%c125, %c1, %c1) {{.*}} args(%{{.*}} : memref<1000x99xf32>, %[[X2]] : memref<1000x256xbf16>)
 // CHECK:         %[[A2:.*]] = memref.alloc() : memref<256x512xbf16>
 // CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_split_operand_0 blocks in (%c64, %c1, %c1) {{.*}} args(%{{.*}} : memref<99x512xf32>, %[[A2]] : memref<256x512xbf16>)
-// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : memref<8x1x5x512xf32>, %{{.*}} : memref<8x1x5x512xf32>, %{{.*}} : memref<1x512x5xf32>, %{{.*}} : memref<1x512x5xf32>, %{{.*}} : memref<9xi32>, %{{.*}} : memref<f32>, %{{.*}} : memref<512xf32>)
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : memref<8x1x5x512xf32>, %{{.*}} : memref<8x1x5x512xf32>, %{{.*}} : memref<1x512x5xf32>, %{{.*}} : memref<1x512x5xf32>, %{{.*}} : memref<8xi32>, %{{.*}} : memref<f32>, %{{.*}} : memref<1xi64>)
 // 3 Dp / 64 = 6 k-tiles.
 // CHECK:       gpu.func @sigreg_fused_ecf_wgmma(
 // CHECK:         scf.for %{{.*}} = %c0 to %c6 step %c1 {

@@ -8,11 +8,13 @@
 // 72 and 40, fewer than the 132 SMs; 64-slice tiles give 17 x 8 CTAs of 288
 // threads (two per SM, 96 KB of dynamic shared memory each). Its 8 batch
 // tiles (<= 16) are added by the kernel's tail, which then runs the epilogue
-// (zero_below, sum): one launch after the projection, 17 x 1 + 1 counters.
+// (zero_below, sum): one launch after the projection, 17 x 1 counters, and
+// the loss summed in one zero_init 64-bit word (emitPackedLossAdd).
 // CHECK-LABEL: func.func @w64(
 // CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_projection_rows
-// CHECK:         %[[CNT:.*]] = memref.alloc() {sigreg.zero_init} : memref<18xi32>
-// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%c17, %c8, %c1) threads in (%c288, %c1, %c1)  dynamic_shared_memory_size %c98304_i32 args({{.*}}, %[[CNT]] : memref<18xi32>, %{{.*}} : memref<f32>, %{{.*}} : memref<1032xf32>)
+// CHECK:         %[[CNT:.*]] = memref.alloc() {sigreg.zero_init} : memref<17xi32>
+// CHECK-NEXT:    %[[WORD:.*]] = memref.alloc() {sigreg.zero_init} : memref<1xi64>
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%c17, %c8, %c1) threads in (%c288, %c1, %c1)  dynamic_shared_memory_size %c98304_i32 args({{.*}}, %[[CNT]] : memref<17xi32>, %{{.*}} : memref<f32>, %[[WORD]] : memref<1xi64>)
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         return
 
@@ -31,9 +33,13 @@
 // CHECK:           memref.load %[[SUMS]][%c0, %c0, %[[COL]]]
 // CHECK:           memref.load %[[SUMS]][%c1, %c0, %[[COL]]]
 // CHECK:           memref.load %[[SUMS]][%c2, %c0, %[[COL]]]
-// The tail: the (view, slice tile) counter, then the statistics' counter 17.
-// CHECK:         memref.atomic_rmw addi %c1_i32, %{{.*}}[%{{.*}}] : (i32, memref<18xi32>) -> i32
-// CHECK:           memref.atomic_rmw addi %c1_i32, %{{.*}}[%c17] : (i32, memref<18xi32>) -> i32
+// The tail: the (view, slice tile) counter; then the last CTA of the column
+// adds its slices' statistics (a fixed tree) to the loss word, and the CTA
+// whose atomic completes the count of 17 writes the loss and resets it.
+// CHECK:         memref.atomic_rmw addi %c1_i32, %{{.*}}[%{{.*}}] : (i32, memref<17xi32>) -> i32
+// CHECK:           %[[OLD:.*]] = memref.atomic_rmw addi %{{.*}}, %{{.*}}[%c0] : (i64, memref<1xi64>) -> i64
+// CHECK:           arith.cmpi eq, %{{.*}}, %c17_i64 : i64
+// CHECK:           memref.store %c0_i64, %{{.*}}[%c0] : memref<1xi64>
 // CHECK:         gpu.return
 func.func @w64(%x: tensor<1000x256xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1032 points = 5 clip = zero_below(0.5) reduction = sum : tensor<1000x256xbf16> -> tensor<f32>
@@ -136,5 +142,25 @@ func.func @one_tile(%x: tensor<2x100x520xf16>, %a: tensor<520x1032xf16>) -> tens
 // ATOMIC-NEXT:    memref.store %c0_i64, %[[ACOS]]
 func.func @many_tiles(%x: tensor<2200x256xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 reduction = sum : tensor<2200x256xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Where the loss word's bound leaves too few fraction bits (N = 2048, S =
+// 131072, sum: 512 arrivals leave 44 bits for a sum bounded by about 2^30,
+// fewer than kMinLossFractionBits = 16 after the point), the tail keeps the
+// statistics workspace and the grid's counter 512: the last column CTA adds
+// all the statistics.
+// CHECK-LABEL: func.func @wide_sum(
+// CHECK:         %[[CNT:.*]] = memref.alloc() {sigreg.zero_init} : memref<513xi32>
+// CHECK-NEXT:    %[[ST:.*]] = memref.alloc() : memref<131072xf32>
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%c512, %c16, %c1) {{.*}}, %[[CNT]] : memref<513xi32>, %{{.*}} : memref<f32>, %[[ST]] : memref<131072xf32>)
+// CHECK:       gpu.func @sigreg_fused_ecf_wgmma(
+// CHECK-NOT:     memref<1xi64>
+// CHECK:         memref.atomic_rmw addi %c1_i32, %{{.*}}[%c512] : (i32, memref<513xi32>) -> i32
+// CHECK:         gpu.return
+func.func @wide_sum(%x: tensor<2048x64xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 131072 points = 17 reduction = sum : tensor<2048x64xbf16> -> tensor<f32>
   return %l : tensor<f32>
 }
