@@ -1690,9 +1690,10 @@ struct ConvertSigregToGPUPass
     });
     if (funcs.empty())
       return;
-    std::string tileError = tileOptionError(blockRows, blockSlices);
-    if (!tileError.empty()) {
-      module.emitError(tileError);
+    std::string optionError =
+        scheduleOptionError(blockRows, blockSlices, wgmmaSlices, singleLaunch);
+    if (!optionError.empty()) {
+      module.emitError(optionError);
       return signalPassFailure();
     }
     if (projectionChunk < 1) {
@@ -1700,16 +1701,6 @@ struct ConvertSigregToGPUPass
       return signalPassFailure();
     }
     gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
-    if (!llvm::is_contained({0, 64, 128, 256}, int64_t(wgmmaSlices))) {
-      module.emitError("wgmma-slices must be 0, 64, 128 or 256, got ")
-          << static_cast<int64_t>(wgmmaSlices);
-      return signalPassFailure();
-    }
-    if (singleLaunch < 0 || singleLaunch > 2) {
-      module.emitError("single-launch must be 0, 1 or 2, got ")
-          << static_cast<int64_t>(singleLaunch);
-      return signalPassFailure();
-    }
     ConvertSigregToGPUOptions opts;
     opts.blockRows = blockRows;
     opts.blockSlices = blockSlices;

@@ -66,9 +66,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
-#include <cmath>
-#include <limits>
-
 using namespace mlir;
 using namespace mlir::sigreg;
 

@@ -2,6 +2,10 @@
 // RUN: not sigreg-opt %s -split-input-file --convert-sigreg-to-gpu="block-rows=48" 2>&1 | FileCheck %s --check-prefix=ROWS
 // RUN: not sigreg-opt %s --convert-sigreg-to-gpu="block-slices=512" 2>&1 | FileCheck %s --check-prefix=SLICES
 // RUN: not sigreg-opt %s --convert-sigreg-to-gpu="projection-chunk=0" 2>&1 | FileCheck %s --check-prefix=CHUNK
+// RUN: not sigreg-opt %s --convert-sigreg-to-gpu="wgmma-slices=96" 2>&1 | FileCheck %s --check-prefix=WGMMA
+// RUN: not sigreg-opt %s --sigreg-choose-schedule="wgmma-slices=96" 2>&1 | FileCheck %s --check-prefix=WGMMA
+// RUN: not sigreg-opt %s --convert-sigreg-to-gpu="single-launch=3" 2>&1 | FileCheck %s --check-prefix=SINGLE
+// RUN: not sigreg-opt %s --sigreg-choose-schedule="single-launch=3" 2>&1 | FileCheck %s --check-prefix=SINGLE
 // RUN: not sigreg-opt %s -split-input-file --convert-sigreg-to-gpu="block-rows=128" 2>&1 | FileCheck %s --check-prefix=TILES
 
 // Errors of --convert-sigreg-to-gpu: unfused or undecomposed ops, dynamic
@@ -11,6 +15,8 @@
 // ROWS: error: block-rows and block-slices must be 0 or a power of two up to 256, got 48
 // SLICES: error: block-rows and block-slices must be 0 or a power of two up to 256, got 512
 // CHUNK: error: projection-chunk must be positive
+// WGMMA: error: wgmma-slices must be 0, 64, 128 or 256, got 96
+// SINGLE: error: single-launch must be 0, 1 or 2, got 3
 
 // Unfused mid-level ops (decomposed, fusion not run).
 func.func @unfused(%x: tensor<1x37x16xf32>, %a: tensor<16x8xf32>) -> tensor<1x37x8xf32> {

@@ -195,13 +195,21 @@ bool mlir::sigreg::usesTensorCores(FusedEcfOp op,
          blocks >= kTargetBlocks / 4;
 }
 
-std::string mlir::sigreg::tileOptionError(int64_t blockRows,
-                                          int64_t blockSlices) {
+std::string mlir::sigreg::scheduleOptionError(int64_t blockRows,
+                                              int64_t blockSlices,
+                                              int64_t wgmmaSlices,
+                                              int64_t singleLaunch) {
   for (int64_t t : {blockRows, blockSlices})
     if (t != 0 && (t < 0 || t > 256 || !llvm::isPowerOf2_64(t)))
       return llvm::formatv("block-rows and block-slices must be 0 or a power "
                            "of two up to 256, got {0}",
                            t);
+  if (!llvm::is_contained({0, 64, 128, 256}, wgmmaSlices))
+    return llvm::formatv("wgmma-slices must be 0, 64, 128 or 256, got {0}",
+                         wgmmaSlices);
+  if (singleLaunch < 0 || singleLaunch > 2)
+    return llvm::formatv("single-launch must be 0, 1 or 2, got {0}",
+                         singleLaunch);
   return "";
 }
 

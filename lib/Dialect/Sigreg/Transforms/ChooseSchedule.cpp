@@ -27,19 +27,10 @@ struct SigregChooseSchedulePass
 
   void runOnOperation() override {
     Operation *root = getOperation();
-    std::string tileError = tileOptionError(blockRows, blockSlices);
-    if (!tileError.empty()) {
-      root->emitError(tileError);
-      return signalPassFailure();
-    }
-    if (!llvm::is_contained({0, 64, 128, 256}, int64_t(wgmmaSlices))) {
-      root->emitError("wgmma-slices must be 0, 64, 128 or 256, got ")
-          << static_cast<int64_t>(wgmmaSlices);
-      return signalPassFailure();
-    }
-    if (singleLaunch < 0 || singleLaunch > 2) {
-      root->emitError("single-launch must be 0, 1 or 2, got ")
-          << static_cast<int64_t>(singleLaunch);
+    std::string optionError =
+        scheduleOptionError(blockRows, blockSlices, wgmmaSlices, singleLaunch);
+    if (!optionError.empty()) {
+      root->emitError(optionError);
       return signalPassFailure();
     }
     EcfScheduleOptions options;

@@ -98,12 +98,15 @@ struct EcfScheduleOptions {
   bool wgmmaAtomicSums = false;
 };
 
-/// Why the tile options cannot be used (empty when they can): block-rows and
-/// block-slices must be 0 or a power of two up to 256. Each kernel's
-/// schedule verifier then checks the tile it gets (16, 32 or 64 for the
-/// SIMT and mma.sync kernels, up to 256 rows and 8 or 16 slices for the
-/// single launch on tensor cores, ...).
-std::string tileOptionError(int64_t blockRows, int64_t blockSlices);
+/// Why the schedule options of --sigreg-choose-schedule and
+/// --convert-sigreg-to-gpu cannot be used (empty when they can): block-rows
+/// and block-slices must be 0 or a power of two up to 256, wgmma-slices 0,
+/// 64, 128 or 256, single-launch 0, 1 or 2. Each kernel's schedule verifier
+/// then checks the tile it gets (16, 32 or 64 for the SIMT and mma.sync
+/// kernels, up to 256 rows and 8 or 16 slices for the single launch on
+/// tensor cores, ...).
+std::string scheduleOptionError(int64_t blockRows, int64_t blockSlices,
+                                int64_t wgmmaSlices, int64_t singleLaunch);
 
 /// The schedule of one sigreg.fused_ecf.
 struct EcfSchedule {
