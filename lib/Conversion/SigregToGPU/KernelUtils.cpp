@@ -209,6 +209,43 @@ void mlir::sigreg::forEachHarmonic(
   }
 }
 
+void mlir::sigreg::forEachHarmonicPair(
+    KernelBuilder &k, int64_t P, Value u, Value v,
+    function_ref<void(int64_t, Value, Value, Value)> point) {
+  auto [su, cu] = reducedSinCos(k, u);
+  auto [sv, cv] = reducedSinCos(k, v);
+  Value twoCu = k.addf(cu, cu), twoCv = k.addf(cv, cv);
+  Value cPrev = k.f32(1.0f), sPrev = k.f32(0.0f), wPrev = k.f32(2.0f);
+  Value c = cu, sn = su, w = twoCv;
+  auto neg = [&](Value x) { return arith::NegFOp::create(k.b, x); };
+  for (int64_t p = 1; p < P; ++p) {
+    if (p > 1 && (p - 1) % kHarmonicSegment == 0) {
+      Value pf = k.f32(static_cast<float>(p));
+      auto [sp, cp] = reducedSinCos(k, k.mulf(u, pf));
+      auto [spv, cpv] = reducedSinCos(k, k.mulf(v, pf));
+      c = cp;
+      sn = sp;
+      w = k.addf(cpv, cpv);
+      cPrev = k.fma(cp, cu, k.mulf(sp, su));
+      sPrev = k.fma(sp, cu, neg(k.mulf(cp, su)));
+      Value vPrev = k.fma(cpv, cv, k.mulf(spv, sv));
+      wPrev = k.addf(vPrev, vPrev);
+    }
+    point(p, c, sn, w);
+    if (p + 1 < P) {
+      Value cNext = k.fma(twoCu, c, neg(cPrev));
+      Value sNext = k.fma(twoCu, sn, neg(sPrev));
+      Value wNext = k.fma(twoCv, w, neg(wPrev));
+      cPrev = c;
+      sPrev = sn;
+      wPrev = w;
+      c = cNext;
+      sn = sNext;
+      w = wNext;
+    }
+  }
+}
+
 Value mlir::sigreg::emitBlockShuffleSum(KernelBuilder &k, Value tid,
                                         Value value, Value scratch) {
   for (int32_t off = 16; off >= 1; off /= 2)

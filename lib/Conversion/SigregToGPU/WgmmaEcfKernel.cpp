@@ -586,9 +586,28 @@ SmallVector<Value> emitEcfRow(KernelBuilder &k, int64_t P, Value yTile,
   return next;
 }
 
+/// Adds rows `row` and `row + 1` of column `col` to the ECF sums as
+/// emitEcfRow does, through forEachHarmonicPair: u = (y_a + y_b) scale / 2,
+/// v = (y_a - y_b) scale / 2 (`halfScale` = scale / 2).
+SmallVector<Value> emitEcfRowPair(KernelBuilder &k, int64_t P, Value yTile,
+                                  Value row, Value col, Value halfScale,
+                                  ValueRange sums) {
+  SmallVector<Value> next(sums.begin(), sums.end());
+  Value ya = k.load(yTile, {row, col});
+  Value yb = k.load(yTile, {k.add(row, k.idx(1)), col});
+  Value u = k.mulf(k.addf(ya, yb), halfScale);
+  Value v = k.mulf(k.subf(ya, yb), halfScale);
+  forEachHarmonicPair(k, P, u, v, [&](int64_t p, Value c, Value sn, Value w) {
+    next[p - 1] = k.fma(c, w, next[p - 1]);
+    next[P - 1 + p - 1] = k.fma(sn, w, next[P - 1 + p - 1]);
+  });
+  return next;
+}
+
 /// The ECF sums of column `col` over rows [row0, row0 + count) of the y tile
 /// (added to `sums0` if given): `rowsPerStep` rows per iteration
-/// (independent recurrences interleaved), then the remainder one by one.
+/// (independent recurrences interleaved; two rows at a time through
+/// emitEcfRowPair when rowsPerStep is even), then the remainder one by one.
 SmallVector<Value> emitEcfRows(KernelBuilder &k, int64_t P, Value yTile,
                                Value row0, Value count, Value col, Value scale,
                                int64_t rowsPerStep, ValueRange sums0 = {}) {
@@ -596,16 +615,22 @@ SmallVector<Value> emitEcfRows(KernelBuilder &k, int64_t P, Value yTile,
   SmallVector<Value> init(2 * (P - 1), k.f32(0.0f));
   if (!sums0.empty())
     init.assign(sums0.begin(), sums0.end());
-  SmallVector<Value> sums =
-      k.forEach(k.idx(0), countN, k.idx(rowsPerStep), init,
-                [&](Value r, ValueRange carried) {
-                  SmallVector<Value> next(carried.begin(), carried.end());
-                  for (int64_t h = 0; h < rowsPerStep; ++h)
-                    next =
-                        emitEcfRow(k, P, yTile, k.add(row0, k.add(r, k.idx(h))),
-                                   col, scale, next);
-                  return next;
-                });
+  Value halfScale = k.mulf(scale, k.f32(0.5f));
+  SmallVector<Value> sums = k.forEach(
+      k.idx(0), countN, k.idx(rowsPerStep), init,
+      [&](Value r, ValueRange carried) {
+        SmallVector<Value> next(carried.begin(), carried.end());
+        if (rowsPerStep % 2 == 0) {
+          for (int64_t h = 0; h < rowsPerStep; h += 2)
+            next = emitEcfRowPair(k, P, yTile, k.add(row0, k.add(r, k.idx(h))),
+                                  col, halfScale, next);
+          return next;
+        }
+        for (int64_t h = 0; h < rowsPerStep; ++h)
+          next = emitEcfRow(k, P, yTile, k.add(row0, k.add(r, k.idx(h))), col,
+                            scale, next);
+        return next;
+      });
   return k.forEach(
       countN, count, k.idx(1), sums, [&](Value r, ValueRange carried) {
         return emitEcfRow(k, P, yTile, k.add(row0, r), col, scale, carried);

@@ -296,3 +296,36 @@ func.func @loss_sum_fallback(%x: tensor<4096x16xbf16>, %seed: i64) -> tensor<f32
   %l = sigreg.loss %x seed(%seed) slices = 8192 points = 17 : tensor<4096x16xbf16> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// The minimal shape (4 views, N = 256, D = 16; P = 5 here): 256-row tiles of
+// 8 slices, 8 elements of the y tile per thread, all inside the batch, so
+// stage 5 takes them two at a time (elements i and i + 1 of one slice):
+// u = (y_a + y_b) dt / 2, v = (y_a - y_b) dt / 2 (dt / 2 = 0.375), a
+// reduced sin/cos of each, and cos(p a) + cos(p b) = cos(p u) 2 cos(p v)
+// (forEachHarmonicPair): the first pair's products start the sums, the next
+// three pairs add theirs by fma; then the shuffles over the rows.
+// CHECK-LABEL: func.func @minimal_pairs
+// TILES-LABEL: func.func @minimal_pairs
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch blocks in (%c32, %c1, %c4)
+// CHECK:         gpu.func @sigreg_single_launch
+// CHECK:         %[[HALFDT:.*]] = arith.constant 3.750000e-01 : f32
+// CHECK:         %[[U:.*]] = arith.mulf %[[SUM:.*]], %[[HALFDT]] : f32
+// CHECK-NEXT:    %[[DIFF:.*]] = arith.subf %[[YA:.*]], %[[YB:.*]] : f32
+// CHECK-NEXT:    %[[V:.*]] = arith.mulf %[[DIFF]], %[[HALFDT]] : f32
+// CHECK:         %[[SU:.*]] = llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+// CHECK-NEXT:    %[[CU:.*]] = llvm.call_intrinsic "llvm.nvvm.cos.approx.f"
+// CHECK:         %[[CV:.*]] = llvm.call_intrinsic "llvm.nvvm.cos.approx.f"
+// CHECK-NEXT:    arith.addf %[[CU]], %[[CU]] : f32
+// CHECK-NEXT:    %[[W:.*]] = arith.addf %[[CV]], %[[CV]] : f32
+// CHECK-NEXT:    arith.mulf %[[CU]], %[[W]] : f32
+// CHECK-NEXT:    arith.mulf %[[SU]], %[[W]] : f32
+// CHECK-COUNT-3: arith.subf %{{.*}}, %{{.*}} : f32
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+// CHECK-NOT:     llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+// CHECK:         gpu.shuffle  xor
+func.func @minimal_pairs(%x: tensor<4x256x16xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 256 points = 5 reduction = mean : tensor<4x256x16xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}

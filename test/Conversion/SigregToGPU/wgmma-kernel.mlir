@@ -118,15 +118,32 @@
 // CHECK-NEXT:      %[[Y:.*]] = memref.subview %[[PAD]][0, 0] [128, 256] [1, 1] : {{.*}} to memref<128x256xf32, strided<[260, 1]>, #gpu.address_space<workgroup>>
 
 // Stage 5, emitEcfColumns: rows of the tile inside the batch (min(128, 1000
-// - m0)) in groups of 16 then one by one; per row a Cody-Waite reduced sin/cos
-// on the SFU (the angle: y times the scale) and the Chebyshev recurrence for
-// p = 2..4; p = 0 is the row count.
+// - m0)) in groups of 16, two rows at a time (emitEcfRowPair: u = (y_a + y_b)
+// scale / 2 and v = (y_a - y_b) scale / 2, a Cody-Waite reduced sin/cos of
+// each on the SFU, then forEachHarmonicPair's three recurrences, and
+// cos(p a) + cos(p b) = cos(p u) 2 cos(p v) added by one fma per sum), then
+// one by one (emitEcfRow: the angle y times the scale, sin/cos, the
+// Chebyshev recurrence for p = 2..4); p = 0 is the row count.
 // CHECK-NOT:       memref.load %[[SUMSQ]]
 // CHECK:           arith.minui %{{.*}}, %c128 : index
-// CHECK:           scf.for {{.*}} step %c16 iter_args
-// CHECK-COUNT-16:     memref.load %[[Y]]
-// CHECK:             arith.mulf %{{.*}}, %[[SCALE]] : f32
+// CHECK:           %[[HALF:.*]] = arith.mulf %[[SCALE]], %{{.*}} : f32
+// CHECK:           scf.for {{.*}} step %c16 iter_args(%[[C1:arg[0-9]+]] = {{[^,]*}}, {{[^,]*}}, {{[^,]*}}, {{[^,]*}}, %[[S1:arg[0-9]+]] = 
+// CHECK:             %[[YA:.*]] = memref.load %[[Y]]
+// CHECK:             %[[YB:.*]] = memref.load %[[Y]]
+// CHECK-NEXT:        %[[YSUM:.*]] = arith.addf %[[YA]], %[[YB]] : f32
+// CHECK-NEXT:        %[[U:.*]] = arith.mulf %[[YSUM]], %[[HALF]] : f32
+// CHECK-NEXT:        %[[YDIFF:.*]] = arith.subf %[[YA]], %[[YB]] : f32
+// CHECK-NEXT:        %[[V:.*]] = arith.mulf %[[YDIFF]], %[[HALF]] : f32
+// CHECK:             %[[SU:.*]] = llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+// CHECK-NEXT:        %[[CU:.*]] = llvm.call_intrinsic "llvm.nvvm.cos.approx.f"
+// CHECK:             %[[CV:.*]] = llvm.call_intrinsic "llvm.nvvm.cos.approx.f"
+// CHECK-NEXT:        arith.addf %[[CU]], %[[CU]] : f32
+// CHECK-NEXT:        %[[TWOCV:.*]] = arith.addf %[[CV]], %[[CV]] : f32
+// CHECK-NEXT:        math.fma %[[CU]], %[[TWOCV]], %[[C1]] : f32
+// CHECK-NEXT:        math.fma %[[SU]], %[[TWOCV]], %[[S1]] : f32
+// CHECK-COUNT-14:    memref.load %[[Y]]
 // CHECK:           scf.for {{.*}} step %c1 iter_args
+// CHECK:             arith.mulf %{{.*}}, %[[SCALE]] : f32
 // CHECK:             math.roundeven
 // CHECK:             llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
 // CHECK:             llvm.call_intrinsic "llvm.nvvm.cos.approx.f"
