@@ -247,14 +247,18 @@ void mlir::sigreg::forEachHarmonicPair(
 }
 
 Value mlir::sigreg::emitBlockShuffleSum(KernelBuilder &k, Value tid,
-                                        Value value, Value scratch) {
+                                        Value value, Value scratch,
+                                        function_ref<void()> barrier) {
   for (int32_t off = 16; off >= 1; off /= 2)
     value = k.addf(value, gpu::ShuffleOp::create(k.b, value, off, 32,
                                                  gpu::ShuffleMode::XOR)
                               .getShuffleResult());
   Value lane = k.rem(tid, k.idx(32)), warp = k.div(tid, k.idx(32));
   k.ifThen(k.lt(lane, k.idx(1)), [&] { k.store(value, scratch, {warp}); });
-  k.barrier();
+  if (barrier)
+    barrier();
+  else
+    k.barrier();
   Value total = k.load(scratch, {k.idx(0)});
   for (int64_t w = 1; w < kBlockThreads / 32; ++w)
     total = k.addf(total, k.load(scratch, {k.idx(w)}));

@@ -149,8 +149,10 @@ Value emitGradValue(KernelBuilder &k, int64_t P, Value theta,
 /// sums in ascending order (through the workgroup f32 buffer `scratch`, at
 /// least kBlockThreads / 32 words; one barrier). The result is valid in
 /// thread 0 only. Fewer barriers than emitBlockTreeSum (1 against 9).
+/// `barrier` synchronizes the threads taking part (the block's when null).
 Value emitBlockShuffleSum(KernelBuilder &k, Value tid, Value value,
-                          Value scratch);
+                          Value scratch,
+                          function_ref<void()> barrier = nullptr);
 
 /// Adds this block's part `sum` (f32, thread-local: call it from one
 /// thread) of a mean/sum loss to the 64-bit word `acc` (memref<1xi64>, zero

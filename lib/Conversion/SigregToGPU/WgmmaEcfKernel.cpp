@@ -83,6 +83,9 @@ constexpr int64_t kInterleavedRowsPerStep = 4;
 /// large against 0.174 with 8 (52 registers against 62; forcing 5 blocks
 /// per multiprocessor, 48 registers, spilled and measured 0.175).
 constexpr int64_t kGradSliceRowsPerStep = 4;
+/// Byte offset of the tail's means in the dynamic shared memory (after the
+/// flag and the 256-float reduction buffer of TailScratch).
+constexpr int64_t kTailMeansOffset = 2048;
 /// Column norms from at most this many per-chunk sums are loaded all at
 /// once (emitColumnScale): the loads of a loop unrolled by 8 by LLVM waited
 /// for one memory latency per group, which delayed the mainloop at mid once
@@ -90,7 +93,7 @@ constexpr int64_t kGradSliceRowsPerStep = 4;
 constexpr int64_t kUnrolledNormChunks = 64;
 /// The tail's gather of the batch tiles issues at most this many loads before
 /// adding them (emitGatherBatchTiles).
-constexpr int64_t kTailLoadsInFlight = 32;
+constexpr int64_t kTailLoadsInFlight = 96;
 /// Padding of the y tile's rows (f32 words): with rows of slices + 4 words,
 /// the 8 rows one warp's accumulator store touches start 4 banks apart, so
 /// the store takes the minimum of 2 wavefronts instead of 8 (ncu counted
@@ -931,10 +934,22 @@ void emitTileStore(KernelBuilder &k, const WgmmaTypes &t, Value yTile, Value dx,
 /// tree-sum buffer (kConsumerThreads f32 from byte 16).
 struct TailScratch {
   Value flag, red;
-  TailScratch(KernelBuilder &k, const WgmmaTypes &t, Value smem) {
+  /// The gathered means of the CTA's slices, [1][slices][P] each, where they
+  /// fit the dynamic shared memory (null otherwise): the statistics read
+  /// them there instead of from global memory, an L2 round trip after the
+  /// stores.
+  Value cosLocal, sinLocal;
+  TailScratch(KernelBuilder &k, const WgmmaTypes &t, const WgmmaEcfShape &sh,
+              Value smem) {
     flag = smemView(k, smem, k.idx(0), t.tile({1}, k.b.getI32Type()));
     red = smemView(k, smem, k.idx(16),
                    t.tile({kConsumerThreads}, k.b.getF32Type()));
+    int64_t meanBytes = t.slices * sh.numPoints * 4;
+    if (kTailMeansOffset + 2 * meanBytes > wgmmaDynamicSharedBytes(sh.tiling))
+      return;
+    MemRefType means = t.tile({1, t.slices, sh.numPoints}, k.b.getF32Type());
+    cosLocal = smemView(k, smem, k.idx(kTailMeansOffset), means);
+    sinLocal = smemView(k, smem, k.idx(kTailMeansOffset + meanBytes), means);
   }
 };
 
@@ -942,15 +957,22 @@ struct TailScratch {
 /// consumer threads, split as in emitEcfColumns, add the T batch tiles' sums
 /// of slice s0 + col (cos[t, v, p, s], in ascending t from 0, as
 /// sigreg_ecf_finalize does) for the points p = part, part + parts, ... and
-/// store them divided by N as the means [V, S, P]. The loads of a group of
+/// store them divided by N as the means [V, S, P], and into the scratch's
+/// shared [1][slices][P] means where it has them. The loads of a group of
 /// points (at most kTailLoadsInFlight) are all issued before its adds.
 void emitGatherBatchTiles(KernelBuilder &k, const WgmmaTypes &t,
-                          const WgmmaEcfShape &sh, Value cosPart, Value sinPart,
-                          Value cosMean, Value sinMean, Value tid, Value s0,
-                          Value v) {
+                          const WgmmaEcfShape &sh, const TailScratch &scratch,
+                          Value cosPart, Value sinPart, Value cosMean,
+                          Value sinMean, Value tid, Value s0, Value v) {
   int64_t P = sh.numPoints, T = sh.numBatchTiles();
   ColumnPart c = splitColumns(k, t, tid, s0);
   int64_t perThread = (P + c.parts - 1) / c.parts;
+  // The mean of point p of the thread's slice, to global and shared memory.
+  auto storeMean = [&](Value mean, Value global, Value local, Value p) {
+    k.store(mean, global, {v, c.s, p});
+    if (local)
+      k.store(mean, local, {k.idx(0), c.col, p});
+  };
   if (sh.atomicSums) {
     // One fixed-point sum per point, converted in f64 and divided by N; the
     // accumulator is reset for the next launch (every CTA of the column has
@@ -970,8 +992,9 @@ void emitGatherBatchTiles(KernelBuilder &k, const WgmmaTypes &t,
             Value m = arith::MulFOp::create(
                 k.b, sum,
                 arith::ConstantOp::create(k.b, k.b.getF64FloatAttr(scale)));
-            k.store(arith::TruncFOp::create(k.b, k.b.getF32Type(), m), mean,
-                    {v, c.s, p});
+            storeMean(arith::TruncFOp::create(k.b, k.b.getF32Type(), m), mean,
+                      mean == cosMean ? scratch.cosLocal : scratch.sinLocal,
+                      p);
             k.store(zero, acc, {v, p, c.s});
           }
         });
@@ -1003,8 +1026,8 @@ void emitGatherBatchTiles(KernelBuilder &k, const WgmmaTypes &t,
           sn = k.addf(sn, sinLoads[j * T + tile]);
         }
         k.ifThen(k.lt(p, k.idx(P)), [&] {
-          k.store(k.divf(cs, batchF), cosMean, {v, c.s, p});
-          k.store(k.divf(sn, batchF), sinMean, {v, c.s, p});
+          storeMean(k.divf(cs, batchF), cosMean, scratch.cosLocal, p);
+          storeMean(k.divf(sn, batchF), sinMean, scratch.sinLocal, p);
         });
       }
     }
@@ -1016,11 +1039,14 @@ void emitGatherBatchTiles(KernelBuilder &k, const WgmmaTypes &t,
 /// [V, S] (reduction none) or the workspace `stats` [V * S]; then the last
 /// CTA to arrive (counter numCounters() - 1) adds the V * S statistics,
 /// strided over the 256 consumer threads and then in a fixed tree (as the
-/// single launch does), and writes the loss.
+/// single launch does), and writes the loss. `gathered`: the means were
+/// gathered by this CTA (emitGatherBatchTiles), so the statistics read the
+/// scratch's shared copy where it has one.
 void emitTailEpilogue(KernelBuilder &k, const WgmmaTypes &t,
                       const WgmmaEcfShape &sh, const TailScratch &scratch,
-                      Value cosMean, Value sinMean, Value counters, Value out,
-                      Value stats, Value step, Value tid, Value s0, Value v) {
+                      bool gathered, Value cosMean, Value sinMean,
+                      Value counters, Value out, Value stats, Value step,
+                      Value tid, Value s0, Value v) {
   const EpilogueKernelShape &epi = *sh.epilogue;
   int64_t V = sh.numViews, S = sh.numSlices;
   bool none = epi.reduction == Reduction::none;
@@ -1029,21 +1055,32 @@ void emitTailEpilogue(KernelBuilder &k, const WgmmaTypes &t,
   Value s = k.add(s0, tid);
   Value hasSlice = k.land(k.lt(tid, k.idx(t.slices)), k.lt(s, k.idx(S)));
   auto barrier = [&] { consumerBarrier(k); };
+  auto statistic = [&] {
+    if (gathered && scratch.cosLocal)
+      return emitSliceStatistic(k, epi, scratch.cosLocal, scratch.sinLocal,
+                                k.idx(0), tid);
+    return emitSliceStatistic(k, epi, cosMean, sinMean, v, s);
+  };
   if (std::optional<LossSumLayout> layout = sh.lossSumLayout()) {
-    // This CTA's statistics added in a fixed tree, then to the loss word
-    // with one atomic: no second counter, no fences, no pass over the V * S
-    // statistics by a last CTA (docs/PERF-NOTES.md u3). Each thread writes
-    // its own word of the tree: 0, then its statistic if it has one.
-    k.store(k.f32(0.0f), scratch.red, {tid});
-    k.ifThen(hasSlice, [&] {
-      k.store(emitSliceStatistic(k, epi, cosMean, sinMean, v, s), scratch.red,
-              {tid});
-    });
-    emitBlockTreeSum(k, tid, scratch.red, barrier);
+    // This CTA's statistics added by xor shuffles inside each consumer warp,
+    // then the warps in order, and that sum to the loss word with one
+    // atomic: no second counter, no fences, no pass over the V * S
+    // statistics by a last CTA (docs/PERF-NOTES.md u3, t1).
+    auto ifOp =
+        scf::IfOp::create(k.b, TypeRange{k.b.getF32Type()}, hasSlice, true);
+    {
+      OpBuilder::InsertionGuard g(k.b);
+      k.b.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(k.b, statistic());
+      k.b.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(k.b, k.f32(0.0f));
+    }
+    Value sum =
+        emitBlockShuffleSum(k, tid, ifOp.getResult(0), scratch.red, barrier);
     k.ifThen(k.lt(tid, k.idx(1)), [&] {
       // The projection kernel, the only reader of a step counter, completed
       // before this kernel's griddepcontrol.wait let its mainloop read g.
-      emitPackedLossAdd(k, *layout, k.load(scratch.red, {k.idx(0)}), stats, out,
+      emitPackedLossAdd(k, *layout, sum, stats, out,
                         V * sh.numSliceTiles(), epi.reduction, V * S, [&] {
                           if (step)
                             emitStepAdvance(k, step);
@@ -1052,7 +1089,7 @@ void emitTailEpilogue(KernelBuilder &k, const WgmmaTypes &t,
     return;
   }
   k.ifThen(hasSlice, [&] {
-    Value stat = emitSliceStatistic(k, epi, cosMean, sinMean, v, s);
+    Value stat = statistic();
     if (none)
       k.store(stat, out, {v, s});
     else
@@ -1289,12 +1326,12 @@ void emitTail(KernelBuilder &k, const WgmmaTypes &t, const WgmmaEcfShape &sh,
               Value s0, Value v) {
   if (!sh.foldFinalize && !sh.epilogue)
     return;
-  TailScratch scratch(k, t, kn.smem);
+  TailScratch scratch(k, t, sh, kn.smem);
   auto epilogue = [&] {
     if (sh.epilogue)
-      emitTailEpilogue(k, t, sh, scratch, out.cosMean, out.sinMean,
-                       out.counters, out.out, out.stats, out.step, kn.tid, s0,
-                       v);
+      emitTailEpilogue(k, t, sh, scratch, sh.foldFinalize, out.cosMean,
+                       out.sinMean, out.counters, out.out, out.stats, out.step,
+                       kn.tid, s0, v);
   };
   if (!sh.foldFinalize)
     return epilogue();
@@ -1302,8 +1339,8 @@ void emitTail(KernelBuilder &k, const WgmmaTypes &t, const WgmmaEcfShape &sh,
   Value last = arriveAtCounter(k, kn.tid, scratch.flag, out.counters, column,
                                sh.numBatchTiles(), [&] { consumerBarrier(k); });
   k.ifThen(last, [&] {
-    emitGatherBatchTiles(k, t, sh, out.cosOut, out.sinOut, out.cosMean,
-                         out.sinMean, kn.tid, s0, v);
+    emitGatherBatchTiles(k, t, sh, scratch, out.cosOut, out.sinOut,
+                         out.cosMean, out.sinMean, kn.tid, s0, v);
     epilogue();
   });
 }

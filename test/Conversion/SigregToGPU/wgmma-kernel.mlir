@@ -156,26 +156,35 @@
 // thread 0's fence.acq_rel.gpu), thread 0 counts the CTA at its (view, slice
 // tile) counter; the
 // last of the 8 batch tiles resets it and, in emitGatherBatchTiles, adds the
-// 8 tiles' sums of two points at a time (all 16 loads of a point pair
-// first, then the adds in tile order from 0) into the means.
+// 8 tiles' sums of its column's 5 points (all 80 loads first, up to
+// kTailLoadsInFlight = 96, then the adds in tile order from 0) into the
+// means.
 // CHECK:           nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // CHECK:           llvm.fence syncscope("device") acq_rel
 // CHECK-NEXT:      memref.atomic_rmw addi %c1_i32, %[[COUNTERS]][%{{.*}}] : (i32, memref<24xi32>) -> i32
 // CHECK:           arith.cmpi eq, %{{.*}}, %c7_i32 : i32
 // CHECK:           memref.store %c0_i32, %[[COUNTERS]]
 // CHECK:           scf.if
-// CHECK-COUNT-16:    memref.load {{%.*}}[{{%.*}}, %block_id_z, {{%.*}}, {{%.*}}] : memref<8x3x5x1928xf32>
+// CHECK-COUNT-80:    memref.load {{%.*}}[{{%.*}}, %block_id_z, {{%.*}}, {{%.*}}] : memref<8x3x5x1928xf32>
+// CHECK-NOT:         memref.load
 // CHECK:             arith.addf %{{.*}}, %cst{{.*}} : f32
-// CHECK:             arith.divf
-// CHECK-NEXT:        memref.store %{{.*}}, %[[CMEAN]]
-// Stage 6b, emitTailEpilogue: T[v, s] of the CTA's slices from the means,
-// added in a fixed tree over the consumer threads, then by thread 0 in fixed
-// point with one to the arrival count to the loss word (one relaxed atomic,
-// no fence); the CTA whose atomic brings the count to the 3 x 8 slice tiles
-// writes the mean (the word's sum / 5784) and resets the word
-// (emitPackedLossAdd).
+// The means go to global memory and to a [1][256][P] copy in shared memory
+// (TailScratch, 2 KB into the dynamic shared memory).
+// CHECK:             %[[M:.*]] = arith.divf
+// CHECK-NEXT:        memref.store %[[M]], %[[CMEAN]]
+// CHECK-NEXT:        memref.store %[[M]], %[[CLOCAL:.*]][%c0, %{{.*}}, %{{.*}}] : memref<1x256x5xf32, #gpu.address_space<workgroup>>
+// Stage 6b, emitTailEpilogue: T[v, s] of the CTA's slices from the shared
+// means, added by xor shuffles in each consumer warp and the 8 warps' sums
+// in order (emitBlockShuffleSum), then by thread 0 in fixed point with one
+// to the arrival count to the loss word (one relaxed atomic, no fence); the
+// CTA whose atomic brings the count to the 3 x 8 slice tiles writes the
+// mean (the word's sum / 5784) and resets the word (emitPackedLossAdd).
 // CHECK:             nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
-// CHECK:             memref.load %[[CMEAN]]
+// CHECK-NOT:         memref.load %[[CMEAN]]
+// CHECK:             memref.load %[[CLOCAL]][%c0, %thread_id_x, %c0]
+// CHECK-NOT:         memref.load %[[CMEAN]]
+// CHECK-COUNT-5:     gpu.shuffle  xor
+// CHECK:             nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // CHECK:             memref.atomic_rmw addi %{{.*}}, %[[WORD]][%c0] : (i64, memref<1xi64>) -> i64
 // CHECK:             arith.cmpi eq, %{{.*}}, %c24_i64 : i64
 // CHECK:             memref.store %{{.*}}, %[[LOSS]][] : memref<f32>

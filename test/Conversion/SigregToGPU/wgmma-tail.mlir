@@ -139,6 +139,7 @@ func.func @one_tile(%x: tensor<2x100x520xf16>, %a: tensor<520x1032xf16>) -> tens
 // ATOMIC-NEXT:    %[[SC:.*]] = arith.mulf %[[SF]], %{{.*}} : f64
 // ATOMIC-NEXT:    %[[M:.*]] = arith.truncf %[[SC]] : f64 to f32
 // ATOMIC-NEXT:    memref.store %[[M]], %[[MCOS]]
+// ATOMIC-NEXT:    memref.store %[[M]], %{{.*}} : memref<1x128x17xf32, #gpu.address_space<workgroup>>
 // ATOMIC-NEXT:    memref.store %c0_i64, %[[ACOS]]
 func.func @many_tiles(%x: tensor<2200x256xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 reduction = sum : tensor<2200x256xbf16> -> tensor<f32>
