@@ -993,8 +993,7 @@ void emitGatherBatchTiles(KernelBuilder &k, const WgmmaTypes &t,
                 k.b, sum,
                 arith::ConstantOp::create(k.b, k.b.getF64FloatAttr(scale)));
             storeMean(arith::TruncFOp::create(k.b, k.b.getF32Type(), m), mean,
-                      mean == cosMean ? scratch.cosLocal : scratch.sinLocal,
-                      p);
+                      mean == cosMean ? scratch.cosLocal : scratch.sinLocal, p);
             k.store(zero, acc, {v, p, c.s});
           }
         });
@@ -1080,8 +1079,8 @@ void emitTailEpilogue(KernelBuilder &k, const WgmmaTypes &t,
     k.ifThen(k.lt(tid, k.idx(1)), [&] {
       // The projection kernel, the only reader of a step counter, completed
       // before this kernel's griddepcontrol.wait let its mainloop read g.
-      emitPackedLossAdd(k, *layout, sum, stats, out,
-                        V * sh.numSliceTiles(), epi.reduction, V * S, [&] {
+      emitPackedLossAdd(k, *layout, sum, stats, out, V * sh.numSliceTiles(),
+                        epi.reduction, V * S, [&] {
                           if (step)
                             emitStepAdvance(k, step);
                         });
@@ -1339,8 +1338,8 @@ void emitTail(KernelBuilder &k, const WgmmaTypes &t, const WgmmaEcfShape &sh,
   Value last = arriveAtCounter(k, kn.tid, scratch.flag, out.counters, column,
                                sh.numBatchTiles(), [&] { consumerBarrier(k); });
   k.ifThen(last, [&] {
-    emitGatherBatchTiles(k, t, sh, scratch, out.cosOut, out.sinOut,
-                         out.cosMean, out.sinMean, kn.tid, s0, v);
+    emitGatherBatchTiles(k, t, sh, scratch, out.cosOut, out.sinOut, out.cosMean,
+                         out.sinMean, kn.tid, s0, v);
     epilogue();
   });
 }
