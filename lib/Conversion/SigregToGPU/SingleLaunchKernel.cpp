@@ -581,6 +581,31 @@ void multiplyTileMma(Tile &tile, Value seed, Value x) {
   reduceMmaPartials(tile);
 }
 
+/// Stage 5's harmonics for 16-bit inputs whose tile is the batch, two
+/// elements of the y tile at a time: elements tid + 256 i and tid + 256 (i +
+/// 1) (rows r + i 256 / BS and the next, one slice) through
+/// forEachHarmonicPair, u = (y_a + y_b) dt / 2 and v = (y_a - y_b) dt / 2;
+/// the first pair's products start `sums` (cos, then sin, p = 1..P-1), the
+/// others add theirs by fma.
+void addElementPairs(Tile &t, MutableArrayRef<Value> sums) {
+  KernelBuilder &k = t.k;
+  const SingleLaunchShape &sh = t.sh;
+  int64_t P = sh.numPoints, RT = sh.ecfRowsPerThread();
+  Value halfDt =
+      k.f32(static_cast<float>(0.5 * sh.tMax / static_cast<double>(P - 1)));
+  for (int64_t i = 0; i < RT; i += 2) {
+    Value ya = k.load(t.ys, {k.add(t.tid, k.idx(i * kBlockThreads))});
+    Value yb = k.load(t.ys, {k.add(t.tid, k.idx((i + 1) * kBlockThreads))});
+    Value u = k.mulf(k.addf(ya, yb), halfDt);
+    Value v = k.mulf(k.subf(ya, yb), halfDt);
+    forEachHarmonicPair(k, P, u, v, [&](int64_t p, Value c, Value sn, Value w) {
+      Value &sc = sums[p - 1], &ss = sums[P - 1 + p - 1];
+      sc = i == 0 ? k.mulf(c, w) : k.fma(c, w, sc);
+      ss = i == 0 ? k.mulf(sn, w) : k.fma(sn, w, ss);
+    });
+  }
+}
+
 /// Stage 5: the block's sums over its rows of cos/sin(t_p y) per (slice,
 /// point): to t.ecf as means ([cos | sin][j][p]) with one batch tile, else
 /// to the per-tile workspaces. p = 0 is not summed: cos 0 = 1 and sin 0 = 0,
@@ -601,26 +626,11 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
   // threads divide the tile: no masks.
   bool allValid = N % BM == 0 && (BM * BS) % kBlockThreads == 0;
   // 16-bit inputs with every element valid and an even count: elements i
-  // and i + 1 (one slice) together through forEachHarmonicPair.
+  // and i + 1 (one slice) together (addElementPairs).
   bool paired = !sh.inputElement.isF32() && allValid && RT % 2 == 0;
-  if (paired) {
-    Value halfDt =
-        k.f32(static_cast<float>(0.5 * sh.tMax / static_cast<double>(P - 1)));
-    for (int64_t i = 0; i < RT; i += 2) {
-      Value ya = k.load(t.ys, {k.add(t.tid, k.idx(i * kBlockThreads))});
-      Value yb = k.load(t.ys, {k.add(t.tid, k.idx((i + 1) * kBlockThreads))});
-      Value u = k.mulf(k.addf(ya, yb), halfDt);
-      Value v = k.mulf(k.subf(ya, yb), halfDt);
-      forEachHarmonicPair(k, P, u, v,
-                          [&](int64_t p, Value c, Value sn, Value w) {
-                            Value &sc = sums[p - 1], &ss = sums[P - 1 + p - 1];
-                            sc = i == 0 ? k.mulf(c, w) : k.fma(c, w, sc);
-                            ss = i == 0 ? k.mulf(sn, w) : k.fma(sn, w, ss);
-                          });
-    }
-  }
-  // Element tid + i * 256 of the y tile: row r + i * 256 / BS, slice j.
-  for (int64_t i = 0; i < (paired ? 0 : RT); ++i) {
+  if (paired)
+    addElementPairs(t, sums);
+  for (int64_t i = 0; i < RT && !paired; ++i) {
     Value e = k.add(t.tid, k.idx(i * kBlockThreads));
     Value row = k.add(r, k.idx(i * kBlockThreads / BS));
     Value valid = allValid ? Value()
