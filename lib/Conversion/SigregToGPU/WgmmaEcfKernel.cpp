@@ -66,11 +66,12 @@ constexpr int64_t kRows = kWgmmaRows;
 /// span).
 constexpr int64_t kGBoxSlices = 64;
 constexpr int64_t kConsumerThreads = 256;
-/// Rows of the y tile one ECF iteration takes: independent recurrences a
-/// thread interleaves (the ECF phase is latency-bound: ncu, 2026-11-30); 16
-/// measured 1.5-2% faster than 8 on the whole kernel at large (PERF-NOTES
-/// e3), without spills.
-constexpr int64_t kEcfRowsPerStep = 16;
+/// Rows of the y tile one ECF iteration takes (in pairs: emitEcfRowPair):
+/// independent recurrences a thread interleaves. 16 measured 1.5-2% faster
+/// than 8 on the whole kernel at large (PERF-NOTES e3); with the pairs, 32
+/// (16 pairs) measured 0.2 us faster than 16 at mid and 1.1 us at N 8192 D
+/// 512, the same elsewhere, without spills (PERF-NOTES r32).
+constexpr int64_t kEcfRowsPerStep = 32;
 /// Rows per iteration of the other per-row stages over the y tile (the
 /// slices' store, the gradient's dL/dy), and the floor of
 /// ecfGradSliceRows: 8, as measured before the ECF's went to 16.

@@ -118,7 +118,7 @@
 // CHECK-NEXT:      %[[Y:.*]] = memref.subview %[[PAD]][0, 0] [128, 256] [1, 1] : {{.*}} to memref<128x256xf32, strided<[260, 1]>, #gpu.address_space<workgroup>>
 
 // Stage 5, emitEcfColumns: rows of the tile inside the batch (min(128, 1000
-// - m0)) in groups of 16, two rows at a time (emitEcfRowPair: u = (y_a + y_b)
+// - m0)) in groups of 32, two rows at a time (emitEcfRowPair: u = (y_a + y_b)
 // scale / 2 and v = (y_a - y_b) scale / 2, a Cody-Waite reduced sin/cos of
 // each on the SFU, then forEachHarmonicPair's three recurrences, and
 // cos(p a) + cos(p b) = cos(p u) 2 cos(p v) added by one fma per sum), then
@@ -127,7 +127,7 @@
 // CHECK-NOT:       memref.load %[[SUMSQ]]
 // CHECK:           arith.minui %{{.*}}, %c128 : index
 // CHECK:           %[[HALF:.*]] = arith.mulf %[[SCALE]], %{{.*}} : f32
-// CHECK:           scf.for {{.*}} step %c16 iter_args(%[[C1:arg[0-9]+]] = {{[^,]*}}, {{[^,]*}}, {{[^,]*}}, {{[^,]*}}, %[[S1:arg[0-9]+]] = 
+// CHECK:           scf.for {{.*}} step %c32 iter_args(%[[C1:arg[0-9]+]] = {{[^,]*}}, {{[^,]*}}, {{[^,]*}}, {{[^,]*}}, %[[S1:arg[0-9]+]] = 
 // CHECK:             %[[YA:.*]] = memref.load %[[Y]]
 // CHECK:             %[[YB:.*]] = memref.load %[[Y]]
 // CHECK-NEXT:        %[[YSUM:.*]] = arith.addf %[[YA]], %[[YB]] : f32
@@ -141,7 +141,7 @@
 // CHECK-NEXT:        %[[TWOCV:.*]] = arith.addf %[[CV]], %[[CV]] : f32
 // CHECK-NEXT:        math.fma %[[CU]], %[[TWOCV]], %[[C1]] : f32
 // CHECK-NEXT:        math.fma %[[SU]], %[[TWOCV]], %[[S1]] : f32
-// CHECK-COUNT-14:    memref.load %[[Y]]
+// CHECK-COUNT-30:    memref.load %[[Y]]
 // CHECK:           scf.for {{.*}} step %c1 iter_args
 // CHECK:             arith.mulf %{{.*}}, %[[SCALE]] : f32
 // CHECK:             math.roundeven
@@ -252,8 +252,8 @@
 // PERSIST:           nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // PERSIST:           nvgpu.warpgroup.mma.store
 // PERSIST:           nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
-// The last tile's ECF after the loop, sixteen rows per step.
-// PERSIST:         scf.for {{.*}} step %c16 iter_args
+// The last tile's ECF after the loop, 32 rows per step.
+// PERSIST:         scf.for {{.*}} step %c32 iter_args
 // PERSIST:         gpu.return
 
 // Without sm_90a the same problem runs the mma.sync kernel.
