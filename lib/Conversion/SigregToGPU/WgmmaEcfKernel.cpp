@@ -936,9 +936,10 @@ void emitTileStore(KernelBuilder &k, const WgmmaTypes &t, Value yTile, Value dx,
 struct TailScratch {
   Value flag, red;
   /// The gathered means of the CTA's slices, [1][slices][P] each, where they
-  /// fit the dynamic shared memory (null otherwise): the statistics read
-  /// them there instead of from global memory, an L2 round trip after the
-  /// stores.
+  /// fit the dynamic shared memory (null otherwise: the statistics then read
+  /// the global means; today's rings always leave room, up to P = 65): the
+  /// statistics read them there instead of from global memory, an L2 round
+  /// trip after the stores.
   Value cosLocal, sinLocal;
   TailScratch(KernelBuilder &k, const WgmmaTypes &t, const WgmmaEcfShape &sh,
               Value smem) {
