@@ -109,6 +109,18 @@ void KernelBuilder::ifThen(Value cond, const std::function<void()> &body) {
   body();
 }
 
+Value KernelBuilder::ifElse(Value cond, const std::function<Value()> &then,
+                            Value otherwise) {
+  auto ifOp = scf::IfOp::create(b, TypeRange{otherwise.getType()}, cond,
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  scf::YieldOp::create(b, then());
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(b, otherwise);
+  return ifOp.getResult(0);
+}
+
 gpu::GPUModuleOp mlir::sigreg::getOrCreateKernelModule(ModuleOp module) {
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),

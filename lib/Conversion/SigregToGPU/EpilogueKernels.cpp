@@ -158,18 +158,11 @@ mlir::sigreg::buildEpilogueKernel(OpBuilder &b, Location loc,
     return func;
   }
   Value red = func.getWorkgroupAttributions()[0];
-  auto inRange =
-      scf::IfOp::create(k.b, TypeRange{k.b.getF32Type()}, k.lt(e, k.idx(V * S)),
-                        /*withElseRegion=*/true);
-  {
-    OpBuilder::InsertionGuard g(k.b);
-    k.b.setInsertionPointToStart(inRange.thenBlock());
-    Value v = k.div(e, k.idx(S)), s = k.rem(e, k.idx(S));
-    scf::YieldOp::create(k.b, statistic(v, s));
-    k.b.setInsertionPointToStart(inRange.elseBlock());
-    scf::YieldOp::create(k.b, k.f32(0.0f));
-  }
-  k.store(inRange.getResult(0), red, {tid});
+  Value stat = k.ifElse(
+      k.lt(e, k.idx(V * S)),
+      [&] { return statistic(k.div(e, k.idx(S)), k.rem(e, k.idx(S))); },
+      k.f32(0.0f));
+  k.store(stat, red, {tid});
   emitBlockTreeSum(k, tid, red);
   auto writeLoss = [&](Value total) {
     if (sh.reduction == Reduction::mean)

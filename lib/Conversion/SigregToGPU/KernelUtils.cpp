@@ -210,8 +210,10 @@ void mlir::sigreg::forEachHarmonic(
 }
 
 void mlir::sigreg::forEachHarmonicPair(
-    KernelBuilder &k, int64_t P, Value u, Value v,
+    KernelBuilder &k, int64_t P, Value ya, Value yb, Value halfScale,
     function_ref<void(int64_t, Value, Value, Value)> point) {
+  Value u = k.mulf(k.addf(ya, yb), halfScale);
+  Value v = k.mulf(k.subf(ya, yb), halfScale);
   auto [su, cu] = reducedSinCos(k, u);
   auto [sv, cv] = reducedSinCos(k, v);
   Value twoCu = k.addf(cu, cu), twoCv = k.addf(cv, cv);

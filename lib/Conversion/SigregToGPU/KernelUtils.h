@@ -113,17 +113,19 @@ void forEachHarmonic(KernelBuilder &k, int64_t P, Value theta,
                      function_ref<void(int64_t, Value, Value)> point,
                      bool inRange = false);
 
-/// The harmonics of two angles a = u + v and b = u - v together, for sums
-/// over elements: cos(p a) + cos(p b) = 2 cos(p u) cos(p v) and sin(p a) +
-/// sin(p b) = 2 sin(p u) cos(p v). `point(p, c, s, w)` gets c = cos(p u),
-/// s = sin(p u) and w = 2 cos(p v), so that the two elements' sums are c w
-/// and s w (one fma each), for p = 1..P-1 in order. Three Chebyshev
-/// recurrences (c, s, and w from w_0 = 2, w_1 = 2 cos v) and two fmas per
-/// point for both elements, against two recurrences and two adds per point
-/// for each element in forEachHarmonic; restarts every kHarmonicSegment
-/// points as there. For the 16-bit inputs' ECFs.
+/// The harmonics of two elements' angles a = 2 h y_a and b = 2 h y_b
+/// together (`halfScale` h: half the angle per unit of y), for sums over
+/// elements: with u = (y_a + y_b) h and v = (y_a - y_b) h, cos(p a) +
+/// cos(p b) = 2 cos(p u) cos(p v) and sin(p a) + sin(p b) = 2 sin(p u)
+/// cos(p v). `point(p, c, s, w)` gets c = cos(p u), s = sin(p u) and
+/// w = 2 cos(p v), so that the two elements' sums are c w and s w (one fma
+/// each), for p = 1..P-1 in order. Three Chebyshev recurrences (c, s, and w
+/// from w_0 = 2, w_1 = 2 cos v) and two fmas per point for both elements,
+/// against two recurrences and two adds per point for each element in
+/// forEachHarmonic; restarts every kHarmonicSegment points as there. For
+/// the 16-bit inputs' ECFs.
 void forEachHarmonicPair(
-    KernelBuilder &k, int64_t P, Value u, Value v,
+    KernelBuilder &k, int64_t P, Value ya, Value yb, Value halfScale,
     function_ref<void(int64_t, Value, Value, Value)> point);
 
 /// The coefficients of dL/dy / ||g_s|| for one slice (docs/BACKWARD.md):

@@ -584,9 +584,8 @@ void multiplyTileMma(Tile &tile, Value seed, Value x) {
 /// Stage 5's harmonics for 16-bit inputs whose tile is the batch, two
 /// elements of the y tile at a time: elements tid + 256 i and tid + 256 (i +
 /// 1) (rows r + i 256 / BS and the next, one slice) through
-/// forEachHarmonicPair, u = (y_a + y_b) dt / 2 and v = (y_a - y_b) dt / 2;
-/// the first pair's products start `sums` (cos, then sin, p = 1..P-1), the
-/// others add theirs by fma.
+/// forEachHarmonicPair (angles dt y_a and dt y_b); the first pair's products
+/// start `sums` (cos, then sin, p = 1..P-1), the others add theirs by fma.
 void addElementPairs(Tile &t, MutableArrayRef<Value> sums) {
   KernelBuilder &k = t.k;
   const SingleLaunchShape &sh = t.sh;
@@ -596,13 +595,12 @@ void addElementPairs(Tile &t, MutableArrayRef<Value> sums) {
   for (int64_t i = 0; i < RT; i += 2) {
     Value ya = k.load(t.ys, {k.add(t.tid, k.idx(i * kBlockThreads))});
     Value yb = k.load(t.ys, {k.add(t.tid, k.idx((i + 1) * kBlockThreads))});
-    Value u = k.mulf(k.addf(ya, yb), halfDt);
-    Value v = k.mulf(k.subf(ya, yb), halfDt);
-    forEachHarmonicPair(k, P, u, v, [&](int64_t p, Value c, Value sn, Value w) {
-      Value &sc = sums[p - 1], &ss = sums[P - 1 + p - 1];
-      sc = i == 0 ? k.mulf(c, w) : k.fma(c, w, sc);
-      ss = i == 0 ? k.mulf(sn, w) : k.fma(sn, w, ss);
-    });
+    forEachHarmonicPair(k, P, ya, yb, halfDt,
+                        [&](int64_t p, Value c, Value sn, Value w) {
+                          Value &sc = sums[p - 1], &ss = sums[P - 1 + p - 1];
+                          sc = i == 0 ? k.mulf(c, w) : k.fma(c, w, sc);
+                          ss = i == 0 ? k.mulf(sn, w) : k.fma(sn, w, ss);
+                        });
   }
 }
 

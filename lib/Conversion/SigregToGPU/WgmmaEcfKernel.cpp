@@ -591,20 +591,18 @@ SmallVector<Value> emitEcfRow(KernelBuilder &k, int64_t P, Value yTile,
 }
 
 /// Adds rows `row` and `row + 1` of column `col` to the ECF sums as
-/// emitEcfRow does, through forEachHarmonicPair: u = (y_a + y_b) scale / 2,
-/// v = (y_a - y_b) scale / 2 (`halfScale` = scale / 2).
+/// emitEcfRow does, through forEachHarmonicPair (`halfScale` = scale / 2).
 SmallVector<Value> emitEcfRowPair(KernelBuilder &k, int64_t P, Value yTile,
                                   Value row, Value col, Value halfScale,
                                   ValueRange sums) {
   SmallVector<Value> next(sums.begin(), sums.end());
   Value ya = k.load(yTile, {row, col});
   Value yb = k.load(yTile, {k.add(row, k.idx(1)), col});
-  Value u = k.mulf(k.addf(ya, yb), halfScale);
-  Value v = k.mulf(k.subf(ya, yb), halfScale);
-  forEachHarmonicPair(k, P, u, v, [&](int64_t p, Value c, Value sn, Value w) {
-    next[p - 1] = k.fma(c, w, next[p - 1]);
-    next[P - 1 + p - 1] = k.fma(sn, w, next[P - 1 + p - 1]);
-  });
+  forEachHarmonicPair(k, P, ya, yb, halfScale,
+                      [&](int64_t p, Value c, Value sn, Value w) {
+                        next[p - 1] = k.fma(c, w, next[p - 1]);
+                        next[P - 1 + p - 1] = k.fma(sn, w, next[P - 1 + p - 1]);
+                      });
   return next;
 }
 
@@ -987,15 +985,16 @@ void emitGatherBatchTiles(KernelBuilder &k, const WgmmaTypes &t,
       for (int64_t i = 0; i < perThread; ++i) {
         Value p = k.add(c.part, k.idx(i * c.parts));
         k.ifThen(k.lt(p, k.idx(P)), [&] {
-          for (auto [acc, mean] :
-               {std::pair(cosPart, cosMean), std::pair(sinPart, sinMean)}) {
+          for (auto [acc, mean, local] :
+               {std::tuple(cosPart, cosMean, scratch.cosLocal),
+                std::tuple(sinPart, sinMean, scratch.sinLocal)}) {
             Value sum =
                 arith::SIToFPOp::create(k.b, f64, k.load(acc, {v, p, c.s}));
             Value m = arith::MulFOp::create(
                 k.b, sum,
                 arith::ConstantOp::create(k.b, k.b.getF64FloatAttr(scale)));
             storeMean(arith::TruncFOp::create(k.b, k.b.getF32Type(), m), mean,
-                      mean == cosMean ? scratch.cosLocal : scratch.sinLocal, p);
+                      local, p);
             k.store(zero, acc, {v, p, c.s});
           }
         });
@@ -1040,14 +1039,13 @@ void emitGatherBatchTiles(KernelBuilder &k, const WgmmaTypes &t,
 /// [V, S] (reduction none) or the workspace `stats` [V * S]; then the last
 /// CTA to arrive (counter numCounters() - 1) adds the V * S statistics,
 /// strided over the 256 consumer threads and then in a fixed tree (as the
-/// single launch does), and writes the loss. `gathered`: the means were
-/// gathered by this CTA (emitGatherBatchTiles), so the statistics read the
+/// single launch does), and writes the loss. With foldFinalize this CTA
+/// gathered the means (emitGatherBatchTiles), so the statistics read the
 /// scratch's shared copy where it has one.
 void emitTailEpilogue(KernelBuilder &k, const WgmmaTypes &t,
                       const WgmmaEcfShape &sh, const TailScratch &scratch,
-                      bool gathered, Value cosMean, Value sinMean,
-                      Value counters, Value out, Value stats, Value step,
-                      Value tid, Value s0, Value v) {
+                      Value cosMean, Value sinMean, Value counters, Value out,
+                      Value stats, Value step, Value tid, Value s0, Value v) {
   const EpilogueKernelShape &epi = *sh.epilogue;
   int64_t V = sh.numViews, S = sh.numSlices;
   bool none = epi.reduction == Reduction::none;
@@ -1057,7 +1055,7 @@ void emitTailEpilogue(KernelBuilder &k, const WgmmaTypes &t,
   Value hasSlice = k.land(k.lt(tid, k.idx(t.slices)), k.lt(s, k.idx(S)));
   auto barrier = [&] { consumerBarrier(k); };
   auto statistic = [&] {
-    if (gathered && scratch.cosLocal)
+    if (sh.foldFinalize && scratch.cosLocal)
       return emitSliceStatistic(k, epi, scratch.cosLocal, scratch.sinLocal,
                                 k.idx(0), tid);
     return emitSliceStatistic(k, epi, cosMean, sinMean, v, s);
@@ -1067,17 +1065,9 @@ void emitTailEpilogue(KernelBuilder &k, const WgmmaTypes &t,
     // then the warps in order, and that sum to the loss word with one
     // atomic: no second counter, no fences, no pass over the V * S
     // statistics by a last CTA (docs/PERF-NOTES.md u3, t1).
-    auto ifOp =
-        scf::IfOp::create(k.b, TypeRange{k.b.getF32Type()}, hasSlice, true);
-    {
-      OpBuilder::InsertionGuard g(k.b);
-      k.b.setInsertionPointToStart(ifOp.thenBlock());
-      scf::YieldOp::create(k.b, statistic());
-      k.b.setInsertionPointToStart(ifOp.elseBlock());
-      scf::YieldOp::create(k.b, k.f32(0.0f));
-    }
     Value sum =
-        emitBlockShuffleSum(k, tid, ifOp.getResult(0), scratch.red, barrier);
+        emitBlockShuffleSum(k, tid, k.ifElse(hasSlice, statistic, k.f32(0.0f)),
+                            scratch.red, barrier);
     k.ifThen(k.lt(tid, k.idx(1)), [&] {
       // The projection kernel, the only reader of a step counter, completed
       // before this kernel's griddepcontrol.wait let its mainloop read g.
@@ -1330,9 +1320,9 @@ void emitTail(KernelBuilder &k, const WgmmaTypes &t, const WgmmaEcfShape &sh,
   TailScratch scratch(k, t, sh, kn.smem);
   auto epilogue = [&] {
     if (sh.epilogue)
-      emitTailEpilogue(k, t, sh, scratch, sh.foldFinalize, out.cosMean,
-                       out.sinMean, out.counters, out.out, out.stats, out.step,
-                       kn.tid, s0, v);
+      emitTailEpilogue(k, t, sh, scratch, out.cosMean, out.sinMean,
+                       out.counters, out.out, out.stats, out.step, kn.tid, s0,
+                       v);
   };
   if (!sh.foldFinalize)
     return epilogue();

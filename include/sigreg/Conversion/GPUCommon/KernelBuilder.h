@@ -67,6 +67,9 @@ public:
   forEach(Value lb, Value ub, Value step, ValueRange inits,
           const std::function<SmallVector<Value>(Value, ValueRange)> &body);
   void ifThen(Value cond, const std::function<void()> &body);
+  /// `then()` where `cond` holds, else `otherwise` (one scf.if yielding a
+  /// value of otherwise's type).
+  Value ifElse(Value cond, const std::function<Value()> &then, Value otherwise);
 };
 
 /// The module's `gpu.module @sigreg_kernels`, created at its end when missing;
