@@ -4,7 +4,7 @@
 # so that the GPU machine, which has no MLIR, runs them with sigreg-aot-run
 # (scripts/gpu-check.sh). Usage: scripts/build-gpu-artifacts.sh BUILD_DIR OUT_DIR [SET]
 #   SET: all (default: anchors, variants, hopper, split, single, grad, step, phased and random) | anchors |
-#        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums |
+#        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
 #        single | random | variants | small-shapes | p65 (P = 65 per-slice f16 on every ECF
 #        kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
@@ -418,21 +418,25 @@ device_step_set() {
   emit_phased ds-phased-ragged-views-bf16 3 1000 1000 2000 17 bf16 none 0 mean step fused
   emit_step ds-step-views-bf16 3 37 136 72 9 bf16 none 0 mean step fused
 }
-# More than 16 batch tiles on the Hopper kernel with --wgmma-atomic-sums (wgmmaAtomicSums): the
-# tiles' sums in 64-bit fixed point through integer atomics, the finalize and the epilogue in the
-# kernel's tail. Just
-# past the threshold (17 tiles), ragged N, views, every reduction and clip, f16, f32 (split
-# operands), the steps and the anchors' large.
-tail_sums_set() {
-  emit ts-large-bf16 0 8192 4096 4096 17 bf16 none 0 mean seed fused --wgmma-atomic-sums
-  emit ts-n2100-views-clamp 2 2100 520 1000 17 bf16 clamp_min 0.5 mean seed fused --wgmma-atomic-sums
-  emit ts-n2049-f16-none 0 2049 264 600 9 f16 none 0 none seed fused --wgmma-atomic-sums
-  emit ts-n4097-f16-sum 0 4097 136 2000 33 f16 zero_below 0.2 sum step fused --wgmma-atomic-sums
-  emit ts-n3000-f32 0 3000 200 512 17 f32 none 0 mean seed fused --wgmma-atomic-sums
-  emit ts-n8192-d512-bf16 0 8192 512 1024 17 bf16 none 0 mean seed fused --wgmma-atomic-sums
-  emit_phased ts-phased-large-bf16 0 8192 4096 4096 17 bf16 none 0 mean seed fused --wgmma-atomic-sums
-  emit_phased ts-phased-n3000-views 2 3000 1000 1032 17 bf16 none 0 sum step fused --wgmma-atomic-sums
-  emit_grad ts-gradf-n8192-d512-bf16 0 8192 512 1024 17 bf16 none 0 mean seed fused --wgmma-atomic-sums
+# More than 16 batch tiles on the Hopper kernel (more than its tail gathers), as NAME-PREFIX
+# with OPTION: by default (OPTION "") the tiles' sums go to [T, V, P, S] workspaces and
+# sigreg_ecf_finalize_loss adds them and runs the epilogue in the launch after the kernel
+# (set finalize-loss); with --wgmma-atomic-sums (wgmmaAtomicSums, set tail-sums) the sums go
+# through integer atomics in 64-bit fixed point and the kernel's tail runs the finalize and the
+# epilogue. Just past the threshold (17 tiles), ragged N and S, views, every reduction and clip,
+# f16, f32 (split operands), the steps and the anchors' large.
+many_tiles_set() {
+  local p=$1 opt=$2
+  emit $p-large-bf16 0 8192 4096 4096 17 bf16 none 0 mean seed fused "$opt"
+  emit $p-n2100-views-clamp 2 2100 520 1000 17 bf16 clamp_min 0.5 mean seed fused "$opt"
+  emit $p-n2049-f16-none 0 2049 264 600 9 f16 none 0 none seed fused "$opt"
+  emit $p-n4097-f16-sum 0 4097 136 2000 33 f16 zero_below 0.2 sum step fused "$opt"
+  emit $p-n3000-f32 0 3000 200 512 17 f32 none 0 mean seed fused "$opt"
+  emit $p-n8192-d512-bf16 0 8192 512 1024 17 bf16 none 0 mean seed fused "$opt"
+  emit $p-n2500-s1000-p65-sum 3 2500 136 1000 65 bf16 none 0 sum seed fused "$opt"
+  emit_phased $p-phased-large-bf16 0 8192 4096 4096 17 bf16 none 0 mean seed fused "$opt"
+  emit_phased $p-phased-n3000-views 2 3000 1000 1032 17 bf16 none 0 sum step fused "$opt"
+  emit_grad $p-gradf-n8192-d512-bf16 0 8192 512 1024 17 bf16 none 0 mean seed fused "$opt"
 }
 case "$set_" in
   p65) for w in 64 128 256; do
@@ -451,7 +455,8 @@ case "$set_" in
   step) step_set ;;
   phased) phased_set ;;
   device-step) device_step_set ;;
-  tail-sums) tail_sums_set ;;
+  tail-sums) many_tiles_set ts --wgmma-atomic-sums ;;
+  finalize-loss) many_tiles_set fl "" ;;
   hopper) hopper ;;
   split) split_set ;;
   training) training ;;

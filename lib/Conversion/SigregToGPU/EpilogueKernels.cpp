@@ -74,6 +74,187 @@ gpu::GPUFuncOp mlir::sigreg::buildEcfFinalizeKernel(OpBuilder &b, Location loc,
   return func;
 }
 
+namespace {
+/// Static shared memory of sigreg_ecf_finalize_loss: the warps' sums and the
+/// means, 4 (2 * 8 + 2) BS P bytes.
+constexpr int64_t kFinalizeLossSharedBytes = 48 * 1024;
+
+/// The loss word of `slicesPerBlock`-slice blocks.
+std::optional<LossSumLayout> finalizeLossLayout(const EpilogueKernelShape &e,
+                                                int64_t slicesPerBlock) {
+  return packedLossSumLayout(
+      e.reduction,
+      e.numViews * llvm::divideCeilSigned(e.numSlices, slicesPerBlock),
+      e.numViews * e.numSlices, e.numPoints, e.tMax, e.globalCount, e.clip,
+      e.clipValue);
+}
+} // namespace
+
+int64_t mlir::sigreg::finalizeLossSlices(const EpilogueKernelShape &e) {
+  for (int64_t bs : {8, 16, 32}) {
+    if (4 * (2 * kBlockThreads / 32 + 2) * bs * e.numPoints >
+        kFinalizeLossSharedBytes)
+      return 0;
+    if (e.reduction == Reduction::none || finalizeLossLayout(e, bs))
+      return bs;
+  }
+  return 0;
+}
+
+int64_t mlir::sigreg::finalizeLossBlocks(const EpilogueKernelShape &e) {
+  return e.numViews *
+         llvm::divideCeilSigned(e.numSlices, finalizeLossSlices(e));
+}
+
+namespace {
+/// Points per pass of sigreg_ecf_finalize_loss's sums (P = 65 in one pass
+/// spilled).
+constexpr int64_t kFinalizeLossPoints = 33;
+} // namespace
+
+gpu::GPUFuncOp
+mlir::sigreg::buildEcfFinalizeLossKernel(OpBuilder &b, Location loc, int64_t T,
+                                         int64_t batch,
+                                         const EpilogueKernelShape &epi) {
+  int64_t V = epi.numViews, S = epi.numSlices, P = epi.numPoints;
+  const int64_t BS = finalizeLossSlices(epi), warps = kBlockThreads / 32;
+  const int64_t lanes = kBlockThreads / BS;
+  assert(BS && "no block of slices fits");
+  bool none = epi.reduction == Reduction::none;
+  std::optional<LossSumLayout> layout = finalizeLossLayout(epi, BS);
+  assert((none || layout) && "a mean/sum without its loss word");
+  MemRefType part = f32Memref(b, {T, V, P, S}), means = f32Memref(b, {V, S, P});
+  SmallVector<Type> args = {part, part, means, means,
+                            none ? f32Memref(b, {V, S}) : f32Memref(b, {})};
+  if (!none)
+    args.push_back(MemRefType::get({1}, b.getI64Type()));
+  if (epi.advancesStep)
+    args.push_back(MemRefType::get({}, b.getI64Type()));
+  // Workgroup buffers: the warps' sums [warps][2P][BS], the means [BS][P]
+  // (cos, sin).
+  auto func = createKernel(b, loc, "sigreg_ecf_finalize_loss", "epilogue", args,
+                           {warps * 2 * P * BS, BS * P, BS * P});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder k(loc, b);
+  Value cosPart = func.getArgument(0), sinPart = func.getArgument(1);
+  Value cosMean = func.getArgument(2), sinMean = func.getArgument(3);
+  Value out = func.getArgument(4);
+  Value warpSums = func.getWorkgroupAttributions()[0];
+  // The shared means as [1, BS, P] for the statistic.
+  auto localView = [&](unsigned index) -> Value {
+    return memref::ExpandShapeOp::create(
+        k.b, ArrayRef<int64_t>{1, BS, P},
+        func.getWorkgroupAttributions()[index],
+        ArrayRef<ReassociationIndices>{{0, 1, 2}});
+  };
+  // The partial sums are the Hopper kernel's (the launch before).
+  NVVM::GriddepcontrolOp::create(k.b, NVVM::GridDepActionKind::wait);
+
+  int64_t sliceBlocks = llvm::divideCeilSigned(S, BS);
+  Value tid = k.threadId(Dimension::x), block = k.blockId(Dimension::x);
+  Value v = k.div(block, k.idx(sliceBlocks));
+  Value s0 = k.mul(k.rem(block, k.idx(sliceBlocks)), k.idx(BS));
+  Value sl = k.rem(tid, k.idx(BS)), lane = k.div(tid, k.idx(BS));
+  // Past S a thread reads the last slice (its sums are never used).
+  Value sRead = k.min(k.add(s0, sl), k.idx(S - 1));
+
+  // Stages 1-2, for the points in groups of at most kFinalizeLossPoints
+  // (its 4 kFinalizeLossPoints accumulators and loads in registers).
+  // Stage 1: lane `lane` adds tiles lane, lane + lanes, ... of each point.
+  // Stage 2: the lanes of a slice in a warp (xor BS, 2 BS, ... < 32); lane
+  // < BS of each warp stores the warp's sums, warpSums[warp][j][slice] (j =
+  // p for cos, P + p for sin).
+  Value warp = k.div(tid, k.idx(32));
+  for (int64_t p0 = 0; p0 < P; p0 += kFinalizeLossPoints) {
+    int64_t np = std::min(kFinalizeLossPoints, P - p0);
+    SmallVector<Value> zeros(2 * np, k.f32(0.0f));
+    SmallVector<Value> sums = k.forEach(
+        lane, k.idx(T), k.idx(lanes), zeros, [&](Value t, ValueRange acc) {
+          SmallVector<Value> next;
+          for (int64_t q = 0; q < np; ++q)
+            next.push_back(
+                k.addf(acc[q], k.load(cosPart, {t, v, k.idx(p0 + q), sRead})));
+          for (int64_t q = 0; q < np; ++q)
+            next.push_back(k.addf(
+                acc[np + q], k.load(sinPart, {t, v, k.idx(p0 + q), sRead})));
+          return next;
+        });
+    for (int32_t off = BS; off < 32; off *= 2)
+      for (Value &sum : sums)
+        sum = k.addf(sum, gpu::ShuffleOp::create(k.b, sum, off, 32,
+                                                 gpu::ShuffleMode::XOR)
+                              .getShuffleResult());
+    k.ifThen(k.lt(k.rem(tid, k.idx(32)), k.idx(BS)), [&] {
+      for (int64_t q = 0; q < 2 * np; ++q) {
+        int64_t j = q < np ? p0 + q : P + p0 + q - np;
+        k.store(
+            sums[q], warpSums,
+            {k.add(k.mul(k.add(k.mul(warp, k.idx(2 * P)), k.idx(j)), k.idx(BS)),
+                   sl)});
+      }
+    });
+  }
+  k.barrier();
+  // Stage 3: the means, element e = (j, slice) of the block's 2P x BS.
+  Value n = k.f32(static_cast<float>(batch));
+  k.forEach(tid, k.idx(2 * P * BS), k.idx(kBlockThreads), [&](Value e) {
+    Value total = k.load(warpSums, {e});
+    for (int64_t w = 1; w < warps; ++w)
+      total =
+          k.addf(total, k.load(warpSums, {k.add(e, k.idx(w * 2 * P * BS))}));
+    Value mean = k.divf(total, n);
+    Value j = k.div(e, k.idx(BS)), slice = k.rem(e, k.idx(BS));
+    Value isSin = k.lt(k.idx(P - 1), j);
+    Value p = k.select(isSin, k.sub(j, k.idx(P)), j);
+    Value at = k.add(k.mul(slice, k.idx(P)), p);
+    Value s = k.add(s0, slice);
+    Value inside = k.lt(s, k.idx(S));
+    k.ifThen(isSin, [&] {
+      k.store(mean, func.getWorkgroupAttributions()[2], {at});
+      k.ifThen(inside, [&] { k.store(mean, sinMean, {v, s, p}); });
+    });
+    k.ifThen(k.lt(j, k.idx(P)), [&] {
+      k.store(mean, func.getWorkgroupAttributions()[1], {at});
+      k.ifThen(inside, [&] { k.store(mean, cosMean, {v, s, p}); });
+    });
+  });
+  k.barrier();
+  // Stage 4: the block's statistics (warp 0), stored or added to the loss.
+  Value cosLocal = localView(1), sinLocal = localView(2);
+  k.ifThen(k.lt(tid, k.idx(32)), [&] {
+    Value s = k.add(s0, tid);
+    Value has = k.land(k.lt(tid, k.idx(BS)), k.lt(s, k.idx(S)));
+    if (none) {
+      k.ifThen(has, [&] {
+        k.store(emitSliceStatistic(k, epi, cosLocal, sinLocal, k.idx(0), tid),
+                out, {v, s});
+      });
+      return;
+    }
+    Value stat = k.ifElse(
+        has,
+        [&] {
+          return emitSliceStatistic(k, epi, cosLocal, sinLocal, k.idx(0), tid);
+        },
+        k.f32(0.0f));
+    for (int32_t off = 1; off < BS; off *= 2)
+      stat = k.addf(stat, gpu::ShuffleOp::create(k.b, stat, off, 32,
+                                                 gpu::ShuffleMode::XOR)
+                              .getShuffleResult());
+    k.ifThen(k.lt(tid, k.idx(1)), [&] {
+      // Every reader of a step counter (the projection) ran before the
+      // Hopper kernel this launch waited for.
+      emitPackedLossAdd(k, *layout, stat, func.getArgument(5), out,
+                        finalizeLossBlocks(epi), epi.reduction, V * S, [&] {
+                          if (epi.advancesStep)
+                            emitStepAdvance(k, func.getArgument(6));
+                        });
+    });
+  });
+  return func;
+}
+
 /// T[v, s] = count * sum_p w_p ((c - phi_p)^2 + s^2), unclipped.
 static Value emitUnclippedStatistic(KernelBuilder &k,
                                     const IntegrationGrid &grid, Value cosIn,

@@ -336,6 +336,31 @@ struct EpilogueKernelShape {
 gpu::GPUFuncOp buildEpilogueKernel(OpBuilder &b, Location loc,
                                    const EpilogueKernelShape &shape);
 
+/// The finalize and the epilogue in one kernel (`sigreg_ecf_finalize_loss`,
+/// EpilogueKernels.cpp), for a Hopper kernel whose batch tiles are too many
+/// for its tail (docs/GPU-SCHEDULES.md): block = BS = finalizeLossSlices
+/// consecutive slices of one view; its 256 threads are BS slices x 256 / BS
+/// tile lanes, lane l adds tiles l, l + 256 / BS, ... of its slice for every
+/// point. The lanes' sums meet by xor shuffles inside each warp and then in
+/// shared memory, the warps in order; the means go to cos, sin and to shared
+/// memory, where BS threads compute their slices' statistics
+/// (emitSliceStatistic). Reduction none stores them; mean/sum adds the
+/// block's sum to the loss word (emitPackedLossAdd) with one atomic.
+/// (cosPart, sinPart : [T, V, P, S], cos, sin : [V, S, P], out : memref<f32>
+/// or memref<VxSxf32>, [word : memref<1xi64>, zero before the first launch,
+/// for mean/sum], [step : memref<i64> with advancesStep]); grid
+/// (finalizeLossBlocks, 1, 1). It waits (griddepcontrol.wait) for the kernel
+/// before it: launched as its programmatic dependent.
+/// BS: 8, or 16 or 32 where the loss word of 8-slice blocks would have too
+/// few fraction bits (the word counts the blocks); 0 where none fits (the
+/// shared memory, 72 BS P bytes, or the word): the finalize and epilogue
+/// kernels then run apart.
+int64_t finalizeLossSlices(const EpilogueKernelShape &epi);
+int64_t finalizeLossBlocks(const EpilogueKernelShape &epi);
+gpu::GPUFuncOp buildEcfFinalizeLossKernel(OpBuilder &b, Location loc,
+                                          int64_t numTiles, int64_t batch,
+                                          const EpilogueKernelShape &epi);
+
 /// T[v, s], clipped, from the [V, S, P] means, as sigreg_epilogue computes
 /// it (EpilogueKernels.cpp; same operations, same order).
 Value emitSliceStatistic(KernelBuilder &k, const EpilogueKernelShape &shape,

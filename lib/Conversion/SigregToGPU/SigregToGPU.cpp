@@ -163,6 +163,16 @@ Value allocCounters(OpBuilder &b, Location loc, int64_t count) {
   return counters;
 }
 
+/// The 64-bit word a mean/sum loss is added up in (emitPackedLossAdd): zeroed
+/// once when the runtime allocates it (`sigreg.zero_init`), reset by the
+/// block or CTA that completes it.
+Value allocLossWord(OpBuilder &b, Location loc) {
+  auto word =
+      memref::AllocOp::create(b, loc, MemRefType::get({1}, b.getI64Type()));
+  word->setAttr("sigreg.zero_init", b.getUnitAttr());
+  return word;
+}
+
 /// A seeded projection as its lowering leaves it (the 1:N replacement of
 /// sigreg.projection): raw g (f32), or packed hi/lo words for the
 /// tensor-core kernels, or row-major 16-bit g for the Hopper kernels, and
@@ -556,12 +566,20 @@ void Lowering::planChains(func::FuncOp func) {
     // the means then live in the kernel alone, or, where other ops read them
     // too (a training step's backward, which may read the stored slices),
     // are its results as well.
+    // With more batch tiles than the tail gathers, sigreg_ecf_finalize_loss
+    // runs the finalize and that epilogue in one launch after the kernel.
     EcfSchedule sched = ecfSchedule(ecf);
     int64_t N = ecf.getInput().getType().getDimSize(1);
     int64_t T = llvm::divideCeilSigned<int64_t>(N, kWgmmaTileRows);
-    if (sched.wgmma && !sched.wgmmaPersistent &&
-        (T == 1 || wgmmaTailGathers(T, N, schedule.wgmmaAtomicSums)))
-      if (auto [ar, epi] = tailEpilogue(ecf); epi) {
+    bool tail = T == 1 || wgmmaTailGathers(T, N, schedule.wgmmaAtomicSums);
+    auto finalizeCarries = [](FusedEpilogueOp epi) {
+      // (A count that is not constant is an error of checkLowerable.)
+      return constantCount(epi.getGlobalCount()) &&
+             finalizeLossSlices(epilogueShape(epi)) != 0;
+    };
+    if (sched.wgmma && !sched.wgmmaPersistent)
+      if (auto [ar, epi] = tailEpilogue(ecf);
+          epi && (tail || finalizeCarries(epi))) {
         tailChain[ecf] = epi;
         absorbed.insert(ar);
         absorbed.insert(epi);
@@ -1329,14 +1347,18 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
   // epilogue of a chain planChains gave it.
   EpilogueKernelShape epiShape;
   AdvanceStepOp step;
+  w.foldFinalize = !persistent && wgmmaTailGathers(w.numBatchTiles(), sh.batch,
+                                                   schedule.wgmmaAtomicSums);
+  // More batch tiles than the tail gathers: the epilogue of the chain runs
+  // in sigreg_ecf_finalize_loss after the kernel (planChains).
+  bool finalizeLoss = epi && w.numBatchTiles() > 1 && !w.foldFinalize;
   if (epi) {
     epiShape = epilogueShape(epi);
     step = stepAdvancedBy(epi);
     epiShape.advancesStep = bool(step);
-    w.epilogue = &epiShape;
+    if (!finalizeLoss)
+      w.epilogue = &epiShape;
   }
-  w.foldFinalize = !persistent && wgmmaTailGathers(w.numBatchTiles(), sh.batch,
-                                                   schedule.wgmmaAtomicSums);
   w.atomicSums = !persistent && wgmmaAtomicSums(w.numBatchTiles(), sh.batch,
                                                 schedule.wgmmaAtomicSums);
   // The slices for the fused backward (--sigreg-save-slices), written where
@@ -1388,7 +1410,33 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
         rewriter, loc, slices, ArrayRef<ReassociationIndices>{{0, 1}, {2}}));
   int64_t T = w.numBatchTiles();
   SmallVector<Value> results;
-  if (!w.foldFinalize && !w.epilogue) {
+  if (finalizeLoss) {
+    auto partType = MemRefType::get(
+        {T, sh.numViews, sh.numPoints, sh.numSlices}, rewriter.getF32Type());
+    Value cosPart = memref::AllocOp::create(rewriter, loc, partType);
+    Value sinPart = memref::AllocOp::create(rewriter, loc, partType);
+    args.append({cosPart, sinPart});
+    args.append(trailing);
+    programmaticCandidates.push_back(
+        createLaunch(rewriter, loc, kernel, grid, w.tiling.threads, args,
+                     wgmmaDynamicSharedBytes(w.tiling)));
+    Value cosOut = resultBuffer(rewriter, ecf.getCos());
+    Value sinOut = resultBuffer(rewriter, ecf.getSin());
+    Value out = resultBuffer(rewriter, epi.getResult());
+    SmallVector<Value> finalArgs = {cosPart, sinPart, cosOut, sinOut, out};
+    if (epiShape.reduction != Reduction::none)
+      finalArgs.push_back(allocLossWord(rewriter, loc));
+    if (step)
+      finalArgs.push_back(step.getStep());
+    OpBuilder fb = kernelBuilder();
+    gpu::GPUFuncOp finalize =
+        addKernel(buildEcfFinalizeLossKernel(fb, loc, T, sh.batch, epiShape));
+    programmaticCandidates.push_back(createLaunch(
+        rewriter, loc, finalize, {finalizeLossBlocks(epiShape), 1, 1},
+        kBlockThreads, finalArgs));
+    rewriter.replaceOp(epi, toTensor(rewriter, loc, out));
+    results = {cosOut, sinOut};
+  } else if (!w.foldFinalize && !w.epilogue) {
     auto [cos, sin] =
         finishEcf(rewriter, loc, ecf, kernel, grid, w.tiling.threads, args, T,
                   wgmmaDynamicSharedBytes(w.tiling),
@@ -1427,12 +1475,7 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
       out = resultBuffer(rewriter, epi.getResult());
       args.push_back(out);
       if (w.lossSumLayout()) {
-        // The loss word (emitPackedLossAdd): zero at the first launch, reset
-        // by the CTA that completes it.
-        auto word = memref::AllocOp::create(
-            rewriter, loc, MemRefType::get({1}, rewriter.getI64Type()));
-        word->setAttr("sigreg.zero_init", rewriter.getUnitAttr());
-        args.push_back(word);
+        args.push_back(allocLossWord(rewriter, loc));
       } else if (epiShape.reduction != Reduction::none) {
         args.push_back(memref::AllocOp::create(
             rewriter, loc,
@@ -1528,10 +1571,7 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
     // The loss's fixed-point accumulator (zeroed once, reset by the last
     // block), or the statistics the last block adds.
     if (sh.lossSumLayout()) {
-      auto acc = memref::AllocOp::create(
-          rewriter, loc, MemRefType::get({1}, rewriter.getI64Type()));
-      acc->setAttr("sigreg.zero_init", rewriter.getUnitAttr());
-      args.push_back(acc);
+      args.push_back(allocLossWord(rewriter, loc));
     } else {
       args.push_back(memref::AllocOp::create(rewriter, loc,
                                              MemRefType::get({V * S}, f32)));

@@ -107,21 +107,20 @@ func.func @mid_step(%x: tensor<512x1024xbf16>, %step: memref<i64>, %g: tensor<f3
 
 // -----
 
-// A batch of 64 tiles: the Hopper kernel, the finalize and the epilogue
-// kernel, whose thread that writes the loss (in the last of its blocks)
-// advances the counter.
+// A batch of 64 tiles: the Hopper kernel, then sigreg_ecf_finalize_loss
+// (the finalize and the epilogue), whose block that writes the loss (the
+// last to add to the loss word) advances the counter.
 // CHECK-LABEL: func.func @tall(
 // CHECK-SAME:    %{{.*}}: tensor<8192x64xbf16>, %[[STEP:[^:]*]]: memref<i64>)
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_projection_split_rows blocks {{.*}} args(%[[STEP]] : memref<i64>,
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf_wgmma
-// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_ecf_finalize_sm
-// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_epilogue blocks in (%c2, %c1, %c1) {{.*}}, %[[STEP]] : memref<i64>)
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_ecf_finalize_loss blocks in (%c64, %c1, %c1) {{.*}}, %[[STEP]] : memref<i64>)
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         return
-// CHECK-LABEL: gpu.func @sigreg_epilogue(
-// CHECK-SAME:    %[[OUT:[^:]*]]: memref<f32>, %{{.*}}: memref<1xi32>, %{{.*}}: memref<2xf32>, %[[CTR:[^:]*]]: memref<i64>)
+// CHECK-LABEL: gpu.func @sigreg_ecf_finalize_loss(
+// CHECK-SAME:    %[[OUT:[^:]*]]: memref<f32>, %{{.*}}: memref<1xi64>, %[[CTR:[^:]*]]: memref<i64>)
 // CHECK:         memref.store %{{.*}}, %[[OUT]][] : memref<f32>
-// CHECK-NEXT:    %[[V:.*]] = memref.load %[[CTR]][] : memref<i64>
+// CHECK:         %[[V:.*]] = memref.load %[[CTR]][] : memref<i64>
 // CHECK-NEXT:    %[[N:.*]] = arith.addi %[[V]], %{{.*}} : i64
 // CHECK-NEXT:    memref.store %[[N]], %[[CTR]][] : memref<i64>
 func.func @tall(%x: tensor<8192x64xbf16>, %step: memref<i64>) -> tensor<f32> {

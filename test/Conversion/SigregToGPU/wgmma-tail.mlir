@@ -104,13 +104,14 @@ func.func @one_tile(%x: tensor<2x100x520xf16>, %a: tensor<520x1032xf16>) -> tens
 
 // -----
 
-// 18 batch tiles (> 16): the finalize and epilogue kernels stay (a last
-// CTA's gather of 18 tiles would be a serial tail); 128-slice tiles (144 of
-// them fill the SMs).
+// 18 batch tiles (> 16): no tail (a last CTA's gather of 18 tiles would be
+// a serial tail); the tiles' sums go to [T, V, P, S] workspaces that
+// sigreg_ecf_finalize_loss adds in the launch after (finalize-loss.mlir).
+// 128-slice tiles (144 of them fill the SMs).
 // CHECK-LABEL: func.func @many_tiles(
 // CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma blocks in (%c8, %c18, %c1) threads in (%c288, %c1, %c1)
-// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_ecf_finalize_sm
-// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_epilogue
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_ecf_finalize_loss
+// CHECK-NOT:     gpu.launch_func
 
 // With wgmma-atomic-sums (wgmmaAtomicSums: less memory, measured slower),
 // each CTA adds its tile's sums,

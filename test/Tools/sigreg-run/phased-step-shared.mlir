@@ -8,7 +8,7 @@
 // may live 16 MiB into dL/dx's 64 MiB (the manifest's "shares",
 // docs/AOT.md): one 80 MiB allocation for both where they took 128.
 
-// OUT: fused pipeline: 9 steps
+// OUT: fused pipeline: 8 steps
 
 // MANIFEST:      "name": "dx",
 // MANIFEST-NEXT: "role": "output",
