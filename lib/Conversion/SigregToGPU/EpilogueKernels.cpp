@@ -141,11 +141,12 @@ mlir::sigreg::buildEcfFinalizeLossKernel(OpBuilder &b, Location loc, int64_t T,
   Value cosMean = func.getArgument(2), sinMean = func.getArgument(3);
   Value out = func.getArgument(4);
   Value warpSums = func.getWorkgroupAttributions()[0];
+  Value cosShared = func.getWorkgroupAttributions()[1];
+  Value sinShared = func.getWorkgroupAttributions()[2];
   // The shared means as [1, BS, P] for the statistic.
-  auto localView = [&](unsigned index) -> Value {
+  auto localView = [&](Value shared) -> Value {
     return memref::ExpandShapeOp::create(
-        k.b, ArrayRef<int64_t>{1, BS, P},
-        func.getWorkgroupAttributions()[index],
+        k.b, ArrayRef<int64_t>{1, BS, P}, shared,
         ArrayRef<ReassociationIndices>{{0, 1, 2}});
   };
   // The partial sums are the Hopper kernel's (the launch before).
@@ -182,9 +183,7 @@ mlir::sigreg::buildEcfFinalizeLossKernel(OpBuilder &b, Location loc, int64_t T,
         });
     for (int32_t off = BS; off < 32; off *= 2)
       for (Value &sum : sums)
-        sum = k.addf(sum, gpu::ShuffleOp::create(k.b, sum, off, 32,
-                                                 gpu::ShuffleMode::XOR)
-                              .getShuffleResult());
+        sum = addXorShuffled(k, sum, off);
     k.ifThen(k.lt(k.rem(tid, k.idx(32)), k.idx(BS)), [&] {
       for (int64_t q = 0; q < 2 * np; ++q) {
         int64_t j = q < np ? p0 + q : P + p0 + q - np;
@@ -211,37 +210,32 @@ mlir::sigreg::buildEcfFinalizeLossKernel(OpBuilder &b, Location loc, int64_t T,
     Value s = k.add(s0, slice);
     Value inside = k.lt(s, k.idx(S));
     k.ifThen(isSin, [&] {
-      k.store(mean, func.getWorkgroupAttributions()[2], {at});
+      k.store(mean, sinShared, {at});
       k.ifThen(inside, [&] { k.store(mean, sinMean, {v, s, p}); });
     });
     k.ifThen(k.lt(j, k.idx(P)), [&] {
-      k.store(mean, func.getWorkgroupAttributions()[1], {at});
+      k.store(mean, cosShared, {at});
       k.ifThen(inside, [&] { k.store(mean, cosMean, {v, s, p}); });
     });
   });
   k.barrier();
   // Stage 4: the block's statistics (warp 0), stored or added to the loss.
-  Value cosLocal = localView(1), sinLocal = localView(2);
+  Value cosLocal = localView(cosShared), sinLocal = localView(sinShared);
   k.ifThen(k.lt(tid, k.idx(32)), [&] {
     Value s = k.add(s0, tid);
     Value has = k.land(k.lt(tid, k.idx(BS)), k.lt(s, k.idx(S)));
-    if (none) {
-      k.ifThen(has, [&] {
-        k.store(emitSliceStatistic(k, epi, cosLocal, sinLocal, k.idx(0), tid),
-                out, {v, s});
-      });
-      return;
-    }
     Value stat = k.ifElse(
         has,
         [&] {
           return emitSliceStatistic(k, epi, cosLocal, sinLocal, k.idx(0), tid);
         },
         k.f32(0.0f));
+    if (none) {
+      k.ifThen(has, [&] { k.store(stat, out, {v, s}); });
+      return;
+    }
     for (int32_t off = 1; off < BS; off *= 2)
-      stat = k.addf(stat, gpu::ShuffleOp::create(k.b, stat, off, 32,
-                                                 gpu::ShuffleMode::XOR)
-                              .getShuffleResult());
+      stat = addXorShuffled(k, stat, off);
     k.ifThen(k.lt(tid, k.idx(1)), [&] {
       // Every reader of a step counter (the projection) ran before the
       // Hopper kernel this launch waited for.

@@ -248,13 +248,18 @@ void mlir::sigreg::forEachHarmonicPair(
   }
 }
 
+Value mlir::sigreg::addXorShuffled(KernelBuilder &k, Value value,
+                                   int32_t offset) {
+  return k.addf(value, gpu::ShuffleOp::create(k.b, value, offset, 32,
+                                              gpu::ShuffleMode::XOR)
+                           .getShuffleResult());
+}
+
 Value mlir::sigreg::emitBlockShuffleSum(KernelBuilder &k, Value tid,
                                         Value value, Value scratch,
                                         function_ref<void()> barrier) {
   for (int32_t off = 16; off >= 1; off /= 2)
-    value = k.addf(value, gpu::ShuffleOp::create(k.b, value, off, 32,
-                                                 gpu::ShuffleMode::XOR)
-                              .getShuffleResult());
+    value = addXorShuffled(k, value, off);
   Value lane = k.rem(tid, k.idx(32)), warp = k.div(tid, k.idx(32));
   k.ifThen(k.lt(lane, k.idx(1)), [&] { k.store(value, scratch, {warp}); });
   if (barrier)

@@ -146,6 +146,10 @@ GradCoefficients gradCoefficientsFrom(KernelBuilder &k, int64_t P, double tMax,
 Value emitGradValue(KernelBuilder &k, int64_t P, Value theta,
                     const GradCoefficients &c, bool inRange = false);
 
+/// value + value of the lane `offset` away (xor), one step of a warp's
+/// butterfly sum (every lane of the warp takes part).
+Value addXorShuffled(KernelBuilder &k, Value value, int32_t offset);
+
 /// The sum of `value` over the kBlockThreads threads, in a fixed order: an
 /// xor butterfly of shuffles inside each warp, then thread 0 adds the warps'
 /// sums in ascending order (through the workgroup f32 buffer `scratch`, at

@@ -163,6 +163,15 @@ Value allocCounters(OpBuilder &b, Location loc, int64_t count) {
   return counters;
 }
 
+/// The per-batch-tile cos and sin sums an ECF kernel stores for the kernel
+/// (or the tail) that adds the tiles: two f32 workspaces of `shape`.
+std::pair<Value, Value> allocTileSums(OpBuilder &b, Location loc,
+                                      ArrayRef<int64_t> shape) {
+  auto type = MemRefType::get(shape, b.getF32Type());
+  return {memref::AllocOp::create(b, loc, type),
+          memref::AllocOp::create(b, loc, type)};
+}
+
 /// The 64-bit word a mean/sum loss is added up in (emitPackedLossAdd): zeroed
 /// once when the runtime allocates it (`sigreg.zero_init`), reset by the
 /// block or CTA that completes it.
@@ -967,11 +976,10 @@ std::pair<Value, Value> Lowering::finishEcf(
     launch = createLaunch(rewriter, loc, kernel, grid, blockThreads, args,
                           dynamicSharedBytes);
   } else {
-    auto partType = MemRefType::get(sliceMajor ? ArrayRef<int64_t>{T, V, P, S}
-                                               : ArrayRef<int64_t>{T, V, S, P},
-                                    rewriter.getF32Type());
-    Value cosPart = memref::AllocOp::create(rewriter, loc, partType);
-    Value sinPart = memref::AllocOp::create(rewriter, loc, partType);
+    auto [cosPart, sinPart] =
+        allocTileSums(rewriter, loc,
+                      sliceMajor ? ArrayRef<int64_t>{T, V, P, S}
+                                 : ArrayRef<int64_t>{T, V, S, P});
     args.append({cosPart, sinPart});
     args.append(trailingArgs.begin(), trailingArgs.end());
     launch = createLaunch(rewriter, loc, kernel, grid, blockThreads, args,
@@ -1411,10 +1419,8 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
   int64_t T = w.numBatchTiles();
   SmallVector<Value> results;
   if (finalizeLoss) {
-    auto partType = MemRefType::get(
-        {T, sh.numViews, sh.numPoints, sh.numSlices}, rewriter.getF32Type());
-    Value cosPart = memref::AllocOp::create(rewriter, loc, partType);
-    Value sinPart = memref::AllocOp::create(rewriter, loc, partType);
+    auto [cosPart, sinPart] = allocTileSums(
+        rewriter, loc, {T, sh.numViews, sh.numPoints, sh.numSlices});
     args.append({cosPart, sinPart});
     args.append(trailing);
     programmaticCandidates.push_back(
@@ -1460,10 +1466,9 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
         args.push_back(acc);
       }
     } else {
-      auto partType = MemRefType::get(
-          {T, sh.numViews, sh.numPoints, sh.numSlices}, rewriter.getF32Type());
-      args.push_back(memref::AllocOp::create(rewriter, loc, partType));
-      args.push_back(memref::AllocOp::create(rewriter, loc, partType));
+      auto [cosPart, sinPart] = allocTileSums(
+          rewriter, loc, {T, sh.numViews, sh.numPoints, sh.numSlices});
+      args.append({cosPart, sinPart});
     }
     args.append(trailing);
     if (w.foldFinalize)
@@ -1563,10 +1568,10 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
                                   : toBuffer(rewriter, loc, projection),
                              toBuffer(rewriter, loc, input), out};
   args.push_back(allocCounters(rewriter, loc, sh.numCounters()));
-  if (T > 1)
-    for (int i = 0; i < 2; ++i)
-      args.push_back(memref::AllocOp::create(
-          rewriter, loc, MemRefType::get({T, V, S, P}, f32)));
+  if (T > 1) {
+    auto [cosPart, sinPart] = allocTileSums(rewriter, loc, {T, V, S, P});
+    args.append({cosPart, sinPart});
+  }
   if (sh.reduction != Reduction::none) {
     // The loss's fixed-point accumulator (zeroed once, reset by the last
     // block), or the statistics the last block adds.

@@ -518,9 +518,7 @@ void storeMmaPartials(Tile &tile, const MmaLanes &l, ArrayRef<Value> acc) {
   SmallVector<Value> sumSq(acc.begin() + MT * NT * 4, acc.end());
   for (Value &v : sumSq)
     for (int32_t off : {1, 2})
-      v = k.addf(v,
-                 gpu::ShuffleOp::create(k.b, v, off, 32, gpu::ShuffleMode::XOR)
-                     .getShuffleResult());
+      v = addXorShuffled(k, v, off);
   Value rowBase = k.mul(k.mul(l.wm, k.idx(MT)), k.idx(16));
   k.ifThen(k.lt(rowBase, k.idx(BM)), [&] {
     for (int64_t i = 0; i < MT; ++i)
@@ -664,9 +662,7 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
   // Rows of a warp: lanes j, j + BS, ... (butterfly, same order every run).
   for (int64_t off = BS; off < 32; off *= 2)
     for (Value &v : sums)
-      v = k.addf(v, gpu::ShuffleOp::create(k.b, v, static_cast<int32_t>(off),
-                                           32, gpu::ShuffleMode::XOR)
-                        .getShuffleResult());
+      v = addXorShuffled(k, v, static_cast<int32_t>(off));
   Value lane = k.rem(t.tid, k.idx(32)), warp = k.div(t.tid, k.idx(32));
   // gs: [warp][cos | sin][j][p], p = 0 left out.
   k.ifThen(k.lt(lane, k.idx(BS)), [&] {
@@ -801,9 +797,7 @@ void emitPackedLossSum(Tile &t, Value acc, Value out) {
     Value stat = computeSliceStatistic(t, k.min(t.tid, k.idx(BS - 1)));
     Value sum = k.select(valid, stat, k.f32(0.0f));
     for (int32_t off = 16; off >= 1; off /= 2)
-      sum = k.addf(
-          sum, gpu::ShuffleOp::create(k.b, sum, off, 32, gpu::ShuffleMode::XOR)
-                   .getShuffleResult());
+      sum = addXorShuffled(k, sum, off);
     k.ifThen(k.lt(t.tid, k.idx(1)), [&] {
       emitPackedLossAdd(k, *sh.lossSumLayout(), sum, acc, out,
                         sh.numLossArrivals(), sh.reduction, sh.numViews * S,
