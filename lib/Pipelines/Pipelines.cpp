@@ -128,6 +128,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   scheduleOpts.hopper = options.chip == "sm_90a";
   scheduleOpts.wgmmaSlices = options.wgmmaSlices;
   scheduleOpts.wgmmaPersistent = options.wgmmaPersistent;
+  scheduleOpts.wgmmaCluster = options.wgmmaCluster;
   scheduleOpts.singleLaunch = options.singleLaunch;
   pm.addPass(createSigregChooseSchedule(scheduleOpts));
   if (options.saveSlices) {
@@ -143,6 +144,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   lowerOpts.tensorCores = options.tensorCores;
   lowerOpts.hopper = scheduleOpts.hopper;
   lowerOpts.wgmmaSlices = options.wgmmaSlices;
+  lowerOpts.wgmmaCluster = options.wgmmaCluster;
   lowerOpts.deferCotangent = options.deferCotangent;
   lowerOpts.wgmmaAtomicSums = options.wgmmaAtomicSums;
   pm.addPass(createConvertSigregToGPU(lowerOpts));

@@ -131,6 +131,12 @@ struct Options {
       llvm::cl::desc("sm_90a: slices per tile of the TMA + wgmma kernel, "
                      "64, 128 or 256 (0: by rule)"),
       llvm::cl::init(0)};
+  llvm::cl::opt<int64_t> wgmmaCluster{
+      "wgmma-cluster",
+      llvm::cl::desc("sm_90a: CTAs per cluster of the TMA + wgmma kernel "
+                     "sharing the g tile by multicast, 1, 2 or 4 (0: by "
+                     "rule)"),
+      llvm::cl::init(0)};
   llvm::cl::opt<int64_t> blockSlices{
       "block-slices", llvm::cl::desc("Fused ECF slice tile (0: by shape)"),
       llvm::cl::init(0)};
@@ -212,6 +218,7 @@ SmallVector<std::string> cudaOnlyFlags(Options &opts) {
   note(opts.tensorCores);
   note(opts.singleLaunch);
   note(opts.wgmmaSlices);
+  note(opts.wgmmaCluster);
   note(opts.wgmmaPersistent);
   note(opts.wgmmaAtomicSums);
   note(opts.preciseSqrt);
@@ -500,6 +507,7 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.blockSlices = opts.blockSlices;
   gpuOpts.tensorCores = opts.tensorCores;
   gpuOpts.wgmmaSlices = opts.wgmmaSlices;
+  gpuOpts.wgmmaCluster = opts.wgmmaCluster;
   gpuOpts.wgmmaPersistent = opts.wgmmaPersistent;
   gpuOpts.wgmmaAtomicSums = opts.wgmmaAtomicSums;
   gpuOpts.preciseSqrt = opts.preciseSqrt;

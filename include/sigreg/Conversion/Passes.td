@@ -50,6 +50,9 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "Slices per CTA tile of the TMA + wgmma kernel (64, 128 or 256; 0: by rule)">,
     Option<"wgmmaPersistent", "wgmma-persistent", "bool", "false",
            "TMA + wgmma kernel: persistent CTAs, the ECF of a tile overlapped with the next tile's MMAs">,
+    Option<"wgmmaCluster", "wgmma-cluster", "int64_t", "0",
+           "TMA + wgmma kernel: CTAs per cluster sharing the g tile by multicast "
+           "(1, 2 or 4; 0: by rule)">,
     Option<"wgmmaAtomicSums", "wgmma-atomic-sums", "bool", "false",
            "TMA + wgmma kernel past 16 batch tiles: the tiles' sums in 64-bit fixed point through "
            "integer atomics, finalized in the kernel's tail (less memory, slower)">,

@@ -52,6 +52,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "wgmma-slices",
       llvm::cl::desc("TMA + wgmma kernel slice tile, 64, 128 or 256 (0: auto)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> wgmmaCluster{
+      *this, "wgmma-cluster",
+      llvm::cl::desc("TMA + wgmma kernel: CTAs per cluster sharing the g "
+                     "tile by multicast, 1, 2 or 4 (0: by rule)"),
+      llvm::cl::init(0)};
   PassOptions::Option<bool> saveSlices{
       *this, "save-slices",
       llvm::cl::desc("Fused backward: read the forward's slices instead of "

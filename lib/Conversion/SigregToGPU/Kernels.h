@@ -103,6 +103,8 @@ struct EcfKernelShape {
   bool splitProjection = true;
   int64_t normChunks;
   int64_t blockRows, blockSlices;
+  /// The one-tile Hopper kernel: CTAs per cluster (EcfSchedule::cluster).
+  int64_t wgmmaCluster = 1;
   /// SIMT kernel: k (feature) tile depth, a multiple of 16.
   int64_t tileK = 16;
   int64_t numBatchTiles() const { return (batch + blockRows - 1) / blockRows; }

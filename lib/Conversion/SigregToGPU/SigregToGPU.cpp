@@ -80,6 +80,7 @@ EcfScheduleOptions scheduleOptions(const ConvertSigregToGPUOptions &options) {
   o.hopper = options.hopper;
   o.wgmmaSlices = options.wgmmaSlices;
   o.wgmmaPersistent = options.wgmmaPersistent;
+  o.wgmmaCluster = options.wgmmaCluster;
   o.wgmmaAtomicSums = options.wgmmaAtomicSums;
   o.singleLaunch = options.singleLaunch;
   return o;
@@ -878,6 +879,7 @@ void Lowering::lowerFusedEcf(ConversionPatternRewriter &rewriter,
              : ecf.getProjection().getType().getElementType();
   EcfSchedule sched = ecfSchedule(ecf);
   sh.blockSlices = sched.blockSlices;
+  sh.wgmmaCluster = sched.cluster;
   SmallVector<Value> results;
   if (sched.wgmma) {
     results =
@@ -1351,6 +1353,7 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
                               sh.featureDim;
   w.splitFeatures = split || splitG ? wgmmaSplitFeatures(sh.featureDim) : 0;
   w.splitInput = split;
+  w.tiling.cluster = persistent ? 1 : sh.wgmmaCluster;
   // The tail (one-tile kernel): the finalize for few batch tiles, and the
   // epilogue of a chain planChains gave it.
   EpilogueKernelShape epiShape;
@@ -1735,8 +1738,8 @@ struct ConvertSigregToGPUPass
     });
     if (funcs.empty())
       return;
-    std::string optionError =
-        scheduleOptionError(blockRows, blockSlices, wgmmaSlices, singleLaunch);
+    std::string optionError = scheduleOptionError(
+        blockRows, blockSlices, wgmmaSlices, singleLaunch, wgmmaCluster);
     if (!optionError.empty()) {
       module.emitError(optionError);
       return signalPassFailure();
@@ -1754,6 +1757,7 @@ struct ConvertSigregToGPUPass
     opts.hopper = hopper;
     opts.wgmmaSlices = wgmmaSlices;
     opts.wgmmaPersistent = wgmmaPersistent;
+    opts.wgmmaCluster = wgmmaCluster;
     opts.wgmmaAtomicSums = wgmmaAtomicSums;
     opts.singleLaunch = singleLaunch;
     opts.deferCotangent = deferCotangent;

@@ -197,17 +197,32 @@ void consumerBarrier(KernelBuilder &k) {
 /// before it (the projection; kProgrammaticLaunchAttrName), the kernel
 /// starts while that one finishes and waits here for its results; launched
 /// plainly, the wait returns at once.
+///
+/// In a cluster (WgmmaTiling::cluster) a stage's `empty` barrier counts the
+/// consumer warpgroups of every CTA of the cluster (the peers' multicast
+/// writes into the stage too), and the barriers are initialized cluster-wide
+/// (fence.mbarrier_init, then a cluster barrier) before any peer's load or
+/// arrive can reach them.
 void emitBarrierSetup(KernelBuilder &k, const WgmmaTypes &t, Value full,
                       Value empty, Value xMap, Value gMap, Value tid) {
+  int64_t cluster = t.tiling.cluster;
   k.ifThen(k.lt(tid, k.idx(1)), [&] {
     for (int64_t s = 0; s < t.stages; ++s) {
       nvgpu::MBarrierInitOp::create(k.b, full, k.idx(1), k.idx(s), Value());
-      nvgpu::MBarrierInitOp::create(k.b, empty, k.idx(2), k.idx(s), Value());
+      nvgpu::MBarrierInitOp::create(k.b, empty, k.idx(2 * cluster), k.idx(s),
+                                    Value());
     }
+    if (cluster > 1)
+      NVVM::FenceMbarrierInitOp::create(k.b);
     nvgpu::TmaPrefetchOp::create(k.b, xMap, Value());
     nvgpu::TmaPrefetchOp::create(k.b, gMap, Value());
   });
-  k.barrier();
+  if (cluster > 1) {
+    NVVM::ClusterArriveOp::create(k.b, k.b.getUnitAttr());
+    NVVM::ClusterWaitOp::create(k.b, k.b.getUnitAttr());
+  } else {
+    k.barrier();
+  }
   NVVM::GriddepcontrolOp::create(k.b, NVVM::GridDepActionKind::wait);
 }
 
@@ -224,9 +239,13 @@ Value gTileOffset(KernelBuilder &k, const WgmmaTypes &t, Value s) {
 /// the consumers released the step's stage in the previous round (in round 0
 /// the wait on the "previous" phase, parity 1, passes at once), announces
 /// the bytes on full[stage], and loads the x box and the g boxes with TMA.
+/// In a cluster of `t.tiling.cluster` CTAs (`rank`: this CTA's) the CTAs
+/// share the slice tile: box j of the g tile is loaded by CTA j % cluster
+/// and multicast to all of them, at the same offset and with the same
+/// barrier, so every CTA's full[stage] still counts the whole stage.
 void emitTmaLoad(KernelBuilder &k, const WgmmaTypes &t, Value smem, Value full,
                  Value empty, Value xMap, Value gMap, Value xRow0, Value s0,
-                 Value it, Value step) {
+                 Value it, Value step, Value rank = Value()) {
   Value one = arith::ConstantOp::create(k.b, k.b.getBoolAttr(true));
   Value s = k.rem(step, k.idx(t.stages));
   Value round = k.div(step, k.idx(t.stages));
@@ -251,6 +270,8 @@ void emitTmaLoad(KernelBuilder &k, const WgmmaTypes &t, Value smem, Value full,
     xK0 = partOffset(2);
     k0 = partOffset(1);
   }
+  assert((t.tiling.cluster == 1 || !t.kMajorB) &&
+         "clusters share the forward's N-major g boxes only");
   Value xTile =
       smemView(k, smem, xTileOffset(k, t, s), t.tile({kRows, t.tileK}, t.elem));
   nvgpu::TmaAsyncLoadOp::create(k.b, xTile, full, xMap, ValueRange{xK0, xRow0},
@@ -262,13 +283,22 @@ void emitTmaLoad(KernelBuilder &k, const WgmmaTypes &t, Value smem, Value full,
                                   Value(), Value());
     return;
   }
-  for (int64_t j = 0; j < t.slices / kGBoxSlices; ++j) {
+  int64_t cluster = t.tiling.cluster;
+  Value mask = cluster > 1 ? arith::ConstantOp::create(
+                                 k.b, k.b.getI16IntegerAttr((1 << cluster) - 1))
+                                 .getResult()
+                           : Value();
+  for (int64_t i = 0; i < t.slices / kGBoxSlices / cluster; ++i) {
+    Value j = k.idx(i * cluster);
+    if (cluster > 1)
+      j = k.add(j, rank);
     Value off =
-        k.add(gTileOffset(k, t, s), k.idx(j * t.tileK * kGBoxSlices * 2));
+        k.add(gTileOffset(k, t, s), k.mul(j, k.idx(t.tileK * kGBoxSlices * 2)));
     Value gBox = smemView(k, smem, off, t.tile({t.tileK, kGBoxSlices}, t.elem));
     nvgpu::TmaAsyncLoadOp::create(
         k.b, gBox, full, gMap,
-        ValueRange{k.add(s0, k.idx(j * kGBoxSlices)), k0}, s, Value(), Value());
+        ValueRange{k.add(s0, k.mul(j, k.idx(kGBoxSlices))), k0}, s, mask,
+        Value());
   }
 }
 
@@ -276,10 +306,11 @@ void emitTmaLoad(KernelBuilder &k, const WgmmaTypes &t, Value smem, Value full,
 /// ring; `stepBase` counts the k-steps of the CTA's earlier tiles.
 void emitTmaProducer(KernelBuilder &k, const WgmmaTypes &t, Value smem,
                      Value full, Value empty, Value xMap, Value gMap,
-                     Value xRow0, Value s0, int64_t kTiles, Value stepBase) {
+                     Value xRow0, Value s0, int64_t kTiles, Value stepBase,
+                     Value rank = Value()) {
   k.forEach(k.idx(0), k.idx(kTiles), k.idx(1), [&](Value it) {
     emitTmaLoad(k, t, smem, full, empty, xMap, gMap, xRow0, s0, it,
-                k.add(stepBase, it));
+                k.add(stepBase, it), rank);
   });
 }
 
@@ -392,6 +423,29 @@ Value emitKTileMma(KernelBuilder &k, const WgmmaTypes &t, Value smem,
   return acc;
 }
 
+/// One arrive on barrier `s` of `group` in each of the `cluster` CTAs of
+/// the cluster: nvvm.mapa of the barrier's shared address to each CTA's,
+/// then an arrive with the default release.cta semantics (the wgmma reads of
+/// the stage are complete; a release.cluster arrive made every k-tile wait
+/// for it: large 0.52 -> 0.67 ms, docs/PERF-NOTES.md c2).
+void arriveInCluster(KernelBuilder &k, Value group, Value s, int64_t cluster) {
+  MLIRContext *ctx = k.b.getContext();
+  Value addr =
+      nvgpu::MBarrierGetOp::create(k.b, k.b.getI32Type(), group, s).getResult();
+  Value local = LLVM::IntToPtrOp::create(
+      k.b,
+      LLVM::LLVMPointerType::get(
+          ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared)),
+      addr);
+  auto clusterPtr = LLVM::LLVMPointerType::get(
+      ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+  for (int64_t r = 0; r < cluster; ++r) {
+    Value remote = NVVM::MapaOp::create(k.b, clusterPtr, local, i32Const(k, r));
+    NVVM::MBarrierArriveOp::create(k.b, Type(), remote, Value(),
+                                   NVVM::MemScopeKind::CTA, false);
+  }
+}
+
 /// What the mainloop returns: the accumulator (all MMAs complete), the
 /// consumers' phase of the `full` ring and the values `interleave` carried.
 struct MainloopResult {
@@ -422,12 +476,24 @@ Value emitMainloopKTile(KernelBuilder &k, const WgmmaTypes &t, Value smem,
   if (t.deferWait)
     NVVM::WgmmaWaitGroupSyncOp::create(k.b, t.opsPerKTile());
   // The MMAs of the previous k-tile are complete: hand its stage back to the
-  // producer.
+  // producer (in a cluster, to every CTA's producer: their multicast writes
+  // into it).
   k.ifThen(k.land(primary, hasPrevious), [&] {
+    if (t.tiling.cluster > 1)
+      return arriveInCluster(k, empty, prevS, t.tiling.cluster);
     nvgpu::MBarrierArriveOp::create(k.b, nvgpu::MBarrierTokenType::get(ctx),
                                     empty, prevS);
   });
   return next;
+}
+
+/// Whether a cluster's consumers hand back k-step `step` of a mainloop of
+/// `kTiles` k-steps: not the last `stages` steps, which no producer waits
+/// for. So no CTA arrives on a peer's barrier after that peer's producer is
+/// done, and a CTA may exit without a cluster barrier: every remote arrive
+/// and multicast write it receives is one its own threads wait for.
+bool releasedInCluster(const WgmmaTypes &t, int64_t step, int64_t kTiles) {
+  return t.tiling.cluster == 1 || step < kTiles - t.stages;
 }
 
 /// Whether stage 3 of a mainloop of `kTiles` k-tiles is emitted unrolled:
@@ -461,7 +527,9 @@ MainloopResult emitUnrolledWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
     acc = emitMainloopKTile(
         k, t, smem, full, empty, xMap, gMap, wgOffset, primary, k.idx(s),
         k.idx((s + t.stages - 1) % t.stages), parity,
-        arith::ConstantOp::create(k.b, k.b.getBoolAttr(i > 0)), acc);
+        arith::ConstantOp::create(
+            k.b, k.b.getBoolAttr(i > 0 && releasedInCluster(t, i - 1, kTiles))),
+        acc);
     if (s == t.stages - 1)
       parity = arith::XOrIOp::create(k.b, parity, one);
   }
@@ -497,10 +565,16 @@ MainloopResult emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
         Value step = k.add(stepBase, it);
         Value s = k.rem(step, k.idx(t.stages));
         SmallVector<Value> interleaved;
+        // In a cluster (one-tile kernels: the steps are the k-tiles) the
+        // last `stages` steps stay (releasedInCluster).
+        Value hasPrevious = k.lt(k.idx(0), step);
+        if (t.tiling.cluster > 1)
+          hasPrevious =
+              k.land(hasPrevious, k.lt(step, k.idx(kTiles - t.stages + 1)));
         Value next = emitMainloopKTile(
             k, t, smem, full, empty, xMap, gMap, wgOffset, primary, s,
-            k.rem(k.sub(step, k.idx(1)), k.idx(t.stages)), parity,
-            k.lt(k.idx(0), step), acc, [&] {
+            k.rem(k.sub(step, k.idx(1)), k.idx(t.stages)), parity, hasPrevious,
+            acc, [&] {
               if (interleave)
                 interleaved = interleave(it, carried.drop_front(2));
             });
@@ -1148,6 +1222,8 @@ struct WgmmaKernel {
   /// The arguments after the two tensor maps.
   SmallVector<Value> rest;
   Value tid, wg, primary, smem, full, empty;
+  /// The CTA's rank in its cluster (index; null without a cluster).
+  Value rank;
   int64_t kTiles;
 };
 
@@ -1176,6 +1252,11 @@ WgmmaKernel createWgmmaKernel(OpBuilder &b, KernelBuilder &k, Location loc,
   if (t.tiling.ctasPerSM > 1)
     func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                   b.getI32IntegerAttr(t.tiling.ctasPerSM));
+  // Clusters along the batch tiles (grid y): `.reqnctapercluster 1, n, 1`.
+  if (t.tiling.cluster > 1)
+    func->setAttr(
+        NVVM::NVVMDialect::getClusterDimAttrName(),
+        b.getDenseI32ArrayAttr({1, static_cast<int32_t>(t.tiling.cluster), 1}));
   k.b.setInsertionPointToStart(&func.getBody().front());
 
   kn.xMap = UnrealizedConversionCastOp::create(k.b, t.xMap, func.getArgument(0))
@@ -1191,6 +1272,10 @@ WgmmaKernel createWgmmaKernel(OpBuilder &b, KernelBuilder &k, Location loc,
   kn.full = nvgpu::MBarrierCreateOp::create(k.b, t.barriers);
   kn.empty = nvgpu::MBarrierCreateOp::create(k.b, t.barriers);
   kn.kTiles = (reduction + t.tileK - 1) / t.tileK;
+  if (t.tiling.cluster > 1)
+    kn.rank = arith::IndexCastUIOp::create(
+        k.b, k.b.getIndexType(),
+        NVVM::ClusterId::create(k.b, k.b.getI32Type()).getResult());
   emitBarrierSetup(k, t, kn.full, kn.empty, kn.xMap, kn.gMap, kn.tid);
   return kn;
 }
@@ -1293,7 +1378,7 @@ void emitOneTileGemm(
       [&] {
         k.ifThen(kn.primary, [&] {
           emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
-                          xRow0, s0, kn.kTiles, k.idx(0));
+                          xRow0, s0, kn.kTiles, k.idx(0), kn.rank);
         });
       },
       [&] {

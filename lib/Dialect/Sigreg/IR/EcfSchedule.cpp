@@ -198,7 +198,8 @@ bool mlir::sigreg::usesTensorCores(FusedEcfOp op,
 std::string mlir::sigreg::scheduleOptionError(int64_t blockRows,
                                               int64_t blockSlices,
                                               int64_t wgmmaSlices,
-                                              int64_t singleLaunch) {
+                                              int64_t singleLaunch,
+                                              int64_t wgmmaCluster) {
   for (int64_t t : {blockRows, blockSlices})
     if (t != 0 && (t < 0 || t > 256 || !llvm::isPowerOf2_64(t)))
       return llvm::formatv("block-rows and block-slices must be 0 or a power "
@@ -210,7 +211,42 @@ std::string mlir::sigreg::scheduleOptionError(int64_t blockRows,
   if (singleLaunch < 0 || singleLaunch > 2)
     return llvm::formatv("single-launch must be 0, 1 or 2, got {0}",
                          singleLaunch);
+  if (!llvm::is_contained({0, 1, 2, 4}, wgmmaCluster))
+    return llvm::formatv("wgmma-cluster must be 0, 1, 2 or 4, got {0}",
+                         wgmmaCluster);
   return "";
+}
+
+/// Why the one-tile Hopper kernel cannot run clusters of `cluster` CTAs
+/// (empty when it can): each CTA loads an equal share of the g tile's
+/// 64-slice boxes, and the clusters tile the batch tiles.
+static std::string wgmmaClusterObstacle(int64_t cluster, int64_t tileSlices,
+                                        int64_t batchTiles) {
+  if (cluster == 1)
+    return "";
+  if (tileSlices / 64 % cluster != 0)
+    return llvm::formatv("needs tile slices a multiple of 64 x cluster for a "
+                         "cluster of {0} (each CTA loads an equal share of "
+                         "the g tile's 64-slice boxes), got {1}",
+                         cluster, tileSlices);
+  if (batchTiles % cluster != 0)
+    return llvm::formatv("needs batch_tiles a multiple of the cluster {0} "
+                         "(clusters of CTAs along the batch tiles), got {1}",
+                         cluster, batchTiles);
+  return "";
+}
+
+int64_t mlir::sigreg::wgmmaClusterOf(int64_t requested, int64_t tileSlices,
+                                     int64_t batchTiles, int64_t reduction) {
+  int64_t cluster = requested;
+  if (!cluster)
+    cluster = tileSlices == kWgmmaTileSlices &&
+                      llvm::divideCeilSigned<int64_t>(reduction, 64) >=
+                          kWgmmaClusterKTiles
+                  ? 2
+                  : 1;
+  return wgmmaClusterObstacle(cluster, tileSlices, batchTiles).empty() ? cluster
+                                                                       : 1;
 }
 
 WgmmaTiling mlir::sigreg::getWgmmaTiling(int64_t tileSlices, bool persistent,
@@ -411,6 +447,14 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
     s.blockSlices = options.blockSlices;
   }
   s.numBatchTiles = llvm::divideCeilSigned<int64_t>(batch, s.blockRows);
+  if (s.wgmma && !s.wgmmaPersistent) {
+    int64_t features = dimSize(in, 2, dynamicSize);
+    int64_t reduction = wgmmaSplitsInput(op) ? 3 * wgmmaSplitFeatures(features)
+                        : s.splitProjection  ? 2 * wgmmaSplitFeatures(features)
+                                             : features;
+    s.cluster = wgmmaClusterOf(options.wgmmaCluster, s.blockSlices,
+                               s.numBatchTiles, reduction);
+  }
   if (!s.blockSlices) {
     s.blockSlices = 64;
     while (s.blockSlices > 16 &&
@@ -586,7 +630,7 @@ mlir::sigreg::chooseScheduleAttr(FusedEcfOp op,
     return ScheduleAttr::get(
         ctx, KernelKind::single_launch, t.blockRows, t.blockSlices, 16,
         llvm::divideCeilSigned<int64_t>(in.getDimSize(1), t.blockRows),
-        t.projection);
+        t.projection, /*cluster=*/1);
   }
   EcfSchedule s = chooseEcfSchedule(op, options);
   KernelKind kind = s.wgmma ? (s.wgmmaPersistent ? KernelKind::wgmma_persistent
@@ -598,7 +642,7 @@ mlir::sigreg::chooseScheduleAttr(FusedEcfOp op,
                               : s.splitProjection ? ProjectionMode::split
                                                   : ProjectionMode::rounded;
   return ScheduleAttr::get(ctx, kind, s.blockRows, s.blockSlices, s.tileK,
-                           s.numBatchTiles, projection);
+                           s.numBatchTiles, projection, s.cluster);
 }
 
 EcfSchedule mlir::sigreg::getEcfSchedule(FusedEcfOp op, ScheduleAttr attr) {
@@ -614,6 +658,7 @@ EcfSchedule mlir::sigreg::getEcfSchedule(FusedEcfOp op, ScheduleAttr attr) {
   s.numBatchTiles = attr.getBatchTiles();
   s.numSliceTiles = llvm::divideCeilSigned<int64_t>(
       op.getCos().getType().getDimSize(1), s.blockSlices);
+  s.cluster = attr.getCluster();
   return s;
 }
 
@@ -792,6 +837,19 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
                        << " does not match ceil(N / rows) = "
                        << llvm::divideCeilSigned<int64_t>(batch, rows)
                        << " (N = " << batch << ", rows = " << rows << ")";
+  int64_t cluster = attr.getCluster();
+  if (cluster != 1) {
+    if (kind != KernelKind::wgmma)
+      return fail() << "does not run clusters (only kernel = wgmma does), got "
+                       "cluster = "
+                    << cluster;
+    if (!llvm::is_contained({2, 4}, cluster))
+      return fail() << "needs cluster = 1, 2 or 4, got " << cluster;
+    std::string why =
+        wgmmaClusterObstacle(cluster, slices, attr.getBatchTiles());
+    if (!why.empty())
+      return fail() << why;
+  }
   (void)numSlices;
   return success();
 }

@@ -27,8 +27,8 @@ struct SigregChooseSchedulePass
 
   void runOnOperation() override {
     Operation *root = getOperation();
-    std::string optionError =
-        scheduleOptionError(blockRows, blockSlices, wgmmaSlices, singleLaunch);
+    std::string optionError = scheduleOptionError(
+        blockRows, blockSlices, wgmmaSlices, singleLaunch, wgmmaCluster);
     if (!optionError.empty()) {
       root->emitError(optionError);
       return signalPassFailure();
@@ -40,6 +40,7 @@ struct SigregChooseSchedulePass
     options.hopper = hopper;
     options.wgmmaSlices = wgmmaSlices;
     options.wgmmaPersistent = wgmmaPersistent;
+    options.wgmmaCluster = wgmmaCluster;
     options.singleLaunch = singleLaunch;
     root->walk([&](FusedEcfOp op) {
       // Dynamic shapes are scheduled once specialized.

@@ -310,3 +310,40 @@ func.func @single_launch_step_f32_projection(%x: tensor<1x64x64xbf16>, %seed: i6
   %dx = sigreg.fused_ecf_backward %x, %a, %dc, %ds : tensor<1x64x64xbf16>, tensor<64x256xf32>, tensor<1x256x17xf32> -> tensor<1x64x64xf32>
   return %l, %dx : tensor<f32>, tensor<1x64x64xf32>
 }
+
+// -----
+
+// Clusters (CTAs sharing the g tile by multicast) are the one-tile Hopper
+// kernel's: not the other kernels', ...
+func.func @cluster_kernel(%x: tensor<1x512x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma_persistent does not run clusters (only kernel = wgmma does), got cluster = 2}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 256], k_tile = 16, batch_tiles = 4, projection = explicit, cluster = 2>} : tensor<1x512x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+// ... of 2 or 4 CTAs, ...
+func.func @cluster_size(%x: tensor<1x512x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma needs cluster = 1, 2 or 4, got 3}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 4, projection = explicit, cluster = 3>} : tensor<1x512x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+// ... each loading an equal share of the g tile's 64-slice boxes ...
+func.func @cluster_boxes(%x: tensor<1x512x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma needs tile slices a multiple of 64 x cluster for a cluster of 4 (each CTA loads an equal share of the g tile's 64-slice boxes), got 128}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 4, projection = explicit, cluster = 4>} : tensor<1x512x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+// ... with clusters that tile the batch tiles.
+func.func @cluster_batch_tiles(%x: tensor<1x384x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma needs batch_tiles a multiple of the cluster 2 (clusters of CTAs along the batch tiles), got 3}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 3, projection = explicit, cluster = 2>} : tensor<1x384x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}

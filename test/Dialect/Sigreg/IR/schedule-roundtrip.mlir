@@ -38,3 +38,16 @@ func.func @single_launch(%x: tensor<1x32x64xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x256x17xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// `cluster` is printed only when it is not 1; written as 1 it reads back as
+// the default.
+// CHECK-LABEL: func.func @clusters
+// CHECK: sigreg.fused_ecf %{{.*}}, %{{.*}} {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 4, projection = explicit, cluster = 2>} :
+// CHECK: sigreg.fused_ecf %{{.*}}, %{{.*}} {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 4, projection = explicit, cluster = 4>} :
+// CHECK: sigreg.fused_ecf %{{.*}}, %{{.*}} {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 4, projection = explicit>} :
+func.func @clusters(%x: tensor<1x512x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  %c0, %s0 = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 4, projection = explicit, cluster = 2>} : tensor<1x512x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  %c1, %s1 = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 4, projection = explicit, cluster = 4>} : tensor<1x512x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  %c2, %s2 = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 4, projection = explicit, cluster = 1>} : tensor<1x512x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  return %c0, %c1, %c2 : tensor<1x256x17xf32>, tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}

@@ -2,6 +2,8 @@
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --sigreg-choose-schedule=hopper=true | FileCheck %s --check-prefix=HOPPER
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-persistent=true wgmma-slices=256" | FileCheck %s --check-prefix=PERSIST
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-slices=128" | FileCheck %s --check-prefix=W128
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-cluster=1" | FileCheck %s --check-prefix=NOCLUSTER
+// RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-cluster=3" 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=tensor-cores=false single-launch=0" | FileCheck %s --check-prefix=SIMT
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=single-launch=0 block-rows=32 block-slices=16" | FileCheck %s --check-prefix=BLOCKS
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --sigreg-choose-schedule | sigreg-opt --verify-each | FileCheck %s
@@ -71,11 +73,17 @@ func.func @mid(%x: tensor<1024x1024xbf16>, %seed: i64) -> tensor<f32> {
 // CHECK-LABEL:   func.func @large(
 // CHECK:           schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 128, projection = rounded>
 // HOPPER-LABEL:  func.func @large(
-// HOPPER:          schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 64, projection = rounded>
+// HOPPER:          schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 64, projection = rounded, cluster = 2>
 // PERSIST-LABEL: func.func @large(
 // PERSIST:         schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 256], k_tile = 16, batch_tiles = 64, projection = rounded>
 // W128-LABEL:    func.func @large(
 // W128:            schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 64, projection = rounded>
+// The cluster rule (256-slice tiles, 64 k-tiles or more, batch tiles that
+// pair up) can be
+// overridden; a cluster size the kernel has no rule for is an option error.
+// NOCLUSTER-LABEL: func.func @large(
+// NOCLUSTER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 64, projection = rounded>
+// BADCLUSTER: wgmma-cluster must be 0, 1, 2 or 4, got 3
 func.func @large(%x: tensor<8192x4096xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 4096 points = 17 : tensor<8192x4096xbf16> -> tensor<f32>
   return %l : tensor<f32>
@@ -86,7 +94,7 @@ func.func @large(%x: tensor<8192x4096xbf16>, %seed: i64) -> tensor<f32> {
 // CHECK-LABEL:  func.func @large_f32
 // CHECK:          schedule = #sigreg.schedule<kernel = simt, tile = [64, 64], k_tile = 16, batch_tiles = 128, projection = f32>
 // HOPPER-LABEL: func.func @large_f32
-// HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 64, projection = split>
+// HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 64, projection = split, cluster = 2>
 func.func @large_f32(%x: tensor<8192x4096xf32>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 4096 points = 17 : tensor<8192x4096xf32> -> tensor<f32>
   return %l : tensor<f32>
@@ -151,5 +159,20 @@ func.func @small_none(%x: tensor<2x64x100xbf16>, %seed: i64) -> tensor<2x50xf32>
 // CHECK:          schedule = #sigreg.schedule<kernel = single_launch, tile = [16, 8], k_tile = 16, batch_tiles = 1, projection = split>
 func.func @tiny_batch(%x: tensor<3x2x191xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1 points = 17 clip = zero_below(1.0e-02) : tensor<3x2x191xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// D = 4096 but 63 batch tiles (N = 8000): they do not pair up, no cluster.
+// D = 2048 (32 k-tiles): no cluster by rule.
+// HOPPER-LABEL: func.func @large_ragged
+// HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 63, projection = rounded>
+// HOPPER-LABEL: func.func @d2048
+// HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 32, projection = rounded>
+func.func @large_ragged(%x: tensor<8000x4096xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 4096 points = 17 : tensor<8000x4096xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+func.func @d2048(%x: tensor<4096x2048xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 4096 points = 17 : tensor<4096x2048xbf16> -> tensor<f32>
   return %l : tensor<f32>
 }

@@ -74,6 +74,10 @@ def Sigreg_ScheduleAttr : AttrDef<Sigreg_Dialect, "Schedule"> {
     - `projection`: `explicit` (a projection operand), or how a seeded
       `sigreg.projection` is read: `f32`, `split` (16-bit hi + lo parts) or
       `rounded` (16 bits).
+    - `cluster` (kernel = wgmma; printed when not 1): CTAs per thread block
+      cluster along the batch tiles, 1, 2 or 4; the CTAs of a cluster share
+      their g tile, each loading an equal share of its boxes by TMA
+      multicast.
 
     ```mlir
     #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16,
@@ -86,12 +90,13 @@ def Sigreg_ScheduleAttr : AttrDef<Sigreg_Dialect, "Schedule"> {
     "int64_t":$slices,
     "int64_t":$k_tile,
     "int64_t":$batch_tiles,
-    EnumParameter<Sigreg_ProjectionMode>:$projection
+    EnumParameter<Sigreg_ProjectionMode>:$projection,
+    DefaultValuedParameter<"int64_t", "1">:$cluster
   );
   let assemblyFormat = [{
     `<` `kernel` `=` $kernel `,` `tile` `=` `[` $rows `,` $slices `]` `,`
     `k_tile` `=` $k_tile `,` `batch_tiles` `=` $batch_tiles `,`
-    `projection` `=` $projection `>`
+    `projection` `=` $projection (`,` `cluster` `=` $cluster^)? `>`
   }];
 }
 

@@ -133,6 +133,9 @@ def SigregChooseSchedule : Pass<"sigreg-choose-schedule"> {
            "Slices per CTA tile of the TMA + wgmma kernel (64, 128 or 256; 0: by rule)">,
     Option<"wgmmaPersistent", "wgmma-persistent", "bool", "false",
            "TMA + wgmma kernel: persistent CTAs (P <= 17)">,
+    Option<"wgmmaCluster", "wgmma-cluster", "int64_t", "0",
+           "TMA + wgmma kernel: CTAs per cluster sharing the g tile by multicast "
+           "(1, 2 or 4; 0: by rule)">,
     Option<"singleLaunch", "single-launch", "int64_t", "1",
            "Whole forward in one launch: 0 never, 1 where the cost rule "
            "usesSingleLaunch picks it, 2 wherever it applies">

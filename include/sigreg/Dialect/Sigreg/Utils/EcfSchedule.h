@@ -58,6 +58,10 @@ struct WgmmaTiling {
   /// setmaxnreg targets of the producer and consumer warpgroups (0: none).
   int32_t producerRegisters, consumerRegisters;
   bool persistent;
+  /// CTAs per thread block cluster along the batch tiles (1 or 2): the CTAs
+  /// of a cluster share their slice tile, so each loads half of the g boxes
+  /// of a stage and multicasts them to both (one-tile forward kernel only).
+  int64_t cluster = 1;
 };
 /// `ctas`, when known (nonzero), is the grid of the one-tile kernel: a grid
 /// of 64-slice tiles that fits one CTA per multiprocessor gets an 8-stage
@@ -68,6 +72,20 @@ struct WgmmaTiling {
 /// (under minctasm 2 ptxas spilled it; docs/PERF-NOTES.md u1).
 WgmmaTiling getWgmmaTiling(int64_t tileSlices, bool persistent = false,
                            int64_t ctas = 0);
+/// The cluster rule of the one-tile Hopper kernel: pairs of CTAs along the
+/// batch tiles share their g tile by TMA multicast (each loads half of its
+/// boxes) where the tile has 256 slices, the GEMM's reduction has at least
+/// kWgmmaClusterKTiles 64-deep k-tiles and the batch tiles pair up: L2
+/// traffic at large 3.47 -> 2.68 GB, the forward 3% faster at D = 4096; at
+/// D <= 2048 the pair's lockstep costs more than the traffic saves, and the
+/// 128-slice tile (113 registers under two CTAs per multiprocessor) spilled
+/// 32 bytes with it at N = 1024 (docs/PERF-NOTES.md c2).
+constexpr int64_t kWgmmaClusterKTiles = 64;
+/// CTAs per cluster of the one-tile Hopper kernel with `tileSlices`-slice
+/// tiles, `batchTiles` batch tiles and a reduction of `reduction` features,
+/// by rule (`requested` 0) or as requested where the kernel can (else 1).
+int64_t wgmmaClusterOf(int64_t requested, int64_t tileSlices,
+                       int64_t batchTiles, int64_t reduction);
 /// Stages of the 64-slice ring when the grid fits one CTA per
 /// multiprocessor.
 constexpr int64_t kWgmmaDeepRingStages = 8;
@@ -89,6 +107,9 @@ struct EcfScheduleOptions {
   /// Hopper kernel: persistent CTAs with the ECF overlapped (when P <=
   /// kWgmmaPersistentMaxPoints and the tile has 256 slices).
   bool wgmmaPersistent = false;
+  /// Hopper kernel: CTAs per thread block cluster sharing the g tile by
+  /// multicast, 1, 2 or 4 (0: by rule, wgmmaClusterOf).
+  int64_t wgmmaCluster = 0;
   /// The single-launch forward: 0 never, 1 where usesSingleLaunch's cost
   /// rule picks it, 2 wherever it applies.
   int64_t singleLaunch = 1;
@@ -106,7 +127,8 @@ struct EcfScheduleOptions {
 /// kernels, up to 256 rows and 8 or 16 slices for the single launch on
 /// tensor cores, ...).
 std::string scheduleOptionError(int64_t blockRows, int64_t blockSlices,
-                                int64_t wgmmaSlices, int64_t singleLaunch);
+                                int64_t wgmmaSlices, int64_t singleLaunch,
+                                int64_t wgmmaCluster = 0);
 
 /// The schedule of one sigreg.fused_ecf.
 struct EcfSchedule {
@@ -116,6 +138,9 @@ struct EcfSchedule {
   bool wgmma;
   /// Its persistent variant (WgmmaTiling::persistent).
   bool wgmmaPersistent;
+  /// The one-tile Hopper kernel: CTAs per cluster along the batch tiles
+  /// (WgmmaTiling::cluster; 1 elsewhere).
+  int64_t cluster = 1;
   /// Tensor cores with a seeded projection: multiply by g's hi and lo 16-bit
   /// parts (f32 accuracy, two MMAs) instead of hi only. See
   /// needsSplitProjection.
