@@ -187,7 +187,7 @@ struct WgmmaEcfShape {
   std::optional<LossSumLayout> lossSumLayout() const;
   /// Features of the GEMM's reduction.
   int64_t reduction() const {
-    return splitFeatures ? (splitInput ? 3 : 2) * splitFeatures : featureDim;
+    return wgmmaReductionFeatures(featureDim, splitInput, splitFeatures != 0);
   }
   int64_t numBatchTiles() const {
     return (batch + kWgmmaRows - 1) / kWgmmaRows;

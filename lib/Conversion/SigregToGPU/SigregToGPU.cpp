@@ -1353,7 +1353,9 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
                               sh.featureDim;
   w.splitFeatures = split || splitG ? wgmmaSplitFeatures(sh.featureDim) : 0;
   w.splitInput = split;
-  w.tiling.cluster = persistent ? 1 : sh.wgmmaCluster;
+  // (The schedule gives clusters to the one-tile kernel only.)
+  w.tiling.cluster = sh.wgmmaCluster;
+  assert((!persistent || w.tiling.cluster == 1) && "a persistent cluster");
   // The tail (one-tile kernel): the finalize for few batch tiles, and the
   // epilogue of a chain planChains gave it.
   EpilogueKernelShape epiShape;

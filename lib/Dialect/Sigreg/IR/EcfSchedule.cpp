@@ -211,7 +211,7 @@ std::string mlir::sigreg::scheduleOptionError(int64_t blockRows,
   if (singleLaunch < 0 || singleLaunch > 2)
     return llvm::formatv("single-launch must be 0, 1 or 2, got {0}",
                          singleLaunch);
-  if (!llvm::is_contained({0, 1, 2, 4}, wgmmaCluster))
+  if (wgmmaCluster != 0 && !isWgmmaClusterSize(wgmmaCluster))
     return llvm::formatv("wgmma-cluster must be 0, 1, 2 or 4, got {0}",
                          wgmmaCluster);
   return "";
@@ -448,10 +448,8 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
   }
   s.numBatchTiles = llvm::divideCeilSigned<int64_t>(batch, s.blockRows);
   if (s.wgmma && !s.wgmmaPersistent) {
-    int64_t features = dimSize(in, 2, dynamicSize);
-    int64_t reduction = wgmmaSplitsInput(op) ? 3 * wgmmaSplitFeatures(features)
-                        : s.splitProjection  ? 2 * wgmmaSplitFeatures(features)
-                                             : features;
+    int64_t reduction = wgmmaReductionFeatures(
+        dimSize(in, 2, dynamicSize), wgmmaSplitsInput(op), s.splitProjection);
     s.cluster = wgmmaClusterOf(options.wgmmaCluster, s.blockSlices,
                                s.numBatchTiles, reduction);
   }
@@ -843,7 +841,7 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
       return fail() << "does not run clusters (only kernel = wgmma does), got "
                        "cluster = "
                     << cluster;
-    if (!llvm::is_contained({2, 4}, cluster))
+    if (!isWgmmaClusterSize(cluster))
       return fail() << "needs cluster = 1, 2 or 4, got " << cluster;
     std::string why =
         wgmmaClusterObstacle(cluster, slices, attr.getBatchTiles());

@@ -58,9 +58,10 @@ struct WgmmaTiling {
   /// setmaxnreg targets of the producer and consumer warpgroups (0: none).
   int32_t producerRegisters, consumerRegisters;
   bool persistent;
-  /// CTAs per thread block cluster along the batch tiles (1 or 2): the CTAs
-  /// of a cluster share their slice tile, so each loads half of the g boxes
-  /// of a stage and multicasts them to both (one-tile forward kernel only).
+  /// CTAs per thread block cluster along the batch tiles (1, 2 or 4): the
+  /// CTAs of a cluster share their slice tile, so each loads an equal share
+  /// of the g boxes of a stage and multicasts it to all of them (one-tile
+  /// forward kernel only).
   int64_t cluster = 1;
 };
 /// `ctas`, when known (nonzero), is the grid of the one-tile kernel: a grid
@@ -81,6 +82,10 @@ WgmmaTiling getWgmmaTiling(int64_t tileSlices, bool persistent = false,
 /// 128-slice tile (113 registers under two CTAs per multiprocessor) spilled
 /// 32 bytes with it at N = 1024 (docs/PERF-NOTES.md c2).
 constexpr int64_t kWgmmaClusterKTiles = 64;
+/// The cluster sizes of the one-tile Hopper kernel (1: none).
+inline bool isWgmmaClusterSize(int64_t cluster) {
+  return cluster == 1 || cluster == 2 || cluster == 4;
+}
 /// CTAs per cluster of the one-tile Hopper kernel with `tileSlices`-slice
 /// tiles, `batchTiles` batch tiles and a reduction of `reduction` features,
 /// by rule (`requested` 0) or as requested where the kernel can (else 1).
@@ -207,6 +212,15 @@ constexpr double kSplitInputErrorBudget = 5e-5;
 /// [V * N, 2 Dp] = [hi | lo], g as [2 Dp, S] = [hi ; lo], zero padded).
 constexpr int64_t kWgmmaSplitAlign = 64;
 int64_t wgmmaSplitFeatures(int64_t featureDim);
+/// Features of the Hopper kernel's GEMM reduction: D, or the split layout's
+/// segments, (x_hi, g_hi), (x_hi, g_lo), (x_lo, g_hi) for split inputs and
+/// the first two for a split g alone.
+inline int64_t wgmmaReductionFeatures(int64_t featureDim, bool splitInput,
+                                      bool splitG) {
+  if (!splitInput && !splitG)
+    return featureDim;
+  return (splitInput ? 3 : 2) * wgmmaSplitFeatures(featureDim);
+}
 
 /// The sigreg.fused_epilogue of `op`'s chain ecf -> all_reduce_mean (world
 /// size 1) -> fused_epilogue when the means go nowhere else (a kernel may then
