@@ -5,7 +5,7 @@
 # (scripts/gpu-check.sh). Usage: scripts/build-gpu-artifacts.sh BUILD_DIR OUT_DIR [SET]
 #   SET: all (default: anchors, variants, hopper, split, single, grad, step, phased and random) | anchors |
 #        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
-#        single | random | variants | small-shapes | p65 (P = 65 per-slice f16 on every ECF
+#        single | random | variants | small-shapes | pingpong | p65 (P = 65 per-slice f16 on every ECF
 #        kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -263,8 +263,9 @@ hopper() {
   emit wg-t17-sum 0 2100 256 1024 17 bf16 none 0 sum seed fused
   emit wg-n100-tail-clamp 0 100 520 1032 17 bf16 clamp_min 0.5 mean seed fused --single-launch=0
   emit wg-n100-tail-none 2 100 520 1032 9 f16 none 0 none explicit fused --single-launch=0
-  # The persistent variant (an ECF warpgroup computes a tile's ECF while the next tile's
-  # MMAs run; 32-deep k-tiles: D = 1000 and 520 end in partial k-tiles).
+  # The ping-pong kernel (--wgmma-persistent; more in the pingpong set): those it cannot take
+  # (views with N % 128 != 0, P > 25) fall back to the one-tile kernel; D = 1000 and 520 end in
+  # partial k-tiles, N = 4100 and 20000 have odd batch tiles (no pairs).
   emit large-bf16-persist 0 8192 4096 4096 17 bf16 none 0 mean seed fused --wgmma-persistent
   emit large-bf16-explicit-persist 0 8192 4096 4096 17 bf16 none 0 mean explicit fused --wgmma-persistent
   emit wgp-ragged-views 3 1000 1000 2000 17 bf16 none 0 mean seed fused --wgmma-persistent
@@ -438,7 +439,24 @@ many_tiles_set() {
   emit_phased $p-phased-n3000-views 2 3000 1000 1032 17 bf16 none 0 sum step fused "$opt"
   emit_grad $p-gradf-n8192-d512-bf16 0 8192 512 1024 17 bf16 none 0 mean seed fused "$opt"
 }
+# The ping-pong kernel (--wgmma-persistent, kernel = wgmma_persistent): the many-tile
+# configurations (those it cannot take fall back to the one-tile kernel: views with
+# N % 128 != 0, P > 25), then ragged N, S and D, views, an explicit projection, one k-tile,
+# P = 25, one batch tile, f32 on split operands and a wide shape.
+pingpong_set() {
+  many_tiles_set pp --wgmma-persistent
+  emit pp-large-explicit 0 8192 4096 4096 17 bf16 none 0 mean explicit fused --wgmma-persistent
+  emit pp-ragged 0 1000 1000 2000 17 bf16 none 0 mean seed fused --wgmma-persistent
+  emit pp-views-none-explicit 2 1024 1024 2048 9 bf16 none 0 none explicit fused --wgmma-persistent
+  emit pp-d64-explicit 0 20000 64 4096 5 bf16 none 0 mean explicit fused --wgmma-persistent
+  emit pp-p25-zero 0 4096 256 2048 25 bf16 zero_below 1.0 mean explicit fused --wgmma-persistent
+  emit pp-n100-none 0 100 520 1032 17 bf16 none 0 none seed fused --wgmma-persistent
+  emit pp-f32 0 8192 4096 4096 17 f32 none 0 mean seed fused --wgmma-persistent
+  emit pp-f16-clamp-sum 0 4100 520 1032 9 f16 clamp_min 1.0 sum seed fused --wgmma-persistent
+  emit pp-wide 0 4096 4096 8192 17 bf16 none 0 mean seed fused --wgmma-persistent
+}
 case "$set_" in
+  pingpong) pingpong_set ;;
   p65) for w in 64 128 256; do
          emit p65-f16-none-w$w 0 1000 520 1032 65 f16 none 0 none seed fused --wgmma-slices=$w
        done

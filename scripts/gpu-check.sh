@@ -68,6 +68,7 @@ if [ $sanitize = 1 ] && command -v compute-sanitizer > /dev/null; then
   for name in ragged-bf16-clamp ragged-f32-zero-none blog-bf16 n1000-bf16-zero ragged-bf16-mma ragged-f16-mma-explicit \
               wg-ragged-views wg-f16-clamp-sum wg-views-none-explicit wg128-ragged-views wg128-f16-clamp-sum \
               wgp-ragged-views wgp-f16-clamp-sum wgp-views-none-explicit wgp-d64-explicit \
+              pp-ragged pp-views-none-explicit pp-p25-zero \
               minimal-bf16 sl-views-ragged-clamp sl-f32-p3-zero-none sl-f16-p33-explicit-sum \
               sl-bf16-tiles-none sl-f16-tiles-mean gradf-views-f16-zero-sum gradf-explicit-clamp-none \
               gradf-p33-views-bf16 wgf-ragged-views wgf-views-none-explicit wgf-d3-clamp-sum \

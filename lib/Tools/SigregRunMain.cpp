@@ -97,8 +97,9 @@ struct Options {
       llvm::cl::init(1)};
   llvm::cl::opt<bool> wgmmaPersistent{
       "wgmma-persistent",
-      llvm::cl::desc("sm_90a: persistent TMA + wgmma kernel, the ECF of a "
-                     "tile overlapped with the next tile's MMAs")};
+      llvm::cl::desc("sm_90a: the persistent ping-pong kernel, one "
+                     "warpgroup's ECF beside the other's MMAs (slower than "
+                     "the default at every shape measured)")};
   llvm::cl::opt<bool> wgmmaAtomicSums{
       "wgmma-atomic-sums",
       llvm::cl::desc("sm_90a, more than 16 batch tiles: the tiles' sums "

@@ -70,7 +70,7 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<bool> wgmmaPersistent{
       *this, "wgmma-persistent",
-      llvm::cl::desc("TMA + wgmma kernel: persistent, ECF overlapped"),
+      llvm::cl::desc("TMA + wgmma kernel: the persistent ping-pong kernel"),
       llvm::cl::init(false)};
   PassOptions::Option<bool> wgmmaAtomicSums{
       *this, "wgmma-atomic-sums",

@@ -214,9 +214,12 @@ struct WgmmaEcfShape {
 gpu::GPUFuncOp buildFusedEcfWgmmaKernel(OpBuilder &b, Location loc,
                                         const WgmmaEcfShape &shape);
 int64_t wgmmaDynamicSharedBytes(const WgmmaTiling &tiling);
-/// The persistent variant (tiling.persistent): same arguments and outputs;
-/// grid (min(tiles, 132), 1, 1); CTA b takes tiles b, b + grid, ... (slice
-/// tile fastest, then batch tile, then view).
+/// The ping-pong kernel (tiling.persistent): tiles of 128 slices x 128 rows,
+/// one per consumer warpgroup in turn; the same arguments and per-tile sums
+/// (no tail: no foldFinalize, atomicSums or epilogue); grid (min(tiles,
+/// 132) rounded down to the cluster, 1, 1); cluster c (CTA c without
+/// clusters) takes the tile groups c, c + clusters, ... (slice tile fastest,
+/// then batch tile pair, then view), rank r the group's batch tile 2 b + r.
 gpu::GPUFuncOp buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
                                                   const WgmmaEcfShape &shape);
 

@@ -587,7 +587,11 @@ void Lowering::planChains(func::FuncOp func) {
       return constantCount(epi.getGlobalCount()) &&
              finalizeLossSlices(epilogueShape(epi)) != 0;
     };
-    if (sched.wgmma && !sched.wgmmaPersistent)
+    // (The ping-pong kernel has no tail: its chain needs several batch
+    // tiles and the finalize-loss kernel.)
+    if (sched.wgmmaPersistent)
+      tail = false;
+    if (sched.wgmma && (!sched.wgmmaPersistent || T > 1))
       if (auto [ar, epi] = tailEpilogue(ecf);
           epi && (tail || finalizeCarries(epi))) {
         tailChain[ecf] = epi;
@@ -1355,7 +1359,6 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
   w.splitInput = split;
   // (The schedule gives clusters to the one-tile kernel only.)
   w.tiling.cluster = sh.wgmmaCluster;
-  assert((!persistent || w.tiling.cluster == 1) && "a persistent cluster");
   // The tail (one-tile kernel): the finalize for few batch tiles, and the
   // epilogue of a chain planChains gave it.
   EpilogueKernelShape epiShape;
@@ -1412,11 +1415,13 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
     args.push_back(seeded->sumSq);
   // Persistent: one CTA per multiprocessor (at most one per tile).
   std::array<int64_t, 3> grid =
-      persistent ? std::array<int64_t, 3>{std::min<int64_t>(w.numTiles(),
-                                                            kTargetBlocks / 2),
-                                          1, 1}
-                 : std::array<int64_t, 3>{w.numSliceTiles(), w.numBatchTiles(),
-                                          w.numViews};
+      persistent
+          ? std::array<int64_t, 3>{std::min<int64_t>(w.numTiles(),
+                                                     kTargetBlocks / 2) /
+                                       w.tiling.cluster * w.tiling.cluster,
+                                   1, 1}
+          : std::array<int64_t, 3>{w.numSliceTiles(), w.numBatchTiles(),
+                                   w.numViews};
   SmallVector<Value> trailing;
   if (slices)
     trailing.push_back(memref::CollapseShapeOp::create(

@@ -25,12 +25,20 @@
 //                         registers; writes the tile's partial sums (or the
 //                         means when the batch is one tile).
 //
-// `sigreg_fused_ecf_wgmma_persistent` (--wgmma-persistent) walks the tiles:
-// the producer thread runs stage 2 for every tile of the CTA; the consumer
-// warpgroups run stage 3 with 32-deep k-tiles (two k16 wgmmas each, x with
-// 64-byte swizzle) and, between a k-tile's MMAs and the next, the ECF of a
-// few rows of the previous tile's y (emitInterleavedEcfRows), kept in a y
-// tile beside the ring; stage 4 then stores the tile's accumulators there.
+// `sigreg_fused_ecf_wgmma_persistent` (--wgmma-persistent, the ping-pong
+// kernel) walks tiles of 128 slices x 128 rows with one CTA per SM, in pairs
+// of CTAs sharing the g tile where the batch tiles pair up. Each consumer
+// warpgroup owns whole tiles, in turn with the other (named barriers):
+//   3'. emitPingPongMainloop  the transposed product D = g^T x^T of the
+//                         warpgroup's tile, 2 x 4 nvvm.wgmma.mma_async
+//                         m64n128k16 per k-tile (emitPingPongKTile: A = the g
+//                         boxes read M-major, B = the x tile);
+//   5'. emitPingPongEcf   the ECF straight from the accumulators (a thread
+//                         holds 32 rows of each of its 4 slices), the lane
+//                         quads' sums added by shuffles,
+// so one warpgroup's ECF runs while the other's MMAs do. Measured slower
+// than the one-tile kernel: its operand traffic through shared memory per
+// MAC is a quarter higher (docs/PERF-NOTES.md, sixteenth session).
 //
 // The tensor maps arrive as 128-byte by-value kernel parameters (the kernel
 // sees an !llvm.ptr to them; --sigreg-grid-constant-params marks them), the
@@ -76,9 +84,6 @@ constexpr int64_t kEcfRowsPerStep = 32;
 /// slices' store, the gradient's dL/dy), and the floor of
 /// ecfGradSliceRows: 8, as measured before the ECF's went to 16.
 constexpr int64_t kRowsPerStep = 8;
-/// At most this many rows per k-tile in the persistent kernel's ECF between
-/// MMAs (kept a power of two).
-constexpr int64_t kInterleavedRowsPerStep = 4;
 /// Rows of y per group in sigreg_ecf_grad_slices (the next group's loads
 /// are in flight while this group's harmonics run): 4 measured 0.168 ms at
 /// large against 0.174 with 8 (52 registers against 62; forcing 5 blocks
@@ -116,12 +121,6 @@ struct WgmmaTypes {
   nvgpu::TensorMapDescriptorType xMap, gMap;
   nvgpu::WarpgroupAccumulatorType acc;
 
-  /// The mainloop waits for the previous k-tile's MMAs after its
-  /// interleaved work, not right after issuing a k-tile's (the persistent
-  /// kernel: its consumers compute ECF rows while two k-tiles' MMAs are
-  /// pending).
-  bool deferWait;
-
   /// The B operand is K-major ([slices][tileK] boxes, wgmma without
   /// transpose): the backward GEMM's g [D, S], read with S as K. Otherwise
   /// N-major ([tileK][64] boxes, transposed): the forward's g [D, S] with D
@@ -140,21 +139,18 @@ struct WgmmaTypes {
       : tiling(tiling), slices(tiling.slices), stages(tiling.stages),
         tileK(tiling.tileK), xTileBytes(kRows * tiling.tileK * 2),
         gTileBytes(tiling.tileK * tiling.slices * 2), elem(elem),
-        deferWait(tiling.persistent), kMajorB(kMajorB),
-        splitFeatures(splitFeatures) {
+        kMajorB(kMajorB), splitFeatures(splitFeatures) {
     workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     smemBytes = MemRefType::get({ShapedType::kDynamic},
                                 IntegerType::get(ctx, 8), nullptr, workgroup);
     barriers = nvgpu::MBarrierGroupType::get(ctx, workgroup, stages);
-    // The swizzle span is a box row: x rows of tileK features (128 or 64
-    // bytes), g rows of 64 slices (128 bytes).
+    // The swizzle span is a box row: x rows of 64 features, g rows of 64
+    // slices (128 bytes).
     auto tmap = [&](ArrayRef<int64_t> box) {
       auto tile = MemRefType::get(
           box, elem, nullptr, IntegerAttr::get(IntegerType::get(ctx, 64), 3));
       return nvgpu::TensorMapDescriptorType::get(
-          ctx, tile,
-          box[1] * 2 == 64 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_64B
-                           : nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+          ctx, tile, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
           nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
           nvgpu::TensorMapOOBKind::OOB_ZERO,
           nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
@@ -165,9 +161,10 @@ struct WgmmaTypes {
         ctx, VectorType::get({64, slices}, Float32Type::get(ctx)));
   }
 
-  /// wgmma ops (commit groups) per k-tile: one 64-deep op, or single k16
-  /// ops (emitKTileMma).
-  int64_t opsPerKTile() const { return tileK == 64 ? 1 : tileK / 16; }
+  /// Consumer warpgroups that read each stage (arrivals on its `empty`
+  /// barrier, per CTA): both in the one-tile kernels, the tile's owner in
+  /// the ping-pong kernel.
+  int64_t consumersPerStage() const { return tiling.persistent ? 1 : 2; }
 
   MemRefType tile(ArrayRef<int64_t> shape, Type e) const {
     return MemRefType::get(shape, e, nullptr, workgroup);
@@ -209,8 +206,9 @@ void emitBarrierSetup(KernelBuilder &k, const WgmmaTypes &t, Value full,
   k.ifThen(k.lt(tid, k.idx(1)), [&] {
     for (int64_t s = 0; s < t.stages; ++s) {
       nvgpu::MBarrierInitOp::create(k.b, full, k.idx(1), k.idx(s), Value());
-      nvgpu::MBarrierInitOp::create(k.b, empty, k.idx(2 * cluster), k.idx(s),
-                                    Value());
+      nvgpu::MBarrierInitOp::create(k.b, empty,
+                                    k.idx(t.consumersPerStage() * cluster),
+                                    k.idx(s), Value());
     }
     if (cluster > 1)
       NVVM::FenceMbarrierInitOp::create(k.b);
@@ -314,18 +312,15 @@ void emitTmaProducer(KernelBuilder &k, const WgmmaTypes &t, Value smem,
   });
 }
 
-/// The wgmma descriptor of a K-major operand tile at byte `offset` of the
-/// dynamic shared memory `smem`, stored with 64-byte swizzle (rows of 32
-/// 16-bit elements; 8-row groups 512 bytes apart). MLIR 22's
-/// nvgpu.warpgroup.generate.descriptor accepts only 128-byte swizzle, so the
-/// 64-bit descriptor is assembled here (PTX ISA, "matrix descriptor": start
-/// address >> 4 in bits 0-13, leading byte offset >> 4 in bits 16-29, unused
-/// for swizzled K-major tiles and set to 1, stride byte offset >> 4 in bits
-/// 32-45, layout 2 = 64-byte swizzle in bits 62-63) and handed to
-/// nvgpu.warpgroup.mma through a cast that folds away after lowering.
-Value swizzle64Descriptor(KernelBuilder &k,
-                          nvgpu::WarpgroupMatrixDescriptorType type, Value smem,
-                          Value offset) {
+/// The 64-bit wgmma matrix descriptor of an operand tile at byte `offset`
+/// of the dynamic shared memory `smem` (PTX ISA, "matrix descriptor": start
+/// address >> 4 in bits 0-13, leading byte offset >> 4 in bits 16-29, stride
+/// byte offset >> 4 in bits 32-45, the layout in bits 62-63: 1 = 128-byte
+/// swizzle, 2 = 64-byte swizzle). `lbo` is in bytes except for K-major
+/// swizzled tiles, which ignore it (upstream sets the encoded 1).
+Value sharedMatrixDescriptor(KernelBuilder &k, Value smem, Value offset,
+                             int64_t layout, int64_t lboField,
+                             int64_t sboBytes) {
   Type i64 = k.b.getI64Type();
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(k.b, smem);
   Value addr =
@@ -335,19 +330,14 @@ Value swizzle64Descriptor(KernelBuilder &k,
   };
   Value start = arith::ShRUIOp::create(
       k.b, arith::AndIOp::create(k.b, addr, c(0x3FFFF)), c(4));
-  int64_t fields =
-      (int64_t(2) << 62) | (int64_t(512 >> 4) << 32) | (int64_t(1) << 16);
-  Value desc = arith::OrIOp::create(k.b, start, c(fields));
-  return UnrealizedConversionCastOp::create(k.b, type, desc).getResult(0);
+  int64_t fields = (layout << 62) | ((sboBytes >> 4) << 32) | (lboField << 16);
+  return arith::OrIOp::create(k.b, start, c(fields));
 }
 
 /// The wait_group count of single-k16 op `j` of `ops` in a k-tile: the first
 /// ops wait for nothing (at most ops + j + 1 groups pending), the last for
-/// the previous k-tile's ops. With `deferWait` (the caller waits later) no
-/// op waits: at most 2 ops + j + 1 groups are pending.
-uint64_t kTileWaitGroup(int64_t j, int64_t ops, bool deferWait = false) {
-  if (deferWait)
-    return 2 * ops + j + 1;
+/// the previous k-tile's ops.
+uint64_t kTileWaitGroup(int64_t j, int64_t ops) {
   return j + 1 == ops ? ops : ops + j + 1;
 }
 
@@ -373,54 +363,36 @@ Value emitKMajorKTileMma(KernelBuilder &k, const WgmmaTypes &t, Value smem,
         k.b, gDescType, smemView(k, smem, gAt, t.tile({16, t.slices}, t.elem)),
         gMap);
     acc = nvgpu::WarpgroupMmaOp::create(k.b, t.acc, xDesc, gDesc,
-                                        kTileWaitGroup(j, ops, t.deferWait),
+                                        kTileWaitGroup(j, ops),
                                         /*transposeA=*/UnitAttr(),
                                         /*transposeB=*/UnitAttr(), acc);
   }
   return acc;
 }
 
-/// The MMAs of one k-tile: this warpgroup's 64 rows of the x tile at byte
-/// `xOff` times the g tile at `gOff`, added to `acc`, asynchronously; returns
-/// once the previous k-tile's MMAs are complete. A 64-deep k-tile is one
-/// nvgpu.warpgroup.mma (4 x k16, upstream steps the descriptors). A 32-deep
-/// one is two single-k16 ops with their own descriptors, because upstream
-/// steps the B descriptor by (k-tile depth) x 16 elements, which is a 16-row
-/// step of the 128-byte-swizzled g box only when the box is 64 rows deep: the
-/// second k16 starts 32 bytes into the x rows (64-byte swizzle) and 16 rows
-/// (2 KB) into each g box. The first op waits for nothing (wait_group 3 with
-/// at most 3 groups pending), the second for the previous k-tile's pair.
+/// The MMAs of one 64-deep k-tile: this warpgroup's 64 rows of the x tile
+/// at byte `xOff` times the g tile at `gOff`, added to `acc`,
+/// asynchronously, as one nvgpu.warpgroup.mma (4 x k16, upstream steps the
+/// descriptors); returns once the previous k-tile's MMAs are complete.
 Value emitKTileMma(KernelBuilder &k, const WgmmaTypes &t, Value smem,
                    Value xMap, Value gMap, Value xOff, Value gOff, Value acc) {
   MLIRContext *ctx = k.b.getContext();
   if (t.kMajorB)
     return emitKMajorKTileMma(k, t, smem, xMap, gMap, xOff, gOff, acc);
-  int64_t ops = t.opsPerKTile();
-  int64_t depth = t.tileK / ops;
   auto xDescType = nvgpu::WarpgroupMatrixDescriptorType::get(
-      ctx, t.tile({64, depth}, t.elem));
+      ctx, t.tile({64, t.tileK}, t.elem));
   auto gDescType = nvgpu::WarpgroupMatrixDescriptorType::get(
-      ctx, t.tile({depth, t.slices}, t.elem));
-  for (int64_t j = 0; j < ops; ++j) {
-    Value gTile =
-        smemView(k, smem, k.add(gOff, k.idx(j * depth * kGBoxSlices * 2)),
-                 t.tile({depth, t.slices}, t.elem));
-    Value xAt = k.add(xOff, k.idx(j * depth * 2));
-    Value xDesc =
-        t.tileK == 64
-            ? nvgpu::WarpgroupGenerateDescriptorOp::create(
-                  k.b, xDescType,
-                  smemView(k, smem, xAt, t.tile({64, depth}, t.elem)), xMap)
-                  .getResult()
-            : swizzle64Descriptor(k, xDescType, smem, xAt);
-    Value gDesc = nvgpu::WarpgroupGenerateDescriptorOp::create(k.b, gDescType,
-                                                               gTile, gMap);
-    acc = nvgpu::WarpgroupMmaOp::create(k.b, t.acc, xDesc, gDesc,
-                                        kTileWaitGroup(j, ops, t.deferWait),
-                                        /*transposeA=*/UnitAttr(),
-                                        /*transposeB=*/k.b.getUnitAttr(), acc);
-  }
-  return acc;
+      ctx, t.tile({t.tileK, t.slices}, t.elem));
+  Value gTile = smemView(k, smem, gOff, t.tile({t.tileK, t.slices}, t.elem));
+  Value xDesc = nvgpu::WarpgroupGenerateDescriptorOp::create(
+      k.b, xDescType, smemView(k, smem, xOff, t.tile({64, t.tileK}, t.elem)),
+      xMap);
+  Value gDesc =
+      nvgpu::WarpgroupGenerateDescriptorOp::create(k.b, gDescType, gTile, gMap);
+  return nvgpu::WarpgroupMmaOp::create(k.b, t.acc, xDesc, gDesc,
+                                       kTileWaitGroup(0, 1),
+                                       /*transposeA=*/UnitAttr(),
+                                       /*transposeB=*/k.b.getUnitAttr(), acc);
 }
 
 /// One arrive on barrier `s` of `group` in each of the `cluster` CTAs of
@@ -446,35 +418,25 @@ void arriveInCluster(KernelBuilder &k, Value group, Value s, int64_t cluster) {
   }
 }
 
-/// What the mainloop returns: the accumulator (all MMAs complete), the
-/// consumers' phase of the `full` ring and the values `interleave` carried.
+/// What the mainloop returns: the accumulator (all MMAs complete) and the
+/// consumers' phase of the `full` ring.
 struct MainloopResult {
   Value acc, parity;
-  SmallVector<Value> carried;
 };
-/// Work done between a k-tile's MMAs and the next k-tile's: k-tile `it`,
-/// the values carried from the previous k-tile -> the next ones.
-using InterleaveFn =
-    function_ref<SmallVector<Value>(Value it, ValueRange carried)>;
 
 /// One k-tile of stage 3 at ring stage `s` (phase `parity`) of global k-step
 /// `step`: waits for the stage's data, issues its MMAs into `acc` and, once
 /// the previous k-tile's MMAs are complete, hands the previous stage back to
-/// the producer (only if `hasPrevious`). `interleave` runs between the two.
+/// the producer (only if `hasPrevious`).
 Value emitMainloopKTile(KernelBuilder &k, const WgmmaTypes &t, Value smem,
                         Value full, Value empty, Value xMap, Value gMap,
                         Value wgOffset, Value primary, Value s, Value prevS,
-                        Value parity, Value hasPrevious, Value acc,
-                        function_ref<void()> interleave = nullptr) {
+                        Value parity, Value hasPrevious, Value acc) {
   MLIRContext *ctx = k.b.getContext();
   nvgpu::MBarrierTryWaitParityOp::create(k.b, full, parity, k.idx(10000000), s);
   Value next = emitKTileMma(k, t, smem, xMap, gMap,
                             k.add(xTileOffset(k, t, s), wgOffset),
                             gTileOffset(k, t, s), acc);
-  if (interleave)
-    interleave();
-  if (t.deferWait)
-    NVVM::WgmmaWaitGroupSyncOp::create(k.b, t.opsPerKTile());
   // The MMAs of the previous k-tile are complete: hand its stage back to the
   // producer (in a cluster, to every CTA's producer: their multicast writes
   // into it).
@@ -507,8 +469,8 @@ bool unrollsMainloop(const WgmmaTypes &t, int64_t kTiles) {
   return (t.slices <= 64 && t.tiling.ctasPerSM == 1) || kTiles <= 2 * t.stages;
 }
 
-/// Stage 3 unrolled, for a mainloop that starts at k-step 0 with nothing
-/// interleaved (the one-tile kernels): every k-tile has a constant stage and
+/// Stage 3 unrolled, for a mainloop that starts at k-step 0 (the one-tile
+/// kernels): every k-tile has a constant stage and
 /// phase, so its shared memory offsets, descriptors and barrier addresses
 /// are constants (ncu at mid: the rolled loop issued about 70 instructions
 /// per k-tile to compute them, against 4 wgmma ops; unrolled, mid takes 3%
@@ -534,37 +496,32 @@ MainloopResult emitUnrolledWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
       parity = arith::XOrIOp::create(k.b, parity, one);
   }
   NVVM::WgmmaWaitGroupSyncOp::create(k.b, 0);
-  return {acc, parity, {}};
+  return {acc, parity};
 }
 
 /// Stage 3: warpgroup `wg` (0 or 1) multiplies its 64 rows of every x tile
 /// with the whole g tile; the ring continues from global k-step `stepBase`
 /// with phase `parity0`. Each k-tile's MMAs run asynchronously; once the
-/// previous k-tile's are complete its stage goes back to the producer, and
-/// `interleave` (if any) runs while the k-tile's MMAs do, carrying
-/// `interleaveInit` through the k-tiles.
+/// previous k-tile's are complete its stage goes back to the producer.
 MainloopResult emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
                                  Value smem, Value full, Value empty,
                                  Value xMap, Value gMap, Value wg,
                                  Value primary, int64_t kTiles, Value stepBase,
-                                 Value parity0, ValueRange interleaveInit = {},
-                                 InterleaveFn interleave = nullptr) {
+                                 Value parity0) {
   std::optional<int64_t> base = getConstantIntValue(stepBase);
-  if (!interleave && base && *base == 0 && unrollsMainloop(t, kTiles))
+  if (base && *base == 0 && unrollsMainloop(t, kTiles))
     return emitUnrolledWgmmaMainloop(k, t, smem, full, empty, xMap, gMap, wg,
                                      primary, kTiles, parity0);
   Value one = arith::ConstantOp::create(k.b, k.b.getBoolAttr(true));
   Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(k.b, t.acc);
   Value wgOffset = k.mul(wg, k.idx(64 * t.tileK * 2));
   SmallVector<Value> inits = {init, parity0};
-  inits.append(interleaveInit.begin(), interleaveInit.end());
   SmallVector<Value> results = k.forEach(
       k.idx(0), k.idx(kTiles), k.idx(1), inits,
       [&](Value it, ValueRange carried) {
         Value acc = carried[0], parity = carried[1];
         Value step = k.add(stepBase, it);
         Value s = k.rem(step, k.idx(t.stages));
-        SmallVector<Value> interleaved;
         // In a cluster (one-tile kernels: the steps are the k-tiles) the
         // last `stages` steps stay (releasedInCluster).
         Value hasPrevious = k.lt(k.idx(0), step);
@@ -574,20 +531,14 @@ MainloopResult emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
         Value next = emitMainloopKTile(
             k, t, smem, full, empty, xMap, gMap, wgOffset, primary, s,
             k.rem(k.sub(step, k.idx(1)), k.idx(t.stages)), parity, hasPrevious,
-            acc, [&] {
-              if (interleave)
-                interleaved = interleave(it, carried.drop_front(2));
-            });
+            acc);
         Value wraps = arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, s,
                                             k.idx(t.stages - 1));
         Value flipped = arith::XOrIOp::create(k.b, parity, one);
-        SmallVector<Value> yielded = {next, k.select(wraps, flipped, parity)};
-        llvm::append_range(yielded, interleaved);
-        return yielded;
+        return SmallVector<Value>{next, k.select(wraps, flipped, parity)};
       });
   NVVM::WgmmaWaitGroupSyncOp::create(k.b, 0);
-  return {results[0], results[1],
-          SmallVector<Value>(llvm::drop_begin(results, 2))};
+  return {results[0], results[1]};
 }
 
 /// The y tile [rows][slices] f32 at byte `offset`: a view of rows padded to
@@ -850,29 +801,6 @@ void emitEcfColumns(KernelBuilder &k, const WgmmaTypes &t,
   k.ifThen(k.land(first, k.lt(s, k.idx(S))), [&] {
     emitEcfStore(k, sh, sums, count, s, v, batchTile, cosOut, sinOut);
   });
-}
-
-/// One CTA tile of the persistent kernel: first slice, first row in the
-/// batch, view, batch tile, and first row of x viewed as [V * N, D].
-struct WgmmaTile {
-  Value s0, m0, v, batchTile, xRow0;
-};
-
-/// Stage 5 of the persistent kernel, a piece of it between the MMAs of
-/// k-tile `it`: the rows [it * rowsPerTile, (it + 1) * rowsPerTile) among the
-/// `count` rows of the previous tile's y (none for the first tile: count 0)
-/// added to the column's sums.
-SmallVector<Value> emitInterleavedEcfRows(KernelBuilder &k, int64_t P,
-                                          Value yTile, Value it,
-                                          int64_t rowsPerTile, Value count,
-                                          Value col, Value scale,
-                                          ValueRange sums) {
-  Value row0 = k.mul(it, k.idx(rowsPerTile));
-  Value rows = rowsBelow(k, count, row0, rowsPerTile);
-  int64_t rowsPerStep =
-      std::min<int64_t>(llvm::bit_floor(static_cast<uint64_t>(rowsPerTile)),
-                        kInterleavedRowsPerStep);
-  return emitEcfRows(k, P, yTile, row0, rows, col, scale, rowsPerStep, sums);
 }
 
 /// Calls `row(r)` for r in [row0, row0 + count): `step` rows per iteration
@@ -1203,12 +1131,14 @@ std::optional<LossSumLayout> WgmmaEcfShape::lossSumLayout() const {
 }
 
 int64_t mlir::sigreg::wgmmaDynamicSharedBytes(const WgmmaTiling &tiling) {
-  // The operand ring and the f32 y tile [128][slices]: after the ring
-  // (persistent: the previous tile's y is read while the ring fills), else
-  // aliasing it after the mainloop.
+  // The operand ring and, aliasing it after the mainloop, the f32 y tile
+  // [128][slices]; the ping-pong kernel has the two consumer warpgroups'
+  // column scales after the ring instead.
   int64_t ring = tiling.stages * (kRows + tiling.slices) * tiling.tileK * 2;
+  if (tiling.persistent)
+    return ring + 2 * tiling.slices * 4;
   int64_t yTile = kRows * (tiling.slices + kYRowPad) * 4;
-  return tiling.persistent ? ring + yTile : std::max(ring, yTile);
+  return std::max(ring, yTile);
 }
 
 namespace {
@@ -1253,10 +1183,15 @@ WgmmaKernel createWgmmaKernel(OpBuilder &b, KernelBuilder &k, Location loc,
     func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                   b.getI32IntegerAttr(t.tiling.ctasPerSM));
   // Clusters along the batch tiles (grid y): `.reqnctapercluster 1, n, 1`.
-  if (t.tiling.cluster > 1)
-    func->setAttr(
-        NVVM::NVVMDialect::getClusterDimAttrName(),
-        b.getDenseI32ArrayAttr({1, static_cast<int32_t>(t.tiling.cluster), 1}));
+  // The ping-pong kernel's grid is one-dimensional: `.reqnctapercluster n,
+  // 1, 1` there.
+  if (t.tiling.cluster > 1) {
+    int32_t n = static_cast<int32_t>(t.tiling.cluster);
+    func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                  b.getDenseI32ArrayAttr(t.tiling.persistent
+                                             ? ArrayRef<int32_t>{n, 1, 1}
+                                             : ArrayRef<int32_t>{1, n, 1}));
+  }
   k.b.setInsertionPointToStart(&func.getBody().front());
 
   kn.xMap = UnrealizedConversionCastOp::create(k.b, t.xMap, func.getArgument(0))
@@ -1470,10 +1405,215 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
   return kn.func;
 }
 
+namespace {
+/// The ping-pong kernel's tile: 128 slices (two m64 halves, the wgmma's M)
+/// x 128 batch rows (its N), per consumer warpgroup.
+constexpr int64_t kPingPongRows = 128;
+constexpr int64_t kPingPongHalves = 2;
+/// Named barriers of the ping-pong kernel (0 is the CTA barrier, 1
+/// consumerBarrier's): warpgroup w's turn to issue MMAs (kTurnBarrier + w,
+/// both consumer warpgroups) and warpgroup w's own (kOwnBarrier + w).
+constexpr int64_t kTurnBarrier = 2, kOwnBarrier = 4;
+
+/// One tile of the ping-pong kernel: first slice, first row in the batch,
+/// view, batch tile, and first row of x viewed as [V * N, D].
+struct WgmmaTile {
+  Value s0, m0, v, batchTile, xRow0;
+};
+
+/// The accumulator of one m64n128 wgmma as nvvm.wgmma.mma_async carries it:
+/// 64 f32 per thread.
+Type pingPongAccumulatorType(MLIRContext *ctx) {
+  return LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(64, Float32Type::get(ctx)));
+}
+
+/// bar.sync (or bar.arrive) on named barrier `id` for `threads` threads.
+void namedBarrier(KernelBuilder &k, Value id, int64_t threads,
+                  bool arriveOnly = false) {
+  Value id32 = arith::IndexCastOp::create(k.b, k.b.getI32Type(), id);
+  if (arriveOnly) {
+    NVVM::BarrierArriveOp::create(k.b, id32, i32Const(k, threads));
+    return;
+  }
+  NVVM::BarrierOp::create(k.b, /*res=*/Type(), id32, i32Const(k, threads),
+                          /*reductionOp=*/nullptr,
+                          /*reductionPredicate=*/Value());
+}
+
+/// Stage 3 of the ping-pong kernel, the MMAs of one k-tile at ring stage
+/// `s` as one commit group: the warpgroup's [128 slices][128 rows] += g
+/// tile^T x tile^T, for each k16 step and each 64-slice half one
+/// nvvm.wgmma.mma_async m64n128k16. A is the half's g box [64 k][64 slices]
+/// read M-major (transposed: 128-byte swizzle, 8 k-rows 1 KB apart, the
+/// step 16 k-rows = 2 KB); B the x tile [128 rows][64 k] read K-major (the
+/// step 32 bytes along its swizzled rows). nvgpu.warpgroup.mma's verifier
+/// accepts a transposed A only with a transposed B, hence the NVVM op.
+SmallVector<Value> emitPingPongKTile(KernelBuilder &k, const WgmmaTypes &t,
+                                     Value smem, Value s, ValueRange acc,
+                                     bool first = false) {
+  MLIRContext *ctx = k.b.getContext();
+  auto in = NVVM::WGMMATypesAttr::get(
+      ctx, t.elem.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16);
+  auto f32 = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
+  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, kPingPongRows, 16);
+  auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
+  auto accumulate = NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one);
+  // col: A M-major (imm-trans-a 1), B K-major (imm-trans-b 0).
+  auto col = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col);
+  int64_t boxBytes = t.tileK * kGBoxSlices * 2;
+  Value xOff = xTileOffset(k, t, s), gOff = gTileOffset(k, t, s);
+  NVVM::WgmmaFenceAlignedOp::create(k.b);
+  SmallVector<Value> next(acc.begin(), acc.end());
+  for (int64_t step = 0; step < t.tileK / 16; ++step) {
+    Value b = sharedMatrixDescriptor(k, smem, k.add(xOff, k.idx(step * 32)),
+                                     /*layout=*/1, /*lboField=*/1, 1024);
+    for (int64_t h = 0; h < kPingPongHalves; ++h) {
+      Value a = sharedMatrixDescriptor(
+          k, smem,
+          k.add(gOff, k.idx(h * boxBytes + step * 16 * kGBoxSlices * 2)),
+          /*layout=*/1, /*lboField=*/boxBytes >> 4, 1024);
+      // The tile's first k16 step overwrites the accumulator (scale-d 0).
+      auto scaleD =
+          first && step == 0
+              ? NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::zero)
+              : accumulate;
+      next[h] = NVVM::WgmmaMmaAsyncOp::create(
+          k.b, next[h].getType(), next[h], a, b, shape, in, in, f32, scaleD,
+          one, one, col, col, /*satfinite=*/nullptr);
+    }
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(k.b);
+  return next;
+}
+
+/// Stage 3 of the ping-pong kernel: the warpgroup's MMAs of one tile, ring
+/// k-steps [stepBase, stepBase + kTiles). Once a k-tile's MMAs are issued
+/// the previous k-tile's are complete (wait_group 1) and its stage goes
+/// back to the producer; `afterIssue` runs once the last k-tile is issued,
+/// then the warpgroup waits for all (wait_group 0) and hands back the last
+/// stage. Returns the two halves' accumulators.
+std::pair<Value, Value> emitPingPongMainloop(KernelBuilder &k,
+                                             const WgmmaTypes &t,
+                                             const WgmmaKernel &kn,
+                                             Value stepBase, Value totalSteps,
+                                             function_ref<void()> afterIssue) {
+  MLIRContext *ctx = k.b.getContext();
+  auto stageOf = [&](Value step) { return k.rem(step, k.idx(t.stages)); };
+  // In a cluster the stage goes back to both CTAs' producers (the peer's
+  // multicast writes into it too), except in the CTA's last `stages`
+  // k-steps, which no producer waits for (as releasedInCluster).
+  auto release = [&](Value step) {
+    if (t.tiling.cluster == 1) {
+      nvgpu::MBarrierArriveOp::create(k.b, nvgpu::MBarrierTokenType::get(ctx),
+                                      kn.empty, stageOf(step));
+      return;
+    }
+    k.ifThen(k.lt(k.add(step, k.idx(t.stages)), totalSteps), [&] {
+      arriveInCluster(k, kn.empty, stageOf(step), t.tiling.cluster);
+    });
+  };
+  auto waitFull = [&](Value step) {
+    Value parity = arith::IndexCastOp::create(
+        k.b, k.b.getI1Type(), k.rem(k.div(step, k.idx(t.stages)), k.idx(2)));
+    nvgpu::MBarrierTryWaitParityOp::create(k.b, kn.full, parity,
+                                           k.idx(10000000), stageOf(step));
+  };
+  // k-tile 0 starts the accumulators from scale-d 0, not from registers
+  // set to zero: ptxas waited for the first wgmma before the second half's
+  // zeroing moves (C7517).
+  Value undef = LLVM::PoisonOp::create(k.b, pingPongAccumulatorType(ctx));
+  waitFull(stepBase);
+  SmallVector<Value> acc0 = emitPingPongKTile(k, t, kn.smem, stageOf(stepBase),
+                                              {undef, undef}, /*first=*/true);
+  SmallVector<Value> acc =
+      k.forEach(k.idx(1), k.idx(kn.kTiles), k.idx(1), acc0,
+                [&](Value it, ValueRange carried) {
+                  Value step = k.add(stepBase, it);
+                  Value s = stageOf(step);
+                  waitFull(step);
+                  SmallVector<Value> next =
+                      emitPingPongKTile(k, t, kn.smem, s, carried);
+                  NVVM::WgmmaWaitGroupSyncOp::create(k.b, 1);
+                  k.ifThen(kn.primary, [&] { release(k.sub(step, k.idx(1))); });
+                  return next;
+                });
+  afterIssue();
+  NVVM::WgmmaWaitGroupSyncOp::create(k.b, 0);
+  k.ifThen(kn.primary, [&] { release(k.add(stepBase, k.idx(kn.kTiles - 1))); });
+  return {acc[0], acc[1]};
+}
+
+/// Stage 5 of the ping-pong kernel: the ECF of the warpgroup's tile from
+/// its accumulators. Thread `lane` of warp `warp` of the warpgroup holds
+/// the slices 64 h + 16 warp + lane / 4 + 8 i (h, i in {0, 1}) at the rows
+/// 8 j + 2 (lane % 4) + c (j < 16, c in {0, 1}): element 4 j + 2 i + c of
+/// half h's accumulator. For each of its four slices (a loop; the values
+/// selected from the halves) the 16 row pairs (c = 0, 1) go through
+/// forEachHarmonicPair into the 2 (P - 1) sums, the four lanes of the slice
+/// add theirs by xor shuffles, and lane % 4 = 0 stores them (emitEcfStore).
+/// Rows past N are zero (TMA fills rows past V N with zeros, and the
+/// schedule takes this kernel only where V = 1 or N % 128 = 0); each added
+/// exactly 1 to every cos sum, which is subtracted. `scales`: the tile's
+/// column scales (emitColumnScale) by local slice.
+void emitPingPongEcf(KernelBuilder &k, const WgmmaEcfShape &sh, Value acc0,
+                     Value acc1, Value scales, Value tidInWg,
+                     const WgmmaTile &tile, Value cosOut, Value sinOut) {
+  int64_t P = sh.numPoints, S = sh.numSlices;
+  Value lane = k.rem(tidInWg, k.idx(32)), warp = k.div(tidInWg, k.idx(32));
+  Value quad = k.div(lane, k.idx(4));
+  Value leader = k.lt(k.rem(lane, k.idx(4)), k.idx(1));
+  Value count = k.min(k.idx(kPingPongRows),
+                      arith::SubIOp::create(k.b, k.idx(sh.batch), tile.m0));
+  Value outside = arith::UIToFPOp::create(
+      k.b, k.b.getF32Type(),
+      arith::IndexCastUIOp::create(
+          k.b, k.b.getI32Type(),
+          arith::SubIOp::create(k.b, k.idx(kPingPongRows), count)));
+  k.forEach(k.idx(0), k.idx(2 * kPingPongHalves), k.idx(1), [&](Value slot) {
+    Value upper = k.lt(k.idx(1), slot);
+    Value second =
+        arith::IndexCastOp::create(k.b, k.b.getI1Type(), k.rem(slot, k.idx(2)));
+    Value m = k.add(
+        k.add(k.mul(k.div(slot, k.idx(2)), k.idx(64)), k.mul(warp, k.idx(16))),
+        k.add(quad, k.mul(k.rem(slot, k.idx(2)), k.idx(8))));
+    Value s = k.add(tile.s0, m);
+    Value halfScale = k.mulf(k.load(scales, {m}), k.f32(0.5f));
+    auto element = [&](int64_t j, int64_t c) {
+      auto pick = [&](Value acc) {
+        auto at = [&](int64_t e) {
+          return LLVM::ExtractValueOp::create(k.b, acc, ArrayRef<int64_t>{e})
+              .getResult();
+        };
+        return k.select(second, at(4 * j + 2 + c), at(4 * j + c));
+      };
+      return k.select(upper, pick(acc1), pick(acc0));
+    };
+    SmallVector<Value> sums(2 * (P - 1), k.f32(0.0f));
+    for (int64_t j = 0; j < kPingPongRows / 8; ++j)
+      forEachHarmonicPair(k, P, element(j, 0), element(j, 1), halfScale,
+                          [&](int64_t p, Value c, Value sn, Value w) {
+                            sums[p - 1] = k.fma(c, w, sums[p - 1]);
+                            sums[P - 1 + p - 1] =
+                                k.fma(sn, w, sums[P - 1 + p - 1]);
+                          });
+    for (Value &sum : sums)
+      sum = addXorShuffled(k, addXorShuffled(k, sum, 1), 2);
+    for (int64_t p = 1; p < P; ++p)
+      sums[p - 1] = k.subf(sums[p - 1], outside);
+    k.ifThen(k.land(leader, k.lt(s, k.idx(S))), [&] {
+      emitEcfStore(k, sh, sums, count, s, tile.v, tile.batchTile, cosOut,
+                   sinOut);
+    });
+  });
+}
+} // namespace
+
 gpu::GPUFuncOp
 mlir::sigreg::buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
                                                  const WgmmaEcfShape &sh) {
-  assert(!sh.storeSlices && "the persistent kernel does not store y");
+  assert(!sh.storeSlices && !sh.foldFinalize && !sh.atomicSums &&
+         !sh.epilogue && "the ping-pong kernel writes the tiles' sums only");
   WgmmaTypes t(b.getContext(), sh.inputElement, sh.tiling, /*kMajorB=*/false,
                sh.splitFeatures);
   OpBuilder::InsertionGuard guard(b);
@@ -1482,89 +1622,93 @@ mlir::sigreg::buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
       createWgmmaKernel(b, k, loc, t, "sigreg_fused_ecf_wgmma_persistent",
                         "trig_reduction", forwardArgs(b, sh), sh.reduction());
   ForwardArgs out(sh, kn.rest);
-  int64_t sliceTiles = sh.numSliceTiles(), batchTiles = sh.numBatchTiles();
-  // The CTA's tiles: blockIdx.x, + gridDim.x, ...
-  Value first = k.blockId(Dimension::x);
-  Value stride = gpu::GridDimOp::create(k.b, Dimension::x);
-  Value myTiles =
-      k.div(k.add(arith::SubIOp::create(k.b, k.idx(sh.numTiles()), first),
-                  k.sub(stride, k.idx(1))),
-            stride);
+  int64_t cluster = t.tiling.cluster;
+  int64_t sliceTiles = sh.numSliceTiles(),
+          batchGroups = sh.numBatchTiles() / cluster;
+  // The cluster's tile groups: its index, + the number of clusters, ...
+  // (slice tile fastest); a group is `cluster` batch tiles of one slice
+  // tile (the CTA of rank r takes the r-th), which share the g tile.
+  Value first = k.div(k.blockId(Dimension::x), k.idx(cluster));
+  Value stride =
+      k.div(gpu::GridDimOp::create(k.b, Dimension::x), k.idx(cluster));
+  Value myTiles = k.div(
+      k.add(arith::SubIOp::create(k.b, k.idx(sh.numTiles() / cluster), first),
+            k.sub(stride, k.idx(1))),
+      stride);
+  Value totalSteps = k.mul(myTiles, k.idx(kn.kTiles));
   auto tileOf = [&](Value i) {
     Value index = k.add(first, k.mul(i, stride));
     WgmmaTile tile;
     Value sliceTile = k.rem(index, k.idx(sliceTiles));
     Value rest = k.div(index, k.idx(sliceTiles));
-    tile.batchTile = k.rem(rest, k.idx(batchTiles));
-    tile.v = k.div(rest, k.idx(batchTiles));
+    tile.batchTile = k.rem(rest, k.idx(batchGroups));
+    if (cluster > 1)
+      tile.batchTile = k.add(k.mul(tile.batchTile, k.idx(cluster)), kn.rank);
+    tile.v = k.div(rest, k.idx(batchGroups));
     tile.s0 = k.mul(sliceTile, k.idx(t.slices));
-    tile.m0 = k.mul(tile.batchTile, k.idx(kRows));
+    tile.m0 = k.mul(tile.batchTile, k.idx(kPingPongRows));
     tile.xRow0 = k.add(k.mul(tile.v, k.idx(sh.batch)), tile.m0);
     return tile;
   };
-  // The y tile lives after the ring for the whole kernel.
-  int64_t yOffset = t.stages * (t.xTileBytes + t.gTileBytes);
-  int64_t P = sh.numPoints, N = sh.batch, S = sh.numSlices;
-  // Rows of the previous tile's y per k-tile: all of them within the
-  // mainloop.
-  int64_t rowsPerTile = llvm::divideCeil(kRows, kn.kTiles);
-  auto rowsOf = [&](const WgmmaTile &tile) {
-    return k.min(k.idx(kRows), arith::SubIOp::create(k.b, k.idx(N), tile.m0));
-  };
+  // Each consumer warpgroup's column scales, after the ring.
+  Value scales =
+      smemView(k, kn.smem, k.idx(t.stages * (t.xTileBytes + t.gTileBytes)),
+               t.tile({2, t.slices}, k.b.getF32Type()));
   emitWarpgroupRoles(
       k, t, kn.wg,
       [&] {
-        // One thread: the k-tiles of every tile of the CTA through the ring.
+        // One thread: the k-tiles of every tile of the CTA, in order.
         k.ifThen(kn.primary, [&] {
           k.forEach(k.idx(0), myTiles, k.idx(1), [&](Value i) {
             WgmmaTile tile = tileOf(i);
             emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
                             tile.xRow0, tile.s0, kn.kTiles,
-                            k.mul(i, k.idx(kn.kTiles)));
+                            k.mul(i, k.idx(kn.kTiles)), kn.rank);
           });
         });
       },
       [&] {
-        // Consumer thread tid owns column tid of every y tile.
-        Value col = kn.tid;
-        Value yTile = yTileView(k, t, kn.smem, yOffset, kRows);
-        SmallVector<Value> zeros(2 * (P - 1), k.f32(0.0f));
-        k.forEach(
-            k.idx(0), myTiles, k.idx(1),
-            {arith::ConstantOp::create(k.b, k.b.getBoolAttr(false))},
-            [&](Value i, ValueRange carried) {
-              // The previous tile (tile 0 stands in for tile 0's: no rows).
-              Value hasPrev = k.lt(k.idx(0), i);
-              WgmmaTile prev =
-                  tileOf(k.select(hasPrev, k.sub(i, k.idx(1)), k.idx(0)));
-              Value prevRows = k.select(hasPrev, rowsOf(prev), k.idx(0));
-              Value prevSlice = k.add(prev.s0, col);
-              Value scale = emitColumnScale(k, sh, out.sumSq, prevSlice);
-              MainloopResult r = emitWgmmaMainloop(
-                  k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap, kn.wg,
-                  kn.primary, kn.kTiles, k.mul(i, k.idx(kn.kTiles)), carried[0],
-                  zeros, [&](Value it, ValueRange sums) {
-                    return emitInterleavedEcfRows(k, P, yTile, it, rowsPerTile,
-                                                  prevRows, col, scale, sums);
-                  });
-              k.ifThen(k.land(hasPrev, k.lt(prevSlice, k.idx(S))), [&] {
-                emitEcfStore(k, sh, r.carried, prevRows, prevSlice, prev.v,
-                             prev.batchTile, out.cosOut, out.sinOut);
+        // Warpgroup w takes the CTA's tiles w, w + 2, ... Its turn to issue
+        // MMAs comes when the other has issued its previous tile's, so that
+        // the two take the ring's k-steps in order (a warpgroup never waits
+        // on a `full` phase more than one round ahead) and the tensor cores
+        // run one warpgroup's MMAs while the other computes its ECF.
+        // The warpgroup index through a shuffle from lane 0, so that ptxas
+        // sees it warp-uniform: the tile loop's bounds depend on it, and a
+        // loop around wgmmas that ptxas takes for divergent serializes them
+        // (C7520).
+        Value wg32 = arith::IndexCastOp::create(k.b, k.b.getI32Type(), kn.wg);
+        Value wg = arith::IndexCastOp::create(
+            k.b, k.b.getIndexType(),
+            gpu::ShuffleOp::create(k.b, wg32, 0, 32, gpu::ShuffleMode::IDX)
+                .getShuffleResult());
+        Value col = k.rem(kn.tid, k.idx(128));
+        Value myTurn = k.add(k.idx(kTurnBarrier), wg);
+        Value otherTurn = k.sub(k.idx(kTurnBarrier + 1), wg);
+        Value wgScales = memref::SubViewOp::create(
+            k.b, scales,
+            ArrayRef<OpFoldResult>{OpFoldResult(wg), k.b.getIndexAttr(0)},
+            ArrayRef<OpFoldResult>{k.b.getIndexAttr(1),
+                                   k.b.getIndexAttr(t.slices)},
+            ArrayRef<OpFoldResult>{k.b.getIndexAttr(1), k.b.getIndexAttr(1)});
+        Value wgScales1D = memref::CollapseShapeOp::create(
+            k.b, wgScales, ArrayRef<ReassociationIndices>{{0, 1}});
+        k.forEach(wg, myTiles, k.idx(2), [&](Value i) {
+          WgmmaTile tile = tileOf(i);
+          // The scale's loads are in flight while the warpgroup waits.
+          Value scale = emitColumnScale(k, sh, out.sumSq, k.add(tile.s0, col));
+          k.ifThen(k.lt(k.idx(0), i),
+                   [&] { namedBarrier(k, myTurn, 2 * 128); });
+          k.store(scale, wgScales1D, {col});
+          auto [acc0, acc1] = emitPingPongMainloop(
+              k, t, kn, k.mul(i, k.idx(kn.kTiles)), totalSteps, [&] {
+                k.ifThen(k.lt(k.add(i, k.idx(1)), myTiles), [&] {
+                  namedBarrier(k, otherTurn, 2 * 128, /*arriveOnly=*/true);
+                });
               });
-              // Stage 4: every consumer has read the previous y.
-              emitAccumulatorTile(k, t, kn.smem, r.acc, yOffset);
-              return SmallVector<Value>{r.parity};
-            });
-        // The last tile's ECF after the MMAs.
-        WgmmaTile last = tileOf(k.sub(myTiles, k.idx(1)));
-        Value s = k.add(last.s0, col);
-        Value scale = emitColumnScale(k, sh, out.sumSq, s);
-        Value rows = rowsOf(last);
-        SmallVector<Value> sums = emitEcfRows(k, P, yTile, k.idx(0), rows, col,
-                                              scale, kEcfRowsPerStep);
-        k.ifThen(k.lt(s, k.idx(S)), [&] {
-          emitEcfStore(k, sh, sums, rows, s, last.v, last.batchTile, out.cosOut,
-                       out.sinOut);
+          namedBarrier(k, k.add(k.idx(kOwnBarrier), wg), 128);
+          emitPingPongEcf(k, sh, acc0, acc1, wgScales1D, col, tile, out.cosOut,
+                          out.sinOut);
         });
       });
   gpu::ReturnOp::create(k.b);

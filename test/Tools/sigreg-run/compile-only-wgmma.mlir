@@ -3,7 +3,7 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t/fused/sigreg.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/fused/manifest.json
 // RUN: %ptxas -arch=sm_90a -v %t/fused/sigreg.ptx -o %t/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
-// RUN: rm -rf %t.p && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=3x1000x200 --wgmma-persistent --emit-artifact=%t.p | FileCheck %s --check-prefix=POUT
+// RUN: rm -rf %t.p && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=3x1024x200 --wgmma-persistent --emit-artifact=%t.p | FileCheck %s --check-prefix=POUT
 // RUN: FileCheck %s --check-prefix=PPTX < %t.p/fused/sigreg.ptx
 // RUN: FileCheck %s --check-prefix=PMANIFEST < %t.p/fused/manifest.json
 // RUN: %ptxas -arch=sm_90a -v %t.p/fused/sigreg.ptx -o %t.p/f.cubin 2>&1 | FileCheck %s --check-prefix=PPTXAS --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
@@ -14,8 +14,9 @@
 // Two steps: the projection, then the Hopper kernel, whose tail adds the 8
 // batch tiles and runs the epilogue (docs/GPU-SCHEDULES.md, "the tail").
 // OUT: fused pipeline: 2 steps
-// The persistent variant keeps its finalize and epilogue launches.
-// POUT: fused pipeline: 4 steps
+// The ping-pong kernel (--wgmma-persistent; N = 1024: its batch tiles do
+// not cross views) has no tail: the finalize-loss kernel follows it.
+// POUT: fused pipeline: 3 steps
 
 // --sigreg-extern-dynamic-shared-memory: the operand ring is declared after
 // the static mbarriers, 1024-byte aligned (the 128-byte swizzle needs it).
@@ -58,32 +59,40 @@
 // PTXAS: Compiling entry function 'sigreg_fused_ecf_wgmma' for 'sm_90a'
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Used 168 registers
-// The persistent variant: 384 threads with setmaxnreg (the producer
-// warpgroup gives registers to the consumers), two k16 wgmmas per 32-deep
-// k-tile issued without waiting, ECF rows of the previous tile, then the wait
-// for the previous k-tile's pair; x in boxes of 32 x 128 with 64-byte swizzle.
+// The ping-pong kernel: 384 threads with setmaxnreg, pairs of CTAs
+// (`.reqnctapercluster 2, 1, 1` on its one-dimensional grid), wgmma
+// m64n128k16 with A (g) transposed, imm-trans-a 1, imm-trans-b 0; the first
+// k16 step with scale-d 0 (the predicate set from 0), the others 1.
 // PPTX:       .visible .entry sigreg_fused_ecf_wgmma_persistent(
 // PPTX:       .maxntid 384, 1, 1
+// PPTX-NEXT:  .explicitcluster
+// PPTX-NEXT:  .reqnctapercluster 2, 1, 1
 // PPTX:       setmaxnreg.dec.sync.aligned.u32 	40;
-// PPTX:       cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PPTX:       cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [
+// PPTX:       cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
 // PPTX:       setmaxnreg.inc.sync.aligned.u32 	232;
-// PPTX:       wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
-// PPTX:       wgmma.wait_group.sync.aligned 5;
-// PPTX:       wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
-// PPTX:       wgmma.wait_group.sync.aligned 6;
+// PPTX:       bar.sync 	%r{{[0-9]+}}, 256;
+// PPTX:       setp.ne.b32 p, 0, 0;
+// PPTX-NEXT:  wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1,  1, 1,  0;
+// PPTX:       setp.ne.b32 p, 1, 0;
+// PPTX-NEXT:  wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1,  1, 1,  0;
+// PPTX:       wgmma.wait_group.sync.aligned 1;
+// PPTX:       mapa.shared::cluster.u64
+// PPTX:       bar.arrive %r{{[0-9]+}}, 256;
+// PPTX:       wgmma.wait_group.sync.aligned 0;
 // PPTX:       sin.approx.f32
-// PPTX:       wgmma.wait_group.sync.aligned 2;
+// PPTX:       shfl.sync.bfly.b32
 // PMANIFEST:      "tensor_map": {
 // PMANIFEST-NEXT:   "box": [
-// PMANIFEST-NEXT:     32,
+// PMANIFEST-NEXT:     64,
 // PMANIFEST-NEXT:     128
 // PMANIFEST-NEXT:   ],
-// PMANIFEST:        "swizzle": "64b"
 // PMANIFEST:      "kernel": "sigreg_fused_ecf_wgmma_persistent",
-// PMANIFEST:      "shared_bytes": 231424
+// PMANIFEST:      "shared_bytes": 197632
 // Register count recorded: 168 at entry (384 threads), no spills, and no
-// "wgmma serialization" warning (C7520) for the ECF between the wgmmas.
-// PPTXAS-NOT: C7520
+// "wgmma serialization" warning (C7520) or waits injected between the
+// wgmmas (C7517).
+// PPTXAS-NOT: C75{{17|20}}
 // PPTXAS: Compiling entry function 'sigreg_fused_ecf_wgmma_persistent' for 'sm_90a'
 // PPTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PPTXAS: Used 168 registers

@@ -182,6 +182,28 @@ std::string singleLaunchObstacle(FusedEcfOp op, int64_t dynamicSize) {
 }
 } // namespace
 
+std::string mlir::sigreg::wgmmaPersistentObstacle(FusedEcfOp op,
+                                                  int64_t dynamicSize) {
+  std::string msg;
+  llvm::raw_string_ostream os(msg);
+  Type in = op.getInput().getType();
+  int64_t views = dimSize(in, 0, dynamicSize),
+          batch = dimSize(in, 1, dynamicSize),
+          points = dimSize(op.getCos().getType(), 2, dynamicSize);
+  if (points > kWgmmaPersistentMaxPoints)
+    os << "needs P <= " << kWgmmaPersistentMaxPoints
+       << " (the ECF sums in registers beside the accumulators), got P = "
+       << points;
+  else if (views > 1 && batch % kWgmmaTileRows != 0)
+    os << "needs N a multiple of " << kWgmmaTileRows
+       << " with several views (a batch tile past N would read the next "
+          "view's rows), got V = "
+       << views << ", N = " << batch;
+  else if (op.getSlices())
+    os << "does not store the slices result";
+  return msg;
+}
+
 bool mlir::sigreg::usesTensorCores(FusedEcfOp op,
                                    const EcfScheduleOptions &options,
                                    int64_t dynamicSize) {
@@ -249,8 +271,31 @@ int64_t mlir::sigreg::wgmmaClusterOf(int64_t requested, int64_t tileSlices,
                                                                        : 1;
 }
 
+std::string mlir::sigreg::pingPongClusterObstacle(int64_t cluster,
+                                                  int64_t batchTiles) {
+  if (cluster == 1)
+    return "";
+  if (cluster != 2)
+    return llvm::formatv("runs pairs of CTAs only (clusters of 4 measured "
+                         "slower), got cluster = {0}",
+                         cluster);
+  if (batchTiles % 2 != 0)
+    return llvm::formatv("needs an even number of batch tiles for a pair "
+                         "(the pair's CTAs share the g tile of two batch "
+                         "tiles), got batch_tiles = {0}",
+                         batchTiles);
+  return "";
+}
+
+int64_t mlir::sigreg::pingPongClusterOf(int64_t requested, int64_t batchTiles) {
+  int64_t cluster = requested ? requested : 2;
+  return pingPongClusterObstacle(cluster, batchTiles).empty() ? cluster : 1;
+}
+
 WgmmaTiling mlir::sigreg::getWgmmaTiling(int64_t tileSlices, bool persistent,
                                          int64_t ctas) {
+  if (persistent)
+    return {kWgmmaPingPongSlices, 6, 64, 1, 384, 40, 232, true};
   if (tileSlices == 128)
     return {128, 3, 64, 2, 288, 0, 0, false};
   if (tileSlices == 64) {
@@ -258,8 +303,6 @@ WgmmaTiling mlir::sigreg::getWgmmaTiling(int64_t tileSlices, bool persistent,
     int64_t stages = oneWave ? kWgmmaDeepRingStages : 4;
     return {64, stages, 64, oneWave ? 1 : 2, 288, 0, 0, false};
   }
-  if (persistent)
-    return {256, 4, 32, 1, 384, 40, 232, true};
   return {256, 4, 64, 1, 384, 40, 232, false};
 }
 
@@ -420,9 +463,9 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
   s.wgmma = usesWgmma(op, options, dynamicSize);
   int64_t wgmmaSlices = s.wgmma ? wgmmaTileSlices(op, options, dynamicSize) : 0;
   s.wgmmaPersistent = s.wgmma && options.wgmmaPersistent &&
-                      wgmmaSlices == kWgmmaTileSlices &&
-                      dimSize(op.getCos().getType(), 2, dynamicSize) <=
-                          kWgmmaPersistentMaxPoints;
+                      wgmmaPersistentObstacle(op, dynamicSize).empty();
+  if (s.wgmmaPersistent)
+    wgmmaSlices = kWgmmaPingPongSlices;
   s.tensorCores = s.wgmma || usesTensorCores(op, options, dynamicSize);
   // Only a seeded projection is split; an explicit one has the input's
   // type already (the Hopper kernel splits an f32 one itself). The Hopper
@@ -452,6 +495,8 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
         dimSize(in, 2, dynamicSize), wgmmaSplitsInput(op), s.splitProjection);
     s.cluster = wgmmaClusterOf(options.wgmmaCluster, s.blockSlices,
                                s.numBatchTiles, reduction);
+  } else if (s.wgmmaPersistent) {
+    s.cluster = pingPongClusterOf(options.wgmmaCluster, s.numBatchTiles);
   }
   if (!s.blockSlices) {
     s.blockSlices = 64;
@@ -765,21 +810,18 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
                     << "], got [" << rows << ", " << slices << "]";
     break;
   case KernelKind::wgmma:
-  case KernelKind::wgmma_persistent:
-    if (rows != kWgmmaTileRows ||
-        (slices != 256 &&
-         ((slices != 128 && slices != 64) || kind != KernelKind::wgmma)))
-      return fail() << "needs tile = [128, 256]"
-                    << (kind == KernelKind::wgmma ? ", [128, 128] or [128, 64]"
-                                                  : "")
-                    << ", got [" << rows << ", " << slices << "]";
+    if (rows != kWgmmaTileRows || !llvm::is_contained({64, 128, 256}, slices))
+      return fail() << "needs tile = [128, 256], [128, 128] or [128, 64], got ["
+                    << rows << ", " << slices << "]";
     obstacle = wgmmaObstacle(op, slices, /*dynamicSize=*/1);
-    if (obstacle.empty() && kind == KernelKind::wgmma_persistent &&
-        points > kWgmmaPersistentMaxPoints)
-      return fail() << "needs P <= " << kWgmmaPersistentMaxPoints
-                    << " (the ECF sums in registers beside the accumulators), "
-                       "got P = "
-                    << points;
+    break;
+  case KernelKind::wgmma_persistent:
+    if (rows != kWgmmaTileRows || slices != kWgmmaPingPongSlices)
+      return fail() << "needs tile = [128, " << kWgmmaPingPongSlices
+                    << "], got [" << rows << ", " << slices << "]";
+    obstacle = wgmmaObstacle(op, slices, /*dynamicSize=*/1);
+    if (obstacle.empty())
+      obstacle = wgmmaPersistentObstacle(op, /*dynamicSize=*/1);
     break;
   case KernelKind::single_launch:
     obstacle = singleLaunchObstacle(op, /*dynamicSize=*/1);
@@ -837,14 +879,16 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
                        << " (N = " << batch << ", rows = " << rows << ")";
   int64_t cluster = attr.getCluster();
   if (cluster != 1) {
-    if (kind != KernelKind::wgmma)
-      return fail() << "does not run clusters (only kernel = wgmma does), got "
-                       "cluster = "
+    if (kind != KernelKind::wgmma && kind != KernelKind::wgmma_persistent)
+      return fail() << "does not run clusters (only kernel = wgmma and "
+                       "wgmma_persistent do), got cluster = "
                     << cluster;
     if (!isWgmmaClusterSize(cluster))
       return fail() << "needs cluster = 1, 2 or 4, got " << cluster;
     std::string why =
-        wgmmaClusterObstacle(cluster, slices, attr.getBatchTiles());
+        kind == KernelKind::wgmma_persistent
+            ? pingPongClusterObstacle(cluster, attr.getBatchTiles())
+            : wgmmaClusterObstacle(cluster, slices, attr.getBatchTiles());
     if (!why.empty())
       return fail() << why;
   }

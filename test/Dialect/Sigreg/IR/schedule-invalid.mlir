@@ -70,18 +70,27 @@ func.func @wgmma_f32_projection_mode(%x: tensor<1x256x64xf32>, %seed: i64) -> (t
 
 // -----
 
-func.func @persistent_points(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x35xf32>, tensor<1x256x35xf32>) {
-  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma_persistent needs P <= 33 (the ECF sums in registers beside the accumulators), got P = 35}}
-  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x35xf32>
-  return %c, %s : tensor<1x256x35xf32>, tensor<1x256x35xf32>
+func.func @persistent_points(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x27xf32>, tensor<1x256x27xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma_persistent needs P <= 25 (the ECF sums in registers beside the accumulators), got P = 27}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 128], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x27xf32>
+  return %c, %s : tensor<1x256x27xf32>, tensor<1x256x27xf32>
 }
 
 // -----
 
 func.func @persistent_tile(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
-  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma_persistent needs tile = [128, 256], got [128, 128]}}
-  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 128], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma_persistent needs tile = [128, 128], got [128, 256]}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
   return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+// The ping-pong kernel's batch tiles must not cross views.
+func.func @persistent_views(%x: tensor<2x200x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<2x256x17xf32>, tensor<2x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma_persistent needs N a multiple of 128 with several views (a batch tile past N would read the next view's rows), got V = 2, N = 200}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 128], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<2x200x64xbf16>, tensor<64x256xbf16> -> tensor<2x256x17xf32>
+  return %c, %s : tensor<2x256x17xf32>, tensor<2x256x17xf32>
 }
 
 // -----
@@ -313,11 +322,29 @@ func.func @single_launch_step_f32_projection(%x: tensor<1x64x64xbf16>, %seed: i6
 
 // -----
 
-// Clusters (CTAs sharing the g tile by multicast) are the one-tile Hopper
-// kernel's: not the other kernels', ...
+// Clusters (CTAs sharing the g tile by multicast) are the Hopper kernels':
+// not the other kernels', ...
 func.func @cluster_kernel(%x: tensor<1x512x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
-  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma_persistent does not run clusters (only kernel = wgmma does), got cluster = 2}}
-  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 256], k_tile = 16, batch_tiles = 4, projection = explicit, cluster = 2>} : tensor<1x512x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = mma does not run clusters (only kernel = wgmma and wgmma_persistent do), got cluster = 2}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 8, projection = explicit, cluster = 2>} : tensor<1x512x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+// ... the ping-pong kernel runs pairs only ...
+func.func @pingpong_cluster4(%x: tensor<1x512x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma_persistent runs pairs of CTAs only (clusters of 4 measured slower), got cluster = 4}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 128], k_tile = 16, batch_tiles = 4, projection = explicit, cluster = 4>} : tensor<1x512x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+// ... of batch tiles that pair up ...
+func.func @pingpong_odd(%x: tensor<1x384x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma_persistent needs an even number of batch tiles for a pair (the pair's CTAs share the g tile of two batch tiles), got batch_tiles = 3}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 128], k_tile = 16, batch_tiles = 3, projection = explicit, cluster = 2>} : tensor<1x384x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
   return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
 }
 

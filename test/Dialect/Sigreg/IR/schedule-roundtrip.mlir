@@ -9,12 +9,12 @@
 // CHECK: sigreg.fused_ecf %{{.*}}, %{{.*}} {schedule = #sigreg.schedule<kernel = simt, tile = [16, 32], k_tile = 64, batch_tiles = 16, projection = explicit>} :
 // CHECK: sigreg.fused_ecf %{{.*}}, %{{.*}} {schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 4, projection = explicit>} :
 // CHECK: sigreg.fused_ecf %{{.*}}, %{{.*}} {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 2, projection = explicit>} :
-// CHECK: sigreg.fused_ecf %{{.*}}, %{{.*}} t_max = 2.500000e+00 {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = explicit>} :
+// CHECK: sigreg.fused_ecf %{{.*}}, %{{.*}} t_max = 2.500000e+00 {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 128], k_tile = 16, batch_tiles = 2, projection = explicit, cluster = 2>} :
 func.func @kinds(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>, tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
   %c0, %s0 = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = simt, tile = [16, 32], k_tile = 64, batch_tiles = 16, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
   %c1, %s1 = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 4, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
   %c2, %s2 = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
-  %c3, %s3 = sigreg.fused_ecf %x, %a t_max = 2.5 {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  %c3, %s3 = sigreg.fused_ecf %x, %a t_max = 2.5 {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 128], k_tile = 16, batch_tiles = 2, projection = explicit, cluster = 2>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
   return %c0, %c1, %c2, %c3 : tensor<1x256x17xf32>, tensor<1x256x17xf32>, tensor<1x256x17xf32>, tensor<1x256x17xf32>
 }
 

@@ -74,8 +74,10 @@ func.func @mid(%x: tensor<1024x1024xbf16>, %seed: i64) -> tensor<f32> {
 // CHECK:           schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 128, projection = rounded>
 // HOPPER-LABEL:  func.func @large(
 // HOPPER:          schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 64, projection = rounded, cluster = 2>
+// The ping-pong kernel (--wgmma-persistent) has 128 x 128 tiles whatever
+// wgmma-slices says, in pairs where the batch tiles pair up.
 // PERSIST-LABEL: func.func @large(
-// PERSIST:         schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 256], k_tile = 16, batch_tiles = 64, projection = rounded>
+// PERSIST:         schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 128], k_tile = 16, batch_tiles = 64, projection = rounded, cluster = 2>
 // W128-LABEL:    func.func @large(
 // W128:            schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 64, projection = rounded>
 // The cluster rule (256-slice tiles, 64 k-tiles or more, batch tiles that
@@ -168,6 +170,9 @@ func.func @tiny_batch(%x: tensor<3x2x191xbf16>, %seed: i64) -> tensor<f32> {
 // HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 63, projection = rounded>
 // HOPPER-LABEL: func.func @d2048
 // HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 32, projection = rounded>
+// The ping-pong kernel: no pair for 63 batch tiles.
+// PERSIST-LABEL: func.func @large_ragged
+// PERSIST:         schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 128], k_tile = 16, batch_tiles = 63, projection = rounded>
 func.func @large_ragged(%x: tensor<8000x4096xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 4096 points = 17 : tensor<8000x4096xbf16> -> tensor<f32>
   return %l : tensor<f32>

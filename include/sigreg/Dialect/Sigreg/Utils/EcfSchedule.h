@@ -45,14 +45,15 @@ constexpr int64_t kWgmmaTileSlices = 256;
 /// multiprocessor, so that one CTA's ECF runs while the other's tensor cores
 /// work; no setmaxnreg (registers 0): ptxas would have to fit the wgmma into
 /// the 80 registers of a 384-thread CTA at entry.
-/// Persistent (256 slices only): one CTA of 384 threads per multiprocessor
-/// loops over the tiles. The producer warpgroup streams every tile's k-tiles;
-/// the consumer warpgroups run each tile's MMAs and, between a k-tile's
-/// wgmmas and the wait for them, the ECF of a few rows of the previous
-/// tile's y, kept in a y tile [128][256] f32 beside the ring. The y tile
-/// takes 130 KB, so the ring has 4 stages of k-tiles 32 deep (24 KB each).
-/// setmaxnreg as the 256-slice tile. Measured slower than the one-tile
-/// kernel at large (docs/PERF-NOTES.md, v19-v22); opt-in.
+/// Persistent (the ping-pong kernel): one CTA of 288 threads per
+/// multiprocessor loops over tiles of 128 slices x 128 batch rows; each of
+/// its two consumer warpgroups owns a whole tile (two m64n128 wgmma halves,
+/// 128 accumulators per thread, D = g^T x^T so that a thread holds 32 rows
+/// of each of its 4 slices) and computes its ECF from the accumulators
+/// while the other warpgroup's MMAs run; the producer is one warp. A 6-stage
+/// ring of 32 KB stages. No setmaxnreg: 288 threads leave ptxas 224
+/// registers per thread (the accumulators, the 2 (P - 1) sums and the
+/// recurrence). Opt-in (docs/PERF-NOTES.md).
 struct WgmmaTiling {
   int64_t slices, stages, tileK, ctasPerSM, threads;
   /// setmaxnreg targets of the producer and consumer warpgroups (0: none).
@@ -91,13 +92,27 @@ inline bool isWgmmaClusterSize(int64_t cluster) {
 /// by rule (`requested` 0) or as requested where the kernel can (else 1).
 int64_t wgmmaClusterOf(int64_t requested, int64_t tileSlices,
                        int64_t batchTiles, int64_t reduction);
+/// Why the ping-pong kernel cannot run in clusters of `cluster` CTAs (empty
+/// when it can): pairs share the g tile of two batch tiles, so the batch
+/// tiles must pair up; clusters of 4 (2 x 2, the x tile shared too)
+/// measured 0.86 ms at large against 0.58 for pairs (docs/PERF-NOTES.md).
+std::string pingPongClusterObstacle(int64_t cluster, int64_t batchTiles);
+/// The ping-pong kernel's cluster: `requested` where it can (else 1), or by
+/// rule (0) pairs where it can.
+int64_t pingPongClusterOf(int64_t requested, int64_t batchTiles);
 /// Stages of the 64-slice ring when the grid fits one CTA per
 /// multiprocessor.
 constexpr int64_t kWgmmaDeepRingStages = 8;
-/// Largest P of the persistent variant: each consumer thread holds the
-/// 2 (P - 1) sums of one column beside its 128 accumulators (P = 33 compiles
-/// without spills).
-constexpr int64_t kWgmmaPersistentMaxPoints = 33;
+/// Slices per tile of the ping-pong (persistent) kernel.
+constexpr int64_t kWgmmaPingPongSlices = 128;
+/// Largest P of the ping-pong kernel: each consumer thread holds the
+/// 2 (P - 1) sums of one slice beside its 128 accumulators.
+constexpr int64_t kWgmmaPersistentMaxPoints = 25;
+/// Why the ping-pong kernel cannot run `op` (empty when it can): P beyond
+/// kWgmmaPersistentMaxPoints, or a batch tile that reads the next view's
+/// rows (V > 1 with N % 128 != 0: its ECF counts the rows past N as zeros,
+/// which TMA supplies only past the last view), or the slices result.
+std::string wgmmaPersistentObstacle(FusedEcfOp op, int64_t dynamicSize = 0);
 
 /// The user-facing knobs (pass options) that the schedule follows. Zero tile
 /// sizes mean "by shape".
@@ -109,8 +124,9 @@ struct EcfScheduleOptions {
   bool hopper = false;
   /// Hopper kernel slices per CTA tile: 64, 128 or 256 (0: by rule).
   int64_t wgmmaSlices = 0;
-  /// Hopper kernel: persistent CTAs with the ECF overlapped (when P <=
-  /// kWgmmaPersistentMaxPoints and the tile has 256 slices).
+  /// Hopper kernel: the persistent ping-pong kernel, the ECF of one
+  /// warpgroup's tile beside the other's MMAs (where
+  /// wgmmaPersistentObstacle allows).
   bool wgmmaPersistent = false;
   /// Hopper kernel: CTAs per thread block cluster sharing the g tile by
   /// multicast, 1, 2 or 4 (0: by rule, wgmmaClusterOf).
