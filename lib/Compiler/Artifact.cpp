@@ -369,6 +369,8 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
           bufferJson(name, "workspace", alloc.getType());
       if (alloc->hasAttr("sigreg.zero_init"))
         buffer["zero_init"] = true;
+      if (alloc->hasAttr(kL2PersistAttrName))
+        buffer["l2_persist"] = true;
       if (auto shares =
               alloc->getAttrOfType<DictionaryAttr>(kSharesResultAttrName)) {
         auto result = shares.getAs<IntegerAttr>("result");

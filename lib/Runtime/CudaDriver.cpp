@@ -97,6 +97,7 @@ struct CudaDriver::Api {
   // Optional (CUDA 12+): null when the driver does not export it.
   CUresult (*cuLaunchKernelEx)(const void *, CUfunction, void **,
                                void **) = nullptr;
+  CUresult (*cuCtxSetLimit)(int, size_t) = nullptr;
   CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *,
                                      const uint64_t *, const uint64_t *,
                                      const uint32_t *, const uint32_t *, int,
@@ -217,6 +218,8 @@ CudaDriver *CudaDriver::get(std::string &err) {
       api->cuTensorMapEncodeTiled = nullptr;
     if (!resolve(handle, api->cuLaunchKernelEx, {"cuLaunchKernelEx"}, optional))
       api->cuLaunchKernelEx = nullptr;
+    if (!resolve(handle, api->cuCtxSetLimit, {"cuCtxSetLimit"}, optional))
+      api->cuCtxSetLimit = nullptr;
     auto *driver = new CudaDriver();
     driver->api = api;
     CUresult r = api->cuInit(0);
@@ -490,6 +493,12 @@ struct LaunchAttribute {
   union {
     char bytes[64];
     int programmaticStreamSerializationAllowed;
+    struct {
+      void *base;
+      size_t bytes;
+      float hitRatio;
+      int hitProp, missProp; // CUaccessProperty
+    } accessPolicyWindow;
   } value;
 };
 static_assert(sizeof(LaunchAttribute) == 72, "CUlaunchAttribute layout");
@@ -500,7 +509,12 @@ struct LaunchConfig {
   LaunchAttribute *attrs;
   unsigned numAttrs;
 };
+constexpr int kLaunchAttributeAccessPolicyWindow = 1;
 constexpr int kLaunchAttributeProgrammaticStreamSerialization = 6;
+constexpr int kAccessPropertyStreaming = 1, kAccessPropertyPersisting = 2;
+constexpr int kLimitPersistingL2CacheSize = 0x06;
+constexpr int kAttrMaxPersistingL2CacheSize = 108,
+              kAttrMaxAccessPolicyWindowSize = 109;
 } // namespace
 
 Status CudaDriver::launchKernelProgrammatic(CUfunction function,
@@ -508,17 +522,65 @@ Status CudaDriver::launchKernelProgrammatic(CUfunction function,
                                             const unsigned block[3],
                                             unsigned sharedBytes,
                                             CUstream stream, void **params) {
+  return launchKernelEx(function, grid, block, sharedBytes, stream, params,
+                        /*programmatic=*/true, nullptr);
+}
+
+Status CudaDriver::launchKernelEx(CUfunction function, const unsigned grid[3],
+                                  const unsigned block[3], unsigned sharedBytes,
+                                  CUstream stream, void **params,
+                                  bool programmatic,
+                                  const AccessWindow *window) {
   // Without cuLaunchKernelEx (a driver before CUDA 12) the launch is a plain
-  // one: the kernel's griddepcontrol.wait then returns at once.
-  if (!api->cuLaunchKernelEx)
+  // one: the kernel's griddepcontrol.wait then returns at once, and the
+  // window (a cache hint) is dropped.
+  if (!api->cuLaunchKernelEx || (!programmatic && !window))
     return launchKernel(function, grid, block, sharedBytes, stream, params);
-  LaunchAttribute attr{};
-  attr.id = kLaunchAttributeProgrammaticStreamSerialization;
-  attr.value.programmaticStreamSerializationAllowed = 1;
+  LaunchAttribute attrs[2] = {};
+  unsigned n = 0;
+  if (programmatic) {
+    attrs[n].id = kLaunchAttributeProgrammaticStreamSerialization;
+    attrs[n++].value.programmaticStreamSerializationAllowed = 1;
+  }
+  if (window) {
+    attrs[n].id = kLaunchAttributeAccessPolicyWindow;
+    auto &w = attrs[n++].value.accessPolicyWindow;
+    w.base = reinterpret_cast<void *>(window->base);
+    w.bytes = window->bytes;
+    w.hitRatio = window->hitRatio;
+    w.hitProp = kAccessPropertyPersisting;
+    w.missProp = kAccessPropertyStreaming;
+  }
   LaunchConfig config{grid[0],  grid[1],     grid[2], block[0], block[1],
-                      block[2], sharedBytes, stream,  &attr,    1};
+                      block[2], sharedBytes, stream,  attrs,    n};
   return check("cuLaunchKernelEx",
                api->cuLaunchKernelEx(&config, function, params, nullptr));
+}
+
+Status CudaDriver::persistingL2Limits(int ordinal, size_t &setAside,
+                                      size_t &window) {
+  setAside = window = 0;
+  if (!api->cuLaunchKernelEx || !api->cuCtxSetLimit)
+    return Status::success();
+  CUdevice dev = 0;
+  SIGREG_RETURN_IF_ERROR(check("cuDeviceGet", api->cuDeviceGet(&dev, ordinal)));
+  int a = 0, b = 0;
+  SIGREG_RETURN_IF_ERROR(
+      check("cuDeviceGetAttribute",
+            api->cuDeviceGetAttribute(&a, kAttrMaxPersistingL2CacheSize, dev)));
+  SIGREG_RETURN_IF_ERROR(check(
+      "cuDeviceGetAttribute",
+      api->cuDeviceGetAttribute(&b, kAttrMaxAccessPolicyWindowSize, dev)));
+  setAside = a > 0 ? static_cast<size_t>(a) : 0;
+  window = b > 0 ? static_cast<size_t>(b) : 0;
+  return Status::success();
+}
+
+Status CudaDriver::setPersistingL2(size_t bytes) {
+  if (!api->cuCtxSetLimit)
+    return Status::error("cuCtxSetLimit is not available");
+  return check("cuCtxSetLimit",
+               api->cuCtxSetLimit(kLimitPersistingL2CacheSize, bytes));
 }
 
 Status CudaDriver::eventCreate(CUevent &event) {

@@ -173,6 +173,31 @@ Status Executor::init(const Manifest &manifest, const std::string &ptx,
       stepArgIndex[i].push_back(index);
     }
   }
+  // l2_persist buffers, where SIGREG_L2_PERSIST=1 asks for them: the steps
+  // that take one launch with an access policy window over it, within an L2
+  // set-aside of the device's largest size, at most the buffers' bytes (a
+  // hint: the results are the same without it). Off by default: the
+  // set-aside is the context's (cuCtxSetLimit), and the lines stay
+  // persisting after the run, so the caller's next kernels get less L2.
+  stepPersist.assign(m.steps.size(), -1);
+  uint64_t persistBytes = 0;
+  for (const BufferDesc &b : m.buffers)
+    if (b.l2Persist)
+      persistBytes += b.bytes;
+  const char *on = getenv("SIGREG_L2_PERSIST");
+  if (persistBytes && on && std::string(on) == "1") {
+    for (size_t i = 0; i < m.steps.size(); ++i)
+      for (int b : stepBuffers[i])
+        if (b >= 0 && m.buffers[b].l2Persist && stepPersist[i] < 0)
+          stepPersist[i] = b;
+    size_t setAside = 0;
+    SIGREG_RETURN_IF_ERROR(
+        drv->persistingL2Limits(device, setAside, l2MaxWindow));
+    if (setAside && l2MaxWindow) {
+      l2SetAside = std::min<uint64_t>(setAside, persistBytes);
+      SIGREG_RETURN_IF_ERROR(drv->setPersistingL2(l2SetAside));
+    }
+  }
   // Buffers get memory when first needed unbound (ensureAllocated), so that
   // a caller that binds its own (the PyTorch module's inputs, outputs and
   // per-call workspaces) pays no device memory for them. zero_init
@@ -499,6 +524,18 @@ Status Executor::enqueueStep(size_t index) {
   // cuLaunchKernel copies the parameter values at the call (all 128 bytes of
   // a tensor map too), so the storage can be reused by the next run, also
   // under graph capture: a captured graph keeps the values of its capture.
+  if (int p = stepPersist[index]; p >= 0 && l2SetAside) {
+    // The buffer's lines persist in L2 while this launch runs, the share
+    // of them that fits the set-aside (docs/AOT.md, "l2_persist").
+    CudaDriver::AccessWindow window;
+    window.base = bound[p];
+    window.bytes = std::min<size_t>(m.buffers[p].bytes, l2MaxWindow);
+    window.hitRatio = static_cast<float>(
+        std::min(1.0, double(l2SetAside) / double(window.bytes)));
+    return withWhere(drv->launchKernelEx(
+        stepFunction[index], s.grid.data(), s.block.data(), s.sharedBytes, strm,
+        stepArgPtrs[index].data(), s.programmatic, &window));
+  }
   if (s.programmatic)
     return withWhere(drv->launchKernelProgrammatic(
         stepFunction[index], s.grid.data(), s.block.data(), s.sharedBytes, strm,

@@ -25,7 +25,10 @@
 //             zero); shares ({buffer, offset}, workspaces only): the
 //             workspace may live offset bytes into the output buffer, one
 //             allocation of max(the output's bytes, offset + its bytes); the
-//             steps are correct either way (docs/AOT.md)
+//             steps are correct either way (docs/AOT.md); l2_persist
+//             (bool, default false): the launches of the steps that take
+//             the buffer keep it in L2's persisting portion (an access
+//             policy window; a hint, the results do not depend on it)
 //   scalars   [{name, type: i32|i64|f32|f64}] set by the caller at run time
 //   steps     executed in order on one stream; each may carry "region"
 //             (default "other"), the name its time is counted under:
@@ -656,16 +659,17 @@ bool parseShape(Extractor &ex, const JValue &v, const std::string &path,
 bool parseBuffer(Extractor &ex, const JValue &v, const std::string &path,
                  BufferDesc &b) {
   if (!ex.expectKind(v, JValue::Kind::Object, path) ||
-      !ex.checkKeys(
-          v, path,
-          {"name", "role", "bytes", "dtype", "shape", "zero_init", "shares"}))
+      !ex.checkKeys(v, path,
+                    {"name", "role", "bytes", "dtype", "shape", "zero_init",
+                     "shares", "l2_persist"}))
     return false;
   std::string role;
   if (!ex.getString(v, "name", path, b.name, true) ||
       !ex.getString(v, "role", path, role, true) ||
       !ex.getU64(v, "bytes", path, b.bytes, true, 1) ||
       !ex.getString(v, "dtype", path, b.dtype, false) ||
-      !ex.getBool(v, "zero_init", path, b.zeroInit, false))
+      !ex.getBool(v, "zero_init", path, b.zeroInit, false) ||
+      !ex.getBool(v, "l2_persist", path, b.l2Persist, false))
     return false;
   if (b.name.empty())
     return ex.fail(path + ".name", "empty buffer name");

@@ -142,6 +142,18 @@ TEST(Manifest, ZeroInitWorkspace) {
   EXPECT_FALSE(m.buffers[0].zeroInit);
 }
 
+TEST(Manifest, L2PersistBuffer) {
+  // A hint on any buffer; absent means false.
+  std::string text = kValid;
+  std::string from = "\"bytes\":139264";
+  text.replace(text.find(from), from.size(), from + ",\"l2_persist\":true");
+  Manifest m;
+  std::string err;
+  ASSERT_TRUE(parseManifest(text, m, err)) << err;
+  EXPECT_TRUE(m.buffers[2].l2Persist);
+  EXPECT_FALSE(m.buffers[0].l2Persist);
+}
+
 TEST(Manifest, WorkspaceSharesOutput) {
   std::string text = kValid;
   std::string from = "\"bytes\":139264";
@@ -299,6 +311,9 @@ TEST(Manifest, RejectsMalformedInput) {
       {"zero_init not a bool",
        replaced("\"bytes\":139264", "\"bytes\":139264,\"zero_init\":1"),
        "buffers[2].zero_init: expected a bool"},
+      {"l2_persist not a bool",
+       replaced("\"bytes\":139264", "\"bytes\":139264,\"l2_persist\":\"yes\""),
+       "buffers[2].l2_persist: expected a bool"},
       {"shares on an input",
        replaced("\"shape\":[32,2048]",
                 "\"shape\":[32,2048],\"shares\":{\"buffer\":\"out\","

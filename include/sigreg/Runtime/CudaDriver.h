@@ -122,6 +122,28 @@ public:
   Status launchKernelProgrammatic(CUfunction function, const unsigned grid[3],
                                   const unsigned block[3], unsigned sharedBytes,
                                   CUstream stream, void **params);
+  /// An L2 access policy window: accesses to [base, base + bytes) persist
+  /// in L2's set-aside portion with probability hitRatio, the others
+  /// stream.
+  struct AccessWindow {
+    CUdeviceptr base = 0;
+    size_t bytes = 0;
+    float hitRatio = 0;
+  };
+  /// launchKernel or launchKernelProgrammatic, with `window` (if not null)
+  /// as the launch's access policy window (cuLaunchKernelEx,
+  /// CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW; a plain launch without
+  /// cuLaunchKernelEx: the window is a hint).
+  Status launchKernelEx(CUfunction function, const unsigned grid[3],
+                        const unsigned block[3], unsigned sharedBytes,
+                        CUstream stream, void **params, bool programmatic,
+                        const AccessWindow *window);
+  /// The device's largest L2 set-aside for persisting accesses and largest
+  /// access policy window, in bytes (0 where the device or driver has none).
+  Status persistingL2Limits(int ordinal, size_t &setAside, size_t &window);
+  /// Sets the current context's L2 set-aside for persisting accesses
+  /// (cuCtxSetLimit, CU_LIMIT_PERSISTING_L2_CACHE_SIZE).
+  Status setPersistingL2(size_t bytes);
 
   // Events.
   Status eventCreate(CUevent &event);

@@ -136,6 +136,11 @@ private:
   std::vector<int> sharedBy;       // per output, the workspace sharing it
   std::vector<CUdeviceptr> bound;  // per buffer, address used by steps
   std::vector<std::vector<int>> stepBuffers; // per step, buffers it uses
+  /// Per step, the l2_persist buffer it takes (-1 where none), and the L2
+  /// set-aside this executor asked for and the device's largest window (0:
+  /// no windows; SIGREG_L2_PERSIST=1 turns them on).
+  std::vector<int> stepPersist;
+  size_t l2SetAside = 0, l2MaxWindow = 0;
   /// Per step, the buffer index of its memset target, copy destination and
   /// copy source (-1 where none); per step and argument, the buffer (or
   /// tensor map's buffer) or scalar index the argument names (-1 for

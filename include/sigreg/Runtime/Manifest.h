@@ -70,6 +70,9 @@ struct BufferDesc {
   /// whether or not it does.
   std::string sharesWith;
   uint64_t sharesOffset = 0;
+  /// Kept in L2's persisting portion while the steps that take it run (an
+  /// access policy window on their launches; the manifest's "l2_persist").
+  bool l2Persist = false;
 };
 
 enum class ScalarType { I32, I64, F32, F64 };

@@ -39,6 +39,12 @@ constexpr llvm::StringLiteral kPhaseAttrName = "sigreg.phase";
 /// 16-bit dL/dy that a backward GEMM split in row parts reads while it writes
 /// dL/dx (docs/BACKWARD.md).
 constexpr llvm::StringLiteral kSharesResultAttrName = "sigreg.shares_result";
+/// On a memref.alloc: the runtime keeps the buffer in the L2 cache's
+/// persisting portion for the launches that read or write it (the manifest's
+/// "l2_persist", docs/AOT.md). --convert-sigreg-to-gpu sets it on a large
+/// seeded projection that every batch tile of the one-tile Hopper kernel
+/// re-reads (docs/GPU-SCHEDULES.md).
+constexpr llvm::StringLiteral kL2PersistAttrName = "sigreg.l2_persist";
 
 #define GEN_PASS_DECL
 #include "sigreg/Transforms/Passes.h.inc"

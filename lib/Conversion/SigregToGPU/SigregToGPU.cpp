@@ -166,6 +166,12 @@ Value allocCounters(OpBuilder &b, Location loc, int64_t count) {
 
 /// The per-batch-tile cos and sin sums an ECF kernel stores for the kernel
 /// (or the tail) that adds the tiles: two f32 workspaces of `shape`.
+/// Bytes from which a seeded projection read by the one-tile Hopper kernel
+/// is kept in L2's persisting portion (kL2PersistAttrName): measured at
+/// 32 MB (large) and 64 MB (N 4096 D 4096 S 8192); smaller ones stay in L2
+/// anyway.
+constexpr int64_t kL2PersistProjectionBytes = int64_t(16) << 20;
+
 std::pair<Value, Value> allocTileSums(OpBuilder &b, Location loc,
                                       ArrayRef<int64_t> shape) {
   auto type = MemRefType::get(shape, b.getF32Type());
@@ -1398,6 +1404,14 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
       rewriter, loc, x, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
   Value projection =
       seeded ? seeded->g : toBuffer(rewriter, loc, explicitProjection);
+  // A generated g the one-tile kernel's batch tiles all re-read, too large to
+  // stay in L2 beside x's stream by itself: kept in L2's persisting portion
+  // (large -20 us, N 4096 D 4096 S 8192 -19 us; docs/PERF-NOTES.md l2).
+  if (seeded && !persistent &&
+      cast<MemRefType>(seeded->g.getType()).getNumElements() * 2 >=
+          kL2PersistProjectionBytes)
+    if (Operation *alloc = seeded->g.getDefiningOp<memref::AllocOp>())
+      alloc->setAttr(kL2PersistAttrName, rewriter.getUnitAttr());
   if (split) {
     // x as [V * N, 2 Dp] = [hi | lo]; an explicit A as [2 Dp, S] = [hi ; lo]
     // (a seeded g was generated so).

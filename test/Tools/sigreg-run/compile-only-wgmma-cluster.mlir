@@ -1,6 +1,7 @@
 // REQUIRES: cuda-toolkit, ptxas
 // RUN: rm -rf %t && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=2048x4096 --emit-artifact=%t | FileCheck %s --check-prefix=OUT
 // RUN: FileCheck %s --check-prefix=PTX < %t/fused/sigreg.ptx
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/fused/manifest.json
 // RUN: %ptxas -arch=sm_90a -v %t/fused/sigreg.ptx -o %t/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
 
 // The cluster rule end to end: D = 4096 is 64 k-tiles, N = 2048 is 16 batch
@@ -28,6 +29,14 @@
 // PTX-NEXT:  mapa.shared::cluster.u64 {{.*}}, 1;
 // PTX-NEXT:  mbarrier.arrive.shared::cluster.b64
 // PTX-NOT:   mbarrier.arrive.release.cluster
+
+// g (4096 x 2304 bf16, 18.9 MB, at least kL2PersistProjectionBytes),
+// which every batch tile re-reads, is kept in L2's persisting portion by
+// the runtime (an access policy window on the launches that take it).
+// MANIFEST:      "bytes": 18874368,
+// MANIFEST-NEXT: "dtype": "bf16",
+// MANIFEST-NEXT: "l2_persist": true,
+// MANIFEST-NEXT: "name": "ws0",
 
 // PTXAS: Compiling entry function 'sigreg_fused_ecf_wgmma' for 'sm_90a'
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
