@@ -517,23 +517,11 @@ constexpr int kAttrMaxPersistingL2CacheSize = 108,
               kAttrMaxAccessPolicyWindowSize = 109;
 } // namespace
 
-Status CudaDriver::launchKernelProgrammatic(CUfunction function,
-                                            const unsigned grid[3],
-                                            const unsigned block[3],
-                                            unsigned sharedBytes,
-                                            CUstream stream, void **params) {
-  return launchKernelEx(function, grid, block, sharedBytes, stream, params,
-                        /*programmatic=*/true, nullptr);
-}
-
 Status CudaDriver::launchKernelEx(CUfunction function, const unsigned grid[3],
                                   const unsigned block[3], unsigned sharedBytes,
                                   CUstream stream, void **params,
                                   bool programmatic,
                                   const AccessWindow *window) {
-  // Without cuLaunchKernelEx (a driver before CUDA 12) the launch is a plain
-  // one: the kernel's griddepcontrol.wait then returns at once, and the
-  // window (a cache hint) is dropped.
   if (!api->cuLaunchKernelEx || (!programmatic && !window))
     return launchKernel(function, grid, block, sharedBytes, stream, params);
   LaunchAttribute attrs[2] = {};

@@ -524,25 +524,20 @@ Status Executor::enqueueStep(size_t index) {
   // cuLaunchKernel copies the parameter values at the call (all 128 bytes of
   // a tensor map too), so the storage can be reused by the next run, also
   // under graph capture: a captured graph keeps the values of its capture.
-  if (int p = stepPersist[index]; p >= 0 && l2SetAside) {
-    // The buffer's lines persist in L2 while this launch runs, the share
-    // of them that fits the set-aside (docs/AOT.md, "l2_persist").
-    CudaDriver::AccessWindow window;
+  // An l2_persist buffer's lines persist in L2 while this launch runs, the
+  // share of them that fits the set-aside (docs/AOT.md, "l2_persist").
+  CudaDriver::AccessWindow window;
+  int p = stepPersist[index];
+  if (p >= 0 && l2SetAside) {
     window.base = bound[p];
     window.bytes = std::min<size_t>(m.buffers[p].bytes, l2MaxWindow);
     window.hitRatio = static_cast<float>(
         std::min(1.0, double(l2SetAside) / double(window.bytes)));
-    return withWhere(drv->launchKernelEx(
-        stepFunction[index], s.grid.data(), s.block.data(), s.sharedBytes, strm,
-        stepArgPtrs[index].data(), s.programmatic, &window));
   }
-  if (s.programmatic)
-    return withWhere(drv->launchKernelProgrammatic(
-        stepFunction[index], s.grid.data(), s.block.data(), s.sharedBytes, strm,
-        stepArgPtrs[index].data()));
-  return withWhere(drv->launchKernel(stepFunction[index], s.grid.data(),
-                                     s.block.data(), s.sharedBytes, strm,
-                                     stepArgPtrs[index].data()));
+  return withWhere(
+      drv->launchKernelEx(stepFunction[index], s.grid.data(), s.block.data(),
+                          s.sharedBytes, strm, stepArgPtrs[index].data(),
+                          s.programmatic, window.bytes ? &window : nullptr));
 }
 
 Status Executor::run(Phase phase) {

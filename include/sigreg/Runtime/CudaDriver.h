@@ -114,14 +114,6 @@ public:
   Status launchKernel(CUfunction function, const unsigned grid[3],
                       const unsigned block[3], unsigned sharedBytes,
                       CUstream stream, void **params);
-  /// A launch with programmatic stream serialization (cuLaunchKernelEx,
-  /// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION): the kernel may
-  /// start once every block of the previous kernel in the stream has run
-  /// griddepcontrol.launch_dependents (or exited), and must run
-  /// griddepcontrol.wait before it reads that kernel's results.
-  Status launchKernelProgrammatic(CUfunction function, const unsigned grid[3],
-                                  const unsigned block[3], unsigned sharedBytes,
-                                  CUstream stream, void **params);
   /// An L2 access policy window: accesses to [base, base + bytes) persist
   /// in L2's set-aside portion with probability hitRatio, the others
   /// stream.
@@ -130,10 +122,16 @@ public:
     size_t bytes = 0;
     float hitRatio = 0;
   };
-  /// launchKernel or launchKernelProgrammatic, with `window` (if not null)
-  /// as the launch's access policy window (cuLaunchKernelEx,
-  /// CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW; a plain launch without
-  /// cuLaunchKernelEx: the window is a hint).
+  /// A launch, through cuLaunchKernelEx where it has attributes: with
+  /// `programmatic`, programmatic stream serialization
+  /// (CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: the kernel may
+  /// start once every block of the previous kernel in the stream has run
+  /// griddepcontrol.launch_dependents, or exited, and must run
+  /// griddepcontrol.wait before it reads that kernel's results); with
+  /// `window` (if not null), the launch's access policy window
+  /// (CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW). Without cuLaunchKernelEx (a
+  /// driver before CUDA 12) a plain launch: griddepcontrol.wait then returns
+  /// at once, and the window, a hint, is dropped.
   Status launchKernelEx(CUfunction function, const unsigned grid[3],
                         const unsigned block[3], unsigned sharedBytes,
                         CUstream stream, void **params, bool programmatic,
