@@ -164,14 +164,14 @@ Value allocCounters(OpBuilder &b, Location loc, int64_t count) {
   return counters;
 }
 
-/// The per-batch-tile cos and sin sums an ECF kernel stores for the kernel
-/// (or the tail) that adds the tiles: two f32 workspaces of `shape`.
 /// Bytes from which a seeded projection read by the one-tile Hopper kernel
 /// is kept in L2's persisting portion (kL2PersistAttrName): measured at
 /// 32 MB (large) and 64 MB (N 4096 D 4096 S 8192); smaller ones stay in L2
 /// anyway.
 constexpr int64_t kL2PersistProjectionBytes = int64_t(16) << 20;
 
+/// The per-batch-tile cos and sin sums an ECF kernel stores for the kernel
+/// (or the tail) that adds the tiles: two f32 workspaces of `shape`.
 std::pair<Value, Value> allocTileSums(OpBuilder &b, Location loc,
                                       ArrayRef<int64_t> shape) {
   auto type = MemRefType::get(shape, b.getF32Type());
@@ -1363,7 +1363,8 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
                               sh.featureDim;
   w.splitFeatures = split || splitG ? wgmmaSplitFeatures(sh.featureDim) : 0;
   w.splitInput = split;
-  // (The schedule gives clusters to the one-tile kernel only.)
+  // The schedule's cluster: along the batch tiles of the one-tile kernel,
+  // pairs of tile groups in the ping-pong kernel.
   w.tiling.cluster = sh.wgmmaCluster;
   // The tail (one-tile kernel): the finalize for few batch tiles, and the
   // epilogue of a chain planChains gave it.
@@ -1427,7 +1428,8 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
       tensorMapArgs(rewriter, loc, kernel, {rows, projection});
   if (seeded)
     args.push_back(seeded->sumSq);
-  // Persistent: one CTA per multiprocessor (at most one per tile).
+  // Persistent: one CTA per multiprocessor (at most one per tile), in whole
+  // clusters.
   std::array<int64_t, 3> grid =
       persistent
           ? std::array<int64_t, 3>{std::min<int64_t>(w.numTiles(),
