@@ -316,8 +316,9 @@ void emitTmaProducer(KernelBuilder &k, const WgmmaTypes &t, Value smem,
 /// of the dynamic shared memory `smem` (PTX ISA, "matrix descriptor": start
 /// address >> 4 in bits 0-13, leading byte offset >> 4 in bits 16-29, stride
 /// byte offset >> 4 in bits 32-45, the layout in bits 62-63: 1 = 128-byte
-/// swizzle, 2 = 64-byte swizzle). `lbo` is in bytes except for K-major
-/// swizzled tiles, which ignore it (upstream sets the encoded 1).
+/// swizzle, 2 = 64-byte swizzle). `lboField` is the encoded leading byte
+/// offset (bytes >> 4: the step between 64-element groups of an M- or
+/// N-major tile; K-major swizzled tiles ignore it, and upstream sets 1).
 Value sharedMatrixDescriptor(KernelBuilder &k, Value smem, Value offset,
                              int64_t layout, int64_t lboField,
                              int64_t sboBytes) {
