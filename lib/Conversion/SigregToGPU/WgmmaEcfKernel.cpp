@@ -59,7 +59,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include <functional>
 
@@ -419,12 +418,6 @@ void arriveInCluster(KernelBuilder &k, Value group, Value s, int64_t cluster) {
   }
 }
 
-/// What the mainloop returns: the accumulator (all MMAs complete) and the
-/// consumers' phase of the `full` ring.
-struct MainloopResult {
-  Value acc, parity;
-};
-
 /// One k-tile of stage 3 at ring stage `s` (phase `parity`) of global k-step
 /// `step`: waits for the stage's data, issues its MMAs into `acc` and, once
 /// the previous k-tile's MMAs are complete, hands the previous stage back to
@@ -470,21 +463,19 @@ bool unrollsMainloop(const WgmmaTypes &t, int64_t kTiles) {
   return (t.slices <= 64 && t.tiling.ctasPerSM == 1) || kTiles <= 2 * t.stages;
 }
 
-/// Stage 3 unrolled, for a mainloop that starts at k-step 0 (the one-tile
-/// kernels): every k-tile has a constant stage and
-/// phase, so its shared memory offsets, descriptors and barrier addresses
-/// are constants (ncu at mid: the rolled loop issued about 70 instructions
-/// per k-tile to compute them, against 4 wgmma ops; unrolled, mid takes 3%
-/// less and the split-operand mainloops 8-9%: docs/PERF-NOTES.md u1).
-MainloopResult emitUnrolledWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
-                                         Value smem, Value full, Value empty,
-                                         Value xMap, Value gMap, Value wg,
-                                         Value primary, int64_t kTiles,
-                                         Value parity0) {
+/// Stage 3 unrolled: every k-tile has a constant stage and phase, so its shared
+/// memory offsets, descriptors and barrier addresses are constants (ncu at mid:
+/// the rolled loop issued about 70 instructions per k-tile to compute them,
+/// against 4 wgmma ops; unrolled, mid takes 3% less and the split-operand
+/// mainloops 8-9%: docs/PERF-NOTES.md u1).
+Value emitUnrolledWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
+                                Value smem, Value full, Value empty, Value xMap,
+                                Value gMap, Value wg, Value primary,
+                                int64_t kTiles) {
   Value one = arith::ConstantOp::create(k.b, k.b.getBoolAttr(true));
   Value wgOffset = k.mul(wg, k.idx(64 * t.tileK * 2));
   Value acc = nvgpu::WarpgroupMmaInitAccumulatorOp::create(k.b, t.acc);
-  Value parity = parity0;
+  Value parity = arith::ConstantOp::create(k.b, k.b.getBoolAttr(false));
   for (int64_t i = 0; i < kTiles; ++i) {
     int64_t s = i % t.stages;
     acc = emitMainloopKTile(
@@ -497,31 +488,28 @@ MainloopResult emitUnrolledWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
       parity = arith::XOrIOp::create(k.b, parity, one);
   }
   NVVM::WgmmaWaitGroupSyncOp::create(k.b, 0);
-  return {acc, parity};
+  return acc;
 }
 
-/// Stage 3: warpgroup `wg` (0 or 1) multiplies its 64 rows of every x tile
-/// with the whole g tile; the ring continues from global k-step `stepBase`
-/// with phase `parity0`. Each k-tile's MMAs run asynchronously; once the
-/// previous k-tile's are complete its stage goes back to the producer.
-MainloopResult emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
-                                 Value smem, Value full, Value empty,
-                                 Value xMap, Value gMap, Value wg,
-                                 Value primary, int64_t kTiles, Value stepBase,
-                                 Value parity0) {
-  std::optional<int64_t> base = getConstantIntValue(stepBase);
-  if (base && *base == 0 && unrollsMainloop(t, kTiles))
+/// Stage 3 of a one-tile kernel: warpgroup `wg` (0 or 1) multiplies its 64
+/// rows of every x tile with the whole g tile, from ring step 0 in phase 0.
+/// Each k-tile's MMAs run asynchronously; once the previous k-tile's are
+/// complete its stage goes back to the producer. Returns the accumulator.
+Value emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t, Value smem,
+                        Value full, Value empty, Value xMap, Value gMap,
+                        Value wg, Value primary, int64_t kTiles) {
+  if (unrollsMainloop(t, kTiles))
     return emitUnrolledWgmmaMainloop(k, t, smem, full, empty, xMap, gMap, wg,
-                                     primary, kTiles, parity0);
+                                     primary, kTiles);
   Value one = arith::ConstantOp::create(k.b, k.b.getBoolAttr(true));
   Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(k.b, t.acc);
   Value wgOffset = k.mul(wg, k.idx(64 * t.tileK * 2));
-  SmallVector<Value> inits = {init, parity0};
+  SmallVector<Value> inits = {
+      init, arith::ConstantOp::create(k.b, k.b.getBoolAttr(false))};
   SmallVector<Value> results = k.forEach(
       k.idx(0), k.idx(kTiles), k.idx(1), inits,
-      [&](Value it, ValueRange carried) {
+      [&](Value step, ValueRange carried) {
         Value acc = carried[0], parity = carried[1];
-        Value step = k.add(stepBase, it);
         Value s = k.rem(step, k.idx(t.stages));
         // In a cluster (one-tile kernels: the steps are the k-tiles) the
         // last `stages` steps stay (releasedInCluster).
@@ -539,7 +527,7 @@ MainloopResult emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
         return SmallVector<Value>{next, k.select(wraps, flipped, parity)};
       });
   NVVM::WgmmaWaitGroupSyncOp::create(k.b, 0);
-  return {results[0], results[1]};
+  return results[0];
 }
 
 /// The y tile [rows][slices] f32 at byte `offset`: a view of rows padded to
@@ -1321,11 +1309,8 @@ void emitOneTileGemm(
         SmallVector<Value> pre;
         if (consumerPrologue)
           pre = consumerPrologue();
-        Value acc = emitWgmmaMainloop(
-                        k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
-                        kn.wg, kn.primary, kn.kTiles, k.idx(0),
-                        arith::ConstantOp::create(k.b, k.b.getBoolAttr(false)))
-                        .acc;
+        Value acc = emitWgmmaMainloop(k, t, kn.smem, kn.full, kn.empty, kn.xMap,
+                                      kn.gMap, kn.wg, kn.primary, kn.kTiles);
         lastStage(emitAccumulatorTile(k, t, kn.smem, acc), pre);
       });
 }
