@@ -146,6 +146,9 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   lowerOpts.wgmmaSlices = options.wgmmaSlices;
   lowerOpts.wgmmaCluster = options.wgmmaCluster;
   lowerOpts.deferCotangent = options.deferCotangent;
+  // The exact projection (the host's g bit for bit) needs both the exact
+  // mapping and correctly rounded square roots.
+  lowerOpts.fastNormals = options.fastNormals && !options.preciseSqrt;
   lowerOpts.wgmmaAtomicSums = options.wgmmaAtomicSums;
   pm.addPass(createConvertSigregToGPU(lowerOpts));
   // The host side as the naive pipeline bufferizes it: results become

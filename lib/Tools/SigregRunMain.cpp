@@ -110,6 +110,13 @@ struct Options {
       llvm::cl::desc("correctly rounded f32 square roots in the kernels "
                      "(a seeded projection is then the host's bit for bit; "
                      "the default, sqrt.approx.f32, is faster)")};
+  llvm::cl::opt<bool> fastNormals{
+      "fast-normals",
+      llvm::cl::desc("generated projections: the Box-Muller step through the "
+                     "GPU's approximate log2, sine and cosine (default on; "
+                     "--fast-normals=false or --precise-sqrt: the exact "
+                     "mapping)"),
+      llvm::cl::init(true)};
   llvm::cl::opt<bool> deferCotangent{
       "defer-cotangent",
       llvm::cl::desc("a training step with a scalar loss: the cotangent "
@@ -223,6 +230,7 @@ SmallVector<std::string> cudaOnlyFlags(Options &opts) {
   note(opts.wgmmaPersistent);
   note(opts.wgmmaAtomicSums);
   note(opts.preciseSqrt);
+  note(opts.fastNormals);
   note(opts.saveSlices);
   note(opts.slicesPhase);
   note(opts.deferCotangent);
@@ -512,6 +520,7 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.wgmmaPersistent = opts.wgmmaPersistent;
   gpuOpts.wgmmaAtomicSums = opts.wgmmaAtomicSums;
   gpuOpts.preciseSqrt = opts.preciseSqrt;
+  gpuOpts.fastNormals = opts.fastNormals;
   gpuOpts.saveSlices = opts.saveSlices;
   gpuOpts.slicesPhase = opts.slicesPhase;
   gpuOpts.deferCotangent = opts.deferCotangent;

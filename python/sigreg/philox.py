@@ -195,6 +195,28 @@ def gaussian_from_bits(x0, x1, sine=False) -> np.ndarray:
     return (r * c).astype(np.float32)
 
 
+def fast_gaussian_from_bits(x0, x1, sine=False) -> np.ndarray:
+    """Section 7 of PROJECTION.md (the GPU's fast-normals mapping) with exact
+    functions in place of the GPU's approximate ones: float32 g.
+
+    The GPU kernels evaluate log2, cos and sin with lg2/cos/sin.approx.f32,
+    whose own errors (at most 2^-22 and 2^-20.9 absolute on these inputs)
+    come on top; this model defines the arithmetic and the sign conventions.
+    """
+    x0 = _u32(x0)
+    x1 = _u32(x1)
+    n = (x0 >> np.uint32(8)).astype(np.uint32) + np.uint32(1)
+    u1 = n.astype(np.float32) * _F(2.0 ** -24)  # exact
+    log2u = np.log2(u1.astype(np.float64)).astype(np.float32)
+    radius2 = np.maximum(log2u * _F(-2.0 * 0.6931471805599453), _F(0.0))
+    neg_r = -np.sqrt(radius2)
+    j = (x1 >> np.uint32(8)).astype(np.float32)  # exact
+    angle = fma_f32(j, _F(2.0 * np.pi / 16777216.0), _F(-np.pi))
+    a = angle.astype(np.float64)
+    trig = np.where(np.asarray(sine, dtype=bool), np.sin(a), np.cos(a))
+    return (neg_r * trig.astype(np.float32)).astype(np.float32)
+
+
 def gaussian_at(seed: int, d, s) -> np.ndarray:
     """g[d, s] for arbitrary (broadcast) uint32 index arrays d and s: float32."""
     k0, k1 = _split_seed(seed)

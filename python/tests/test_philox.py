@@ -323,6 +323,31 @@ def test_gaussian_against_libm():
     assert np.max(err) < 1e-4
 
 
+def test_fast_mapping_matches_exact():
+    # Section 7 (the GPU's fast-normals mapping) names the same normals as
+    # sections 3-5: the same pair and cosine/sine convention (a wrong sign or
+    # angle shift would be O(1)). With exact functions in place of the
+    # GPU's approximate ones it is within 2e-6 of float64's
+    # sqrt(-2 ln u1) cos/sin(2 pi u2); the exact mapping itself is off by up to
+    # 1.5e-4 where u1 is within a few ulps of 1 (its f32 log cancels).
+    rng = np.random.default_rng(5)
+    x0 = rng.integers(0, 2**32, size=200000, dtype=np.uint64).astype(np.uint32)
+    x1 = rng.integers(0, 2**32, size=200000, dtype=np.uint64).astype(np.uint32)
+    # edges: u1 = 1 (r = 0), u1 = 1 - 2^-24, u1 = 2^-24 (largest r), quadrants
+    x0 = np.concatenate([x0, np.array([0xFFFFFFFF, 0xFFFFFEFF, 0, 0xFF] * 4, dtype=np.uint32)])
+    x1 = np.concatenate([x1, np.repeat(np.array([0, 0x40000000, 0x80000000, 0xC00000FF], dtype=np.uint32), 4)])
+    u1 = ((x0 >> 8).astype(np.float64) + 1) * 2.0**-24
+    u2 = (x1 >> 8).astype(np.float64) * 2.0**-24
+    for sine in (False, True):
+        trig = np.sin(2 * np.pi * u2) if sine else np.cos(2 * np.pi * u2)
+        truth = np.sqrt(-2 * np.log(u1)) * trig
+        exact = philox.gaussian_from_bits(x0, x1, sine).astype(np.float64)
+        fast = philox.fast_gaussian_from_bits(x0, x1, sine).astype(np.float64)
+        assert np.max(np.abs(fast - truth)) < 2e-6
+        assert np.max(np.abs(fast - exact)) < 2e-4
+    assert philox.fast_gaussian_from_bits(0xFFFFFFFF, 0x12345678)[()] == 0.0
+
+
 def test_projection_normalization():
     seed, D, S = 2024, 37, 11
     g = philox.projection_gaussian(seed, D, S)

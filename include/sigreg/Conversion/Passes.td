@@ -59,6 +59,10 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
     Option<"singleLaunch", "single-launch", "int64_t", "1",
            "Whole forward in one launch (sigreg_single_launch): 0 never, 1 where "
            "the cost rule usesSingleLaunch picks it, 2 wherever it applies">,
+    Option<"fastNormals", "fast-normals", "bool", "false",
+           "Generated projections: the Box-Muller step through the GPU's approximate "
+           "log2, sine and cosine (docs/PROJECTION.md section 7; g within about 1e-5 of "
+           "the exact mapping's) instead of the exact mapping's polynomials">,
     Option<"deferCotangent", "defer-cotangent", "bool", "false",
            "A scalar loss's cotangent scales the backward GEMM's output instead "
            "of entering the ECF cotangent (read as 1 there): only the GEMM reads "

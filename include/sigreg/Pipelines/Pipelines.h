@@ -83,6 +83,13 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "(--sigreg-precise-sqrt: a seeded projection is then the "
                      "host's bit for bit; default sqrt.approx.f32, faster)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> fastNormals{
+      *this, "fast-normals",
+      llvm::cl::desc("Generated projections: the Box-Muller step through the "
+                     "GPU's approximate log2, sine and cosine (g within about "
+                     "1e-5 of the exact mapping's; precise-sqrt=1 implies the "
+                     "exact mapping)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> deferCotangent{
       *this, "defer-cotangent",
       llvm::cl::desc("A training step (mean/sum): the loss's cotangent scales "

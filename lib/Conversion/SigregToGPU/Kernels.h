@@ -15,6 +15,7 @@
 
 #include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
 #include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
+#include "sigreg/Dialect/Sigreg/Utils/ProjectionBuilder.h"
 
 #include "sigreg/Conversion/GPUCommon/KernelBuilder.h"
 #include "sigreg/Transforms/Passes.h"
@@ -46,6 +47,8 @@ packedLossSumLayout(Reduction reduction, int64_t arrivals, int64_t statistics,
 
 struct ProjectionKernelShape {
   int64_t featureDim, numSlices, chunk;
+  /// The Box-Muller step: exact (the host's bits) or fast (approx.f32).
+  NormalMapping normals = NormalMapping::Exact;
   int64_t numChunks() const { return (featureDim + chunk - 1) / chunk; }
 };
 /// (seed : i64, g : memref<DxSxT>, sumSq : memref<CxSxf32>): T is f32 by
@@ -417,6 +420,8 @@ struct SingleLaunchShape {
   /// The GEMM on mma.sync.m16n8k16 (bf16/f16 input, seeded g rounded to the
   /// input's type, or as hi + lo parts with splitProjection).
   bool tensorCores = false, splitProjection = false;
+  /// Seeded: the Box-Muller step of the generated g.
+  NormalMapping normals = NormalMapping::Exact;
   int64_t globalCount;
   ClipMode clip;
   double clipValue;

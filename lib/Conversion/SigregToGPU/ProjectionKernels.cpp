@@ -47,6 +47,7 @@ constexpr int64_t kGroupsPerStep = 2;
 /// below d1, then one group per iteration.
 Value emitProjectionRows(
     KernelBuilder &k, Value seed, Value s, Value d0, Value d1, int64_t D,
+    NormalMapping normals,
     const std::function<void(Value, ArrayRef<Value>)> &body) {
   Value sI32 = toI32(k, s);
   // Adds group `d`'s squares to `sum`; rows past D add 0 (exact), so the
@@ -62,7 +63,7 @@ Value emitProjectionRows(
   };
   auto group = [&](Value d) {
     return buildProjectionGaussianGroup(k.b, seed, toI32(k, k.div(d, k.idx(4))),
-                                        sI32);
+                                        sI32, normals);
   };
   // `groups` Philox calls per iteration over [lb, ub) (a multiple of 4 *
   // groups rows), all of them before the rows' bodies, added to `sum`.
@@ -149,7 +150,8 @@ mlir::sigreg::buildProjectionKernel(OpBuilder &b, Location loc,
     Value d0 = k.mul(chunk, k.idx(shape.chunk));
     Value d1 = k.min(k.add(d0, k.idx(shape.chunk)), k.idx(D));
     Value sum = emitProjectionRows(
-        k, seed, s, d0, d1, D, [&](Value d, ArrayRef<Value> rows) {
+        k, seed, s, d0, d1, D, shape.normals,
+        [&](Value d, ArrayRef<Value> rows) {
           for (int64_t i = 0; i < 4; ++i) {
             Value gv = rows[i], di = k.add(d, k.idx(i));
             auto store = [&] {
@@ -236,7 +238,8 @@ mlir::sigreg::buildPackedProjectionKernel(OpBuilder &b, Location loc,
       return {hi, arith::TruncFOp::create(k.b, halfType, rest)};
     };
     Value sum = emitProjectionRows(
-        k, seed, s, d0, d1, D, [&](Value d, ArrayRef<Value> rows) {
+        k, seed, s, d0, d1, D, shape.normals,
+        [&](Value d, ArrayRef<Value> rows) {
           for (int64_t half = 0; half < 2; ++half) {
             Value dp = k.add(k.div(d, k.idx(2)), k.idx(half));
             Value rowLo = rows[2 * half], rowHi = rows[2 * half + 1];

@@ -213,8 +213,9 @@ struct SeededProjection {
 class Lowering {
 public:
   Lowering(gpu::GPUModuleOp kernels, const EcfScheduleOptions &schedule,
-           bool deferCotangent)
-      : kernels(kernels), schedule(schedule), deferCotangent(deferCotangent) {}
+           bool deferCotangent, NormalMapping normals)
+      : kernels(kernels), schedule(schedule), deferCotangent(deferCotangent),
+        normals(normals) {}
 
   LogicalResult check(func::FuncOp func);
   /// Ops that stay legal during the conversion: their work is done, and
@@ -354,6 +355,8 @@ private:
   EcfScheduleOptions schedule;
   /// defer-cotangent: the loss's cotangent scales the backward GEMM.
   bool deferCotangent;
+  /// fast-normals: the Box-Muller step of every generated g.
+  NormalMapping normals;
   /// The kernel module's symbols, read again for each function (a kernel
   /// whose name is taken gets the first free suffix from _0 on).
   std::optional<SymbolTable> kernelTable;
@@ -806,7 +809,8 @@ void Lowering::lowerProjection(ConversionPatternRewriter &rewriter,
   Type halfType = layout.packedElement;
   bool split = layout.splitProjection;
   ProjectionKernelShape shape{proj.getType().getDimSize(0),
-                              proj.getType().getDimSize(1), layout.chunkRows};
+                              proj.getType().getDimSize(1), layout.chunkRows,
+                              normals};
   int64_t D = shape.featureDim, S = shape.numSlices;
   // The Hopper kernel's split layout of an f32 problem: [2 Dp, S] hi ; lo.
   int64_t splitRows =
@@ -1554,6 +1558,11 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   fillEcfProblem(ecf, sh);
   auto proj = ecf.getProjection().getDefiningOp<ProjectionOp>();
   sh.seeded = bool(proj);
+  // The single launch keeps the exact mapping whatever fast-normals says:
+  // with the approximate functions its k loop has 27% fewer instructions
+  // but ptxas sinks the x loads below the generation and blog measured
+  // 0.0127 -> 0.0162 ms (docs/PERF-NOTES.md, seventeenth session).
+  sh.normals = NormalMapping::Exact;
   sh.projectionElement =
       proj ? Type() : ecf.getProjection().getType().getElementType();
   sh.chunkRows = projectionChunkRows(schedule.projectionChunk);
@@ -1784,7 +1793,8 @@ struct ConvertSigregToGPUPass
     opts.wgmmaAtomicSums = wgmmaAtomicSums;
     opts.singleLaunch = singleLaunch;
     opts.deferCotangent = deferCotangent;
-    Lowering lowering(kernels, scheduleOptions(opts), deferCotangent);
+    Lowering lowering(kernels, scheduleOptions(opts), deferCotangent,
+                      fastNormals ? NormalMapping::Fast : NormalMapping::Exact);
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<ProjectionLowering, FusedEcfLowering, AllReduceMeanLowering,

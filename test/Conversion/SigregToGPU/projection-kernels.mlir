@@ -1,4 +1,5 @@
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch=0 --canonicalize --cse | FileCheck %s
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu="single-launch=0 fast-normals=1" --canonicalize --cse | FileCheck %s --check-prefix=FAST
 
 // The projection generator (ProjectionKernels.cpp): thread = slice column,
 // block row = a chunk of D (16 rows here: D = 129 on one block column). The
@@ -15,7 +16,27 @@ func.func @sigreg(%x: tensor<37x129xf32>, %seed: i64) -> tensor<f32> {
   return %l : tensor<f32>
 }
 
+// The exact mapping (docs/PROJECTION.md sections 3-5): the logarithm's
+// division and polynomials, no approximate function. With fast-normals
+// (section 7) each Box-Muller pair is one log2, one square root, one cosine
+// and one sine with the afn flag (lg2/sin/cos.approx.f32 on the GPU), no
+// division and no quadrant select: four pairs in the two-call loop.
+// FAST-LABEL:  gpu.func @sigreg_projection(
+// FAST:          scf.for
+// FAST-NOT:      arith.divf
+// FAST-COUNT-4:  math.log2 %{{.*}} fastmath<afn> : f32
+// FAST-NOT:      arith.divf
+// FAST:          math.sqrt %{{.*}} fastmath<afn> : f32
+// FAST:          math.cos %{{.*}} fastmath<afn> : f32
+// FAST:          math.sin %{{.*}} fastmath<afn> : f32
+// FAST-NOT:      arith.divf
+// FAST:          memref.store
+// FAST:          gpu.return
+
 // CHECK-LABEL: gpu.func @sigreg_projection(
+// CHECK-NOT:     math.log2
+// CHECK-NOT:     math.cos
+
 // CHECK:         %[[STEPS:.*]] = scf.for %{{.*}} = %{{.*}} to %[[END:.*]] step %c8 iter_args
 // CHECK-COUNT-37:  arith.mului_extended
 // CHECK-NOT:       arith.mului_extended

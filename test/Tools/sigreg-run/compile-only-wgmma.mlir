@@ -3,6 +3,9 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t/fused/sigreg.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/fused/manifest.json
 // RUN: %ptxas -arch=sm_90a -v %t/fused/sigreg.ptx -o %t/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
+// RUN: FileCheck %s --check-prefix=FAST < %t/fused/sigreg.ptx
+// RUN: rm -rf %t.e && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=3x1000x200 --fast-normals=false --emit-artifact=%t.e > /dev/null
+// RUN: FileCheck %s --check-prefix=EXACT < %t.e/fused/sigreg.ptx
 // RUN: rm -rf %t.p && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=3x1024x200 --wgmma-persistent --emit-artifact=%t.p | FileCheck %s --check-prefix=POUT
 // RUN: FileCheck %s --check-prefix=PPTX < %t.p/fused/sigreg.ptx
 // RUN: FileCheck %s --check-prefix=PMANIFEST < %t.p/fused/manifest.json
@@ -17,6 +20,23 @@
 // The ping-pong kernel (--wgmma-persistent; N = 1024: its batch tiles do
 // not cross views) has no tail: the finalize-loss kernel follows it.
 // POUT: fused pipeline: 3 steps
+
+// The projection kernel's Box-Muller step: by default (fast-normals) the
+// GPU's approximate log2, cosine and sine, no division; --fast-normals=false
+// the exact mapping's polynomials with the correctly rounded division of its
+// logarithm (docs/PROJECTION.md, sections 4 and 7).
+// FAST-LABEL:  .visible .entry sigreg_projection_rows(
+// FAST-NOT:    div.rn.f32
+// FAST:        lg2.approx.f32
+// FAST:        cos.approx.f32
+// FAST:        sin.approx.f32
+// FAST-NOT:    div.rn.f32
+// FAST-LABEL:  .visible .entry sigreg_fused_ecf_wgmma(
+// EXACT-LABEL: .visible .entry sigreg_projection_rows(
+// EXACT-NOT:   {{lg2|sin|cos}}.approx
+// EXACT:       div.rn.f32
+// EXACT-NOT:   {{lg2|sin|cos}}.approx
+// EXACT-LABEL: .visible .entry sigreg_fused_ecf_wgmma(
 
 // --sigreg-extern-dynamic-shared-memory: the operand ring is declared after
 // the static mbarriers, 1024-byte aligned (the 128-byte swizzle needs it).

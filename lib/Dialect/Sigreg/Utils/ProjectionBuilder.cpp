@@ -13,6 +13,7 @@ using namespace mlir::sigreg;
 namespace {
 constexpr uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;
 constexpr uint32_t kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;
+constexpr double kPi = 3.141592653589793;
 
 /// Small helper that keeps the builder calls of the mapping readable.
 struct Emitter {
@@ -134,6 +135,45 @@ BoxMullerPair buildBoxMullerPair(ImplicitLocOpBuilder &b, Value x0, Value x1) {
   return pair;
 }
 
+/// The fast mapping's pair (section 7): -r and the angle y = 2 pi u2 - pi in
+/// [-pi, pi), so that the pair's normals are (-r) cos(y) = r cos(2 pi u2) and
+/// (-r) sin(y) = r sin(2 pi u2), with no quadrant select.
+struct FastBoxMullerPair {
+  Value negR, angle;
+};
+
+FastBoxMullerPair buildFastBoxMullerPair(ImplicitLocOpBuilder &b, Value x0,
+                                         Value x1) {
+  Emitter e{b};
+  auto afn = arith::FastMathFlags::afn;
+  // u1 = n 2^-24 exactly; -2 ln u1 = -2 ln 2 log2(u1), clamped at 0 where
+  // the approximate log2 of u1 near 1 comes out positive.
+  Value n = e.addi(e.shr(x0, 8), e.u32(1));
+  Value u1 = e.mulf(e.toF(n), e.f(0x1p-24f));
+  Value log2u = math::Log2Op::create(b, u1, afn);
+  Value twoLn2 = e.f(static_cast<float>(-2.0 * 0.6931471805599453));
+  Value radius2 =
+      arith::MaximumFOp::create(b, e.mulf(log2u, twoLn2), e.f(0.0f));
+  FastBoxMullerPair pair;
+  pair.negR = e.negf(math::SqrtOp::create(b, radius2, afn));
+  // j 2 pi 2^-24 - pi for j = x1 >> 8: the angle 2 pi u2 shifted into the
+  // range where sin/cos.approx are accurate.
+  Value j = e.toF(e.shr(x1, 8));
+  pair.angle = e.fma(j, e.f(static_cast<float>(2.0 * kPi / 16777216.0)),
+                     e.f(static_cast<float>(-kPi)));
+  return pair;
+}
+
+/// The fast pair's cosine (quarter 0) or sine (quarter 1) normal.
+Value buildFastPairNormal(ImplicitLocOpBuilder &b,
+                          const FastBoxMullerPair &pair, bool sine) {
+  Emitter e{b};
+  auto afn = arith::FastMathFlags::afn;
+  Value trig = sine ? math::SinOp::create(b, pair.angle, afn).getResult()
+                    : math::CosOp::create(b, pair.angle, afn).getResult();
+  return e.mulf(pair.negR, trig);
+}
+
 /// r * cos(2 pi u2 - quarter * pi/2): the quadrant select [cos, -sin, -cos,
 /// sin][(q - quarter) mod 4] (quarter 0: the cosine, 1: the sine).
 Value buildPairNormal(ImplicitLocOpBuilder &b, const BoxMullerPair &pair,
@@ -153,7 +193,8 @@ Value buildPairNormal(ImplicitLocOpBuilder &b, const BoxMullerPair &pair,
 } // namespace
 
 Value mlir::sigreg::buildProjectionGaussian(ImplicitLocOpBuilder &b, Value seed,
-                                            Value d, Value s) {
+                                            Value d, Value s,
+                                            NormalMapping mapping) {
   Emitter e{b};
   std::array<Value, 4> x = philoxWords(b, seed, e.shr(d, 2), s);
   // Rows 4k + 2, 4k + 3 take words (x2, x3); odd rows the sine.
@@ -161,14 +202,31 @@ Value mlir::sigreg::buildProjectionGaussian(ImplicitLocOpBuilder &b, Value seed,
                                        e.andi(d, 2), e.u32(0));
   Value w0 = arith::SelectOp::create(b, second, x[2], x[0]);
   Value w1 = arith::SelectOp::create(b, second, x[3], x[1]);
+  if (mapping == NormalMapping::Fast) {
+    FastBoxMullerPair pair = buildFastBoxMullerPair(b, w0, w1);
+    Value isSine = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
+                                         e.andi(d, 1), e.u32(0));
+    return arith::SelectOp::create(b, isSine,
+                                   buildFastPairNormal(b, pair, true),
+                                   buildFastPairNormal(b, pair, false));
+  }
   return buildPairNormal(b, buildBoxMullerPair(b, w0, w1), e.andi(d, 1));
 }
 
 std::array<Value, 4>
 mlir::sigreg::buildProjectionGaussianGroup(ImplicitLocOpBuilder &b, Value seed,
-                                           Value group, Value s) {
+                                           Value group, Value s,
+                                           NormalMapping mapping) {
   Emitter e{b};
   std::array<Value, 4> x = philoxWords(b, seed, group, s);
+  if (mapping == NormalMapping::Fast) {
+    FastBoxMullerPair first = buildFastBoxMullerPair(b, x[0], x[1]);
+    FastBoxMullerPair second = buildFastBoxMullerPair(b, x[2], x[3]);
+    return {buildFastPairNormal(b, first, false),
+            buildFastPairNormal(b, first, true),
+            buildFastPairNormal(b, second, false),
+            buildFastPairNormal(b, second, true)};
+  }
   BoxMullerPair first = buildBoxMullerPair(b, x[0], x[1]);
   BoxMullerPair second = buildBoxMullerPair(b, x[2], x[3]);
   Value cosine = e.u32(0), sine = e.u32(1);
