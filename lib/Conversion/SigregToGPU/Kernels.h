@@ -420,8 +420,6 @@ struct SingleLaunchShape {
   /// The GEMM on mma.sync.m16n8k16 (bf16/f16 input, seeded g rounded to the
   /// input's type, or as hi + lo parts with splitProjection).
   bool tensorCores = false, splitProjection = false;
-  /// Seeded: the Box-Muller step of the generated g.
-  NormalMapping normals = NormalMapping::Exact;
   int64_t globalCount;
   ClipMode clip;
   double clipValue;

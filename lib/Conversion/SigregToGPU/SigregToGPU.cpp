@@ -1558,11 +1558,11 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   fillEcfProblem(ecf, sh);
   auto proj = ecf.getProjection().getDefiningOp<ProjectionOp>();
   sh.seeded = bool(proj);
-  // The single launch keeps the exact mapping whatever fast-normals says:
-  // with the approximate functions its k loop has 27% fewer instructions
-  // but ptxas sinks the x loads below the generation and blog measured
-  // 0.0127 -> 0.0162 ms (docs/PERF-NOTES.md, seventeenth session).
-  sh.normals = NormalMapping::Exact;
+  // The single launch generates g with the exact mapping whatever
+  // fast-normals says: with the approximate functions its k loop has 27%
+  // fewer instructions, but ptxas sinks the x loads below the generation
+  // (blog 0.0127 -> 0.0162 ms), and with those loads issued one step group
+  // ahead it gains nothing (docs/PERF-NOTES.md, seventeenth session).
   sh.projectionElement =
       proj ? Type() : ecf.getProjection().getType().getElementType();
   sh.chunkRows = projectionChunkRows(schedule.projectionChunk);

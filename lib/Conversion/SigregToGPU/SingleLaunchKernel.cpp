@@ -126,8 +126,8 @@ void generateProjectionTile(Tile &t, Value seedOrA) {
       Value j = k.rem(lin, k.idx(BS)), q = k.div(lin, k.idx(BS));
       Value s = k.add(t.s0, j);
       Value sc = k.min(s, k.idx(S - 1));
-      std::array<Value, 4> g = buildProjectionGaussianGroup(
-          k.b, seedOrA, toI32(k, q), toI32(k, sc), t.sh.normals);
+      std::array<Value, 4> g =
+          buildProjectionGaussianGroup(k.b, seedOrA, toI32(k, q), toI32(k, sc));
       Value inS = k.lt(s, k.idx(S));
       for (int64_t i = 0; i < 4; ++i) {
         Value d = k.add(k.mul(q, k.idx(4)), k.idx(i));
@@ -394,8 +394,8 @@ generateProjectionFragment(Tile &tile, Value seed, Value step, Value t, Value s,
   int64_t D = sh.featureDim, S = sh.numSlices;
   Value group = k.add(k.mul(step, k.idx(4)), t);
   Value sc = k.min(s, k.idx(S - 1));
-  std::array<Value, 4> g = buildProjectionGaussianGroup(
-      k.b, seed, toI32(k, group), toI32(k, sc), sh.normals);
+  std::array<Value, 4> g =
+      buildProjectionGaussianGroup(k.b, seed, toI32(k, group), toI32(k, sc));
   Type elem = sh.inputElement;
   SmallVector<Value> hi, lo;
   for (int64_t i = 0; i < 4; ++i) {
