@@ -7,6 +7,8 @@
 // RUN: not sigreg-run --target=cpu --chip=sm_80 --block-slices=16 --tensor-cores=false %s 2>&1 | FileCheck %s --check-prefix=CHIP
 // CHIP: sigreg-run: error: --chip, --block-slices, --tensor-cores apply to --target=cuda only, not to the CPU target
 // RUN: (sigreg-run --target=cpu --chip=sm_80 %s > /dev/null 2>&1; echo "exit=$?") | FileCheck %s --check-prefix=EXIT2
+// RUN: not sigreg-run --target=cpu --fast-normals=false %s 2>&1 | FileCheck %s --check-prefix=NORMALS
+// NORMALS: sigreg-run: error: --fast-normals applies to --target=cuda only, not to the CPU target
 
 // Benchmark knobs without --bench; --warmup on the CPU (no warm-up runs).
 // RUN: not sigreg-run --target=cpu --iters=5 %s 2>&1 | FileCheck %s --check-prefix=ITERS
