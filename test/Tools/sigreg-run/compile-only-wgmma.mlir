@@ -6,6 +6,8 @@
 // RUN: FileCheck %s --check-prefix=FAST < %t/fused/sigreg.ptx
 // RUN: rm -rf %t.e && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=3x1000x200 --fast-normals=false --emit-artifact=%t.e > /dev/null
 // RUN: FileCheck %s --check-prefix=EXACT < %t.e/fused/sigreg.ptx
+// RUN: rm -rf %t.q && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=3x1000x200 --precise-sqrt --emit-artifact=%t.q > /dev/null
+// RUN: FileCheck %s --check-prefix=EXACT < %t.q/fused/sigreg.ptx
 // RUN: rm -rf %t.p && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=3x1024x200 --wgmma-persistent --emit-artifact=%t.p | FileCheck %s --check-prefix=POUT
 // RUN: FileCheck %s --check-prefix=PPTX < %t.p/fused/sigreg.ptx
 // RUN: FileCheck %s --check-prefix=PMANIFEST < %t.p/fused/manifest.json
@@ -23,8 +25,9 @@
 
 // The projection kernel's Box-Muller step: by default (fast-normals) the
 // GPU's approximate log2, cosine and sine, no division; --fast-normals=false
-// the exact mapping's polynomials with the correctly rounded division of its
-// logarithm (docs/PROJECTION.md, sections 4 and 7).
+// or --precise-sqrt (the host's g bit for bit) the exact mapping's
+// polynomials with the correctly rounded division of its logarithm
+// (docs/PROJECTION.md, sections 4 and 7).
 // FAST-LABEL:  .visible .entry sigreg_projection_rows(
 // FAST-NOT:    div.rn.f32
 // FAST:        lg2.approx.f32
