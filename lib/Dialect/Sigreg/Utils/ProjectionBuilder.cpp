@@ -164,7 +164,7 @@ FastBoxMullerPair buildFastBoxMullerPair(ImplicitLocOpBuilder &b, Value x0,
   return pair;
 }
 
-/// The fast pair's cosine (quarter 0) or sine (quarter 1) normal.
+/// The fast pair's cosine normal, or with `sine` its sine normal.
 Value buildFastPairNormal(ImplicitLocOpBuilder &b,
                           const FastBoxMullerPair &pair, bool sine) {
   Emitter e{b};
@@ -193,8 +193,7 @@ Value buildPairNormal(ImplicitLocOpBuilder &b, const BoxMullerPair &pair,
 } // namespace
 
 Value mlir::sigreg::buildProjectionGaussian(ImplicitLocOpBuilder &b, Value seed,
-                                            Value d, Value s,
-                                            NormalMapping mapping) {
+                                            Value d, Value s) {
   Emitter e{b};
   std::array<Value, 4> x = philoxWords(b, seed, e.shr(d, 2), s);
   // Rows 4k + 2, 4k + 3 take words (x2, x3); odd rows the sine.
@@ -202,14 +201,6 @@ Value mlir::sigreg::buildProjectionGaussian(ImplicitLocOpBuilder &b, Value seed,
                                        e.andi(d, 2), e.u32(0));
   Value w0 = arith::SelectOp::create(b, second, x[2], x[0]);
   Value w1 = arith::SelectOp::create(b, second, x[3], x[1]);
-  if (mapping == NormalMapping::Fast) {
-    FastBoxMullerPair pair = buildFastBoxMullerPair(b, w0, w1);
-    Value isSine = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
-                                         e.andi(d, 1), e.u32(0));
-    return arith::SelectOp::create(b, isSine,
-                                   buildFastPairNormal(b, pair, true),
-                                   buildFastPairNormal(b, pair, false));
-  }
   return buildPairNormal(b, buildBoxMullerPair(b, w0, w1), e.andi(d, 1));
 }
 

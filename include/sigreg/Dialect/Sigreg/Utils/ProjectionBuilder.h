@@ -2,7 +2,9 @@
 //
 // Builds the scalar IR of docs/PROJECTION.md (Philox4x32-10 + Box-Muller with
 // fixed polynomials) so that every lowering that generates the projection
-// (naive linalg, fused GPU kernels) emits the same, bit-exact computation.
+// (naive linalg, fused GPU kernels) emits the same, bit-exact computation;
+// the GPU projection kernels may ask for the fast Box-Muller step of its
+// section 7 instead (NormalMapping::Fast).
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,11 +38,11 @@ enum class NormalMapping {
   Fast,
 };
 
-/// The raw Gaussian g[d, s] (f32) for an i64 `seed` and i32 indices `d`, `s`
-/// (one Philox call, the row's pair and its cosine or sine selected).
+/// The raw Gaussian g[d, s] (f32) of the exact mapping for an i64 `seed` and
+/// i32 indices `d`, `s` (one Philox call, the row's pair and its cosine or
+/// sine selected).
 Value buildProjectionGaussian(ImplicitLocOpBuilder &b, Value seed, Value d,
-                              Value s,
-                              NormalMapping mapping = NormalMapping::Exact);
+                              Value s);
 
 /// The four raw Gaussians g[4 group + i, s], i < 4, of one Philox call (i32
 /// `group` and `s`): two Box-Muller pairs, each giving a cosine and a sine.
