@@ -132,9 +132,8 @@ struct BadCase {
 };
 
 TEST(Manifest, ZeroInitWorkspace) {
-  std::string text = kValid;
-  std::string from = "\"bytes\":139264";
-  text.replace(text.find(from), from.size(), from + ",\"zero_init\":true");
+  std::string text =
+      replaced("\"bytes\":139264", "\"bytes\":139264,\"zero_init\":true");
   Manifest m;
   std::string err;
   ASSERT_TRUE(parseManifest(text, m, err)) << err;
@@ -144,9 +143,8 @@ TEST(Manifest, ZeroInitWorkspace) {
 
 TEST(Manifest, L2PersistBuffer) {
   // A hint on any buffer; absent means false.
-  std::string text = kValid;
-  std::string from = "\"bytes\":139264";
-  text.replace(text.find(from), from.size(), from + ",\"l2_persist\":true");
+  std::string text =
+      replaced("\"bytes\":139264", "\"bytes\":139264,\"l2_persist\":true");
   Manifest m;
   std::string err;
   ASSERT_TRUE(parseManifest(text, m, err)) << err;
@@ -155,10 +153,9 @@ TEST(Manifest, L2PersistBuffer) {
 }
 
 TEST(Manifest, WorkspaceSharesOutput) {
-  std::string text = kValid;
-  std::string from = "\"bytes\":139264";
-  text.replace(text.find(from), from.size(),
-               from + ",\"shares\":{\"buffer\":\"out\",\"offset\":1024}");
+  std::string text = replaced(
+      "\"bytes\":139264",
+      "\"bytes\":139264,\"shares\":{\"buffer\":\"out\",\"offset\":1024}");
   Manifest m;
   std::string err;
   ASSERT_TRUE(parseManifest(text, m, err)) << err;
