@@ -5,7 +5,7 @@
 # (scripts/gpu-check.sh). Usage: scripts/build-gpu-artifacts.sh BUILD_DIR OUT_DIR [SET]
 #   SET: all (default: anchors, variants, hopper, split, single, grad, step, phased and random) | anchors |
 #        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
-#        single | random | variants | small-shapes | pingpong | p65 (P = 65 per-slice f16 on every ECF
+#        single | random | variants | small-shapes | pingpong | transposed | p65 (P = 65 per-slice f16 on every ECF
 #        kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -455,8 +455,29 @@ pingpong_set() {
   emit pp-f16-clamp-sum 0 4100 520 1032 9 f16 clamp_min 1.0 sum seed fused --wgmma-persistent
   emit pp-wide 0 4096 4096 8192 17 bf16 none 0 mean seed fused --wgmma-persistent
 }
+# The transposed one-tile kernel (--wgmma-rows=256, tile [256, 128]): the many-tile
+# configurations (those it cannot take fall back to the 128-row kernel: P > 17, views with
+# N % 256 != 0, the slices of a fused backward), then ragged N, S and D (N % 256 != 0 puts
+# TMA's zero rows in the last tile), views, an explicit projection, one batch tile, f32 on
+# split operands and a wide shape; wide-bf16 and large-bf16 without the option beside them.
+transposed_set() {
+  many_tiles_set tr --wgmma-rows=256
+  emit tr-large-explicit 0 8192 4096 4096 17 bf16 none 0 mean explicit fused --wgmma-rows=256
+  emit tr-ragged 0 1000 1000 2000 17 bf16 none 0 mean seed fused --wgmma-rows=256
+  emit tr-views-none-explicit 2 1024 1024 2048 9 bf16 none 0 none explicit fused --wgmma-rows=256
+  emit tr-d64-explicit 0 20000 64 4096 5 bf16 none 0 mean explicit fused --wgmma-rows=256
+  emit tr-n100-none 0 100 520 1032 17 bf16 none 0 none seed fused "--wgmma-rows=256 --single-launch=0"
+  emit tr-f16-clamp-sum 0 4100 520 1032 9 f16 clamp_min 1.0 sum seed fused --wgmma-rows=256
+  emit tr-f32 0 8192 4096 4096 17 f32 none 0 mean seed fused --wgmma-rows=256
+  emit tr-wide 0 4096 4096 8192 17 bf16 none 0 mean seed fused --wgmma-rows=256
+  emit tr-views4 4 1024 2048 4096 17 bf16 none 0 mean seed fused --wgmma-rows=256
+  emit large-bf16 0 8192 4096 4096 17 bf16 none 0 mean seed fused
+  emit wide-bf16 0 4096 4096 8192 17 bf16 none 0 mean seed fused
+  emit views4-bf16 4 1024 2048 4096 17 bf16 none 0 mean seed fused
+}
 case "$set_" in
   pingpong) pingpong_set ;;
+  transposed) transposed_set ;;
   p65) for w in 64 128 256; do
          emit p65-f16-none-w$w 0 1000 520 1032 65 f16 none 0 none seed fused --wgmma-slices=$w
        done

@@ -129,6 +129,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   scheduleOpts.wgmmaSlices = options.wgmmaSlices;
   scheduleOpts.wgmmaPersistent = options.wgmmaPersistent;
   scheduleOpts.wgmmaCluster = options.wgmmaCluster;
+  scheduleOpts.wgmmaRows = options.wgmmaRows;
   scheduleOpts.singleLaunch = options.singleLaunch;
   pm.addPass(createSigregChooseSchedule(scheduleOpts));
   if (options.saveSlices) {
@@ -145,6 +146,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   lowerOpts.hopper = scheduleOpts.hopper;
   lowerOpts.wgmmaSlices = options.wgmmaSlices;
   lowerOpts.wgmmaCluster = options.wgmmaCluster;
+  lowerOpts.wgmmaRows = options.wgmmaRows;
   lowerOpts.deferCotangent = options.deferCotangent;
   // The exact projection (the host's g bit for bit) needs both the exact
   // mapping and correctly rounded square roots.

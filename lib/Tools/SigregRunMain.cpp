@@ -145,6 +145,11 @@ struct Options {
                      "sharing the g tile by multicast, 1, 2 or 4 (0: by "
                      "rule)"),
       llvm::cl::init(0)};
+  llvm::cl::opt<int64_t> wgmmaRows{
+      "wgmma-rows",
+      llvm::cl::desc("sm_90a: batch rows per tile of the TMA + wgmma kernel, "
+                     "128 or 256 (the transposed 256 x 128 tile; 0: by rule)"),
+      llvm::cl::init(0)};
   llvm::cl::opt<int64_t> blockSlices{
       "block-slices", llvm::cl::desc("Fused ECF slice tile (0: by shape)"),
       llvm::cl::init(0)};
@@ -227,6 +232,7 @@ SmallVector<std::string> cudaOnlyFlags(Options &opts) {
   note(opts.singleLaunch);
   note(opts.wgmmaSlices);
   note(opts.wgmmaCluster);
+  note(opts.wgmmaRows);
   note(opts.wgmmaPersistent);
   note(opts.wgmmaAtomicSums);
   note(opts.preciseSqrt);
@@ -517,6 +523,7 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.tensorCores = opts.tensorCores;
   gpuOpts.wgmmaSlices = opts.wgmmaSlices;
   gpuOpts.wgmmaCluster = opts.wgmmaCluster;
+  gpuOpts.wgmmaRows = opts.wgmmaRows;
   gpuOpts.wgmmaPersistent = opts.wgmmaPersistent;
   gpuOpts.wgmmaAtomicSums = opts.wgmmaAtomicSums;
   gpuOpts.preciseSqrt = opts.preciseSqrt;

@@ -53,6 +53,10 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
     Option<"wgmmaCluster", "wgmma-cluster", "int64_t", "0",
            "TMA + wgmma kernel: CTAs per cluster sharing the g tile by multicast "
            "(1, 2 or 4; 0: by rule)">,
+    Option<"wgmmaRows", "wgmma-rows", "int64_t", "0",
+           "TMA + wgmma kernel: batch rows per CTA tile, 128 or 256 (the "
+           "transposed kernel's 256 x 128 tile, ECF from the accumulators; "
+           "0: by rule)">,
     Option<"wgmmaAtomicSums", "wgmma-atomic-sums", "bool", "false",
            "TMA + wgmma kernel past 16 batch tiles: the tiles' sums in 64-bit fixed point through "
            "integer atomics, finalized in the kernel's tail (less memory, slower)">,

@@ -57,6 +57,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::desc("TMA + wgmma kernel: CTAs per cluster sharing the g "
                      "tile by multicast, 1, 2 or 4 (0: by rule)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> wgmmaRows{
+      *this, "wgmma-rows",
+      llvm::cl::desc("TMA + wgmma kernel: batch rows per CTA tile, 128 or "
+                     "256 (the transposed 256 x 128 tile; 0: by rule)"),
+      llvm::cl::init(0)};
   PassOptions::Option<bool> saveSlices{
       *this, "save-slices",
       llvm::cl::desc("Fused backward: read the forward's slices instead of "

@@ -193,7 +193,7 @@ struct WgmmaEcfShape {
     return wgmmaReductionFeatures(featureDim, splitInput, splitFeatures != 0);
   }
   int64_t numBatchTiles() const {
-    return (batch + kWgmmaRows - 1) / kWgmmaRows;
+    return (batch + tiling.rows - 1) / tiling.rows;
   }
   int64_t numSliceTiles() const {
     return (numSlices + tiling.slices - 1) / tiling.slices;
@@ -217,6 +217,14 @@ struct WgmmaEcfShape {
 gpu::GPUFuncOp buildFusedEcfWgmmaKernel(OpBuilder &b, Location loc,
                                         const WgmmaEcfShape &shape);
 int64_t wgmmaDynamicSharedBytes(const WgmmaTiling &tiling);
+/// The transposed one-tile kernel (tiling.rows = kWgmmaTransposedRows):
+/// tiles of 256 batch rows x 128 slices, the product D = g^T x^T (each
+/// consumer warpgroup one m64n256k16 wgmma per k16 step on its 64 slices),
+/// the ECF from the accumulators; the same arguments and per-tile sums as
+/// buildFusedEcfWgmmaKernel (no tail: no foldFinalize, atomicSums,
+/// epilogue or slices); grid (slice tiles, batch tiles, V).
+gpu::GPUFuncOp buildFusedEcfWgmmaTransposedKernel(OpBuilder &b, Location loc,
+                                                  const WgmmaEcfShape &shape);
 /// The ping-pong kernel (tiling.persistent): tiles of 128 slices x 128 rows,
 /// one per consumer warpgroup in turn; the same arguments and per-tile sums
 /// (no tail: no foldFinalize, atomicSums or epilogue); grid (min(tiles,

@@ -81,6 +81,7 @@ EcfScheduleOptions scheduleOptions(const ConvertSigregToGPUOptions &options) {
   o.wgmmaSlices = options.wgmmaSlices;
   o.wgmmaPersistent = options.wgmmaPersistent;
   o.wgmmaCluster = options.wgmmaCluster;
+  o.wgmmaRows = options.wgmmaRows;
   o.wgmmaAtomicSums = options.wgmmaAtomicSums;
   o.singleLaunch = options.singleLaunch;
   return o;
@@ -589,18 +590,19 @@ void Lowering::planChains(func::FuncOp func) {
     // runs the finalize and that epilogue in one launch after the kernel.
     EcfSchedule sched = ecfSchedule(ecf);
     int64_t N = ecf.getInput().getType().getDimSize(1);
-    int64_t T = llvm::divideCeilSigned<int64_t>(N, kWgmmaTileRows);
+    int64_t T = llvm::divideCeilSigned<int64_t>(N, sched.blockRows);
     bool tail = T == 1 || wgmmaTailGathers(T, N, schedule.wgmmaAtomicSums);
     auto finalizeCarries = [](FusedEpilogueOp epi) {
       // (A count that is not constant is an error of checkLowerable.)
       return constantCount(epi.getGlobalCount()) &&
              finalizeLossSlices(epilogueShape(epi)) != 0;
     };
-    // (The ping-pong kernel has no tail: its chain needs several batch
-    // tiles and the finalize-loss kernel.)
-    if (sched.wgmmaPersistent)
+    // (The ping-pong and transposed kernels have no tail: their chain needs
+    // several batch tiles and the finalize-loss kernel.)
+    bool noTail = sched.wgmmaPersistent || sched.blockRows != kWgmmaTileRows;
+    if (noTail)
       tail = false;
-    if (sched.wgmma && (!sched.wgmmaPersistent || T > 1))
+    if (sched.wgmma && (!noTail || T > 1))
       if (auto [ar, epi] = tailEpilogue(ecf);
           epi && (tail || finalizeCarries(epi))) {
         tailChain[ecf] = epi;
@@ -896,6 +898,7 @@ void Lowering::lowerFusedEcf(ConversionPatternRewriter &rewriter,
   sh.wgmmaCluster = sched.cluster;
   SmallVector<Value> results;
   if (sched.wgmma) {
+    sh.blockRows = sched.blockRows;
     results =
         lowerWgmmaEcf(rewriter, ecf, sh, x, projection.front(),
                       seeded ? &*seeded : nullptr, sched.wgmmaPersistent, epi);
@@ -1334,9 +1337,9 @@ void Lowering::settleProgrammaticLaunches() {
   programmaticCandidates.clear();
 }
 
-/// CTAs of the one-tile Hopper kernel's grid (kWgmmaRows-row tiles).
+/// CTAs of the one-tile Hopper kernel's grid (sh.blockRows-row tiles).
 static int64_t wgmmaGridCtas(const EcfKernelShape &sh) {
-  return sh.numViews * llvm::divideCeilSigned(sh.batch, kWgmmaRows) *
+  return sh.numViews * llvm::divideCeilSigned(sh.batch, sh.blockRows) *
          llvm::divideCeilSigned(sh.numSlices, sh.blockSlices);
 }
 
@@ -1360,7 +1363,11 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
                   bool(seeded),
                   seeded ? seeded->chunks : 0,
                   getWgmmaTiling(sh.blockSlices, persistent,
-                                 persistent ? 0 : wgmmaGridCtas(sh))};
+                                 persistent ? 0 : wgmmaGridCtas(sh),
+                                 sh.blockRows)};
+  // The ping-pong and transposed kernels have no tail: their sums go to the
+  // finalize(-loss) kernel.
+  bool noTail = persistent || w.tiling.rows != kWgmmaTileRows;
   // A seeded g generated as hi and lo rows (lowerProjection), or an f32
   // problem: the split layout.
   bool splitG = seeded && cast<MemRefType>(seeded->g.getType()).getDimSize(0) !=
@@ -1374,8 +1381,8 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
   // epilogue of a chain planChains gave it.
   EpilogueKernelShape epiShape;
   AdvanceStepOp step;
-  w.foldFinalize = !persistent && wgmmaTailGathers(w.numBatchTiles(), sh.batch,
-                                                   schedule.wgmmaAtomicSums);
+  w.foldFinalize = !noTail && wgmmaTailGathers(w.numBatchTiles(), sh.batch,
+                                               schedule.wgmmaAtomicSums);
   // More batch tiles than the tail gathers: the epilogue of the chain runs
   // in sigreg_ecf_finalize_loss after the kernel (planChains).
   bool finalizeLoss = epi && w.numBatchTiles() > 1 && !w.foldFinalize;
@@ -1386,8 +1393,8 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
     if (!finalizeLoss)
       w.epilogue = &epiShape;
   }
-  w.atomicSums = !persistent && wgmmaAtomicSums(w.numBatchTiles(), sh.batch,
-                                                schedule.wgmmaAtomicSums);
+  w.atomicSums = !noTail && wgmmaAtomicSums(w.numBatchTiles(), sh.batch,
+                                            schedule.wgmmaAtomicSums);
   // The slices for the fused backward (--sigreg-save-slices), written where
   // their reader finds them.
   Value slices;
@@ -1403,6 +1410,7 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
   OpBuilder kb = kernelBuilder();
   gpu::GPUFuncOp kernel =
       addKernel(persistent ? buildFusedEcfWgmmaPersistentKernel(kb, loc, w)
+                : noTail   ? buildFusedEcfWgmmaTransposedKernel(kb, loc, w)
                            : buildFusedEcfWgmmaKernel(kb, loc, w));
 
   Value rows = memref::CollapseShapeOp::create(
@@ -1770,8 +1778,9 @@ struct ConvertSigregToGPUPass
     });
     if (funcs.empty())
       return;
-    std::string optionError = scheduleOptionError(
-        blockRows, blockSlices, wgmmaSlices, singleLaunch, wgmmaCluster);
+    std::string optionError =
+        scheduleOptionError(blockRows, blockSlices, wgmmaSlices, singleLaunch,
+                            wgmmaCluster, wgmmaRows);
     if (!optionError.empty()) {
       module.emitError(optionError);
       return signalPassFailure();
@@ -1790,6 +1799,7 @@ struct ConvertSigregToGPUPass
     opts.wgmmaSlices = wgmmaSlices;
     opts.wgmmaPersistent = wgmmaPersistent;
     opts.wgmmaCluster = wgmmaCluster;
+    opts.wgmmaRows = wgmmaRows;
     opts.wgmmaAtomicSums = wgmmaAtomicSums;
     opts.singleLaunch = singleLaunch;
     opts.deferCotangent = deferCotangent;

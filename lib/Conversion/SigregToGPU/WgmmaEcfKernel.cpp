@@ -136,7 +136,7 @@ struct WgmmaTypes {
   WgmmaTypes(MLIRContext *ctx, Type elem, WgmmaTiling tiling,
              bool kMajorB = false, int64_t splitFeatures = 0)
       : tiling(tiling), slices(tiling.slices), stages(tiling.stages),
-        tileK(tiling.tileK), xTileBytes(kRows * tiling.tileK * 2),
+        tileK(tiling.tileK), xTileBytes(tiling.rows * tiling.tileK * 2),
         gTileBytes(tiling.tileK * tiling.slices * 2), elem(elem),
         kMajorB(kMajorB), splitFeatures(splitFeatures) {
     workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
@@ -154,7 +154,7 @@ struct WgmmaTypes {
           nvgpu::TensorMapOOBKind::OOB_ZERO,
           nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
     };
-    xMap = tmap({kRows, tileK});
+    xMap = tmap({tiling.rows, tileK});
     gMap = kMajorB ? tmap({slices, tileK}) : tmap({tileK, kGBoxSlices});
     acc = nvgpu::WarpgroupAccumulatorType::get(
         ctx, VectorType::get({64, slices}, Float32Type::get(ctx)));
@@ -269,8 +269,8 @@ void emitTmaLoad(KernelBuilder &k, const WgmmaTypes &t, Value smem, Value full,
   }
   assert((t.tiling.cluster == 1 || !t.kMajorB) &&
          "clusters share the forward's N-major g boxes only");
-  Value xTile =
-      smemView(k, smem, xTileOffset(k, t, s), t.tile({kRows, t.tileK}, t.elem));
+  Value xTile = smemView(k, smem, xTileOffset(k, t, s),
+                         t.tile({t.tiling.rows, t.tileK}, t.elem));
   nvgpu::TmaAsyncLoadOp::create(k.b, xTile, full, xMap, ValueRange{xK0, xRow0},
                                 s, Value(), Value());
   if (t.kMajorB) {
@@ -1123,9 +1123,13 @@ int64_t mlir::sigreg::wgmmaDynamicSharedBytes(const WgmmaTiling &tiling) {
   // The operand ring and, aliasing it after the mainloop, the f32 y tile
   // [128][slices]; the ping-pong kernel has the two consumer warpgroups'
   // column scales after the ring instead.
-  int64_t ring = tiling.stages * (kRows + tiling.slices) * tiling.tileK * 2;
+  int64_t ring =
+      tiling.stages * (tiling.rows + tiling.slices) * tiling.tileK * 2;
   if (tiling.persistent)
     return ring + 2 * tiling.slices * 4;
+  // The transposed kernel's ECF reads its accumulators: no y tile.
+  if (tiling.rows != kRows)
+    return ring;
   int64_t yTile = kRows * (tiling.slices + kYRowPad) * 4;
   return std::max(ring, yTile);
 }
@@ -1407,11 +1411,11 @@ struct WgmmaTile {
   Value s0, m0, v, batchTile, xRow0;
 };
 
-/// The accumulator of one m64n128 wgmma as nvvm.wgmma.mma_async carries it:
-/// 64 f32 per thread.
-Type pingPongAccumulatorType(MLIRContext *ctx) {
+/// The accumulator of one m64nNk16 wgmma (N = `rows`, the x tile's) as
+/// nvvm.wgmma.mma_async carries it: N / 2 f32 per thread.
+Type transposedAccumulatorType(MLIRContext *ctx, int64_t rows) {
   return LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(64, Float32Type::get(ctx)));
+      ctx, SmallVector<Type>(rows / 2, Float32Type::get(ctx)));
 }
 
 /// bar.sync (or bar.arrive) on named barrier `id` for `threads` threads.
@@ -1427,22 +1431,23 @@ void namedBarrier(KernelBuilder &k, Value id, int64_t threads,
                           /*reductionPredicate=*/Value());
 }
 
-/// Stage 3 of the ping-pong kernel, the MMAs of one k-tile at ring stage
-/// `s` as one commit group: the warpgroup's [128 slices][128 rows] += g
-/// tile^T x tile^T, for each k16 step and each 64-slice half one
-/// nvvm.wgmma.mma_async m64n128k16. A is the half's g box [64 k][64 slices]
-/// read M-major (transposed: 128-byte swizzle, 8 k-rows 1 KB apart, the
-/// step 16 k-rows = 2 KB); B the x tile [128 rows][64 k] read K-major (the
-/// step 32 bytes along its swizzled rows). nvgpu.warpgroup.mma's verifier
-/// accepts a transposed A only with a transposed B, hence the NVVM op.
-SmallVector<Value> emitPingPongKTile(KernelBuilder &k, const WgmmaTypes &t,
-                                     Value smem, Value s, ValueRange acc,
-                                     bool first = false) {
+/// Stage 3 of the transposed kernels, the MMAs of one k-tile at ring stage
+/// `s` as one commit group: for each k16 step and each 64-slice half h of
+/// `halves` (g box indices), one nvvm.wgmma.mma_async m64nNk16 into
+/// acc[h], N = the x tile's t.tiling.rows: [64 slices][N rows] += g
+/// box^T x tile^T. A is the half's g box [64 k][64 slices] read M-major
+/// (transposed: 128-byte swizzle, 8 k-rows 1 KB apart, the step 16 k-rows =
+/// 2 KB); B the x tile [N rows][64 k] read K-major (the step 32 bytes along
+/// its swizzled rows). nvgpu.warpgroup.mma's verifier accepts a transposed A
+/// only with a transposed B, hence the NVVM op.
+SmallVector<Value> emitTransposedKTile(KernelBuilder &k, const WgmmaTypes &t,
+                                       Value smem, Value s, ValueRange halves,
+                                       ValueRange acc, bool first = false) {
   MLIRContext *ctx = k.b.getContext();
   auto in = NVVM::WGMMATypesAttr::get(
       ctx, t.elem.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16);
   auto f32 = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
-  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, kPingPongRows, 16);
+  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, t.tiling.rows, 16);
   auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
   auto accumulate = NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one);
   // col: A M-major (imm-trans-a 1), B K-major (imm-trans-b 0).
@@ -1454,10 +1459,11 @@ SmallVector<Value> emitPingPongKTile(KernelBuilder &k, const WgmmaTypes &t,
   for (int64_t step = 0; step < t.tileK / 16; ++step) {
     Value b = sharedMatrixDescriptor(k, smem, k.add(xOff, k.idx(step * 32)),
                                      /*layout=*/1, /*lboField=*/1, 1024);
-    for (int64_t h = 0; h < kPingPongHalves; ++h) {
+    for (auto [h, half] : llvm::enumerate(halves)) {
       Value a = sharedMatrixDescriptor(
           k, smem,
-          k.add(gOff, k.idx(h * boxBytes + step * 16 * kGBoxSlices * 2)),
+          k.add(k.add(gOff, k.mul(half, k.idx(boxBytes))),
+                k.idx(step * 16 * kGBoxSlices * 2)),
           /*layout=*/1, /*lboField=*/boxBytes >> 4, 1024);
       // The tile's first k16 step overwrites the accumulator (scale-d 0).
       auto scaleD =
@@ -1473,20 +1479,21 @@ SmallVector<Value> emitPingPongKTile(KernelBuilder &k, const WgmmaTypes &t,
   return next;
 }
 
-/// Stage 3 of the ping-pong kernel: the warpgroup's MMAs of one tile, ring
-/// k-steps [stepBase, stepBase + kTiles). Once a k-tile's MMAs are issued
-/// the previous k-tile's are complete (wait_group 1) and its stage goes
-/// back to the producer; `afterIssue` runs once the last k-tile is issued,
-/// then the warpgroup waits for all (wait_group 0) and hands back the last
-/// stage. Returns the two halves' accumulators.
-std::pair<Value, Value> emitPingPongMainloop(KernelBuilder &k,
-                                             const WgmmaTypes &t,
-                                             const WgmmaKernel &kn,
-                                             Value stepBase, Value totalSteps,
-                                             function_ref<void()> afterIssue) {
+/// Stage 3 of the transposed kernels: the warpgroup's MMAs of one tile
+/// (the g box halves `halves`), ring k-steps [stepBase, stepBase + kTiles).
+/// Once a k-tile's MMAs are issued the previous k-tile's are complete
+/// (wait_group 1) and its stage goes back to the producer; `afterIssue` (if
+/// given) runs once the last k-tile is issued, then the warpgroup waits for
+/// all (wait_group 0) and hands back the last stage. Returns one
+/// accumulator per half.
+SmallVector<Value> emitTransposedMainloop(KernelBuilder &k, const WgmmaTypes &t,
+                                          const WgmmaKernel &kn,
+                                          ValueRange halves, Value stepBase,
+                                          Value totalSteps,
+                                          function_ref<void()> afterIssue) {
   MLIRContext *ctx = k.b.getContext();
   auto stageOf = [&](Value step) { return k.rem(step, k.idx(t.stages)); };
-  // In a cluster the stage goes back to both CTAs' producers (the peer's
+  // In a cluster the stage goes back to every CTA's producer (the peers'
   // multicast writes into it too), except in the CTA's last `stages`
   // k-steps, which no producer waits for (as releasedInCluster).
   auto release = [&](Value step) {
@@ -1508,10 +1515,12 @@ std::pair<Value, Value> emitPingPongMainloop(KernelBuilder &k,
   // k-tile 0 starts the accumulators from scale-d 0, not from registers
   // set to zero: ptxas waited for the first wgmma before the second half's
   // zeroing moves (C7517).
-  Value undef = LLVM::PoisonOp::create(k.b, pingPongAccumulatorType(ctx));
+  Value undef = LLVM::PoisonOp::create(
+      k.b, transposedAccumulatorType(ctx, t.tiling.rows));
   waitFull(stepBase);
-  SmallVector<Value> acc0 = emitPingPongKTile(k, t, kn.smem, stageOf(stepBase),
-                                              {undef, undef}, /*first=*/true);
+  SmallVector<Value> acc0 = emitTransposedKTile(
+      k, t, kn.smem, stageOf(stepBase), halves,
+      SmallVector<Value>(halves.size(), undef), /*first=*/true);
   SmallVector<Value> acc =
       k.forEach(k.idx(1), k.idx(kn.kTiles), k.idx(1), acc0,
                 [&](Value it, ValueRange carried) {
@@ -1519,15 +1528,49 @@ std::pair<Value, Value> emitPingPongMainloop(KernelBuilder &k,
                   Value s = stageOf(step);
                   waitFull(step);
                   SmallVector<Value> next =
-                      emitPingPongKTile(k, t, kn.smem, s, carried);
+                      emitTransposedKTile(k, t, kn.smem, s, halves, carried);
                   NVVM::WgmmaWaitGroupSyncOp::create(k.b, 1);
                   k.ifThen(kn.primary, [&] { release(k.sub(step, k.idx(1))); });
                   return next;
                 });
-  afterIssue();
+  if (afterIssue)
+    afterIssue();
   NVVM::WgmmaWaitGroupSyncOp::create(k.b, 0);
   k.ifThen(kn.primary, [&] { release(k.add(stepBase, k.idx(kn.kTiles - 1))); });
-  return {acc[0], acc[1]};
+  return acc;
+}
+
+/// The rows of a tile of `rows` rows from batch row `m0` inside the batch
+/// (count), and those past it as an f32 (each added exactly 1 to every cos
+/// sum: its y is TMA's zero).
+std::pair<Value, Value> tileRowsInBatch(KernelBuilder &k, int64_t batch,
+                                        int64_t rows, Value m0) {
+  Value count =
+      k.min(k.idx(rows), arith::SubIOp::create(k.b, k.idx(batch), m0));
+  Value outside = arith::UIToFPOp::create(
+      k.b, k.b.getF32Type(),
+      arith::IndexCastUIOp::create(
+          k.b, k.b.getI32Type(),
+          arith::SubIOp::create(k.b, k.idx(rows), count)));
+  return {count, outside};
+}
+
+/// The ECF sums of slice `s` from the accumulators (each lane of a quad
+/// holds a quarter of the tile's rows) added over the quad by xor shuffles,
+/// less `outside` from the cos sums, stored by lane % 4 = 0 (emitEcfStore).
+void emitQuadSumsStore(KernelBuilder &k, const WgmmaEcfShape &sh,
+                       SmallVector<Value> sums, Value lane, Value outside,
+                       Value count, Value s, const WgmmaTile &tile,
+                       Value cosOut, Value sinOut) {
+  int64_t P = sh.numPoints;
+  for (Value &sum : sums)
+    sum = addXorShuffled(k, addXorShuffled(k, sum, 1), 2);
+  for (int64_t p = 1; p < P; ++p)
+    sums[p - 1] = k.subf(sums[p - 1], outside);
+  Value leader = k.lt(k.rem(lane, k.idx(4)), k.idx(1));
+  k.ifThen(k.land(leader, k.lt(s, k.idx(sh.numSlices))), [&] {
+    emitEcfStore(k, sh, sums, count, s, tile.v, tile.batchTile, cosOut, sinOut);
+  });
 }
 
 /// Stage 5 of the ping-pong kernel: the ECF of the warpgroup's tile from
@@ -1545,17 +1588,10 @@ std::pair<Value, Value> emitPingPongMainloop(KernelBuilder &k,
 void emitPingPongEcf(KernelBuilder &k, const WgmmaEcfShape &sh, Value acc0,
                      Value acc1, Value scales, Value tidInWg,
                      const WgmmaTile &tile, Value cosOut, Value sinOut) {
-  int64_t P = sh.numPoints, S = sh.numSlices;
+  int64_t P = sh.numPoints;
   Value lane = k.rem(tidInWg, k.idx(32)), warp = k.div(tidInWg, k.idx(32));
   Value quad = k.div(lane, k.idx(4));
-  Value leader = k.lt(k.rem(lane, k.idx(4)), k.idx(1));
-  Value count = k.min(k.idx(kPingPongRows),
-                      arith::SubIOp::create(k.b, k.idx(sh.batch), tile.m0));
-  Value outside = arith::UIToFPOp::create(
-      k.b, k.b.getF32Type(),
-      arith::IndexCastUIOp::create(
-          k.b, k.b.getI32Type(),
-          arith::SubIOp::create(k.b, k.idx(kPingPongRows), count)));
+  auto [count, outside] = tileRowsInBatch(k, sh.batch, kPingPongRows, tile.m0);
   k.forEach(k.idx(0), k.idx(2 * kPingPongHalves), k.idx(1), [&](Value slot) {
     Value upper = k.lt(k.idx(1), slot);
     Value second =
@@ -1583,14 +1619,77 @@ void emitPingPongEcf(KernelBuilder &k, const WgmmaEcfShape &sh, Value acc0,
                             sums[P - 1 + p - 1] =
                                 k.fma(sn, w, sums[P - 1 + p - 1]);
                           });
-    for (Value &sum : sums)
-      sum = addXorShuffled(k, addXorShuffled(k, sum, 1), 2);
-    for (int64_t p = 1; p < P; ++p)
-      sums[p - 1] = k.subf(sums[p - 1], outside);
-    k.ifThen(k.land(leader, k.lt(s, k.idx(S))), [&] {
-      emitEcfStore(k, sh, sums, count, s, tile.v, tile.batchTile, cosOut,
-                   sinOut);
-    });
+    emitQuadSumsStore(k, sh, sums, lane, outside, count, s, tile, cosOut,
+                      sinOut);
+  });
+}
+
+/// The column scales (emitColumnScale) of a quad's two slices `slices`,
+/// loaded before the mainloop so that the loads are in flight while the
+/// MMAs run: the lanes with lane % 2 = i form slice i's, and every lane of
+/// the quad reads both by shuffles (each thread loading both slices' up to
+/// 2 x 64 per-chunk sums at once made ptxas spill).
+SmallVector<Value> emitQuadColumnScales(KernelBuilder &k,
+                                        const WgmmaEcfShape &sh, Value sumSq,
+                                        ArrayRef<Value> slices, Value lane) {
+  Value odd =
+      arith::IndexCastOp::create(k.b, k.b.getI1Type(), k.rem(lane, k.idx(2)));
+  Value mine =
+      emitColumnScale(k, sh, sumSq, k.select(odd, slices[1], slices[0]));
+  Value quadLane0 = arith::IndexCastOp::create(
+      k.b, k.b.getI32Type(), k.sub(lane, k.rem(lane, k.idx(4))));
+  SmallVector<Value> scales;
+  for (int32_t i = 0; i < 2; ++i)
+    scales.push_back(
+        gpu::ShuffleOp::create(
+            k.b, mine,
+            arith::AddIOp::create(k.b, quadLane0, i32Const(k, i)).getResult(),
+            i32Const(k, 32), gpu::ShuffleMode::IDX)
+            .getShuffleResult());
+  return scales;
+}
+
+/// Stage 5 of the transposed one-tile kernel: the ECF of the warpgroup's 64
+/// slices x t.tiling.rows rows from its accumulator `acc`. Thread `lane`
+/// of warp `warp` of the warpgroup holds the slices `slices[i]` = s0 + 64
+/// wg + 16 warp + lane / 4 + 8 i (i in {0, 1}) at the rows 8 j + 2 (lane %
+/// 4) + c (j < rows / 8, c in {0, 1}): element 4 j + 2 i + c. For each of
+/// its two slices the row pairs (c = 0, 1) go through forEachHarmonicPair
+/// into the 2 (P - 1) sums (`scales[i]`: the slice's emitColumnScale), then
+/// emitQuadSumsStore. The two slices are a loop whose body selects the
+/// slice's elements (a select per element): with both unrolled the kernel
+/// was 10-25% slower where the ECF weighs most (N 8192 D 512 S 1024: 0.0521
+/// against 0.0421 ms, docs/PERF-NOTES.md). Rows past N are zero (TMA fills
+/// rows past V N with zeros, and wgmmaTransposedObstacle keeps batch tiles
+/// inside their view).
+void emitTransposedEcf(KernelBuilder &k, const WgmmaEcfShape &sh,
+                       const WgmmaTypes &t, Value acc, ArrayRef<Value> slices,
+                       ArrayRef<Value> scales, Value lane,
+                       const WgmmaTile &tile, Value cosOut, Value sinOut) {
+  int64_t P = sh.numPoints, rows = t.tiling.rows;
+  auto [count, outside] = tileRowsInBatch(k, sh.batch, rows, tile.m0);
+  auto at = [&](int64_t e) {
+    return LLVM::ExtractValueOp::create(k.b, acc, ArrayRef<int64_t>{e})
+        .getResult();
+  };
+  k.forEach(k.idx(0), k.idx(2), k.idx(1), [&](Value i) {
+    Value second = arith::IndexCastOp::create(k.b, k.b.getI1Type(), i);
+    Value s = k.select(second, slices[1], slices[0]);
+    Value halfScale =
+        k.mulf(k.select(second, scales[1], scales[0]), k.f32(0.5f));
+    auto element = [&](int64_t j, int64_t c) {
+      return k.select(second, at(4 * j + 2 + c), at(4 * j + c));
+    };
+    SmallVector<Value> sums(2 * (P - 1), k.f32(0.0f));
+    for (int64_t j = 0; j < rows / 8; ++j)
+      forEachHarmonicPair(k, P, element(j, 0), element(j, 1), halfScale,
+                          [&](int64_t p, Value c, Value sn, Value w) {
+                            sums[p - 1] = k.fma(c, w, sums[p - 1]);
+                            sums[P - 1 + p - 1] =
+                                k.fma(sn, w, sums[P - 1 + p - 1]);
+                          });
+    emitQuadSumsStore(k, sh, sums, lane, outside, count, s, tile, cosOut,
+                      sinOut);
   });
 }
 } // namespace
@@ -1686,16 +1785,69 @@ mlir::sigreg::buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
           k.ifThen(k.lt(k.idx(0), i),
                    [&] { namedBarrier(k, myTurn, 2 * 128); });
           k.store(scale, wgScales1D, {col});
-          auto [acc0, acc1] = emitPingPongMainloop(
-              k, t, kn, k.mul(i, k.idx(kn.kTiles)), totalSteps, [&] {
+          SmallVector<Value> halves = {k.idx(0), k.idx(1)};
+          SmallVector<Value> acc = emitTransposedMainloop(
+              k, t, kn, halves, k.mul(i, k.idx(kn.kTiles)), totalSteps, [&] {
                 k.ifThen(k.lt(k.add(i, k.idx(1)), myTiles), [&] {
                   namedBarrier(k, otherTurn, 2 * 128, /*arriveOnly=*/true);
                 });
               });
           namedBarrier(k, k.add(k.idx(kOwnBarrier), wg), 128);
-          emitPingPongEcf(k, sh, acc0, acc1, wgScales1D, col, tile, out.cosOut,
-                          out.sinOut);
+          emitPingPongEcf(k, sh, acc[0], acc[1], wgScales1D, col, tile,
+                          out.cosOut, out.sinOut);
         });
+      });
+  gpu::ReturnOp::create(k.b);
+  return kn.func;
+}
+
+gpu::GPUFuncOp
+mlir::sigreg::buildFusedEcfWgmmaTransposedKernel(OpBuilder &b, Location loc,
+                                                 const WgmmaEcfShape &sh) {
+  assert(!sh.storeSlices && !sh.foldFinalize && !sh.atomicSums &&
+         !sh.epilogue && "the transposed kernel writes the tiles' sums only");
+  WgmmaTypes t(b.getContext(), sh.inputElement, sh.tiling, /*kMajorB=*/false,
+               sh.splitFeatures);
+  OpBuilder::InsertionGuard guard(b);
+  KernelBuilder k(loc, b);
+  WgmmaKernel kn =
+      createWgmmaKernel(b, k, loc, t, "sigreg_fused_ecf_wgmma_transposed",
+                        "trig_reduction", forwardArgs(b, sh), sh.reduction());
+  ForwardArgs out(sh, kn.rest);
+  WgmmaTile tile;
+  tile.batchTile = k.blockId(Dimension::y);
+  tile.v = k.blockId(Dimension::z);
+  tile.s0 = k.mul(k.blockId(Dimension::x), k.idx(t.slices));
+  tile.m0 = k.mul(tile.batchTile, k.idx(t.tiling.rows));
+  tile.xRow0 = k.add(k.mul(tile.v, k.idx(sh.batch)), tile.m0);
+  emitWarpgroupRoles(
+      k, t, kn.wg,
+      [&] {
+        k.ifThen(kn.primary, [&] {
+          emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
+                          tile.xRow0, tile.s0, kn.kTiles, k.idx(0), kn.rank);
+        });
+      },
+      [&] {
+        // The warpgroup (its g box half) through a shuffle from lane 0, so
+        // that ptxas sees the wgmma descriptors warp-uniform.
+        Value wg32 = arith::IndexCastOp::create(k.b, k.b.getI32Type(), kn.wg);
+        Value wg = arith::IndexCastOp::create(
+            k.b, k.b.getIndexType(),
+            gpu::ShuffleOp::create(k.b, wg32, 0, 32, gpu::ShuffleMode::IDX)
+                .getShuffleResult());
+        Value tidInWg = k.rem(kn.tid, k.idx(128));
+        Value lane = k.rem(tidInWg, k.idx(32));
+        Value first = k.add(k.add(tile.s0, k.mul(wg, k.idx(kGBoxSlices))),
+                            k.add(k.mul(k.div(tidInWg, k.idx(32)), k.idx(16)),
+                                  k.div(lane, k.idx(4))));
+        SmallVector<Value> slices = {first, k.add(first, k.idx(8))};
+        SmallVector<Value> scales =
+            emitQuadColumnScales(k, sh, out.sumSq, slices, lane);
+        SmallVector<Value> acc = emitTransposedMainloop(
+            k, t, kn, ValueRange{wg}, k.idx(0), k.idx(kn.kTiles), nullptr);
+        emitTransposedEcf(k, sh, t, acc[0], slices, scales, lane, tile,
+                          out.cosOut, out.sinOut);
       });
   gpu::ReturnOp::create(k.b);
   return kn.func;

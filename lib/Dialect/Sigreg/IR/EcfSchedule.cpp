@@ -204,6 +204,33 @@ std::string mlir::sigreg::wgmmaPersistentObstacle(FusedEcfOp op,
   return msg;
 }
 
+std::string mlir::sigreg::wgmmaTransposedObstacle(FusedEcfOp op,
+                                                  int64_t dynamicSize) {
+  std::string msg;
+  llvm::raw_string_ostream os(msg);
+  Type in = op.getInput().getType();
+  int64_t views = dimSize(in, 0, dynamicSize),
+          batch = dimSize(in, 1, dynamicSize),
+          points = dimSize(op.getCos().getType(), 2, dynamicSize);
+  if (points > kWgmmaTransposedMaxPoints)
+    os << "with tile = [" << kWgmmaTransposedRows << ", "
+       << kWgmmaTransposedSlices << "] needs P <= " << kWgmmaTransposedMaxPoints
+       << " (the ECF sums in registers beside the accumulators), got P = "
+       << points;
+  else if (views > 1 && batch % kWgmmaTransposedRows != 0)
+    os << "with tile = [" << kWgmmaTransposedRows << ", "
+       << kWgmmaTransposedSlices << "] needs N a multiple of "
+       << kWgmmaTransposedRows
+       << " with several views (a batch tile past N would read the next "
+          "view's rows), got V = "
+       << views << ", N = " << batch;
+  else if (op.getSlices())
+    os << "with tile = [" << kWgmmaTransposedRows << ", "
+       << kWgmmaTransposedSlices
+       << "] does not store the slices result (tile = [128, 256] does)";
+  return msg;
+}
+
 bool mlir::sigreg::usesTensorCores(FusedEcfOp op,
                                    const EcfScheduleOptions &options,
                                    int64_t dynamicSize) {
@@ -217,11 +244,10 @@ bool mlir::sigreg::usesTensorCores(FusedEcfOp op,
          blocks >= kTargetBlocks / 4;
 }
 
-std::string mlir::sigreg::scheduleOptionError(int64_t blockRows,
-                                              int64_t blockSlices,
-                                              int64_t wgmmaSlices,
-                                              int64_t singleLaunch,
-                                              int64_t wgmmaCluster) {
+std::string
+mlir::sigreg::scheduleOptionError(int64_t blockRows, int64_t blockSlices,
+                                  int64_t wgmmaSlices, int64_t singleLaunch,
+                                  int64_t wgmmaCluster, int64_t wgmmaRows) {
   for (int64_t t : {blockRows, blockSlices})
     if (t != 0 && (t < 0 || t > 256 || !llvm::isPowerOf2_64(t)))
       return llvm::formatv("block-rows and block-slices must be 0 or a power "
@@ -236,6 +262,10 @@ std::string mlir::sigreg::scheduleOptionError(int64_t blockRows,
   if (wgmmaCluster != 0 && !isWgmmaClusterSize(wgmmaCluster))
     return llvm::formatv("wgmma-cluster must be 0, 1, 2 or 4, got {0}",
                          wgmmaCluster);
+  if (!llvm::is_contained({int64_t(0), kWgmmaTileRows, kWgmmaTransposedRows},
+                          wgmmaRows))
+    return llvm::formatv("wgmma-rows must be 0, 128 or 256, got {0}",
+                         wgmmaRows);
   return "";
 }
 
@@ -293,9 +323,16 @@ int64_t mlir::sigreg::pingPongClusterOf(int64_t requested, int64_t batchTiles) {
 }
 
 WgmmaTiling mlir::sigreg::getWgmmaTiling(int64_t tileSlices, bool persistent,
-                                         int64_t ctas) {
+                                         int64_t ctas, int64_t rows) {
   if (persistent)
     return {kWgmmaPingPongSlices, 6, 64, 1, 384, 40, 232, true};
+  // As the 256-slice tile: a producer warpgroup and setmaxnreg. ptxas
+  // compiles the whole kernel within the registers of 384 threads (168):
+  // the ECF from the accumulators fits once the column norms' loads are
+  // shared by the lanes of a quad.
+  if (rows == kWgmmaTransposedRows)
+    return {kWgmmaTransposedSlices, 4,   64, 1, 384, 40, 232, false,
+            /*cluster=*/1,          rows};
   if (tileSlices == 128)
     return {128, 3, 64, 2, 288, 0, 0, false};
   if (tileSlices == 64) {
@@ -451,6 +488,33 @@ bool mlir::sigreg::needsSplitProjection(FusedEcfOp op) {
          roundedProjectionError(op) > kRoundedProjectionErrorBudget;
 }
 
+/// Whether a fused backward of the same problem reads `op`'s means (a
+/// training step): --sigreg-save-slices then has the 128-row kernel store
+/// the slices for it.
+static bool hasFusedBackward(FusedEcfOp op) {
+  for (Operation *user : op.getInput().getUsers())
+    if (auto bwd = dyn_cast<FusedEcfBackwardOp>(user);
+        bwd && bwd.getProjection() == op.getProjection())
+      return true;
+  return false;
+}
+
+bool mlir::sigreg::usesWgmmaTransposed(FusedEcfOp op,
+                                       const EcfScheduleOptions &options,
+                                       int64_t tileSlices,
+                                       int64_t dynamicSize) {
+  if (options.wgmmaRows == kWgmmaTileRows ||
+      !wgmmaTransposedObstacle(op, dynamicSize).empty())
+    return false;
+  if (options.wgmmaRows == kWgmmaTransposedRows)
+    return true;
+  // Not for f32 inputs on split operands by rule: their mainloop is three
+  // times longer, the ECF's share small, and the transposed kernel measured
+  // slower at large f32 (1.39 against 1.36 ms).
+  return tileSlices == kWgmmaTileSlices && !wgmmaSplitsInput(op) &&
+         !hasFusedBackward(op);
+}
+
 EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
                                             const EcfScheduleOptions &options,
                                             int64_t dynamicSize) {
@@ -466,6 +530,10 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
                       wgmmaPersistentObstacle(op, dynamicSize).empty();
   if (s.wgmmaPersistent)
     wgmmaSlices = kWgmmaPingPongSlices;
+  bool transposed = s.wgmma && !s.wgmmaPersistent &&
+                    usesWgmmaTransposed(op, options, wgmmaSlices, dynamicSize);
+  if (transposed)
+    wgmmaSlices = kWgmmaTransposedSlices;
   s.tensorCores = s.wgmma || usesTensorCores(op, options, dynamicSize);
   // Only a seeded projection is split; an explicit one has the input's
   // type already (the Hopper kernel splits an f32 one itself). The Hopper
@@ -477,7 +545,7 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
   // Tile choice: rows by batch size, slices shrunk until the grid has about
   // two blocks per multiprocessor.
   if (s.wgmma) {
-    s.blockRows = kWgmmaTileRows;
+    s.blockRows = transposed ? kWgmmaTransposedRows : kWgmmaTileRows;
     s.blockSlices = wgmmaSlices;
   } else if (s.tensorCores) {
     s.blockRows = kMmaRows;
@@ -810,8 +878,15 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
                     << "], got [" << rows << ", " << slices << "]";
     break;
   case KernelKind::wgmma:
+    if (rows == kWgmmaTransposedRows && slices == kWgmmaTransposedSlices) {
+      obstacle = wgmmaObstacle(op, slices, /*dynamicSize=*/1);
+      if (obstacle.empty())
+        obstacle = wgmmaTransposedObstacle(op, /*dynamicSize=*/1);
+      break;
+    }
     if (rows != kWgmmaTileRows || !llvm::is_contained({64, 128, 256}, slices))
-      return fail() << "needs tile = [128, 256], [128, 128] or [128, 64], got ["
+      return fail() << "needs tile = [128, 256], [128, 128], [128, 64] or "
+                       "[256, 128], got ["
                     << rows << ", " << slices << "]";
     obstacle = wgmmaObstacle(op, slices, /*dynamicSize=*/1);
     break;

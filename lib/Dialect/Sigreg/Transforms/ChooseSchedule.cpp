@@ -27,8 +27,9 @@ struct SigregChooseSchedulePass
 
   void runOnOperation() override {
     Operation *root = getOperation();
-    std::string optionError = scheduleOptionError(
-        blockRows, blockSlices, wgmmaSlices, singleLaunch, wgmmaCluster);
+    std::string optionError =
+        scheduleOptionError(blockRows, blockSlices, wgmmaSlices, singleLaunch,
+                            wgmmaCluster, wgmmaRows);
     if (!optionError.empty()) {
       root->emitError(optionError);
       return signalPassFailure();
@@ -41,6 +42,7 @@ struct SigregChooseSchedulePass
     options.wgmmaSlices = wgmmaSlices;
     options.wgmmaPersistent = wgmmaPersistent;
     options.wgmmaCluster = wgmmaCluster;
+    options.wgmmaRows = wgmmaRows;
     options.singleLaunch = singleLaunch;
     root->walk([&](FusedEcfOp op) {
       // Dynamic shapes are scheduled once specialized.

@@ -11,6 +11,7 @@
 
 #include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
 #include "sigreg/Dialect/Sigreg/Transforms/Passes.h"
+#include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
 
 #include "mlir/IR/PatternMatch.h"
 
@@ -46,14 +47,15 @@ Type slicesElement(FusedEcfOp ecf, bool phase) {
   return phase && sixteenBit ? Type(b.getI16Type()) : Type(b.getF32Type());
 }
 
-/// The cost rule: the forward stores the slices (one-tile Hopper kernel,
-/// static shapes) and they fit `maxBytes`.
+/// The cost rule: the forward stores the slices (the one-tile Hopper kernel
+/// of 128-row tiles, static shapes) and they fit `maxBytes`.
 bool worthSaving(FusedEcfOp ecf, Type elem, int64_t maxBytes) {
   ScheduleAttr schedule = ecf.getScheduleAttr();
   auto in = ecf.getInput().getType();
   auto cos = ecf.getCos().getType();
   if (!schedule || schedule.getKernel() != KernelKind::wgmma ||
-      !in.hasStaticShape() || !cos.hasStaticShape())
+      schedule.getRows() != kWgmmaTileRows || !in.hasStaticShape() ||
+      !cos.hasStaticShape())
     return false;
   double bytes = (elem.getIntOrFloatBitWidth() / 8) *
                  static_cast<double>(in.getDimSize(0)) *

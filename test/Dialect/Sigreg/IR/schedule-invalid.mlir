@@ -21,7 +21,7 @@ func.func @wgmma_ragged(%x: tensor<1x256x66xbf16>, %a: tensor<66x256xbf16>) -> (
 // -----
 
 func.func @wgmma_tile(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
-  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma needs tile = [128, 256], [128, 128] or [128, 64], got [128, 32]}}
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma needs tile = [128, 256], [128, 128], [128, 64] or [256, 128], got [128, 32]}}
   %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 32], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
   return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
 }
@@ -65,6 +65,33 @@ func.func @wgmma_f32_projection_mode(%x: tensor<1x256x64xf32>, %seed: i64) -> (t
   %a = sigreg.projection seed(%seed) : tensor<64x256xf32>
   // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma reads a seeded projection as projection = split, got projection = rounded}}
   %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = rounded>} : tensor<1x256x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+// The transposed tile [256, 128] of kernel = wgmma: P <= 23, batch tiles
+// inside their view, no slices result.
+
+func.func @transposed_points(%x: tensor<1x512x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x25xf32>, tensor<1x256x25xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma with tile = [256, 128] needs P <= 23 (the ECF sums in registers beside the accumulators), got P = 25}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [256, 128], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x512x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x25xf32>
+  return %c, %s : tensor<1x256x25xf32>, tensor<1x256x25xf32>
+}
+
+// -----
+
+func.func @transposed_views(%x: tensor<2x384x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<2x256x17xf32>, tensor<2x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma with tile = [256, 128] needs N a multiple of 256 with several views (a batch tile past N would read the next view's rows), got V = 2, N = 384}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [256, 128], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<2x384x64xbf16>, tensor<64x256xbf16> -> tensor<2x256x17xf32>
+  return %c, %s : tensor<2x256x17xf32>, tensor<2x256x17xf32>
+}
+
+// -----
+
+func.func @transposed_batch_tiles(%x: tensor<1x512x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule batch_tiles = 4 does not match ceil(N / rows) = 2 (N = 512, rows = 256)}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [256, 128], k_tile = 16, batch_tiles = 4, projection = explicit>} : tensor<1x512x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
   return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
 }
 

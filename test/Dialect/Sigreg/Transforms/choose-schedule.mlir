@@ -2,7 +2,10 @@
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --sigreg-choose-schedule=hopper=true | FileCheck %s --check-prefix=HOPPER
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-persistent=true wgmma-slices=256" | FileCheck %s --check-prefix=PERSIST
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-slices=128" | FileCheck %s --check-prefix=W128
-// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-cluster=1" | FileCheck %s --check-prefix=NOCLUSTER
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-rows=128" | FileCheck %s --check-prefix=R128
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-rows=256" | FileCheck %s --check-prefix=R256
+// RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-rows=64" 2>&1 | FileCheck %s --check-prefix=BADROWS
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-rows=128 wgmma-cluster=1" | FileCheck %s --check-prefix=NOCLUSTER
 // RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-cluster=3" 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=tensor-cores=false single-launch=0" | FileCheck %s --check-prefix=SIMT
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=single-launch=0 block-rows=32 block-slices=16" | FileCheck %s --check-prefix=BLOCKS
@@ -69,11 +72,19 @@ func.func @mid(%x: tensor<1024x1024xbf16>, %seed: i64) -> tensor<f32> {
   return %l : tensor<f32>
 }
 
-// Large bf16: mma.sync by default, the Hopper kernel on sm_90a.
+// Large bf16: mma.sync by default, the Hopper kernel on sm_90a: by rule its
+// transposed tile of 256 rows x 128 slices (the grid fills the GPU with
+// 256-slice tiles, a 16-bit input, no fused backward); wgmma-rows=128 gives
+// the 128 x 256 tile, in pairs by the cluster rule.
 // CHECK-LABEL:   func.func @large(
 // CHECK:           schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 128, projection = rounded>
 // HOPPER-LABEL:  func.func @large(
-// HOPPER:          schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 64, projection = rounded, cluster = 2>
+// HOPPER:          schedule = #sigreg.schedule<kernel = wgmma, tile = [256, 128], k_tile = 16, batch_tiles = 32, projection = rounded>
+// R128-LABEL:    func.func @large(
+// R128:            schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 64, projection = rounded, cluster = 2>
+// R256-LABEL:    func.func @large(
+// R256:            schedule = #sigreg.schedule<kernel = wgmma, tile = [256, 128], k_tile = 16, batch_tiles = 32, projection = rounded>
+// BADROWS: wgmma-rows must be 0, 128 or 256, got 64
 // The ping-pong kernel (--wgmma-persistent) has 128 x 128 tiles whatever
 // wgmma-slices says, in pairs where the batch tiles pair up.
 // PERSIST-LABEL: func.func @large(
@@ -92,11 +103,14 @@ func.func @large(%x: tensor<8192x4096xbf16>, %seed: i64) -> tensor<f32> {
 }
 
 // Large f32: the SIMT kernel without sm_90a; on sm_90a the Hopper kernel on
-// bf16 hi + lo parts (x split by a kernel, g generated split).
+// bf16 hi + lo parts (x split by a kernel, g generated split), 128-row tiles
+// by rule, the transposed tile on request.
 // CHECK-LABEL:  func.func @large_f32
 // CHECK:          schedule = #sigreg.schedule<kernel = simt, tile = [64, 64], k_tile = 16, batch_tiles = 128, projection = f32>
 // HOPPER-LABEL: func.func @large_f32
 // HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 64, projection = split, cluster = 2>
+// R256-LABEL:   func.func @large_f32
+// R256:           schedule = #sigreg.schedule<kernel = wgmma, tile = [256, 128], k_tile = 16, batch_tiles = 32, projection = split>
 func.func @large_f32(%x: tensor<8192x4096xf32>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 4096 points = 17 : tensor<8192x4096xf32> -> tensor<f32>
   return %l : tensor<f32>
@@ -165,11 +179,16 @@ func.func @tiny_batch(%x: tensor<3x2x191xbf16>, %seed: i64) -> tensor<f32> {
 }
 
 // D = 4096 but 63 batch tiles (N = 8000): they do not pair up, no cluster.
-// D = 2048 (32 k-tiles): no cluster by rule.
+// D = 2048 (32 k-tiles): no cluster by rule. By rule both take the
+// transposed tile (32 and 16 batch tiles of 256 rows).
+// R128-LABEL:   func.func @large_ragged
+// R128:           schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 63, projection = rounded>
+// R128-LABEL:   func.func @d2048
+// R128:           schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 32, projection = rounded>
 // HOPPER-LABEL: func.func @large_ragged
-// HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 63, projection = rounded>
+// HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [256, 128], k_tile = 16, batch_tiles = 32, projection = rounded>
 // HOPPER-LABEL: func.func @d2048
-// HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 32, projection = rounded>
+// HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [256, 128], k_tile = 16, batch_tiles = 16, projection = rounded>
 // The ping-pong kernel: no pair for 63 batch tiles.
 // PERSIST-LABEL: func.func @large_ragged
 // PERSIST:         schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 128], k_tile = 16, batch_tiles = 63, projection = rounded>

@@ -136,6 +136,10 @@ def SigregChooseSchedule : Pass<"sigreg-choose-schedule"> {
     Option<"wgmmaCluster", "wgmma-cluster", "int64_t", "0",
            "TMA + wgmma kernel: CTAs per cluster sharing the g tile by multicast "
            "(1, 2 or 4; 0: by rule)">,
+    Option<"wgmmaRows", "wgmma-rows", "int64_t", "0",
+           "TMA + wgmma kernel: batch rows per CTA tile, 128 or 256 (the "
+           "transposed kernel's 256 x 128 tile, ECF from the accumulators; "
+           "0: by rule)">,
     Option<"singleLaunch", "single-launch", "int64_t", "1",
            "Whole forward in one launch: 0 never, 1 where the cost rule "
            "usesSingleLaunch picks it, 2 wherever it applies">

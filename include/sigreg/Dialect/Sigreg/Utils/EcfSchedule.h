@@ -64,6 +64,10 @@ struct WgmmaTiling {
   /// of the g boxes of a stage and multicasts it to all of them (one-tile
   /// forward kernel only).
   int64_t cluster = 1;
+  /// Batch rows per CTA tile: kWgmmaTileRows, or kWgmmaTransposedRows for
+  /// the transposed one-tile kernel (tile [256, 128], the product D = g^T
+  /// x^T so that the ECF runs from the accumulators).
+  int64_t rows = kWgmmaTileRows;
 };
 /// `ctas`, when known (nonzero), is the grid of the one-tile kernel: a grid
 /// of 64-slice tiles that fits one CTA per multiprocessor gets an 8-stage
@@ -73,7 +77,7 @@ struct WgmmaTiling {
 /// two would not fit the ring anyway), which its unrolled mainloop needs
 /// (under minctasm 2 ptxas spilled it; docs/PERF-NOTES.md u1).
 WgmmaTiling getWgmmaTiling(int64_t tileSlices, bool persistent = false,
-                           int64_t ctas = 0);
+                           int64_t ctas = 0, int64_t rows = kWgmmaTileRows);
 /// The cluster rule of the one-tile Hopper kernel: pairs of CTAs along the
 /// batch tiles share their g tile by TMA multicast (each loads half of its
 /// boxes) where the tile has 256 slices, the GEMM's reduction has at least
@@ -113,6 +117,22 @@ constexpr int64_t kWgmmaPersistentMaxPoints = 25;
 /// rows (V > 1 with N % 128 != 0: its ECF counts the rows past N as zeros,
 /// which TMA supplies only past the last view), or the slices result.
 std::string wgmmaPersistentObstacle(FusedEcfOp op, int64_t dynamicSize = 0);
+/// The transposed one-tile kernel's tile (docs/GPU-SCHEDULES.md): 256 batch
+/// rows x 128 slices; each consumer warpgroup multiplies its 64 slices of
+/// the g tile (A, read M-major) with the 256 rows of the x tile (B), one
+/// m64n256k16 wgmma per k16 step, so that a thread holds 64 rows of each of
+/// its 2 slices and the ECF runs from its accumulators: no y tile through
+/// shared memory, and half the per-tile sums of the 128 x 256 tile.
+constexpr int64_t kWgmmaTransposedRows = 256;
+constexpr int64_t kWgmmaTransposedSlices = 128;
+/// Points of the transposed kernel: the 128 accumulators, the 2 (P - 1)
+/// sums and the recurrences within 232 registers (as the ping-pong kernel).
+constexpr int64_t kWgmmaTransposedMaxPoints = 23;
+/// Why `op` cannot run on the transposed one-tile kernel (empty when it
+/// can): P above kWgmmaTransposedMaxPoints, a slices result (its y tile is
+/// the 128-row kernel's), or several views with N not a multiple of 256
+/// (rows past a view's N must be TMA's zeros).
+std::string wgmmaTransposedObstacle(FusedEcfOp op, int64_t dynamicSize = 0);
 
 /// The user-facing knobs (pass options) that the schedule follows. Zero tile
 /// sizes mean "by shape".
@@ -131,6 +151,10 @@ struct EcfScheduleOptions {
   /// Hopper kernel: CTAs per thread block cluster sharing the g tile by
   /// multicast, 1, 2 or 4 (0: by rule, wgmmaClusterOf).
   int64_t wgmmaCluster = 0;
+  /// Hopper kernel batch rows per CTA tile: 128 (the 128 x 256, 128 or 64
+  /// tiles) or 256 (the transposed kernel's 256 x 128 tile, where
+  /// wgmmaTransposedObstacle allows); 0: by rule (wgmmaTileRowsOf).
+  int64_t wgmmaRows = 0;
   /// The single-launch forward: 0 never, 1 where usesSingleLaunch's cost
   /// rule picks it, 2 wherever it applies.
   int64_t singleLaunch = 1;
@@ -149,7 +173,8 @@ struct EcfScheduleOptions {
 /// tensor cores, ...).
 std::string scheduleOptionError(int64_t blockRows, int64_t blockSlices,
                                 int64_t wgmmaSlices, int64_t singleLaunch,
-                                int64_t wgmmaCluster = 0);
+                                int64_t wgmmaCluster = 0,
+                                int64_t wgmmaRows = 0);
 
 /// The schedule of one sigreg.fused_ecf.
 struct EcfSchedule {
@@ -176,6 +201,17 @@ struct EcfSchedule {
   /// when more than one) by ceil(S / blockSlices) slice tiles, per view.
   int64_t numBatchTiles, numSliceTiles;
 };
+
+/// True when `op`, on the one-tile Hopper kernel with `tileSlices`-slice
+/// tiles by rule, runs the transposed kernel (tile [256, 128]) where
+/// wgmmaTransposedObstacle allows: asked for (EcfScheduleOptions::wgmmaRows
+/// = 256), or by rule (0) where the 128-row kernel would have 256-slice
+/// tiles (the grid fills the GPU), the input is 16-bit (not split) and no
+/// fused backward reads the forward (a training step, whose forward stores
+/// the slices with the 128-row kernel). Measured faster or the same at every
+/// shape tried (docs/PERF-NOTES.md, eighteenth session).
+bool usesWgmmaTransposed(FusedEcfOp op, const EcfScheduleOptions &options,
+                         int64_t tileSlices, int64_t dynamicSize = 0);
 
 /// Chooses the schedule of `op`. Dynamic dimensions (the analysis of a
 /// function with a dynamic batch) are replaced by `dynamicSize`; the GPU
