@@ -25,14 +25,30 @@
 //                         registers; writes the tile's partial sums (or the
 //                         means when the batch is one tile).
 //
+// `sigreg_fused_ecf_wgmma_transposed` (tile [256, 128], by rule where the
+// 128-row kernel takes 256-slice tiles; --wgmma-rows): one CTA tile of 256
+// batch rows x 128 slices, the same stages 1 and 2 (an x box of 256 rows),
+// then
+//   3''. emitTransposedMainloop  the transposed product D = g^T x^T: each
+//                         consumer warpgroup one nvvm.wgmma.mma_async
+//                         m64n256k16 per k16 step on its 64-slice g box
+//                         (emitTransposedKTile: A = the box read M-major,
+//                         B = the x tile), 128 accumulators per thread;
+//   5''. emitTransposedEcf the ECF straight from the accumulators (a thread
+//                         holds 64 rows of each of its 2 slices; the column
+//                         scales from emitQuadColumnScales), the lane quads'
+//                         sums added by shuffles (emitQuadSumsStore): no y
+//                         tile through shared memory, and half the per-tile
+//                         sums of 128-row tiles for the finalize-loss kernel.
+//
 // `sigreg_fused_ecf_wgmma_persistent` (--wgmma-persistent, the ping-pong
 // kernel) walks tiles of 128 slices x 128 rows with one CTA per SM, in pairs
 // of CTAs sharing the g tile where the batch tiles pair up. Each consumer
 // warpgroup owns whole tiles, in turn with the other (named barriers):
-//   3'. emitPingPongMainloop  the transposed product D = g^T x^T of the
+//   3'. emitTransposedMainloop  the transposed product D = g^T x^T of the
 //                         warpgroup's tile, 2 x 4 nvvm.wgmma.mma_async
-//                         m64n128k16 per k-tile (emitPingPongKTile: A = the g
-//                         boxes read M-major, B = the x tile);
+//                         m64n128k16 per k-tile (emitTransposedKTile: A = the
+//                         g boxes read M-major, B = the x tile);
 //   5'. emitPingPongEcf   the ECF straight from the accumulators (a thread
 //                         holds 32 rows of each of its 4 slices), the lane
 //                         quads' sums added by shuffles,
@@ -1591,7 +1607,9 @@ void emitPingPongEcf(KernelBuilder &k, const WgmmaEcfShape &sh, Value acc0,
   int64_t P = sh.numPoints;
   Value lane = k.rem(tidInWg, k.idx(32)), warp = k.div(tidInWg, k.idx(32));
   Value quad = k.div(lane, k.idx(4));
-  auto [count, outside] = tileRowsInBatch(k, sh.batch, kPingPongRows, tile.m0);
+  Value count, outside;
+  std::tie(count, outside) =
+      tileRowsInBatch(k, sh.batch, kPingPongRows, tile.m0);
   k.forEach(k.idx(0), k.idx(2 * kPingPongHalves), k.idx(1), [&](Value slot) {
     Value upper = k.lt(k.idx(1), slot);
     Value second =
@@ -1667,7 +1685,8 @@ void emitTransposedEcf(KernelBuilder &k, const WgmmaEcfShape &sh,
                        ArrayRef<Value> scales, Value lane,
                        const WgmmaTile &tile, Value cosOut, Value sinOut) {
   int64_t P = sh.numPoints, rows = t.tiling.rows;
-  auto [count, outside] = tileRowsInBatch(k, sh.batch, rows, tile.m0);
+  Value count, outside;
+  std::tie(count, outside) = tileRowsInBatch(k, sh.batch, rows, tile.m0);
   auto at = [&](int64_t e) {
     return LLVM::ExtractValueOp::create(k.b, acc, ArrayRef<int64_t>{e})
         .getResult();
