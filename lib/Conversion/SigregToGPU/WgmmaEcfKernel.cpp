@@ -1589,6 +1589,34 @@ void emitQuadSumsStore(KernelBuilder &k, const WgmmaEcfShape &sh,
   });
 }
 
+/// The ECF sums of `pairs` row pairs of one slice (element(j, 0) and
+/// element(j, 1) for pair j), p = 1..P-1: cos sums, then sin sums
+/// (forEachHarmonicPair; `halfScale` = the slice's scale / 2).
+SmallVector<Value> emitPairSums(KernelBuilder &k, int64_t P, int64_t pairs,
+                                function_ref<Value(int64_t, int64_t)> element,
+                                Value halfScale) {
+  SmallVector<Value> sums(2 * (P - 1), k.f32(0.0f));
+  for (int64_t j = 0; j < pairs; ++j)
+    forEachHarmonicPair(k, P, element(j, 0), element(j, 1), halfScale,
+                        [&](int64_t p, Value c, Value sn, Value w) {
+                          sums[p - 1] = k.fma(c, w, sums[p - 1]);
+                          sums[P - 1 + p - 1] =
+                              k.fma(sn, w, sums[P - 1 + p - 1]);
+                        });
+  return sums;
+}
+
+/// The warpgroup index `wg` through a shuffle from lane 0, so that ptxas
+/// sees it warp-uniform: loops around wgmmas that ptxas takes for divergent
+/// are serialized (C7520), and the index picks wgmma descriptors.
+Value warpUniform(KernelBuilder &k, Value wg) {
+  Value wg32 = arith::IndexCastOp::create(k.b, k.b.getI32Type(), wg);
+  return arith::IndexCastOp::create(
+      k.b, k.b.getIndexType(),
+      gpu::ShuffleOp::create(k.b, wg32, 0, 32, gpu::ShuffleMode::IDX)
+          .getShuffleResult());
+}
+
 /// Stage 5 of the ping-pong kernel: the ECF of the warpgroup's tile from
 /// its accumulators. Thread `lane` of warp `warp` of the warpgroup holds
 /// the slices 64 h + 16 warp + lane / 4 + 8 i (h, i in {0, 1}) at the rows
@@ -1629,14 +1657,8 @@ void emitPingPongEcf(KernelBuilder &k, const WgmmaEcfShape &sh, Value acc0,
       };
       return k.select(upper, pick(acc1), pick(acc0));
     };
-    SmallVector<Value> sums(2 * (P - 1), k.f32(0.0f));
-    for (int64_t j = 0; j < kPingPongRows / 8; ++j)
-      forEachHarmonicPair(k, P, element(j, 0), element(j, 1), halfScale,
-                          [&](int64_t p, Value c, Value sn, Value w) {
-                            sums[p - 1] = k.fma(c, w, sums[p - 1]);
-                            sums[P - 1 + p - 1] =
-                                k.fma(sn, w, sums[P - 1 + p - 1]);
-                          });
+    SmallVector<Value> sums =
+        emitPairSums(k, P, kPingPongRows / 8, element, halfScale);
     emitQuadSumsStore(k, sh, sums, lane, outside, count, s, tile, cosOut,
                       sinOut);
   });
@@ -1699,14 +1721,7 @@ void emitTransposedEcf(KernelBuilder &k, const WgmmaEcfShape &sh,
     auto element = [&](int64_t j, int64_t c) {
       return k.select(second, at(4 * j + 2 + c), at(4 * j + c));
     };
-    SmallVector<Value> sums(2 * (P - 1), k.f32(0.0f));
-    for (int64_t j = 0; j < rows / 8; ++j)
-      forEachHarmonicPair(k, P, element(j, 0), element(j, 1), halfScale,
-                          [&](int64_t p, Value c, Value sn, Value w) {
-                            sums[p - 1] = k.fma(c, w, sums[p - 1]);
-                            sums[P - 1 + p - 1] =
-                                k.fma(sn, w, sums[P - 1 + p - 1]);
-                          });
+    SmallVector<Value> sums = emitPairSums(k, P, rows / 8, element, halfScale);
     emitQuadSumsStore(k, sh, sums, lane, outside, count, s, tile, cosOut,
                       sinOut);
   });
@@ -1777,15 +1792,8 @@ mlir::sigreg::buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
         // the two take the ring's k-steps in order (a warpgroup never waits
         // on a `full` phase more than one round ahead) and the tensor cores
         // run one warpgroup's MMAs while the other computes its ECF.
-        // The warpgroup index through a shuffle from lane 0, so that ptxas
-        // sees it warp-uniform: the tile loop's bounds depend on it, and a
-        // loop around wgmmas that ptxas takes for divergent serializes them
-        // (C7520).
-        Value wg32 = arith::IndexCastOp::create(k.b, k.b.getI32Type(), kn.wg);
-        Value wg = arith::IndexCastOp::create(
-            k.b, k.b.getIndexType(),
-            gpu::ShuffleOp::create(k.b, wg32, 0, 32, gpu::ShuffleMode::IDX)
-                .getShuffleResult());
+        // The tile loop's bounds depend on the warpgroup index.
+        Value wg = warpUniform(k, kn.wg);
         Value col = k.rem(kn.tid, k.idx(128));
         Value myTurn = k.add(k.idx(kTurnBarrier), wg);
         Value otherTurn = k.sub(k.idx(kTurnBarrier + 1), wg);
@@ -1848,13 +1856,8 @@ mlir::sigreg::buildFusedEcfWgmmaTransposedKernel(OpBuilder &b, Location loc,
         });
       },
       [&] {
-        // The warpgroup (its g box half) through a shuffle from lane 0, so
-        // that ptxas sees the wgmma descriptors warp-uniform.
-        Value wg32 = arith::IndexCastOp::create(k.b, k.b.getI32Type(), kn.wg);
-        Value wg = arith::IndexCastOp::create(
-            k.b, k.b.getIndexType(),
-            gpu::ShuffleOp::create(k.b, wg32, 0, 32, gpu::ShuffleMode::IDX)
-                .getShuffleResult());
+        // The warpgroup picks its g box (the wgmma descriptors).
+        Value wg = warpUniform(k, kn.wg);
         Value tidInWg = k.rem(kn.tid, k.idx(128));
         Value lane = k.rem(tidInWg, k.idx(32));
         Value first = k.add(k.add(tile.s0, k.mul(wg, k.idx(kGBoxSlices))),

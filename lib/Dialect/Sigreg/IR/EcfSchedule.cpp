@@ -182,53 +182,48 @@ std::string singleLaunchObstacle(FusedEcfOp op, int64_t dynamicSize) {
 }
 } // namespace
 
-std::string mlir::sigreg::wgmmaPersistentObstacle(FusedEcfOp op,
-                                                  int64_t dynamicSize) {
+/// The obstacles of the Hopper kernels whose ECF runs from the accumulators
+/// (the ping-pong and transposed kernels): at most `maxPoints` points (the
+/// sums in registers beside them), batch tiles of `rows` inside their view
+/// (rows past N must be TMA's zeros), no slices result. Each message starts
+/// with `prefix`.
+static std::string accumulatorEcfObstacle(FusedEcfOp op, int64_t dynamicSize,
+                                          int64_t maxPoints, int64_t rows,
+                                          StringRef prefix,
+                                          StringRef slicesNote) {
   std::string msg;
   llvm::raw_string_ostream os(msg);
   Type in = op.getInput().getType();
   int64_t views = dimSize(in, 0, dynamicSize),
           batch = dimSize(in, 1, dynamicSize),
           points = dimSize(op.getCos().getType(), 2, dynamicSize);
-  if (points > kWgmmaPersistentMaxPoints)
-    os << "needs P <= " << kWgmmaPersistentMaxPoints
+  if (points > maxPoints)
+    os << prefix << "needs P <= " << maxPoints
        << " (the ECF sums in registers beside the accumulators), got P = "
        << points;
-  else if (views > 1 && batch % kWgmmaTileRows != 0)
-    os << "needs N a multiple of " << kWgmmaTileRows
+  else if (views > 1 && batch % rows != 0)
+    os << prefix << "needs N a multiple of " << rows
        << " with several views (a batch tile past N would read the next "
           "view's rows), got V = "
        << views << ", N = " << batch;
   else if (op.getSlices())
-    os << "does not store the slices result";
+    os << prefix << "does not store the slices result" << slicesNote;
   return msg;
+}
+
+std::string mlir::sigreg::wgmmaPersistentObstacle(FusedEcfOp op,
+                                                  int64_t dynamicSize) {
+  return accumulatorEcfObstacle(op, dynamicSize, kWgmmaPersistentMaxPoints,
+                                kWgmmaTileRows, "", "");
 }
 
 std::string mlir::sigreg::wgmmaTransposedObstacle(FusedEcfOp op,
                                                   int64_t dynamicSize) {
-  std::string msg;
-  llvm::raw_string_ostream os(msg);
-  Type in = op.getInput().getType();
-  int64_t views = dimSize(in, 0, dynamicSize),
-          batch = dimSize(in, 1, dynamicSize),
-          points = dimSize(op.getCos().getType(), 2, dynamicSize);
-  if (points > kWgmmaTransposedMaxPoints)
-    os << "with tile = [" << kWgmmaTransposedRows << ", "
-       << kWgmmaTransposedSlices << "] needs P <= " << kWgmmaTransposedMaxPoints
-       << " (the ECF sums in registers beside the accumulators), got P = "
-       << points;
-  else if (views > 1 && batch % kWgmmaTransposedRows != 0)
-    os << "with tile = [" << kWgmmaTransposedRows << ", "
-       << kWgmmaTransposedSlices << "] needs N a multiple of "
-       << kWgmmaTransposedRows
-       << " with several views (a batch tile past N would read the next "
-          "view's rows), got V = "
-       << views << ", N = " << batch;
-  else if (op.getSlices())
-    os << "with tile = [" << kWgmmaTransposedRows << ", "
-       << kWgmmaTransposedSlices
-       << "] does not store the slices result (tile = [128, 256] does)";
-  return msg;
+  std::string prefix = llvm::formatv(
+      "with tile = [{0}, {1}] ", kWgmmaTransposedRows, kWgmmaTransposedSlices);
+  return accumulatorEcfObstacle(op, dynamicSize, kWgmmaTransposedMaxPoints,
+                                kWgmmaTransposedRows, prefix,
+                                " (tile = [128, 256] does)");
 }
 
 bool mlir::sigreg::usesTensorCores(FusedEcfOp op,
