@@ -126,7 +126,8 @@ std::string wgmmaPersistentObstacle(FusedEcfOp op, int64_t dynamicSize = 0);
 constexpr int64_t kWgmmaTransposedRows = 256;
 constexpr int64_t kWgmmaTransposedSlices = 128;
 /// Points of the transposed kernel: the 128 accumulators, the 2 (P - 1)
-/// sums and the recurrences within 232 registers (as the ping-pong kernel).
+/// sums and the recurrences within the 168 registers ptxas gives a
+/// 384-thread kernel (P = 25 spilled at D = 4096).
 constexpr int64_t kWgmmaTransposedMaxPoints = 23;
 /// Why `op` cannot run on the transposed one-tile kernel (empty when it
 /// can): P above kWgmmaTransposedMaxPoints, a slices result (its y tile is
@@ -153,7 +154,7 @@ struct EcfScheduleOptions {
   int64_t wgmmaCluster = 0;
   /// Hopper kernel batch rows per CTA tile: 128 (the 128 x 256, 128 or 64
   /// tiles) or 256 (the transposed kernel's 256 x 128 tile, where
-  /// wgmmaTransposedObstacle allows); 0: by rule (wgmmaTileRowsOf).
+  /// wgmmaTransposedObstacle allows); 0: by rule (usesWgmmaTransposed).
   int64_t wgmmaRows = 0;
   /// The single-launch forward: 0 never, 1 where usesSingleLaunch's cost
   /// rule picks it, 2 wherever it applies.
