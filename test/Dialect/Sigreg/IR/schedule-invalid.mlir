@@ -308,6 +308,14 @@ func.func @unknown_kernel(%x: tensor<1x32x64xf32>, %a: tensor<64x256xf32>) -> (t
 
 // -----
 
+func.func @slices_transposed(%x: tensor<1x512x64xbf16>, %a: tensor<64x256xbf16>) -> tensor<1x512x256xf32> {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma with tile = [256, 128] does not store the slices result (tile = [128, 256] does)}}
+  %c, %s, %y = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [256, 128], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x512x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>, slices tensor<1x512x256xf32>
+  return %y : tensor<1x512x256xf32>
+}
+
+// -----
+
 func.func @slices_not_wgmma(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) -> tensor<1x256x256xf32> {
   // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = mma does not store the slices result (only kernel = wgmma does)}}
   %c, %s, %y = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 4, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>, slices tensor<1x256x256xf32>

@@ -67,3 +67,16 @@ func.func @explicit(%x: tensor<32x256xbf16>, %a: tensor<256x64xbf16>, %g: tensor
   %dx = sigreg.loss_grad %x projection(%a : tensor<256x64xbf16>) grad(%g : tensor<f32>) slices = 64 points = 17 reduction = mean : tensor<32x256xbf16> -> tensor<32x256xf32>
   return %l, %dx : tensor<f32>, tensor<32x256xf32>
 }
+
+// -----
+
+// A large training step: the loss alone takes the transposed Hopper tile
+// [256, 128] (choose-schedule.mlir); with its gradient the forward keeps
+// the 128-row tile, whose y --sigreg-save-slices stores for the backward.
+// CHECK-LABEL: func.func @large_step
+// CHECK:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 64, projection = rounded, cluster = 2>
+func.func @large_step(%x: tensor<8192x4096xbf16>, %seed: i64, %g: tensor<f32>) -> (tensor<f32>, tensor<8192x4096xf32>) {
+  %l = sigreg.loss %x seed(%seed) slices = 4096 points = 17 reduction = mean : tensor<8192x4096xbf16> -> tensor<f32>
+  %dx = sigreg.loss_grad %x seed(%seed) grad(%g : tensor<f32>) slices = 4096 points = 17 reduction = mean : tensor<8192x4096xbf16> -> tensor<8192x4096xf32>
+  return %l, %dx : tensor<f32>, tensor<8192x4096xf32>
+}

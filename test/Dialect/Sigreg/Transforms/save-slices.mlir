@@ -41,6 +41,15 @@ func.func @not_wgmma(%x: tensor<1x64x32xbf16>, %a: tensor<32x64xbf16>, %dc: tens
   %dx = sigreg.fused_ecf_backward %x, %a, %dc, %ds : tensor<1x64x32xbf16>, tensor<32x64xbf16>, tensor<1x64x9xf32> -> tensor<1x64x32xf32>
   return %c, %dx : tensor<1x64x9xf32>, tensor<1x64x32xf32>
 }
+// The transposed tile [256, 128] computes its ECF from its accumulators
+// and stores no y: nothing changes.
+// CHECK-LABEL: func.func @transposed(
+// CHECK-NOT:     slices
+func.func @transposed(%x: tensor<1x512x64xbf16>, %a: tensor<64x256xbf16>, %dc: tensor<1x256x9xf32>, %ds: tensor<1x256x9xf32>) -> (tensor<1x256x9xf32>, tensor<1x512x64xf32>) {
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [256, 128], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x512x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x9xf32>
+  %dx = sigreg.fused_ecf_backward %x, %a, %dc, %ds : tensor<1x512x64xbf16>, tensor<64x256xbf16>, tensor<1x256x9xf32> -> tensor<1x512x64xf32>
+  return %c, %dx : tensor<1x256x9xf32>, tensor<1x512x64xf32>
+}
 // CHECK-LABEL: func.func @unscheduled(
 // CHECK-NOT:     slices
 func.func @unscheduled(%x: tensor<1x64x32xbf16>, %a: tensor<32x64xbf16>, %dc: tensor<1x64x9xf32>, %ds: tensor<1x64x9xf32>) -> (tensor<1x64x9xf32>, tensor<1x64x32xf32>) {
