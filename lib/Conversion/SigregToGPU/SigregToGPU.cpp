@@ -264,7 +264,8 @@ private:
                                    FusedEcfOp ecf, const EcfKernelShape &sh,
                                    Value input, Value projection,
                                    const SeededProjection *seeded,
-                                   bool persistent, FusedEpilogueOp epi);
+                                   const EcfSchedule &sched,
+                                   FusedEpilogueOp epi);
   Value splitOperand(OpBuilder &b, Location loc, Value value,
                      const SplitOperandShape &shape);
   std::pair<Value, Value>
@@ -597,12 +598,11 @@ void Lowering::planChains(func::FuncOp func) {
       return constantCount(epi.getGlobalCount()) &&
              finalizeLossSlices(epilogueShape(epi)) != 0;
     };
-    // (The ping-pong and transposed kernels have no tail: their chain needs
-    // several batch tiles and the finalize-loss kernel.)
-    bool noTail = sched.wgmmaPersistent || sched.blockRows != kWgmmaTileRows;
-    if (noTail)
+    // (Without a tail, wgmmaHasTail, the chain needs several batch tiles and
+    // the finalize-loss kernel.)
+    if (!sched.wgmmaHasTail())
       tail = false;
-    if (sched.wgmma && (!noTail || T > 1))
+    if (sched.wgmma && (sched.wgmmaHasTail() || T > 1))
       if (auto [ar, epi] = tailEpilogue(ecf);
           epi && (tail || finalizeCarries(epi))) {
         tailChain[ecf] = epi;
@@ -899,9 +899,8 @@ void Lowering::lowerFusedEcf(ConversionPatternRewriter &rewriter,
   SmallVector<Value> results;
   if (sched.wgmma) {
     sh.blockRows = sched.blockRows;
-    results =
-        lowerWgmmaEcf(rewriter, ecf, sh, x, projection.front(),
-                      seeded ? &*seeded : nullptr, sched.wgmmaPersistent, epi);
+    results = lowerWgmmaEcf(rewriter, ecf, sh, x, projection.front(),
+                            seeded ? &*seeded : nullptr, sched, epi);
   } else {
     bool mma = sched.tensorCores;
     sh.normChunks = seeded ? seeded->chunks : 0;
@@ -1347,11 +1346,15 @@ static int64_t wgmmaGridCtas(const EcfKernelShape &sh) {
 /// projection [D, S] get tensor maps (nvgpu.tma.create.descriptor, encoded
 /// by the runtime from the bound buffers), passed to the kernel as pointers
 /// to by-value parameters.
-SmallVector<Value> Lowering::lowerWgmmaEcf(
-    ConversionPatternRewriter &rewriter, FusedEcfOp ecf,
-    const EcfKernelShape &sh, Value x, Value explicitProjection,
-    const SeededProjection *seeded, bool persistent, FusedEpilogueOp epi) {
+SmallVector<Value> Lowering::lowerWgmmaEcf(ConversionPatternRewriter &rewriter,
+                                           FusedEcfOp ecf,
+                                           const EcfKernelShape &sh, Value x,
+                                           Value explicitProjection,
+                                           const SeededProjection *seeded,
+                                           const EcfSchedule &sched,
+                                           FusedEpilogueOp epi) {
   Location loc = ecf.getLoc();
+  bool persistent = sched.wgmmaPersistent;
   bool split = wgmmaSplitsInput(ecf);
   WgmmaEcfShape w{sh.numViews,
                   sh.batch,
@@ -1365,9 +1368,8 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
                   getWgmmaTiling(sh.blockSlices, persistent,
                                  persistent ? 0 : wgmmaGridCtas(sh),
                                  sh.blockRows)};
-  // The ping-pong and transposed kernels have no tail: their sums go to the
-  // finalize(-loss) kernel.
-  bool noTail = persistent || w.tiling.rows != kWgmmaTileRows;
+  // The one-tile kernel of 128-row tiles (the others have no tail).
+  bool tail = sched.wgmmaHasTail();
   // A seeded g generated as hi and lo rows (lowerProjection), or an f32
   // problem: the split layout.
   bool splitG = seeded && cast<MemRefType>(seeded->g.getType()).getDimSize(0) !=
@@ -1381,8 +1383,8 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
   // epilogue of a chain planChains gave it.
   EpilogueKernelShape epiShape;
   AdvanceStepOp step;
-  w.foldFinalize = !noTail && wgmmaTailGathers(w.numBatchTiles(), sh.batch,
-                                               schedule.wgmmaAtomicSums);
+  w.foldFinalize = tail && wgmmaTailGathers(w.numBatchTiles(), sh.batch,
+                                            schedule.wgmmaAtomicSums);
   // More batch tiles than the tail gathers: the epilogue of the chain runs
   // in sigreg_ecf_finalize_loss after the kernel (planChains).
   bool finalizeLoss = epi && w.numBatchTiles() > 1 && !w.foldFinalize;
@@ -1393,8 +1395,8 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
     if (!finalizeLoss)
       w.epilogue = &epiShape;
   }
-  w.atomicSums = !noTail && wgmmaAtomicSums(w.numBatchTiles(), sh.batch,
-                                            schedule.wgmmaAtomicSums);
+  w.atomicSums = tail && wgmmaAtomicSums(w.numBatchTiles(), sh.batch,
+                                         schedule.wgmmaAtomicSums);
   // The slices for the fused backward (--sigreg-save-slices), written where
   // their reader finds them.
   Value slices;
@@ -1410,8 +1412,8 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(
   OpBuilder kb = kernelBuilder();
   gpu::GPUFuncOp kernel =
       addKernel(persistent ? buildFusedEcfWgmmaPersistentKernel(kb, loc, w)
-                : noTail   ? buildFusedEcfWgmmaTransposedKernel(kb, loc, w)
-                           : buildFusedEcfWgmmaKernel(kb, loc, w));
+                : tail     ? buildFusedEcfWgmmaKernel(kb, loc, w)
+                           : buildFusedEcfWgmmaTransposedKernel(kb, loc, w));
 
   Value rows = memref::CollapseShapeOp::create(
       rewriter, loc, x, ArrayRef<ReassociationIndices>{{0, 1}, {2}});

@@ -310,8 +310,7 @@ void SigregRooflinePass::analyze(Operation *op, FunctionReport &r) {
     Count bytes = written * f32;
     // The Hopper kernel's 64-bit fixed-point sums: 2T VSP atomics, the
     // tail's read and reset of each accumulator, the means.
-    if (sched.wgmma && !sched.wgmmaPersistent &&
-        sched.blockRows == kWgmmaTileRows &&
+    if (sched.wgmmaHasTail() &&
         sigreg::wgmmaAtomicSums(T.v, N.v, wgmmaAtomicSums))
       bytes = (2 * T + 4) * C * 8 + 2 * C * f32;
     trig += {B * S * (1 + 6 * (P - 1) + 2 * P) + 2 * C, bytes, 2 * B * S};

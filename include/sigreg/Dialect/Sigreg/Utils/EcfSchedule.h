@@ -201,6 +201,13 @@ struct EcfSchedule {
   /// Grid: ceil(N / blockRows) batch tiles (partials and a finalize kernel
   /// when more than one) by ceil(S / blockSlices) slice tiles, per view.
   int64_t numBatchTiles, numSliceTiles;
+
+  /// The Hopper kernel that may gather its batch tiles and run the epilogue
+  /// in its tail: the one-tile kernel of 128-row tiles. The ping-pong and
+  /// transposed kernels leave both to the finalize(-loss) kernel.
+  bool wgmmaHasTail() const {
+    return wgmma && !wgmmaPersistent && blockRows == kWgmmaTileRows;
+  }
 };
 
 /// True when `op`, on the one-tile Hopper kernel with `tileSlices`-slice
