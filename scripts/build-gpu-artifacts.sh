@@ -5,7 +5,7 @@
 # (scripts/gpu-check.sh). Usage: scripts/build-gpu-artifacts.sh BUILD_DIR OUT_DIR [SET]
 #   SET: all (default: anchors, variants, hopper, split, single, grad, step, phased and random) | anchors |
 #        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
-#        single | random | variants | small-shapes | pingpong | transposed | p65 (P = 65 per-slice f16 on every ECF
+#        single | random | variants | small-shapes | pingpong | transposed | tpersistent | p65 (P = 65 per-slice f16 on every ECF
 #        kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -475,8 +475,33 @@ transposed_set() {
   emit wide-bf16 0 4096 4096 8192 17 bf16 none 0 mean seed fused
   emit views4-bf16 4 1024 2048 4096 17 bf16 none 0 mean seed fused
 }
+# The transposed kernel made persistent (--wgmma-persistent --wgmma-rows=256, kernel =
+# wgmma_persistent, tile [256, 128]): the many-tile configurations, ragged N, S and D, views,
+# an explicit projection, fewer tiles than multiprocessors, f16, per-slice statistics;
+# then the benchmark shapes, each as tp-NAME beside NAME (the one-tile transposed kernel, or
+# whatever the rule gives).
+tpersistent_set() {
+  local o="--wgmma-persistent --wgmma-rows=256"
+  many_tiles_set tp "$o"
+  emit tp-ragged 0 1000 1000 2000 17 bf16 none 0 mean seed fused "$o"
+  emit tp-views-none-explicit 2 1024 1024 2048 9 bf16 none 0 none explicit fused "$o"
+  emit tp-d64-explicit 0 20000 64 4096 5 bf16 none 0 mean explicit fused "$o"
+  emit tp-n100-none 0 100 520 1032 17 bf16 none 0 none seed fused "$o --single-launch=0"
+  emit tp-f16-clamp-sum 0 4100 520 1032 9 f16 clamp_min 1.0 sum seed fused "$o"
+  emit tp-views3-ragged-s 3 1024 1032 1000 17 bf16 none 0 mean seed fused "$o"
+  emit tp-n9000-none 0 9000 520 2000 17 bf16 none 0 none seed fused "$o"
+  local shape
+  for shape in "large 0 8192 4096 4096" "wide 0 4096 4096 8192" "views2 2 2048 2048 4096" \
+      "views4 4 1024 2048 4096" "views8 8 512 3072 6144" "n4096 0 4096 1024 2048" \
+      "d512 0 8192 512 1024" "n8192d1024 0 8192 1024 2048" "n16384 0 16384 2048 2048"; do
+    set -- $shape
+    emit "$1-bf16" "$2" "$3" "$4" "$5" 17 bf16 none 0 mean seed fused
+    emit "tp-$1-bf16" "$2" "$3" "$4" "$5" 17 bf16 none 0 mean seed fused "$o"
+  done
+}
 case "$set_" in
   pingpong) pingpong_set ;;
+  tpersistent) tpersistent_set ;;
   transposed) transposed_set ;;
   p65) for w in 64 128 256; do
          emit p65-f16-none-w$w 0 1000 520 1032 65 f16 none 0 none seed fused --wgmma-slices=$w

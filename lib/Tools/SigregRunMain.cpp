@@ -97,9 +97,11 @@ struct Options {
       llvm::cl::init(1)};
   llvm::cl::opt<bool> wgmmaPersistent{
       "wgmma-persistent",
-      llvm::cl::desc("sm_90a: the persistent ping-pong kernel, one "
-                     "warpgroup's ECF beside the other's MMAs (slower than "
-                     "the default at every shape measured)")};
+      llvm::cl::desc("sm_90a: a persistent Hopper kernel: the ping-pong "
+                     "kernel (slower than the default at every shape "
+                     "measured), or with --wgmma-rows=256 the transposed "
+                     "tile, its CTAs walking the batch tiles of one slice "
+                     "tile (not yet run on a GPU)")};
   llvm::cl::opt<bool> wgmmaAtomicSums{
       "wgmma-atomic-sums",
       llvm::cl::desc("sm_90a, more than 16 batch tiles: the tiles' sums "

@@ -49,7 +49,7 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
     Option<"wgmmaSlices", "wgmma-slices", "int64_t", "0",
            "Slices per CTA tile of the TMA + wgmma kernel (64, 128 or 256; 0: by rule)">,
     Option<"wgmmaPersistent", "wgmma-persistent", "bool", "false",
-           "TMA + wgmma kernel: the persistent ping-pong kernel, one consumer warpgroup's ECF beside the other's MMAs">,
+           "TMA + wgmma kernel: persistent, the ping-pong kernel (one consumer warpgroup's ECF beside the other's MMAs), or with wgmma-rows=256 the transposed tile (its CTAs walk the batch tiles of one slice tile)">,
     Option<"wgmmaCluster", "wgmma-cluster", "int64_t", "0",
            "TMA + wgmma kernel: CTAs per cluster sharing the g tile by multicast "
            "(1, 2 or 4; 0: by rule)">,

@@ -75,7 +75,8 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<bool> wgmmaPersistent{
       *this, "wgmma-persistent",
-      llvm::cl::desc("TMA + wgmma kernel: the persistent ping-pong kernel"),
+      llvm::cl::desc("TMA + wgmma kernel: persistent, the ping-pong kernel, "
+                     "or with wgmma-rows=256 the transposed tile"),
       llvm::cl::init(false)};
   PassOptions::Option<bool> wgmmaAtomicSums{
       *this, "wgmma-atomic-sums",

@@ -201,6 +201,14 @@ struct WgmmaEcfShape {
   int64_t numTiles() const {
     return numViews * numBatchTiles() * numSliceTiles();
   }
+  /// Partial sums per view and slice the kernel writes: one per batch tile,
+  /// or per group of CTAs of the persistent transposed kernel
+  /// (transposedSumGroups); 1: the means.
+  int64_t numTileSums() const {
+    return tiling.persistent && tiling.rows == kWgmmaTransposedRows
+               ? transposedSumGroups(numBatchTiles(), numSliceTiles())
+               : numBatchTiles();
+  }
 };
 /// (xMap, gMap : !llvm.ptr to 128-byte tensor maps passed by value, [sumSq],
 /// cos, sin, [slices], [cosMean, sinMean], [counters], [out, [stats]]). xMap
@@ -216,13 +224,18 @@ struct WgmmaEcfShape {
 /// wgmmaDynamicSharedBytes() of dynamic shared memory.
 gpu::GPUFuncOp buildFusedEcfWgmmaKernel(OpBuilder &b, Location loc,
                                         const WgmmaEcfShape &shape);
-int64_t wgmmaDynamicSharedBytes(const WgmmaTiling &tiling);
+int64_t wgmmaDynamicSharedBytes(const WgmmaTiling &tiling, int64_t points = 0);
 /// The transposed one-tile kernel (tiling.rows = kWgmmaTransposedRows):
 /// tiles of 256 batch rows x 128 slices, the product D = g^T x^T (each
 /// consumer warpgroup one m64n256k16 wgmma per k16 step on its 64 slices),
 /// the ECF from the accumulators; the same arguments and per-tile sums as
 /// buildFusedEcfWgmmaKernel (no tail: no foldFinalize, atomicSums,
-/// epilogue or slices); grid (slice tiles, batch tiles, V).
+/// epilogue or slices); grid (slice tiles, batch tiles, V). Persistent
+/// (tiling.persistent): grid (numTileSums() x slice tiles, 1, 1), CTA c
+/// keeps slice tile c % slice tiles and walks the row tiles (view, batch
+/// tile) of its group c / slice tiles, adding their sums in shared memory;
+/// cos and sin are then [numTileSums(), V, P, S] (one sum per group), or
+/// the means when there is one group.
 gpu::GPUFuncOp buildFusedEcfWgmmaTransposedKernel(OpBuilder &b, Location loc,
                                                   const WgmmaEcfShape &shape);
 /// The ping-pong kernel (tiling.persistent): tiles of 128 slices x 128 rows,

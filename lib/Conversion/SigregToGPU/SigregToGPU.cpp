@@ -591,7 +591,9 @@ void Lowering::planChains(func::FuncOp func) {
     // runs the finalize and that epilogue in one launch after the kernel.
     EcfSchedule sched = ecfSchedule(ecf);
     int64_t N = ecf.getInput().getType().getDimSize(1);
-    int64_t T = llvm::divideCeilSigned<int64_t>(N, sched.blockRows);
+    // Partial sums per slice: batch tiles, or the persistent transposed
+    // kernel's groups.
+    int64_t T = sched.numTileSums();
     bool tail = T == 1 || wgmmaTailGathers(T, N, schedule.wgmmaAtomicSums);
     auto finalizeCarries = [](FusedEpilogueOp epi) {
       // (A count that is not constant is an error of checkLowerable.)
@@ -1187,7 +1189,7 @@ void Lowering::lowerFusedEcfBackward(ConversionPatternRewriter &rewriter,
         {toBuffer(rewriter, loc, dcos), toBuffer(rewriter, loc, dsin), grad});
     createLaunch(rewriter, loc, ecfGrad,
                  {w.numSliceTiles(), w.numBatchTiles(), V}, w.tiling.threads,
-                 args, wgmmaDynamicSharedBytes(w.tiling));
+                 args, wgmmaDynamicSharedBytes(w.tiling, w.numPoints));
   }
 
   emitBackwardGemm(rewriter, op, grad, g, sharedGrad);
@@ -1387,7 +1389,7 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(ConversionPatternRewriter &rewriter,
                                             schedule.wgmmaAtomicSums);
   // More batch tiles than the tail gathers: the epilogue of the chain runs
   // in sigreg_ecf_finalize_loss after the kernel (planChains).
-  bool finalizeLoss = epi && w.numBatchTiles() > 1 && !w.foldFinalize;
+  bool finalizeLoss = epi && w.numTileSums() > 1 && !w.foldFinalize;
   if (epi) {
     epiShape = epilogueShape(epi);
     step = stepAdvancedBy(epi);
@@ -1410,10 +1412,10 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(ConversionPatternRewriter &rewriter,
                            : resultBuffer(rewriter, result);
   }
   OpBuilder kb = kernelBuilder();
-  gpu::GPUFuncOp kernel =
-      addKernel(persistent ? buildFusedEcfWgmmaPersistentKernel(kb, loc, w)
-                : tail     ? buildFusedEcfWgmmaKernel(kb, loc, w)
-                           : buildFusedEcfWgmmaTransposedKernel(kb, loc, w));
+  gpu::GPUFuncOp kernel = addKernel(
+      w.tiling.pingPong() ? buildFusedEcfWgmmaPersistentKernel(kb, loc, w)
+      : tail              ? buildFusedEcfWgmmaKernel(kb, loc, w)
+                          : buildFusedEcfWgmmaTransposedKernel(kb, loc, w));
 
   Value rows = memref::CollapseShapeOp::create(
       rewriter, loc, x, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
@@ -1422,7 +1424,7 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(ConversionPatternRewriter &rewriter,
   // A generated g the one-tile kernel's batch tiles all re-read, too large to
   // stay in L2 beside x's stream by itself: kept in L2's persisting portion
   // (large -20 us, N 4096 D 4096 S 8192 -19 us; docs/PERF-NOTES.md l2).
-  if (seeded && !persistent &&
+  if (seeded && !w.tiling.pingPong() &&
       cast<MemRefType>(seeded->g.getType()).getNumElements() * 2 >=
           kL2PersistProjectionBytes)
     if (Operation *alloc = seeded->g.getDefiningOp<memref::AllocOp>())
@@ -1442,13 +1444,16 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(ConversionPatternRewriter &rewriter,
       tensorMapArgs(rewriter, loc, kernel, {rows, projection});
   if (seeded)
     args.push_back(seeded->sumSq);
-  // Persistent: one CTA per multiprocessor (at most one per tile), in whole
-  // clusters.
+  // Persistent: the ping-pong kernel one CTA per multiprocessor (at most one
+  // per tile) in whole clusters, the transposed kernel one per slice tile
+  // in each of its groups (transposedSumGroups).
   std::array<int64_t, 3> grid =
       persistent
-          ? std::array<int64_t, 3>{std::min<int64_t>(w.numTiles(),
-                                                     kTargetBlocks / 2) /
-                                       w.tiling.cluster * w.tiling.cluster,
+          ? std::array<int64_t, 3>{w.tiling.pingPong()
+                                       ? std::min<int64_t>(w.numTiles(),
+                                                           kTargetBlocks / 2) /
+                                             w.tiling.cluster * w.tiling.cluster
+                                       : w.numTileSums() * w.numSliceTiles(),
                                    1, 1}
           : std::array<int64_t, 3>{w.numSliceTiles(), w.numBatchTiles(),
                                    w.numViews};
@@ -1456,7 +1461,7 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(ConversionPatternRewriter &rewriter,
   if (slices)
     trailing.push_back(memref::CollapseShapeOp::create(
         rewriter, loc, slices, ArrayRef<ReassociationIndices>{{0, 1}, {2}}));
-  int64_t T = w.numBatchTiles();
+  int64_t T = w.numTileSums();
   SmallVector<Value> results;
   if (finalizeLoss) {
     auto [cosPart, sinPart] = allocTileSums(
@@ -1465,7 +1470,7 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(ConversionPatternRewriter &rewriter,
     args.append(trailing);
     programmaticCandidates.push_back(
         createLaunch(rewriter, loc, kernel, grid, w.tiling.threads, args,
-                     wgmmaDynamicSharedBytes(w.tiling)));
+                     wgmmaDynamicSharedBytes(w.tiling, w.numPoints)));
     Value cosOut = resultBuffer(rewriter, ecf.getCos());
     Value sinOut = resultBuffer(rewriter, ecf.getSin());
     Value out = resultBuffer(rewriter, epi.getResult());
@@ -1485,7 +1490,7 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(ConversionPatternRewriter &rewriter,
   } else if (!w.foldFinalize && !w.epilogue) {
     auto [cos, sin] =
         finishEcf(rewriter, loc, ecf, kernel, grid, w.tiling.threads, args, T,
-                  wgmmaDynamicSharedBytes(w.tiling),
+                  wgmmaDynamicSharedBytes(w.tiling, w.numPoints),
                   /*programmatic=*/true, /*sliceMajor=*/true, trailing);
     results = {cos, sin};
   } else {
@@ -1532,7 +1537,7 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(ConversionPatternRewriter &rewriter,
     }
     programmaticCandidates.push_back(
         createLaunch(rewriter, loc, kernel, grid, w.tiling.threads, args,
-                     wgmmaDynamicSharedBytes(w.tiling)));
+                     wgmmaDynamicSharedBytes(w.tiling, w.numPoints)));
     if (epi)
       rewriter.replaceOp(epi, toTensor(rewriter, loc, out));
     results = {cosOut, sinOut};

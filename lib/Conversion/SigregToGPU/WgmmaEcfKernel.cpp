@@ -37,9 +37,15 @@
 //   5''. emitTransposedEcf the ECF straight from the accumulators (a thread
 //                         holds 64 rows of each of its 2 slices; the column
 //                         scales from emitQuadColumnScales), the lane quads'
-//                         sums added by shuffles (emitQuadSumsStore): no y
+//                         sums added by shuffles (emitQuadSums): no y
 //                         tile through shared memory, and half the per-tile
 //                         sums of 128-row tiles for the finalize-loss kernel.
+// Made persistent (kernel = wgmma_persistent, tile [256, 128]): CTA c keeps
+// slice tile c % slice tiles and walks the row tiles of its group c / slice
+// tiles (transposedSumGroups), the producer streaming their k-tiles as one
+// run of ring steps (it fills the ring for the next tile during this one's
+// ECF); the quad leaders add the tiles' sums into shared memory and write
+// them once per view, so the finalize reads one sum per group.
 //
 // `sigreg_fused_ecf_wgmma_persistent` (--wgmma-persistent, the ping-pong
 // kernel) walks tiles of 128 slices x 128 rows with one CTA per SM, in pairs
@@ -179,7 +185,7 @@ struct WgmmaTypes {
   /// Consumer warpgroups that read each stage (arrivals on its `empty`
   /// barrier, per CTA): both in the one-tile kernels, the tile's owner in
   /// the ping-pong kernel.
-  int64_t consumersPerStage() const { return tiling.persistent ? 1 : 2; }
+  int64_t consumersPerStage() const { return tiling.pingPong() ? 1 : 2; }
 
   MemRefType tile(ArrayRef<int64_t> shape, Type e) const {
     return MemRefType::get(shape, e, nullptr, workgroup);
@@ -682,18 +688,24 @@ void atomicFixedPointAdd(KernelBuilder &k, Value value, Value acc,
                               indices);
 }
 
-/// Writes a tile's ECF sums of slice `s` over `count` rows: the means when
-/// the batch is one tile, else the tile's partial sums (with atomicSums
-/// added to the fixed-point accumulators: atomicFixedPointAdd).
+/// Writes a tile's ECF sums of slice `s` over `count` rows (an index, or
+/// an f32): the means when the kernel writes one sum per slice
+/// (numTileSums), else the partial sums at slot `batchTile` (with
+/// atomicSums added to the fixed-point accumulators:
+/// atomicFixedPointAdd).
 void emitEcfStore(KernelBuilder &k, const WgmmaEcfShape &sh,
                   ArrayRef<Value> sums, Value count, Value s, Value v,
                   Value batchTile, Value cosOut, Value sinOut) {
   int64_t P = sh.numPoints;
-  Value countF = arith::UIToFPOp::create(
-      k.b, k.b.getF32Type(),
-      arith::IndexCastUIOp::create(k.b, k.b.getI32Type(), count));
+  Value countF =
+      isa<IndexType>(count.getType())
+          ? arith::UIToFPOp::create(
+                k.b, k.b.getF32Type(),
+                arith::IndexCastUIOp::create(k.b, k.b.getI32Type(), count))
+                .getResult()
+          : count;
   Value batchF = k.f32(static_cast<float>(sh.batch));
-  bool oneTile = sh.numBatchTiles() == 1;
+  bool oneTile = sh.numTileSums() == 1;
   for (int64_t p = 0; p < P; ++p) {
     Value c = p == 0 ? countF : sums[p - 1];
     Value sn = p == 0 ? k.f32(0.0f) : sums[P - 1 + p - 1];
@@ -1135,17 +1147,19 @@ std::optional<LossSumLayout> WgmmaEcfShape::lossSumLayout() const {
                              e.globalCount, e.clip, e.clipValue);
 }
 
-int64_t mlir::sigreg::wgmmaDynamicSharedBytes(const WgmmaTiling &tiling) {
+int64_t mlir::sigreg::wgmmaDynamicSharedBytes(const WgmmaTiling &tiling,
+                                              int64_t points) {
   // The operand ring and, aliasing it after the mainloop, the f32 y tile
   // [128][slices]; the ping-pong kernel has the two consumer warpgroups'
   // column scales after the ring instead.
   int64_t ring =
       tiling.stages * (tiling.rows + tiling.slices) * tiling.tileK * 2;
-  if (tiling.persistent)
+  if (tiling.pingPong())
     return ring + 2 * tiling.slices * 4;
-  // The transposed kernel's ECF reads its accumulators: no y tile.
+  // The transposed kernel's ECF reads its accumulators: no y tile. Made
+  // persistent, it adds its row tiles' sums after the ring ([2 P][slices]).
   if (tiling.rows != kRows)
-    return ring;
+    return ring + (tiling.persistent ? 2 * points * tiling.slices * 4 : 0);
   int64_t yTile = kRows * (tiling.slices + kYRowPad) * 4;
   return std::max(ring, yTile);
 }
@@ -1229,7 +1243,7 @@ WgmmaKernel createWgmmaKernel(OpBuilder &b, KernelBuilder &k, Location loc,
 /// sums [T, V, P, S]).
 SmallVector<Type> forwardArgs(OpBuilder &b, const WgmmaEcfShape &sh) {
   int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints,
-          T = sh.numBatchTiles();
+          T = sh.numTileSums();
   SmallVector<Type> args;
   if (sh.seeded)
     args.push_back(MemRefType::get({sh.normChunks, S}, b.getF32Type()));
@@ -1427,6 +1441,49 @@ struct WgmmaTile {
   Value s0, m0, v, batchTile, xRow0;
 };
 
+/// The tiles a CTA of a persistent kernel walks (grid: whole clusters, one
+/// dimension): cluster c (CTA c without clusters) takes the tile groups c,
+/// c + clusters, ... (slice tile fastest, then the group of `cluster`
+/// batch tiles, then the view), and the CTA of rank r the group's r-th
+/// batch tile, so that a cluster's CTAs share their slice tile (the g tile
+/// multicast) and walk the same number of tiles.
+struct PersistentTiles {
+  /// The CTA's first tile group, the step between its groups, and its
+  /// number of tiles.
+  Value first, stride, count;
+  int64_t cluster, sliceTiles, batchGroups, rows, slices, batch;
+  Value rank;
+
+  PersistentTiles(KernelBuilder &k, const WgmmaEcfShape &sh,
+                  const WgmmaTypes &t, Value rank)
+      : cluster(t.tiling.cluster), sliceTiles(sh.numSliceTiles()),
+        batchGroups(sh.numBatchTiles() / t.tiling.cluster), rows(t.tiling.rows),
+        slices(t.slices), batch(sh.batch), rank(rank) {
+    first = k.div(k.blockId(Dimension::x), k.idx(cluster));
+    stride = k.div(gpu::GridDimOp::create(k.b, Dimension::x), k.idx(cluster));
+    count = k.div(
+        k.add(arith::SubIOp::create(k.b, k.idx(sh.numTiles() / cluster), first),
+              k.sub(stride, k.idx(1))),
+        stride);
+  }
+
+  /// The CTA's tile `i`.
+  WgmmaTile at(KernelBuilder &k, Value i) const {
+    Value index = k.add(first, k.mul(i, stride));
+    WgmmaTile tile;
+    Value sliceTile = k.rem(index, k.idx(sliceTiles));
+    Value rest = k.div(index, k.idx(sliceTiles));
+    tile.batchTile = k.rem(rest, k.idx(batchGroups));
+    if (cluster > 1)
+      tile.batchTile = k.add(k.mul(tile.batchTile, k.idx(cluster)), rank);
+    tile.v = k.div(rest, k.idx(batchGroups));
+    tile.s0 = k.mul(sliceTile, k.idx(slices));
+    tile.m0 = k.mul(tile.batchTile, k.idx(rows));
+    tile.xRow0 = k.add(k.mul(tile.v, k.idx(batch)), tile.m0);
+    return tile;
+  }
+};
+
 /// The accumulator of one m64nNk16 wgmma (N = `rows`, the x tile's) as
 /// nvvm.wgmma.mma_async carries it: N / 2 f32 per thread.
 Type transposedAccumulatorType(MLIRContext *ctx, int64_t rows) {
@@ -1571,20 +1628,31 @@ std::pair<Value, Value> tileRowsInBatch(KernelBuilder &k, int64_t batch,
   return {count, outside};
 }
 
-/// The ECF sums of slice `s` from the accumulators (each lane of a quad
+/// The ECF sums of one slice from the accumulators (each lane of a quad
 /// holds a quarter of the tile's rows) added over the quad by xor shuffles,
-/// less `outside` from the cos sums, stored by lane % 4 = 0 (emitEcfStore).
-void emitQuadSumsStore(KernelBuilder &k, const WgmmaEcfShape &sh,
-                       SmallVector<Value> sums, Value lane, Value outside,
-                       Value count, Value s, const WgmmaTile &tile,
-                       Value cosOut, Value sinOut) {
-  int64_t P = sh.numPoints;
+/// less `outside` from the cos sums: every lane of the quad gets the
+/// tile's sums.
+SmallVector<Value> emitQuadSums(KernelBuilder &k, int64_t P,
+                                SmallVector<Value> sums, Value outside) {
   for (Value &sum : sums)
     sum = addXorShuffled(k, addXorShuffled(k, sum, 1), 2);
   for (int64_t p = 1; p < P; ++p)
     sums[p - 1] = k.subf(sums[p - 1], outside);
-  Value leader = k.lt(k.rem(lane, k.idx(4)), k.idx(1));
-  k.ifThen(k.land(leader, k.lt(s, k.idx(sh.numSlices))), [&] {
+  return sums;
+}
+
+/// The lane that writes its quad's sums: lane % 4 = 0.
+Value quadLeader(KernelBuilder &k, Value lane) {
+  return k.lt(k.rem(lane, k.idx(4)), k.idx(1));
+}
+
+/// emitQuadSums of slice `s`, stored by the quad's leader (emitEcfStore).
+void emitQuadSumsStore(KernelBuilder &k, const WgmmaEcfShape &sh,
+                       SmallVector<Value> sums, Value lane, Value outside,
+                       Value count, Value s, const WgmmaTile &tile,
+                       Value cosOut, Value sinOut) {
+  sums = emitQuadSums(k, sh.numPoints, std::move(sums), outside);
+  k.ifThen(k.land(quadLeader(k, lane), k.lt(s, k.idx(sh.numSlices))), [&] {
     emitEcfStore(k, sh, sums, count, s, tile.v, tile.batchTile, cosOut, sinOut);
   });
 }
@@ -1695,17 +1763,18 @@ SmallVector<Value> emitQuadColumnScales(KernelBuilder &k,
 /// wg + 16 warp + lane / 4 + 8 i (i in {0, 1}) at the rows 8 j + 2 (lane %
 /// 4) + c (j < rows / 8, c in {0, 1}): element 4 j + 2 i + c. For each of
 /// its two slices the row pairs (c = 0, 1) go through forEachHarmonicPair
-/// into the 2 (P - 1) sums (`scales[i]`: the slice's emitColumnScale), then
-/// emitQuadSumsStore. The two slices are a loop whose body selects the
-/// slice's elements (a select per element): with both unrolled the kernel
-/// was 10-25% slower where the ECF weighs most (N 8192 D 512 S 1024: 0.0521
-/// against 0.0421 ms, docs/PERF-NOTES.md). Rows past N are zero (TMA fills
-/// rows past V N with zeros, and wgmmaTransposedObstacle keeps batch tiles
-/// inside their view).
-void emitTransposedEcf(KernelBuilder &k, const WgmmaEcfShape &sh,
-                       const WgmmaTypes &t, Value acc, ArrayRef<Value> slices,
-                       ArrayRef<Value> scales, Value lane,
-                       const WgmmaTile &tile, Value cosOut, Value sinOut) {
+/// into the 2 (P - 1) sums (`scales[i]`: the slice's emitColumnScale),
+/// emitQuadSums adds the quad's, and `finish` gets them with the slice and
+/// the tile's rows inside the batch. The two slices are a loop whose body
+/// selects the slice's elements (a select per element): with both unrolled the
+/// kernel was 10-25% slower where the ECF weighs most (N 8192 D 512 S 1024:
+/// 0.0521 against 0.0421 ms, docs/PERF-NOTES.md). Rows past N are zero (TMA
+/// fills rows past V N with zeros, and wgmmaTransposedObstacle keeps batch
+/// tiles inside their view).
+void emitTransposedEcf(
+    KernelBuilder &k, const WgmmaEcfShape &sh, const WgmmaTypes &t, Value acc,
+    ArrayRef<Value> slices, ArrayRef<Value> scales, const WgmmaTile &tile,
+    function_ref<void(Value s, ArrayRef<Value> sums, Value count)> finish) {
   int64_t P = sh.numPoints, rows = t.tiling.rows;
   Value count, outside;
   std::tie(count, outside) = tileRowsInBatch(k, sh.batch, rows, tile.m0);
@@ -1721,9 +1790,9 @@ void emitTransposedEcf(KernelBuilder &k, const WgmmaEcfShape &sh,
     auto element = [&](int64_t j, int64_t c) {
       return k.select(second, at(4 * j + 2 + c), at(4 * j + c));
     };
-    SmallVector<Value> sums = emitPairSums(k, P, rows / 8, element, halfScale);
-    emitQuadSumsStore(k, sh, sums, lane, outside, count, s, tile, cosOut,
-                      sinOut);
+    SmallVector<Value> sums = emitQuadSums(
+        k, P, emitPairSums(k, P, rows / 8, element, halfScale), outside);
+    finish(s, sums, count);
   });
 }
 } // namespace
@@ -1741,34 +1810,10 @@ mlir::sigreg::buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
       createWgmmaKernel(b, k, loc, t, "sigreg_fused_ecf_wgmma_persistent",
                         "trig_reduction", forwardArgs(b, sh), sh.reduction());
   ForwardArgs out(sh, kn.rest);
-  int64_t cluster = t.tiling.cluster;
-  int64_t sliceTiles = sh.numSliceTiles(),
-          batchGroups = sh.numBatchTiles() / cluster;
-  // The cluster's tile groups: its index, + the number of clusters, ...
-  // (slice tile fastest); a group is `cluster` batch tiles of one slice
-  // tile (the CTA of rank r takes the r-th), which share the g tile.
-  Value first = k.div(k.blockId(Dimension::x), k.idx(cluster));
-  Value stride =
-      k.div(gpu::GridDimOp::create(k.b, Dimension::x), k.idx(cluster));
-  Value myTiles = k.div(
-      k.add(arith::SubIOp::create(k.b, k.idx(sh.numTiles() / cluster), first),
-            k.sub(stride, k.idx(1))),
-      stride);
+  PersistentTiles tiles(k, sh, t, kn.rank);
+  Value myTiles = tiles.count;
   Value totalSteps = k.mul(myTiles, k.idx(kn.kTiles));
-  auto tileOf = [&](Value i) {
-    Value index = k.add(first, k.mul(i, stride));
-    WgmmaTile tile;
-    Value sliceTile = k.rem(index, k.idx(sliceTiles));
-    Value rest = k.div(index, k.idx(sliceTiles));
-    tile.batchTile = k.rem(rest, k.idx(batchGroups));
-    if (cluster > 1)
-      tile.batchTile = k.add(k.mul(tile.batchTile, k.idx(cluster)), kn.rank);
-    tile.v = k.div(rest, k.idx(batchGroups));
-    tile.s0 = k.mul(sliceTile, k.idx(t.slices));
-    tile.m0 = k.mul(tile.batchTile, k.idx(kPingPongRows));
-    tile.xRow0 = k.add(k.mul(tile.v, k.idx(sh.batch)), tile.m0);
-    return tile;
-  };
+  auto tileOf = [&](Value i) { return tiles.at(k, i); };
   // Each consumer warpgroup's column scales, after the ring.
   Value scales =
       smemView(k, kn.smem, k.idx(t.stages * (t.xTileBytes + t.gTileBytes)),
@@ -1841,35 +1886,166 @@ mlir::sigreg::buildFusedEcfWgmmaTransposedKernel(OpBuilder &b, Location loc,
       createWgmmaKernel(b, k, loc, t, "sigreg_fused_ecf_wgmma_transposed",
                         "trig_reduction", forwardArgs(b, sh), sh.reduction());
   ForwardArgs out(sh, kn.rest);
-  WgmmaTile tile;
-  tile.batchTile = k.blockId(Dimension::y);
-  tile.v = k.blockId(Dimension::z);
-  tile.s0 = k.mul(k.blockId(Dimension::x), k.idx(t.slices));
-  tile.m0 = k.mul(tile.batchTile, k.idx(t.tiling.rows));
-  tile.xRow0 = k.add(k.mul(tile.v, k.idx(sh.batch)), tile.m0);
+  // The consumer thread's two slices of the tile from slice `s0` (its
+  // warpgroup's g box, its warp's 16 slices, its quad's two) and their
+  // column scales.
+  struct QuadSlices {
+    Value wg, lane;
+    SmallVector<Value> slices, scales;
+  };
+  auto quadSlices = [&](Value s0) {
+    QuadSlices q;
+    // The warpgroup picks its g box (the wgmma descriptors).
+    q.wg = warpUniform(k, kn.wg);
+    Value tidInWg = k.rem(kn.tid, k.idx(128));
+    q.lane = k.rem(tidInWg, k.idx(32));
+    Value first = k.add(k.add(s0, k.mul(q.wg, k.idx(kGBoxSlices))),
+                        k.add(k.mul(k.div(tidInWg, k.idx(32)), k.idx(16)),
+                              k.div(q.lane, k.idx(4))));
+    q.slices = {first, k.add(first, k.idx(8))};
+    q.scales = emitQuadColumnScales(k, sh, out.sumSq, q.slices, q.lane);
+    return q;
+  };
+  if (!t.tiling.persistent) {
+    WgmmaTile tile;
+    tile.batchTile = k.blockId(Dimension::y);
+    tile.v = k.blockId(Dimension::z);
+    tile.s0 = k.mul(k.blockId(Dimension::x), k.idx(t.slices));
+    tile.m0 = k.mul(tile.batchTile, k.idx(t.tiling.rows));
+    tile.xRow0 = k.add(k.mul(tile.v, k.idx(sh.batch)), tile.m0);
+    emitWarpgroupRoles(
+        k, t, kn.wg,
+        [&] {
+          k.ifThen(kn.primary, [&] {
+            emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
+                            tile.xRow0, tile.s0, kn.kTiles, k.idx(0), kn.rank);
+          });
+        },
+        [&] {
+          QuadSlices q = quadSlices(tile.s0);
+          SmallVector<Value> acc = emitTransposedMainloop(
+              k, t, kn, ValueRange{q.wg}, k.idx(0), k.idx(kn.kTiles), nullptr);
+          emitTransposedEcf(k, sh, t, acc[0], q.slices, q.scales, tile,
+                            [&](Value s, ArrayRef<Value> sums, Value count) {
+                              k.ifThen(k.land(quadLeader(k, q.lane),
+                                              k.lt(s, k.idx(sh.numSlices))),
+                                       [&] {
+                                         emitEcfStore(k, sh, sums, count, s,
+                                                      tile.v, tile.batchTile,
+                                                      out.cosOut, out.sinOut);
+                                       });
+                            });
+        });
+    gpu::ReturnOp::create(k.b);
+    return kn.func;
+  }
+  // Persistent (transposedSumGroups): CTA c keeps slice tile c % slice
+  // tiles and walks the row tiles r = group, group + groups, ... (view r /
+  // batch tiles, batch tile r % batch tiles) of its group c / slice tiles.
+  // The producer streams their k-tiles as one run of ring steps, so that it
+  // fills the ring for the next tile while the consumers compute this
+  // tile's ECF from their accumulators; the quads' leaders add each tile's
+  // sums into shared memory and write them out once per view.
+  int64_t groups = sh.numTileSums(), batchTiles = sh.numBatchTiles(),
+          sliceTiles = sh.numSliceTiles(), P = sh.numPoints;
+  Value cta = k.blockId(Dimension::x);
+  Value s0 = k.mul(k.rem(cta, k.idx(sliceTiles)), k.idx(t.slices));
+  Value group = k.div(cta, k.idx(sliceTiles));
+  Value count = k.div(
+      k.add(arith::SubIOp::create(k.b, k.idx(sh.numViews * batchTiles), group),
+            k.idx(groups - 1)),
+      k.idx(groups));
+  auto rowTile = [&](Value i) { return k.add(group, k.mul(i, k.idx(groups))); };
+  auto tileAt = [&](Value i) {
+    WgmmaTile tile;
+    Value r = rowTile(i);
+    tile.v = k.div(r, k.idx(batchTiles));
+    tile.batchTile = k.rem(r, k.idx(batchTiles));
+    tile.s0 = s0;
+    tile.m0 = k.mul(tile.batchTile, k.idx(t.tiling.rows));
+    tile.xRow0 = k.add(k.mul(tile.v, k.idx(sh.batch)), tile.m0);
+    return tile;
+  };
+  Value totalSteps = k.mul(count, k.idx(kn.kTiles));
+  // The group's sums of the CTA's slices after the ring: [2 P][slices], cos
+  // p at row p (row 0: the rows counted), sin p at row P + p.
+  Value groupSums =
+      smemView(k, kn.smem, k.idx(t.stages * (t.xTileBytes + t.gTileBytes)),
+               t.tile({2 * P, t.slices}, k.b.getF32Type()));
   emitWarpgroupRoles(
       k, t, kn.wg,
       [&] {
         k.ifThen(kn.primary, [&] {
-          emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
-                          tile.xRow0, tile.s0, kn.kTiles, k.idx(0), kn.rank);
+          k.forEach(k.idx(0), count, k.idx(1), [&](Value i) {
+            WgmmaTile tile = tileAt(i);
+            emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
+                            tile.xRow0, tile.s0, kn.kTiles,
+                            k.mul(i, k.idx(kn.kTiles)), kn.rank);
+          });
         });
       },
       [&] {
-        // The warpgroup picks its g box (the wgmma descriptors).
-        Value wg = warpUniform(k, kn.wg);
-        Value tidInWg = k.rem(kn.tid, k.idx(128));
-        Value lane = k.rem(tidInWg, k.idx(32));
-        Value first = k.add(k.add(tile.s0, k.mul(wg, k.idx(kGBoxSlices))),
-                            k.add(k.mul(k.div(tidInWg, k.idx(32)), k.idx(16)),
-                                  k.div(lane, k.idx(4))));
-        SmallVector<Value> slices = {first, k.add(first, k.idx(8))};
-        SmallVector<Value> scales =
-            emitQuadColumnScales(k, sh, out.sumSq, slices, lane);
-        SmallVector<Value> acc = emitTransposedMainloop(
-            k, t, kn, ValueRange{wg}, k.idx(0), k.idx(kn.kTiles), nullptr);
-        emitTransposedEcf(k, sh, t, acc[0], slices, scales, lane, tile,
-                          out.cosOut, out.sinOut);
+        QuadSlices q = quadSlices(s0);
+        Value leader = quadLeader(k, q.lane);
+        // Only a quad's leader touches its slices' words: no barriers.
+        auto clear = [&](Value col) {
+          for (int64_t p = 0; p < 2 * P; ++p)
+            k.store(k.f32(0.0f), groupSums, {k.idx(p), col});
+        };
+        k.ifThen(leader, [&] {
+          for (Value slice : q.slices)
+            clear(k.sub(slice, s0));
+        });
+        k.forEach(k.idx(0), count, k.idx(1), [&](Value i) {
+          WgmmaTile tile = tileAt(i);
+          SmallVector<Value> acc = emitTransposedMainloop(
+              k, t, kn, ValueRange{q.wg}, k.mul(i, k.idx(kn.kTiles)),
+              totalSteps, nullptr);
+          emitTransposedEcf(
+              k, sh, t, acc[0], q.slices, q.scales, tile,
+              [&](Value s, ArrayRef<Value> sums, Value rows) {
+                k.ifThen(leader, [&] {
+                  Value col = k.sub(s, s0);
+                  auto add = [&](int64_t row, Value v) {
+                    k.store(k.addf(k.load(groupSums, {k.idx(row), col}), v),
+                            groupSums, {k.idx(row), col});
+                  };
+                  add(0, arith::UIToFPOp::create(
+                             k.b, k.b.getF32Type(),
+                             arith::IndexCastUIOp::create(k.b, k.b.getI32Type(),
+                                                          rows)));
+                  for (int64_t p = 1; p < P; ++p) {
+                    add(p, sums[p - 1]);
+                    add(P + p, sums[P - 1 + p - 1]);
+                  }
+                });
+              });
+          // The group's last row tile in this view: out go its sums.
+          Value next = k.add(i, k.idx(1));
+          Value sameView =
+              k.land(k.lt(next, count),
+                     arith::CmpIOp::create(
+                         k.b, arith::CmpIPredicate::eq,
+                         k.div(rowTile(next), k.idx(batchTiles)), tile.v));
+          Value flush = arith::XOrIOp::create(
+              k.b, sameView,
+              arith::ConstantOp::create(k.b, k.b.getBoolAttr(true)));
+          k.ifThen(k.land(leader, flush), [&] {
+            for (Value slice : q.slices) {
+              Value col = k.sub(slice, s0);
+              k.ifThen(k.lt(slice, k.idx(sh.numSlices)), [&] {
+                SmallVector<Value> sums;
+                for (int64_t p = 1; p < P; ++p)
+                  sums.push_back(k.load(groupSums, {k.idx(p), col}));
+                for (int64_t p = 1; p < P; ++p)
+                  sums.push_back(k.load(groupSums, {k.idx(P + p), col}));
+                emitEcfStore(k, sh, sums, k.load(groupSums, {k.idx(0), col}),
+                             slice, tile.v, group, out.cosOut, out.sinOut);
+              });
+              clear(col);
+            }
+          });
+        });
       });
   gpu::ReturnOp::create(k.b);
   return kn.func;

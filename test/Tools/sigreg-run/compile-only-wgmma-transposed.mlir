@@ -4,6 +4,9 @@
 // RUN: %ptxas -arch=sm_90a -v %t/fused/sigreg.ptx -o %t/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
 // RUN: rm -rf %t.128 && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=4096x2048 --wgmma-rows=128 --emit-artifact=%t.128 > /dev/null
 // RUN: FileCheck %s --check-prefix=ROWS128 < %t.128/fused/sigreg.ptx
+// RUN: rm -rf %t.p && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=4096x2048 --wgmma-persistent --wgmma-rows=256 --emit-artifact=%t.p > /dev/null
+// RUN: FileCheck %s --check-prefix=PERSIST < %t.p/fused/sigreg.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.p/fused/sigreg.ptx -o %t.p/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
 
 // The transposed one-tile kernel by rule, end to end: N = 4096, D = 2048,
 // S = 4096 takes 256-slice tiles on the 128-row kernel (16 x 32 CTAs), so
@@ -25,6 +28,16 @@
 
 // ROWS128:   .visible .entry sigreg_fused_ecf_wgmma(
 // ROWS128-NOT: sigreg_fused_ecf_wgmma_transposed
+
+// Made persistent (--wgmma-persistent): the same kernel walking its row
+// tiles, the tiles' sums added in shared memory (16 batch tiles, 32 slice
+// tiles: 4 groups of 32 CTAs); within the same 168 registers at P = 23.
+// PERSIST:   .visible .entry sigreg_fused_ecf_wgmma_transposed(
+// PERSIST:   .maxntid 384, 1, 1
+// PERSIST:   wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// PERSIST:   ld.shared.b32
+// PERSIST:   st.shared.b32
+// PERSIST:   .visible .entry sigreg_ecf_finalize_loss(
 
 // The ECF's 128 accumulators, 2 (P - 1) = 44 sums and the recurrences fit
 // the 168 registers ptxas gives a kernel of 384 threads.

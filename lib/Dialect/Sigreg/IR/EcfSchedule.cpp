@@ -226,6 +226,25 @@ std::string mlir::sigreg::wgmmaTransposedObstacle(FusedEcfOp op,
                                 " (tile = [128, 256] does)");
 }
 
+std::string mlir::sigreg::persistentTransposedObstacle(FusedEcfOp op,
+                                                       int64_t dynamicSize) {
+  std::string msg = wgmmaTransposedObstacle(op, dynamicSize);
+  int64_t slices = dimSize(op.getCos().getType(), 1, dynamicSize);
+  int64_t sliceTiles =
+      llvm::divideCeilSigned<int64_t>(slices, kWgmmaTransposedSlices);
+  if (msg.empty() && transposedSumGroups(1, sliceTiles) == 0)
+    msg = llvm::formatv(
+        "with tile = [{0}, {1}] needs at most {2} slice tiles (a CTA per "
+        "slice tile and multiprocessor), got S = {3}",
+        kWgmmaTransposedRows, kWgmmaTransposedSlices, kMultiprocessors, slices);
+  return msg;
+}
+
+int64_t mlir::sigreg::transposedSumGroups(int64_t batchTiles,
+                                          int64_t sliceTiles) {
+  return std::min(batchTiles, kMultiprocessors / sliceTiles);
+}
+
 bool mlir::sigreg::usesTensorCores(FusedEcfOp op,
                                    const EcfScheduleOptions &options,
                                    int64_t dynamicSize) {
@@ -319,15 +338,15 @@ int64_t mlir::sigreg::pingPongClusterOf(int64_t requested, int64_t batchTiles) {
 
 WgmmaTiling mlir::sigreg::getWgmmaTiling(int64_t tileSlices, bool persistent,
                                          int64_t ctas, int64_t rows) {
-  if (persistent)
-    return {kWgmmaPingPongSlices, 6, 64, 1, 384, 40, 232, true};
   // As the 256-slice tile: a producer warpgroup and setmaxnreg. ptxas
   // compiles the whole kernel within the registers of 384 threads (168):
   // the ECF from the accumulators fits once the column norms' loads are
   // shared by the lanes of a quad.
   if (rows == kWgmmaTransposedRows)
-    return {kWgmmaTransposedSlices, 4,   64, 1, 384, 40, 232, false,
+    return {kWgmmaTransposedSlices, 4,   64, 1, 384, 40, 232, persistent,
             /*cluster=*/1,          rows};
+  if (persistent)
+    return {kWgmmaPingPongSlices, 6, 64, 1, 384, 40, 232, true};
   if (tileSlices == 128)
     return {128, 3, 64, 2, 288, 0, 0, false};
   if (tileSlices == 64) {
@@ -521,14 +540,20 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
   EcfSchedule s;
   s.wgmma = usesWgmma(op, options, dynamicSize);
   int64_t wgmmaSlices = s.wgmma ? wgmmaTileSlices(op, options, dynamicSize) : 0;
-  s.wgmmaPersistent = s.wgmma && options.wgmmaPersistent &&
-                      wgmmaPersistentObstacle(op, dynamicSize).empty();
-  if (s.wgmmaPersistent)
+  // --wgmma-persistent: the ping-pong kernel, or with wgmma-rows = 256 the
+  // transposed kernel made persistent.
+  bool pingPong = s.wgmma && options.wgmmaPersistent &&
+                  options.wgmmaRows != kWgmmaTransposedRows &&
+                  wgmmaPersistentObstacle(op, dynamicSize).empty();
+  if (pingPong)
     wgmmaSlices = kWgmmaPingPongSlices;
-  bool transposed = s.wgmma && !s.wgmmaPersistent &&
+  bool transposed = s.wgmma && !pingPong &&
                     usesWgmmaTransposed(op, options, wgmmaSlices, dynamicSize);
   if (transposed)
     wgmmaSlices = kWgmmaTransposedSlices;
+  s.wgmmaPersistent =
+      pingPong || (transposed && options.wgmmaPersistent &&
+                   persistentTransposedObstacle(op, dynamicSize).empty());
   s.tensorCores = s.wgmma || usesTensorCores(op, options, dynamicSize);
   // Only a seeded projection is split; an explicit one has the input's
   // type already (the Hopper kernel splits an f32 one itself). The Hopper
@@ -558,7 +583,7 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
         dimSize(in, 2, dynamicSize), wgmmaSplitsInput(op), s.splitProjection);
     s.cluster = wgmmaClusterOf(options.wgmmaCluster, s.blockSlices,
                                s.numBatchTiles, reduction);
-  } else if (s.wgmmaPersistent) {
+  } else if (pingPong) {
     s.cluster = pingPongClusterOf(options.wgmmaCluster, s.numBatchTiles);
   }
   if (!s.blockSlices) {
@@ -886,9 +911,18 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
     obstacle = wgmmaObstacle(op, slices, /*dynamicSize=*/1);
     break;
   case KernelKind::wgmma_persistent:
+    if (rows == kWgmmaTransposedRows && slices == kWgmmaTransposedSlices) {
+      obstacle = wgmmaObstacle(op, slices, /*dynamicSize=*/1);
+      if (obstacle.empty())
+        obstacle = persistentTransposedObstacle(op, /*dynamicSize=*/1);
+      break;
+    }
     if (rows != kWgmmaTileRows || slices != kWgmmaPingPongSlices)
       return fail() << "needs tile = [128, " << kWgmmaPingPongSlices
-                    << "], got [" << rows << ", " << slices << "]";
+                    << "] (the ping-pong kernel) or [" << kWgmmaTransposedRows
+                    << ", " << kWgmmaTransposedSlices
+                    << "] (the transposed kernel), got [" << rows << ", "
+                    << slices << "]";
     obstacle = wgmmaObstacle(op, slices, /*dynamicSize=*/1);
     if (obstacle.empty())
       obstacle = wgmmaPersistentObstacle(op, /*dynamicSize=*/1);
@@ -955,8 +989,13 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
                     << cluster;
     if (!isWgmmaClusterSize(cluster))
       return fail() << "needs cluster = 1, 2 or 4, got " << cluster;
+    if (kind == KernelKind::wgmma_persistent && rows == kWgmmaTransposedRows)
+      return fail() << "with tile = [" << rows << ", " << slices
+                    << "] runs no clusters (its CTAs keep one slice tile "
+                       "each), got cluster = "
+                    << cluster;
     std::string why =
-        kind == KernelKind::wgmma_persistent
+        kind == KernelKind::wgmma_persistent && rows == kWgmmaTileRows
             ? pingPongClusterObstacle(cluster, attr.getBatchTiles())
             : wgmmaClusterObstacle(cluster, slices, attr.getBatchTiles());
     if (!why.empty())

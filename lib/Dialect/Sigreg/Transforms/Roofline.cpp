@@ -305,7 +305,7 @@ void SigregRooflinePass::analyze(Operation *op, FunctionReport &r) {
     gemm += g;
     // trig_reduction: theta, rotations, sums, means; output traffic.
     EcfSchedule sched = ecfSchedule(ecf);
-    Count T = sched.numBatchTiles;
+    Count T = sched.numTileSums();
     Count written = T.v == 1 ? 2 * C : (4 * T + 2) * C;
     Count bytes = written * f32;
     // The Hopper kernel's 64-bit fixed-point sums: 2T VSP atomics, the

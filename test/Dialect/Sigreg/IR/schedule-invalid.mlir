@@ -97,6 +97,34 @@ func.func @transposed_batch_tiles(%x: tensor<1x512x64xbf16>, %a: tensor<64x256xb
 
 // -----
 
+// The transposed tile made persistent (kernel = wgmma_persistent, tile =
+// [256, 128]): the transposed tile's limits, at most 132 slice tiles (one
+// CTA per slice tile in each group), no clusters.
+
+func.func @persistent_transposed_points(%x: tensor<1x512x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x25xf32>, tensor<1x256x25xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma_persistent with tile = [256, 128] needs P <= 23 (the ECF sums in registers beside the accumulators), got P = 25}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [256, 128], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x512x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x25xf32>
+  return %c, %s : tensor<1x256x25xf32>, tensor<1x256x25xf32>
+}
+
+// -----
+
+func.func @persistent_transposed_slice_tiles(%x: tensor<1x512x64xbf16>, %a: tensor<64x17024xbf16>) -> (tensor<1x17024x17xf32>, tensor<1x17024x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma_persistent with tile = [256, 128] needs at most 132 slice tiles (a CTA per slice tile and multiprocessor), got S = 17024}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [256, 128], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x512x64xbf16>, tensor<64x17024xbf16> -> tensor<1x17024x17xf32>
+  return %c, %s : tensor<1x17024x17xf32>, tensor<1x17024x17xf32>
+}
+
+// -----
+
+func.func @persistent_transposed_cluster(%x: tensor<1x512x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma_persistent with tile = [256, 128] runs no clusters (its CTAs keep one slice tile each), got cluster = 2}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [256, 128], k_tile = 16, batch_tiles = 2, projection = explicit, cluster = 2>} : tensor<1x512x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
 func.func @persistent_points(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x27xf32>, tensor<1x256x27xf32>) {
   // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma_persistent needs P <= 25 (the ECF sums in registers beside the accumulators), got P = 27}}
   %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 128], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x27xf32>
@@ -106,7 +134,7 @@ func.func @persistent_points(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>)
 // -----
 
 func.func @persistent_tile(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
-  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma_persistent needs tile = [128, 128], got [128, 256]}}
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma_persistent needs tile = [128, 128] (the ping-pong kernel) or [256, 128] (the transposed kernel), got [128, 256]}}
   %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = explicit>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
   return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
 }

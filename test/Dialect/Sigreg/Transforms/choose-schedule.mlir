@@ -2,6 +2,7 @@
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --sigreg-choose-schedule=hopper=true | FileCheck %s --check-prefix=HOPPER
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-persistent=true wgmma-slices=256" | FileCheck %s --check-prefix=PERSIST
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-slices=128" | FileCheck %s --check-prefix=W128
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-persistent=true wgmma-rows=256 wgmma-cluster=2" | FileCheck %s --check-prefix=TPERSIST
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-rows=128" | FileCheck %s --check-prefix=R128
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-rows=256" | FileCheck %s --check-prefix=R256
 // RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-rows=64" 2>&1 | FileCheck %s --check-prefix=BADROWS
@@ -89,6 +90,13 @@ func.func @mid(%x: tensor<1024x1024xbf16>, %seed: i64) -> tensor<f32> {
 // wgmma-slices says, in pairs where the batch tiles pair up.
 // PERSIST-LABEL: func.func @large(
 // PERSIST:         schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 128], k_tile = 16, batch_tiles = 64, projection = rounded, cluster = 2>
+// With wgmma-rows=256, --wgmma-persistent makes the transposed tile
+// persistent: kernel = wgmma_persistent, tile = [256, 128], never in
+// clusters (its CTAs keep one slice tile each).
+// TPERSIST-LABEL: func.func @mid
+// TPERSIST:         schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [256, 128], k_tile = 16, batch_tiles = 4, projection = rounded>
+// TPERSIST-LABEL: func.func @large(
+// TPERSIST:         schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [256, 128], k_tile = 16, batch_tiles = 32, projection = rounded>
 // W128-LABEL:    func.func @large(
 // W128:            schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 64, projection = rounded>
 // The cluster rule (256-slice tiles, 64 k-tiles or more, batch tiles that
@@ -192,11 +200,21 @@ func.func @tiny_batch(%x: tensor<3x2x191xbf16>, %seed: i64) -> tensor<f32> {
 // The ping-pong kernel: no pair for 63 batch tiles.
 // PERSIST-LABEL: func.func @large_ragged
 // PERSIST:         schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 128], k_tile = 16, batch_tiles = 63, projection = rounded>
+// More than 132 slice tiles of 128 (S = 17024): the transposed tile stays
+// one tile per CTA (there in the pair of CTAs asked for).
+// TPERSIST-LABEL: func.func @large_ragged
+// TPERSIST:         schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [256, 128], k_tile = 16, batch_tiles = 32, projection = rounded>
+// TPERSIST-LABEL: func.func @many_slices
+// TPERSIST:         schedule = #sigreg.schedule<kernel = wgmma, tile = [256, 128], k_tile = 16, batch_tiles = 16, projection = rounded, cluster = 2>
 func.func @large_ragged(%x: tensor<8000x4096xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 4096 points = 17 : tensor<8000x4096xbf16> -> tensor<f32>
   return %l : tensor<f32>
 }
 func.func @d2048(%x: tensor<4096x2048xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 4096 points = 17 : tensor<4096x2048xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+func.func @many_slices(%x: tensor<4096x256xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 17024 points = 17 : tensor<4096x256xbf16> -> tensor<f32>
   return %l : tensor<f32>
 }

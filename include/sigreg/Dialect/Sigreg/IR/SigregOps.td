@@ -63,8 +63,10 @@ def Sigreg_ScheduleAttr : AttrDef<Sigreg_Dialect, "Schedule"> {
 
     - `kernel`: `simt` (sigreg_fused_ecf), `mma` (mma.sync,
       sigreg_fused_ecf_mma), `wgmma` (TMA + wgmma, sigreg_fused_ecf_wgmma),
-      `wgmma_persistent` (the ping-pong kernel,
-      sigreg_fused_ecf_wgmma_persistent) or
+      `wgmma_persistent` (tile [128, 128]: the ping-pong kernel,
+      sigreg_fused_ecf_wgmma_persistent; tile [256, 128]: the transposed
+      tile made persistent, sigreg_fused_ecf_wgmma_transposed walking the
+      batch tiles of one slice tile per CTA) or
       `single_launch` (the whole forward chain in one launch,
       sigreg_single_launch).
     - `tile = [rows, slices]`: batch rows x slices per block (CTA).

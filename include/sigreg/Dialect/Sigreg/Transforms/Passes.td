@@ -132,7 +132,8 @@ def SigregChooseSchedule : Pass<"sigreg-choose-schedule"> {
     Option<"wgmmaSlices", "wgmma-slices", "int64_t", "0",
            "Slices per CTA tile of the TMA + wgmma kernel (64, 128 or 256; 0: by rule)">,
     Option<"wgmmaPersistent", "wgmma-persistent", "bool", "false",
-           "TMA + wgmma kernel: the persistent ping-pong kernel (P <= 25)">,
+           "TMA + wgmma kernel: persistent, the ping-pong kernel (P <= 25), "
+           "or with wgmma-rows=256 the transposed tile (P <= 23)">,
     Option<"wgmmaCluster", "wgmma-cluster", "int64_t", "0",
            "TMA + wgmma kernel: CTAs per cluster sharing the g tile by multicast "
            "(1, 2 or 4; 0: by rule)">,

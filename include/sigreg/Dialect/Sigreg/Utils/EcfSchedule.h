@@ -68,6 +68,11 @@ struct WgmmaTiling {
   /// the transposed one-tile kernel (tile [256, 128], the product D = g^T
   /// x^T so that the ECF runs from the accumulators).
   int64_t rows = kWgmmaTileRows;
+
+  /// The ping-pong kernel: persistent with 128-row tiles, each consumer
+  /// warpgroup owning whole tiles. Persistent with the transposed tile, the
+  /// two consumer warpgroups share each tile as in the one-tile kernel.
+  bool pingPong() const { return persistent && rows == kWgmmaTileRows; }
 };
 /// `ctas`, when known (nonzero), is the grid of the one-tile kernel: a grid
 /// of 64-slice tiles that fits one CTA per multiprocessor gets an 8-stage
@@ -134,6 +139,20 @@ constexpr int64_t kWgmmaTransposedMaxPoints = 23;
 /// the 128-row kernel's), or several views with N not a multiple of 256
 /// (rows past a view's N must be TMA's zeros).
 std::string wgmmaTransposedObstacle(FusedEcfOp op, int64_t dynamicSize = 0);
+/// The persistent transposed kernel (kernel = wgmma_persistent, tile = [256,
+/// 128]): groups of CTAs, one CTA per slice tile in each group, so that a
+/// CTA keeps its slice tile and walks the row tiles (view, batch tile) j,
+/// j + groups, ... of its group j, adding their ECF sums in shared memory;
+/// it writes one sum per (group, view), so the finalize reads `groups` sums
+/// per slice instead of one per batch tile. groups = min(batch tiles, 132 /
+/// slice tiles): every group then has a row tile in every view. 0 when the
+/// slice tiles do not fit one CTA per multiprocessor.
+int64_t transposedSumGroups(int64_t batchTiles, int64_t sliceTiles);
+/// Why `op` cannot run on the persistent transposed kernel (empty when it
+/// can): wgmmaTransposedObstacle's reasons, or more slice tiles than
+/// multiprocessors.
+std::string persistentTransposedObstacle(FusedEcfOp op,
+                                         int64_t dynamicSize = 0);
 
 /// The user-facing knobs (pass options) that the schedule follows. Zero tile
 /// sizes mean "by shape".
@@ -207,6 +226,15 @@ struct EcfSchedule {
   /// transposed kernels leave both to the finalize(-loss) kernel.
   bool wgmmaHasTail() const {
     return wgmma && !wgmmaPersistent && blockRows == kWgmmaTileRows;
+  }
+  /// Partial sums per view and slice that the kernel writes for the
+  /// finalize: one per batch tile, or per group of CTAs of the persistent
+  /// transposed kernel (transposedSumGroups); 1: the kernel writes the
+  /// means.
+  int64_t numTileSums() const {
+    return wgmmaPersistent && blockRows == kWgmmaTransposedRows
+               ? transposedSumGroups(numBatchTiles, numSliceTiles)
+               : numBatchTiles;
   }
 };
 
