@@ -1375,6 +1375,25 @@ void emitTail(KernelBuilder &k, const WgmmaTypes &t, const WgmmaEcfShape &sh,
     epilogue();
   });
 }
+/// One CTA tile of a forward kernel: first slice, first row in the batch,
+/// view, batch tile, and first row of x viewed as [V * N, D] (rows past N
+/// of a view's last tile are loaded, the next view's or TMA's zeros).
+struct WgmmaTile {
+  Value s0, m0, v, batchTile, xRow0;
+};
+
+/// The tile of a one-tile kernel's CTA: grid (slice tiles, batch tiles, V).
+WgmmaTile gridTile(KernelBuilder &k, const WgmmaTypes &t,
+                   const WgmmaEcfShape &sh) {
+  WgmmaTile tile;
+  Value sliceTile = k.blockId(Dimension::x);
+  tile.batchTile = k.blockId(Dimension::y);
+  tile.v = k.blockId(Dimension::z);
+  tile.s0 = k.mul(sliceTile, k.idx(t.slices));
+  tile.m0 = k.mul(tile.batchTile, k.idx(t.tiling.rows));
+  tile.xRow0 = k.add(k.mul(tile.v, k.idx(sh.batch)), tile.m0);
+  return tile;
+}
 } // namespace
 
 gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
@@ -1388,14 +1407,11 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
       createWgmmaKernel(b, k, loc, t, "sigreg_fused_ecf_wgmma",
                         "trig_reduction", forwardArgs(b, sh), sh.reduction());
   ForwardArgs out(sh, kn.rest);
+  // Rows past N of a view's last tile are never summed.
+  WgmmaTile tile = gridTile(k, t, sh);
   Value sliceTile = k.blockId(Dimension::x);
-  Value batchTile = k.blockId(Dimension::y);
-  Value v = k.blockId(Dimension::z);
-  Value s0 = k.mul(sliceTile, k.idx(t.slices));
-  Value m0 = k.mul(batchTile, k.idx(kRows));
-  // x is [V * N, D]: the tile's first row. Rows past N of the last tile of a
-  // view are loaded (the next view's or zeros) but never summed.
-  Value xRow0 = k.add(k.mul(v, k.idx(sh.batch)), m0);
+  Value batchTile = tile.batchTile, v = tile.v, s0 = tile.s0, m0 = tile.m0,
+        xRow0 = tile.xRow0;
   // The scale's loads before the mainloop where the consumers have the
   // registers for them (one CTA per multiprocessor: setmaxnreg, or the
   // 64-slice tile's 8-stage ring without split operands, whose longer
@@ -1434,12 +1450,6 @@ constexpr int64_t kPingPongHalves = 2;
 /// consumerBarrier's): warpgroup w's turn to issue MMAs (kTurnBarrier + w,
 /// both consumer warpgroups) and warpgroup w's own (kOwnBarrier + w).
 constexpr int64_t kTurnBarrier = 2, kOwnBarrier = 4;
-
-/// One tile of the ping-pong kernel: first slice, first row in the batch,
-/// view, batch tile, and first row of x viewed as [V * N, D].
-struct WgmmaTile {
-  Value s0, m0, v, batchTile, xRow0;
-};
 
 /// The tiles a CTA of a persistent kernel walks (grid: whole clusters, one
 /// dimension): cluster c (CTA c without clusters) takes the tile groups c,
@@ -1907,12 +1917,7 @@ mlir::sigreg::buildFusedEcfWgmmaTransposedKernel(OpBuilder &b, Location loc,
     return q;
   };
   if (!t.tiling.persistent) {
-    WgmmaTile tile;
-    tile.batchTile = k.blockId(Dimension::y);
-    tile.v = k.blockId(Dimension::z);
-    tile.s0 = k.mul(k.blockId(Dimension::x), k.idx(t.slices));
-    tile.m0 = k.mul(tile.batchTile, k.idx(t.tiling.rows));
-    tile.xRow0 = k.add(k.mul(tile.v, k.idx(sh.batch)), tile.m0);
+    WgmmaTile tile = gridTile(k, t, sh);
     emitWarpgroupRoles(
         k, t, kn.wg,
         [&] {
