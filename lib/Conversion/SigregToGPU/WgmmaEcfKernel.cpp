@@ -1375,21 +1375,23 @@ void emitTail(KernelBuilder &k, const WgmmaTypes &t, const WgmmaEcfShape &sh,
     epilogue();
   });
 }
-/// One CTA tile of a forward kernel: first slice, first row in the batch,
-/// view, batch tile, and first row of x viewed as [V * N, D] (rows past N
-/// of a view's last tile are loaded, the next view's or TMA's zeros).
+
+/// One CTA tile of a forward kernel: slice tile and its first slice, first
+/// row in the batch, view, batch tile, and first row of x viewed as [V * N,
+/// D] (rows past N of a view's last tile are loaded, the next view's or
+/// TMA's zeros).
 struct WgmmaTile {
-  Value s0, m0, v, batchTile, xRow0;
+  Value sliceTile, s0, m0, v, batchTile, xRow0;
 };
 
 /// The tile of a one-tile kernel's CTA: grid (slice tiles, batch tiles, V).
 WgmmaTile gridTile(KernelBuilder &k, const WgmmaTypes &t,
                    const WgmmaEcfShape &sh) {
   WgmmaTile tile;
-  Value sliceTile = k.blockId(Dimension::x);
+  tile.sliceTile = k.blockId(Dimension::x);
   tile.batchTile = k.blockId(Dimension::y);
   tile.v = k.blockId(Dimension::z);
-  tile.s0 = k.mul(sliceTile, k.idx(t.slices));
+  tile.s0 = k.mul(tile.sliceTile, k.idx(t.slices));
   tile.m0 = k.mul(tile.batchTile, k.idx(t.tiling.rows));
   tile.xRow0 = k.add(k.mul(tile.v, k.idx(sh.batch)), tile.m0);
   return tile;
@@ -1409,9 +1411,8 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
   ForwardArgs out(sh, kn.rest);
   // Rows past N of a view's last tile are never summed.
   WgmmaTile tile = gridTile(k, t, sh);
-  Value sliceTile = k.blockId(Dimension::x);
-  Value batchTile = tile.batchTile, v = tile.v, s0 = tile.s0, m0 = tile.m0,
-        xRow0 = tile.xRow0;
+  Value sliceTile = tile.sliceTile, batchTile = tile.batchTile, v = tile.v,
+        s0 = tile.s0, m0 = tile.m0, xRow0 = tile.xRow0;
   // The scale's loads before the mainloop where the consumers have the
   // registers for them (one CTA per multiprocessor: setmaxnreg, or the
   // 64-slice tile's 8-stage ring without split operands, whose longer
@@ -1451,21 +1452,21 @@ constexpr int64_t kPingPongHalves = 2;
 /// both consumer warpgroups) and warpgroup w's own (kOwnBarrier + w).
 constexpr int64_t kTurnBarrier = 2, kOwnBarrier = 4;
 
-/// The tiles a CTA of a persistent kernel walks (grid: whole clusters, one
+/// The tiles a CTA of the ping-pong kernel walks (grid: whole clusters, one
 /// dimension): cluster c (CTA c without clusters) takes the tile groups c,
 /// c + clusters, ... (slice tile fastest, then the group of `cluster`
 /// batch tiles, then the view), and the CTA of rank r the group's r-th
 /// batch tile, so that a cluster's CTAs share their slice tile (the g tile
 /// multicast) and walk the same number of tiles.
-struct PersistentTiles {
+struct PingPongTiles {
   /// The CTA's first tile group, the step between its groups, and its
   /// number of tiles.
   Value first, stride, count;
   int64_t cluster, sliceTiles, batchGroups, rows, slices, batch;
   Value rank;
 
-  PersistentTiles(KernelBuilder &k, const WgmmaEcfShape &sh,
-                  const WgmmaTypes &t, Value rank)
+  PingPongTiles(KernelBuilder &k, const WgmmaEcfShape &sh, const WgmmaTypes &t,
+                Value rank)
       : cluster(t.tiling.cluster), sliceTiles(sh.numSliceTiles()),
         batchGroups(sh.numBatchTiles() / t.tiling.cluster), rows(t.tiling.rows),
         slices(t.slices), batch(sh.batch), rank(rank) {
@@ -1481,13 +1482,13 @@ struct PersistentTiles {
   WgmmaTile at(KernelBuilder &k, Value i) const {
     Value index = k.add(first, k.mul(i, stride));
     WgmmaTile tile;
-    Value sliceTile = k.rem(index, k.idx(sliceTiles));
+    tile.sliceTile = k.rem(index, k.idx(sliceTiles));
     Value rest = k.div(index, k.idx(sliceTiles));
     tile.batchTile = k.rem(rest, k.idx(batchGroups));
     if (cluster > 1)
       tile.batchTile = k.add(k.mul(tile.batchTile, k.idx(cluster)), rank);
     tile.v = k.div(rest, k.idx(batchGroups));
-    tile.s0 = k.mul(sliceTile, k.idx(slices));
+    tile.s0 = k.mul(tile.sliceTile, k.idx(slices));
     tile.m0 = k.mul(tile.batchTile, k.idx(rows));
     tile.xRow0 = k.add(k.mul(tile.v, k.idx(batch)), tile.m0);
     return tile;
@@ -1820,7 +1821,7 @@ mlir::sigreg::buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
       createWgmmaKernel(b, k, loc, t, "sigreg_fused_ecf_wgmma_persistent",
                         "trig_reduction", forwardArgs(b, sh), sh.reduction());
   ForwardArgs out(sh, kn.rest);
-  PersistentTiles tiles(k, sh, t, kn.rank);
+  PingPongTiles tiles(k, sh, t, kn.rank);
   Value myTiles = tiles.count;
   Value totalSteps = k.mul(myTiles, k.idx(kn.kTiles));
   auto tileOf = [&](Value i) { return tiles.at(k, i); };
@@ -1954,7 +1955,8 @@ mlir::sigreg::buildFusedEcfWgmmaTransposedKernel(OpBuilder &b, Location loc,
   int64_t groups = sh.numTileSums(), batchTiles = sh.numBatchTiles(),
           sliceTiles = sh.numSliceTiles(), P = sh.numPoints;
   Value cta = k.blockId(Dimension::x);
-  Value s0 = k.mul(k.rem(cta, k.idx(sliceTiles)), k.idx(t.slices));
+  Value sliceTile = k.rem(cta, k.idx(sliceTiles));
+  Value s0 = k.mul(sliceTile, k.idx(t.slices));
   Value group = k.div(cta, k.idx(sliceTiles));
   Value count = k.div(
       k.add(arith::SubIOp::create(k.b, k.idx(sh.numViews * batchTiles), group),
@@ -1966,6 +1968,7 @@ mlir::sigreg::buildFusedEcfWgmmaTransposedKernel(OpBuilder &b, Location loc,
     Value r = rowTile(i);
     tile.v = k.div(r, k.idx(batchTiles));
     tile.batchTile = k.rem(r, k.idx(batchTiles));
+    tile.sliceTile = sliceTile;
     tile.s0 = s0;
     tile.m0 = k.mul(tile.batchTile, k.idx(t.tiling.rows));
     tile.xRow0 = k.add(k.mul(tile.v, k.idx(sh.batch)), tile.m0);
