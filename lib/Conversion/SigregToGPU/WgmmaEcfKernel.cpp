@@ -1301,6 +1301,27 @@ struct ForwardArgs {
   }
 };
 
+/// The start shared by the forward kernels (`name`: the 128-row, ping-pong
+/// and transposed ones): their types, the builder, the kernel with its
+/// prologue (createWgmmaKernel, forwardArgs' arguments) and those
+/// arguments by role. The insertion point is restored when it goes.
+struct ForwardKernel {
+  WgmmaTypes t;
+  OpBuilder::InsertionGuard guard;
+  KernelBuilder k;
+  WgmmaKernel kn;
+  ForwardArgs out;
+
+  ForwardKernel(OpBuilder &b, Location loc, const WgmmaEcfShape &sh,
+                StringRef name)
+      : t(b.getContext(), sh.inputElement, sh.tiling, /*kMajorB=*/false,
+          sh.splitFeatures),
+        guard(b), k(loc, b),
+        kn(createWgmmaKernel(b, k, loc, t, name, "trig_reduction",
+                             forwardArgs(b, sh), sh.reduction())),
+        out(sh, kn.rest) {}
+};
+
 /// The warpgroup split: `producer` runs in warpgroup 2, `consumers` in
 /// warpgroups 0 and 1, each after its setmaxnreg.
 void emitWarpgroupRoles(KernelBuilder &k, const WgmmaTypes &t, Value wg,
@@ -1401,14 +1422,11 @@ WgmmaTile gridTile(KernelBuilder &k, const WgmmaTypes &t,
 gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
                                                       Location loc,
                                                       const WgmmaEcfShape &sh) {
-  WgmmaTypes t(b.getContext(), sh.inputElement, sh.tiling, /*kMajorB=*/false,
-               sh.splitFeatures);
-  OpBuilder::InsertionGuard guard(b);
-  KernelBuilder k(loc, b);
-  WgmmaKernel kn =
-      createWgmmaKernel(b, k, loc, t, "sigreg_fused_ecf_wgmma",
-                        "trig_reduction", forwardArgs(b, sh), sh.reduction());
-  ForwardArgs out(sh, kn.rest);
+  ForwardKernel f(b, loc, sh, "sigreg_fused_ecf_wgmma");
+  const WgmmaTypes &t = f.t;
+  KernelBuilder &k = f.k;
+  WgmmaKernel &kn = f.kn;
+  const ForwardArgs &out = f.out;
   // Rows past N of a view's last tile are never summed.
   WgmmaTile tile = gridTile(k, t, sh);
   Value sliceTile = tile.sliceTile, batchTile = tile.batchTile, v = tile.v,
@@ -1813,14 +1831,11 @@ mlir::sigreg::buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
                                                  const WgmmaEcfShape &sh) {
   assert(!sh.storeSlices && !sh.foldFinalize && !sh.atomicSums &&
          !sh.epilogue && "the ping-pong kernel writes the tiles' sums only");
-  WgmmaTypes t(b.getContext(), sh.inputElement, sh.tiling, /*kMajorB=*/false,
-               sh.splitFeatures);
-  OpBuilder::InsertionGuard guard(b);
-  KernelBuilder k(loc, b);
-  WgmmaKernel kn =
-      createWgmmaKernel(b, k, loc, t, "sigreg_fused_ecf_wgmma_persistent",
-                        "trig_reduction", forwardArgs(b, sh), sh.reduction());
-  ForwardArgs out(sh, kn.rest);
+  ForwardKernel f(b, loc, sh, "sigreg_fused_ecf_wgmma_persistent");
+  const WgmmaTypes &t = f.t;
+  KernelBuilder &k = f.k;
+  WgmmaKernel &kn = f.kn;
+  const ForwardArgs &out = f.out;
   PingPongTiles tiles(k, sh, t, kn.rank);
   Value myTiles = tiles.count;
   Value totalSteps = k.mul(myTiles, k.idx(kn.kTiles));
@@ -1889,14 +1904,11 @@ mlir::sigreg::buildFusedEcfWgmmaTransposedKernel(OpBuilder &b, Location loc,
                                                  const WgmmaEcfShape &sh) {
   assert(!sh.storeSlices && !sh.foldFinalize && !sh.atomicSums &&
          !sh.epilogue && "the transposed kernel writes the tiles' sums only");
-  WgmmaTypes t(b.getContext(), sh.inputElement, sh.tiling, /*kMajorB=*/false,
-               sh.splitFeatures);
-  OpBuilder::InsertionGuard guard(b);
-  KernelBuilder k(loc, b);
-  WgmmaKernel kn =
-      createWgmmaKernel(b, k, loc, t, "sigreg_fused_ecf_wgmma_transposed",
-                        "trig_reduction", forwardArgs(b, sh), sh.reduction());
-  ForwardArgs out(sh, kn.rest);
+  ForwardKernel f(b, loc, sh, "sigreg_fused_ecf_wgmma_transposed");
+  const WgmmaTypes &t = f.t;
+  KernelBuilder &k = f.k;
+  WgmmaKernel &kn = f.kn;
+  const ForwardArgs &out = f.out;
   // The consumer thread's two slices of the tile from slice `s0` (its
   // warpgroup's g box, its warp's 16 slices, its quad's two) and their
   // column scales.
