@@ -477,7 +477,8 @@ transposed_set() {
 }
 # The transposed kernel made persistent (--wgmma-persistent --wgmma-rows=256, kernel =
 # wgmma_persistent, tile [256, 128]): the many-tile configurations, ragged N, S and D, views,
-# an explicit projection, fewer tiles than multiprocessors, f16, per-slice statistics;
+# an explicit projection, fewer tiles than multiprocessors, f16, per-slice statistics, the seed
+# read from a step counter, a fused gradient;
 # then the benchmark shapes, each as tp-NAME beside NAME (the one-tile transposed kernel, or
 # whatever the rule gives).
 tpersistent_set() {
@@ -490,6 +491,9 @@ tpersistent_set() {
   emit tp-f16-clamp-sum 0 4100 520 1032 9 f16 clamp_min 1.0 sum seed fused "$o"
   emit tp-views3-ragged-s 3 1024 1032 1000 17 bf16 none 0 mean seed fused "$o"
   emit tp-n9000-none 0 9000 520 2000 17 bf16 none 0 none seed fused "$o"
+  emit tp-ds-mid 0 1024 1024 1024 17 bf16 none 0 mean step fused "$o"
+  emit tp-ds-mid-none 0 1024 1024 1024 17 bf16 none 0 none step fused "$o"
+  emit_grad tp-gradf-explicit-clamp-none 0 300 200 104 5 bf16 clamp_min 0.5 none explicit fused "$o"
   local shape
   for shape in "large 0 8192 4096 4096" "wide 0 4096 4096 8192" "views2 2 2048 2048 4096" \
       "views4 4 1024 2048 4096" "views8 8 512 3072 6144" "n4096 0 4096 1024 2048" \
