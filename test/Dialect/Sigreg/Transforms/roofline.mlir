@@ -8,6 +8,10 @@
 // --convert-sigreg-to-gpu): block-rows=16 given to --sigreg-choose-schedule
 // only, not to the roofline.
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue "--sigreg-choose-schedule=block-rows=16 single-launch=0" --sigreg-roofline -o /dev/null 2>&1 | FileCheck %s --check-prefix=ATTR
+// The tiles' sums that the finalize reads: one per batch tile of the transposed
+// Hopper tile, one per group of CTAs when it is persistent.
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue "--sigreg-choose-schedule=hopper=true wgmma-rows=256" --sigreg-roofline -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRANS
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue "--sigreg-choose-schedule=hopper=true wgmma-rows=256 wgmma-persistent=true" --sigreg-roofline -o /dev/null 2>&1 | FileCheck %s --check-prefix=TPERS
 
 // The pass is an analysis: the IR is the same with and without it.
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf -o %t.before
@@ -282,3 +286,17 @@ func.func @distributed(%x: tensor<1x16x8xf32>, %seed: i64) -> tensor<f32> {
 // JSON-NEXT:     "flops": 0,
 // JSON-NEXT:     "bytes": 0,
 // JSON-NEXT:     "intensity": null,
+
+// N = 8192, D = 64, S = 4096, P = 17: 32 batch tiles of 256 rows, 32 slice
+// tiles of 128. C = S P = 69632 sums of each kind. The transposed tile writes
+// 2 T C tile sums and the finalize reads them (T = 32): (4 T + 2) C f32 =
+// 36208640 bytes; made persistent, T is its 4 groups (min(32, 132 / 32)):
+// (4 x 4 + 2) C f32 = 5013504 bytes.
+// TRANS-LABEL: remark: roofline: @hopper_sums path=fused
+// TRANS:       remark: trig_reduction: flops={{[0-9]+}} bytes=36208640
+// TPERS-LABEL: remark: roofline: @hopper_sums path=fused
+// TPERS:       remark: trig_reduction: flops={{[0-9]+}} bytes=5013504
+func.func @hopper_sums(%x: tensor<8192x64xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 4096 points = 17 : tensor<8192x64xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
