@@ -5,7 +5,7 @@
 # (scripts/gpu-check.sh). Usage: scripts/build-gpu-artifacts.sh BUILD_DIR OUT_DIR [SET]
 #   SET: all (default: anchors, variants, hopper, split, single, grad, step, phased and random) | anchors |
 #        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
-#        single | random | variants | small-shapes | pingpong | transposed | tpersistent | p65 (P = 65 per-slice f16 on every ECF
+#        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate | p65 (P = 65 per-slice f16 on every ECF
 #        kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -503,8 +503,26 @@ tpersistent_set() {
     emit "tp-$1-bf16" "$2" "$3" "$4" "$5" 17 bf16 none 0 mean seed fused "$o"
   done
 }
+# The 64-slice Hopper tile generating its own g tile (--wgmma-generate, projection =
+# generated): each shape as NAME (the rule: the projection kernel, then the Hopper kernel)
+# and gen-NAME (one launch, clusters by rule), mid also as gen-c4-, gen-c2- and gen-c1-NAME
+# (clusters of 4, 2, 1 CTAs), for scripts/gpu-ab.sh --prefix gen- (or gen-c4- ...).
+generate_set() {
+  local o="--wgmma-generate" shape
+  for shape in "mid 1024 1024 1024 17 bf16 none 0 mean" "ragged 1000 512 1000 17 bf16 none 0 mean" \
+      "n512-d2048 512 2048 1024 17 bf16 none 0 mean" "f16-sum 1024 1024 520 9 f16 none 0 sum" \
+      "clamp 1024 1024 1024 17 bf16 clamp_min 0.5 mean"; do
+    set -- $shape
+    emit "$1-$6" 0 "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" seed fused
+    emit "gen-$1-$6" 0 "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" seed fused "$o"
+  done
+  for c in 4 2 1; do
+    emit "gen-c$c-mid-bf16" 0 1024 1024 1024 17 bf16 none 0 mean seed fused "$o --wgmma-cluster=$c"
+  done
+}
 case "$set_" in
   pingpong) pingpong_set ;;
+  generate) generate_set ;;
   tpersistent) tpersistent_set ;;
   transposed) transposed_set ;;
   p65) for w in 64 128 256; do

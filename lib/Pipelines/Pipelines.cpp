@@ -128,6 +128,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   scheduleOpts.hopper = options.chip == "sm_90a";
   scheduleOpts.wgmmaSlices = options.wgmmaSlices;
   scheduleOpts.wgmmaPersistent = options.wgmmaPersistent;
+  scheduleOpts.wgmmaGenerate = options.wgmmaGenerate;
   scheduleOpts.wgmmaCluster = options.wgmmaCluster;
   scheduleOpts.wgmmaRows = options.wgmmaRows;
   scheduleOpts.singleLaunch = options.singleLaunch;

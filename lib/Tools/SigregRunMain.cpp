@@ -95,6 +95,12 @@ struct Options {
       llvm::cl::desc("whole forward in one launch: 0 never, 1 by the cost "
                      "rule, 2 wherever it applies"),
       llvm::cl::init(1)};
+  llvm::cl::opt<bool> wgmmaGenerate{
+      "wgmma-generate",
+      llvm::cl::desc("sm_90a: the 64-slice Hopper tile generates its g tile "
+                     "itself, split among a cluster of the slice tile's "
+                     "CTAs: the forward in one launch (not yet run on a "
+                     "GPU)")};
   llvm::cl::opt<bool> wgmmaPersistent{
       "wgmma-persistent",
       llvm::cl::desc("sm_90a: a persistent Hopper kernel: the ping-pong "
@@ -236,6 +242,7 @@ SmallVector<std::string> cudaOnlyFlags(Options &opts) {
   note(opts.wgmmaCluster);
   note(opts.wgmmaRows);
   note(opts.wgmmaPersistent);
+  note(opts.wgmmaGenerate);
   note(opts.wgmmaAtomicSums);
   note(opts.preciseSqrt);
   note(opts.fastNormals);
@@ -527,6 +534,7 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.wgmmaCluster = opts.wgmmaCluster;
   gpuOpts.wgmmaRows = opts.wgmmaRows;
   gpuOpts.wgmmaPersistent = opts.wgmmaPersistent;
+  gpuOpts.wgmmaGenerate = opts.wgmmaGenerate;
   gpuOpts.wgmmaAtomicSums = opts.wgmmaAtomicSums;
   gpuOpts.preciseSqrt = opts.preciseSqrt;
   gpuOpts.fastNormals = opts.fastNormals;

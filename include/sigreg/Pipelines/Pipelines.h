@@ -73,6 +73,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::desc("16-bit inputs: save y's 16-bit phase, not y in f32 "
                      "(--sigreg-save-slices=phase)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> wgmmaGenerate{
+      *this, "wgmma-generate",
+      llvm::cl::desc("TMA + wgmma kernel: the 64-slice tile generates its g "
+                     "tile itself (one launch)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> wgmmaPersistent{
       *this, "wgmma-persistent",
       llvm::cl::desc("TMA + wgmma kernel: persistent, the ping-pong kernel, "

@@ -22,6 +22,8 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
+#include <functional>
+
 namespace mlir {
 namespace sigreg {
 
@@ -59,6 +61,15 @@ struct ProjectionKernelShape {
 /// storeType hi part in rows [0, D), the lo part (g - hi, rounded) in rows
 /// [Dp, Dp + D), zeros in the padding rows: the split layout of an f32
 /// input on the Hopper kernel (wgmmaSplitsInput).
+/// The rows [d0, d1) of g's column `s` (d0 a multiple of 4) by groups of
+/// four (one Philox call each, `normals`' mapping): `body(d, g)` gets a
+/// group's first row and its four values, rows past D included; returns
+/// the f32 sum of g^2 over the rows below D, in ascending d.
+Value emitProjectionRows(
+    KernelBuilder &k, Value seed, Value s, Value d0, Value d1, int64_t D,
+    NormalMapping normals,
+    const std::function<void(Value, ArrayRef<Value>)> &body);
+
 gpu::GPUFuncOp buildProjectionKernel(OpBuilder &b, Location loc,
                                      const ProjectionKernelShape &shape,
                                      Type storeType = Type(),
@@ -159,6 +170,9 @@ struct WgmmaEcfShape {
   /// g_hi), (x_hi, g_lo), (x_lo, g_hi). 0: g is [D, S], one segment.
   int64_t splitFeatures = 0;
   bool splitInput = false;
+  /// With tiling.generate: the kernel generates its g tile (seed and g are
+  /// arguments after sumSq) with this mapping.
+  NormalMapping normals = NormalMapping::Exact;
   /// The one-tile kernel also writes the slices y = acc / ||g_s|| (or acc)
   /// as f32 [V * N, S] (a last argument; for the fused backward,
   /// --sigreg-save-slices), or with `slicesPhase` the i16 phase of the

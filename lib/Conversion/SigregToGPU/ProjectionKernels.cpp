@@ -40,12 +40,11 @@ namespace {
 /// faster and spilled (ptxas, D = 200).
 constexpr int64_t kGroupsPerStep = 2;
 
-/// The rows [d0, d1) of column `s` (d0 a multiple of 4) by groups of four:
-/// `body(group, g)` gets the group's first row and its four values, rows
-/// past D included; returns the f32 sum of g^2 over the rows below D, in
-/// ascending d. kGroupsPerStep groups per iteration while whole steps fit
-/// below d1, then one group per iteration.
-Value emitProjectionRows(
+} // namespace
+
+/// kGroupsPerStep groups per iteration while whole steps fit below d1, then
+/// one group per iteration.
+Value mlir::sigreg::emitProjectionRows(
     KernelBuilder &k, Value seed, Value s, Value d0, Value d1, int64_t D,
     NormalMapping normals,
     const std::function<void(Value, ArrayRef<Value>)> &body) {
@@ -91,7 +90,6 @@ Value emitProjectionRows(
   Value sum = rowLoop(d0, stepsEnd, kGroupsPerStep, k.f32(0.0f));
   return rowLoop(stepsEnd, d1, 1, sum);
 }
-} // namespace
 
 void mlir::sigreg::readSeedFromStep(gpu::GPUFuncOp kernel, unsigned index) {
   MLIRContext *ctx = kernel.getContext();

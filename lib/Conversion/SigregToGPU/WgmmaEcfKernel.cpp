@@ -95,6 +95,9 @@ constexpr int64_t kRows = kWgmmaRows;
 /// span).
 constexpr int64_t kGBoxSlices = 64;
 constexpr int64_t kConsumerThreads = 256;
+/// Columns of the g tile that generates itself (kWgmmaGenerateSlices): the
+/// consumer threads take them in 4 row parts.
+constexpr int64_t kGenerateColumns = kWgmmaGenerateSlices;
 /// Rows of the y tile one ECF iteration takes (in pairs: emitEcfRowPair):
 /// independent recurrences a thread interleaves. 16 measured 1.5-2% faster
 /// than 8 on the whole kernel at large (PERF-NOTES e3); with the pairs, 32
@@ -1205,11 +1208,13 @@ WgmmaKernel createWgmmaKernel(OpBuilder &b, KernelBuilder &k, Location loc,
   if (t.tiling.ctasPerSM > 1)
     func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                   b.getI32IntegerAttr(t.tiling.ctasPerSM));
-  // Clusters along the batch tiles (grid y): `.reqnctapercluster 1, n, 1`.
-  // The ping-pong kernel's grid is one-dimensional: `.reqnctapercluster n,
-  // 1, 1` there.
-  if (t.tiling.cluster > 1) {
-    int32_t n = static_cast<int32_t>(t.tiling.cluster);
+  // Clusters along the batch tiles (grid y): `.reqnctapercluster 1, n, 1`
+  // (multicast, or the CTAs that generate their g tile together). The
+  // ping-pong kernel's grid is one-dimensional: `.reqnctapercluster n, 1,
+  // 1` there.
+  int64_t clusterDim = std::max(t.tiling.cluster, t.tiling.generate);
+  if (clusterDim > 1) {
+    int32_t n = static_cast<int32_t>(clusterDim);
     func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
                   b.getDenseI32ArrayAttr(t.tiling.persistent
                                              ? ArrayRef<int32_t>{n, 1, 1}
@@ -1230,7 +1235,7 @@ WgmmaKernel createWgmmaKernel(OpBuilder &b, KernelBuilder &k, Location loc,
   kn.full = nvgpu::MBarrierCreateOp::create(k.b, t.barriers);
   kn.empty = nvgpu::MBarrierCreateOp::create(k.b, t.barriers);
   kn.kTiles = (reduction + t.tileK - 1) / t.tileK;
-  if (t.tiling.cluster > 1)
+  if (clusterDim > 1)
     kn.rank = arith::IndexCastUIOp::create(
         k.b, k.b.getIndexType(),
         NVVM::ClusterId::create(k.b, k.b.getI32Type()).getResult());
@@ -1247,6 +1252,10 @@ SmallVector<Type> forwardArgs(OpBuilder &b, const WgmmaEcfShape &sh) {
   SmallVector<Type> args;
   if (sh.seeded)
     args.push_back(MemRefType::get({sh.normChunks, S}, b.getF32Type()));
+  // Generating g itself: the seed, and g [D, S] to write it into.
+  if (sh.tiling.generate)
+    args.append(
+        {b.getI64Type(), MemRefType::get({sh.featureDim, S}, sh.inputElement)});
   MemRefType out = T == 1 ? MemRefType::get({V, S, P}, b.getF32Type())
                    : sh.atomicSums
                        ? MemRefType::get({V, P, S}, b.getI64Type())
@@ -1278,6 +1287,8 @@ SmallVector<Type> forwardArgs(OpBuilder &b, const WgmmaEcfShape &sh) {
 /// The forward's arguments unpacked from WgmmaKernel::rest.
 struct ForwardArgs {
   Value sumSq, cosOut, sinOut, slicesOut;
+  /// With tiling.generate: the seed (i64) and g [D, S] the kernel writes.
+  Value seed, gOut;
   /// The tail's: the means (cosOut, sinOut without foldFinalize), the
   /// counters, the epilogue's output and statistics workspace (the 64-bit
   /// loss word with WgmmaEcfShape::lossSumLayout).
@@ -1287,6 +1298,10 @@ struct ForwardArgs {
   ForwardArgs(const WgmmaEcfShape &sh, ArrayRef<Value> rest) {
     unsigned next = 0;
     sumSq = sh.seeded ? rest[next++] : Value();
+    if (sh.tiling.generate) {
+      seed = rest[next++];
+      gOut = rest[next++];
+    }
     cosOut = rest[next++];
     sinOut = rest[next++];
     slicesOut = sh.storeSlices ? rest[next++] : Value();
@@ -1397,6 +1412,57 @@ void emitTail(KernelBuilder &k, const WgmmaTypes &t, const WgmmaEcfShape &sh,
   });
 }
 
+/// Stage 0 of the kernel that generates its own g tile (projection =
+/// generated, tiling.generate = C CTAs per cluster along the batch tiles,
+/// rank r): the consumer threads generate rows [r D / C, (r + 1) D / C) of
+/// the tile's 64 columns, thread t column s0 + t % 64 and chunk 4 r + t /
+/// 64 of D / (4 C) rows (emitProjectionRows: the projection kernel's
+/// values), stored rounded to the input's type into g [D, S] and the
+/// chunk's sum of squares into sumSq; columns past S are skipped. Then
+/// every thread orders the stores before the async proxy's reads
+/// (fence.proxy.async.global: the producers read g by TMA), passes a
+/// cluster barrier (release / acquire; a CTA barrier for C = 1) and fences
+/// the async proxy again, after which g and the norms of the whole tile are
+/// in global memory for the TMA loads and the column scales.
+void emitTileProjection(KernelBuilder &k, const WgmmaTypes &t,
+                        const WgmmaEcfShape &sh, const WgmmaKernel &kn,
+                        const ForwardArgs &out, Value s0) {
+  int64_t C = t.tiling.generate, D = sh.featureDim;
+  int64_t chunkRows = D / (4 * C);
+  Value col = k.rem(kn.tid, k.idx(kGenerateColumns));
+  Value s = k.add(s0, col);
+  k.ifThen(k.land(k.lt(kn.tid, k.idx(kConsumerThreads)),
+                  k.lt(s, k.idx(sh.numSlices))),
+           [&] {
+             Value rank = C > 1 ? kn.rank : k.idx(0);
+             Value chunk = k.add(k.mul(rank, k.idx(4)),
+                                 k.div(kn.tid, k.idx(kGenerateColumns)));
+             Value d0 = k.mul(chunk, k.idx(chunkRows));
+             Value sum = emitProjectionRows(
+                 k, out.seed, s, d0, k.add(d0, k.idx(chunkRows)), D, sh.normals,
+                 [&](Value d, ArrayRef<Value> rows) {
+                   // D % (16 C) == 0: every row of the chunk is below D.
+                   for (int64_t i = 0; i < 4; ++i)
+                     k.store(arith::TruncFOp::create(k.b, t.elem, rows[i]),
+                             out.gOut, {k.add(d, k.idx(i)), s});
+                 });
+             k.store(sum, out.sumSq, {chunk, s});
+           });
+  auto proxyFence = [&] {
+    NVVM::FenceProxyOp::create(k.b, NVVM::ProxyKind::async_global,
+                               NVVM::SharedSpaceAttr());
+  };
+  proxyFence();
+  if (C > 1) {
+    NVVM::ClusterArriveOp::create(k.b, k.b.getUnitAttr());
+    NVVM::ClusterWaitOp::create(k.b, k.b.getUnitAttr());
+  } else {
+    k.barrier();
+  }
+  // And on the reading side, after the acquire, before its TMA loads.
+  proxyFence();
+}
+
 /// One CTA tile of a forward kernel: slice tile and its first slice, first
 /// row in the batch, view, batch tile, and first row of x viewed as [V * N,
 /// D] (rows past N of a view's last tile are loaded, the next view's or
@@ -1431,6 +1497,8 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
   WgmmaTile tile = gridTile(k, t, sh);
   Value sliceTile = tile.sliceTile, batchTile = tile.batchTile, v = tile.v,
         s0 = tile.s0, m0 = tile.m0, xRow0 = tile.xRow0;
+  if (t.tiling.generate)
+    emitTileProjection(k, t, sh, kn, out, s0);
   // The scale's loads before the mainloop where the consumers have the
   // registers for them (one CTA per multiprocessor: setmaxnreg, or the
   // 64-slice tile's 8-stage ring without split operands, whose longer

@@ -41,6 +41,7 @@ struct SigregChooseSchedulePass
     options.hopper = hopper;
     options.wgmmaSlices = wgmmaSlices;
     options.wgmmaPersistent = wgmmaPersistent;
+    options.wgmmaGenerate = wgmmaGenerate;
     options.wgmmaCluster = wgmmaCluster;
     options.wgmmaRows = wgmmaRows;
     options.singleLaunch = singleLaunch;

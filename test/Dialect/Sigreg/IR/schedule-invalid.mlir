@@ -437,3 +437,79 @@ func.func @cluster_batch_tiles(%x: tensor<1x384x64xbf16>, %a: tensor<64x256xbf16
   %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 3, projection = explicit, cluster = 2>} : tensor<1x384x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
   return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
 }
+
+// -----
+
+// projection = generated: the 64-slice Hopper tile generating its own g tile
+// (split among a cluster of the slice tile's batch-tile CTAs).
+
+func.func @generated_tile(%x: tensor<1x1024x256xbf16>, %seed: i64) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  %g = sigreg.projection seed(%seed) : tensor<256x256xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma with projection = generated needs kernel = wgmma with tile = [128, 64], got tile = [128, 128]}}
+  %c, %s = sigreg.fused_ecf %x, %g {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 8, projection = generated, cluster = 8>} : tensor<1x1024x256xbf16>, tensor<256x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @generated_cluster(%x: tensor<1x1024x256xbf16>, %seed: i64) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  %g = sigreg.projection seed(%seed) : tensor<256x256xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma with projection = generated needs cluster = 1, 2, 4 or 8 (the CTAs that generate the g tile together), got 16}}
+  %c, %s = sigreg.fused_ecf %x, %g {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = generated, cluster = 16>} : tensor<1x1024x256xbf16>, tensor<256x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @generated_batch_tiles(%x: tensor<1x768x256xbf16>, %seed: i64) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  %g = sigreg.projection seed(%seed) : tensor<256x256xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma with projection = generated needs batch_tiles a multiple of the cluster 4 (the batch tiles of a slice tile generate its g tile together), got 6}}
+  %c, %s = sigreg.fused_ecf %x, %g {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 6, projection = generated, cluster = 4>} : tensor<1x768x256xbf16>, tensor<256x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @generated_features(%x: tensor<1x1024x200xbf16>, %seed: i64) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  %g = sigreg.projection seed(%seed) : tensor<200x256xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma with projection = generated needs D a multiple of 16 x cluster = 128 (each CTA's threads take whole groups of four rows), got D = 200}}
+  %c, %s = sigreg.fused_ecf %x, %g {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = generated, cluster = 8>} : tensor<1x1024x200xbf16>, tensor<200x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @generated_views(%x: tensor<2x1024x256xbf16>, %seed: i64) -> (tensor<2x256x17xf32>, tensor<2x256x17xf32>) {
+  %g = sigreg.projection seed(%seed) : tensor<256x256xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma with projection = generated needs one view (several would generate g once per view), got V = 2}}
+  %c, %s = sigreg.fused_ecf %x, %g {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = generated, cluster = 8>} : tensor<2x1024x256xbf16>, tensor<256x256xf32> -> tensor<2x256x17xf32>
+  return %c, %s : tensor<2x256x17xf32>, tensor<2x256x17xf32>
+}
+
+// -----
+
+func.func @generated_other_user(%x: tensor<1x1024x256xbf16>, %seed: i64) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>, tensor<256x256xf32>) {
+  %g = sigreg.projection seed(%seed) : tensor<256x256xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma with projection = generated needs the seeded projection to have no other user (g exists only inside this kernel's launch)}}
+  %c, %s = sigreg.fused_ecf %x, %g {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = generated, cluster = 8>} : tensor<1x1024x256xbf16>, tensor<256x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s, %g : tensor<1x256x17xf32>, tensor<1x256x17xf32>, tensor<256x256xf32>
+}
+
+// -----
+
+func.func @generated_explicit(%x: tensor<1x1024x256xbf16>, %a: tensor<256x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule projection = generated needs a seeded sigreg.projection operand; an explicit projection has projection = explicit}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = generated, cluster = 8>} : tensor<1x1024x256xbf16>, tensor<256x256xbf16> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+// The means returned as they are (per-slice statistics) need g's hi + lo
+// split, which the generating kernel does not write.
+func.func @generated_split(%x: tensor<1x1024x256xbf16>, %seed: i64) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  %g = sigreg.projection seed(%seed) : tensor<256x256xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma with projection = generated needs a 16-bit input whose statistics allow g rounded to 16 bits (not the hi + lo split)}}
+  %c, %s = sigreg.fused_ecf %x, %g {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = generated, cluster = 8>} : tensor<1x1024x256xbf16>, tensor<256x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}

@@ -3,6 +3,8 @@
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-persistent=true wgmma-slices=256" | FileCheck %s --check-prefix=PERSIST
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-slices=128" | FileCheck %s --check-prefix=W128
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-persistent=true wgmma-rows=256 wgmma-cluster=2" | FileCheck %s --check-prefix=TPERSIST
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-generate=true" | FileCheck %s --check-prefix=GEN
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-generate=true wgmma-cluster=2" | FileCheck %s --check-prefix=GEN2
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-rows=128" | FileCheck %s --check-prefix=R128
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-rows=256" | FileCheck %s --check-prefix=R256
 // RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-rows=64" 2>&1 | FileCheck %s --check-prefix=BADROWS
@@ -68,6 +70,18 @@ func.func @minimal(%x: tensor<4x256x16xbf16>, %seed: i64) -> tensor<f32> {
 // SIMT:           schedule = #sigreg.schedule<kernel = simt, tile = [64, 32], k_tile = 16, batch_tiles = 16, projection = f32>
 // BLOCKS-LABEL: func.func @mid
 // BLOCKS:         schedule = #sigreg.schedule<kernel = mma, tile = [64, 128]
+// --wgmma-generate: the 64-slice tile generates its own g tile, split among
+// the 8 batch-tile CTAs of each slice tile (a cluster of 8 by rule; 2 when
+// wgmma-cluster says so): no projection launch. Tiles of 256 slices (large)
+// and statistics that need the split (none_bf16) keep the projection kernel.
+// GEN-LABEL:   func.func @mid
+// GEN:           schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = generated, cluster = 8>
+// GEN-LABEL:   func.func @large(
+// GEN:           projection = rounded>
+// GEN-LABEL:   func.func @none_bf16
+// GEN:           schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = split>
+// GEN2-LABEL:  func.func @mid
+// GEN2:          schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = generated, cluster = 2>
 func.func @mid(%x: tensor<1024x1024xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<1024x1024xbf16> -> tensor<f32>
   return %l : tensor<f32>

@@ -134,6 +134,8 @@ def SigregChooseSchedule : Pass<"sigreg-choose-schedule"> {
     Option<"wgmmaPersistent", "wgmma-persistent", "bool", "false",
            "TMA + wgmma kernel: persistent, the ping-pong kernel (P <= 25), "
            "or with wgmma-rows=256 the transposed tile (P <= 23)">,
+    Option<"wgmmaGenerate", "wgmma-generate", "bool", "false",
+           "TMA + wgmma kernel: the 64-slice tile generates its g tile itself, split among a cluster of the slice tile's CTAs (one launch; not yet run on a GPU)">,
     Option<"wgmmaCluster", "wgmma-cluster", "int64_t", "0",
            "TMA + wgmma kernel: CTAs per cluster sharing the g tile by multicast "
            "(1, 2 or 4; 0: by rule)">,

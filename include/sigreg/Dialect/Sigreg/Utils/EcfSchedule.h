@@ -68,6 +68,10 @@ struct WgmmaTiling {
   /// the transposed one-tile kernel (tile [256, 128], the product D = g^T
   /// x^T so that the ECF runs from the accumulators).
   int64_t rows = kWgmmaTileRows;
+  /// CTAs per thread block cluster along the batch tiles that generate
+  /// their g tile together (projection = generated; 0: the projection
+  /// kernel writes g). No multicast: `cluster` stays 1.
+  int64_t generate = 0;
 
   /// The ping-pong kernel: persistent with 128-row tiles, each consumer
   /// warpgroup owning whole tiles. Persistent with the transposed tile, the
@@ -154,6 +158,25 @@ int64_t transposedSumGroups(int64_t batchTiles, int64_t sliceTiles);
 std::string persistentTransposedObstacle(FusedEcfOp op,
                                          int64_t dynamicSize = 0);
 
+/// The Hopper kernel that generates its own g tile (projection = generated):
+/// the 64-slice tile of 128 rows, whose C batch-tile CTAs of a slice tile
+/// (a thread block cluster of C, or one CTA for C = 1) each generate D / C
+/// rows of the tile's 64 columns into g and their per-chunk sums of squares
+/// (4 chunks of D / (4 C) rows), then pass a cluster barrier and read g by
+/// TMA as from the projection kernel: the forward in one launch.
+constexpr int64_t kWgmmaGenerateSlices = 64;
+/// Why `op` cannot generate its g tile in the Hopper kernel with clusters of
+/// `cluster` CTAs (empty when it can): a projection that is not seeded by
+/// an i64 seed or has other users, several views, a cluster other than 1,
+/// 2, 4 or 8, batch tiles of 128 rows that the cluster does not divide, D
+/// not a multiple of 16 x cluster, or an input or statistics that need the
+/// hi + lo split.
+std::string wgmmaGenerateObstacle(FusedEcfOp op, int64_t cluster,
+                                  int64_t dynamicSize = 0);
+/// The largest generation cluster (8, 4, 2, 1) wgmmaGenerateObstacle allows,
+/// 0 when none.
+int64_t wgmmaGenerateClusterOf(FusedEcfOp op, int64_t dynamicSize = 0);
+
 /// The user-facing knobs (pass options) that the schedule follows. Zero tile
 /// sizes mean "by shape".
 struct EcfScheduleOptions {
@@ -168,6 +191,9 @@ struct EcfScheduleOptions {
   /// warpgroup's tile beside the other's MMAs (where
   /// wgmmaPersistentObstacle allows).
   bool wgmmaPersistent = false;
+  /// Hopper kernel: the 64-slice tile generates its g tile itself
+  /// (projection = generated, where wgmmaGenerateObstacle allows).
+  bool wgmmaGenerate = false;
   /// Hopper kernel: CTAs per thread block cluster sharing the g tile by
   /// multicast, 1, 2 or 4 (0: by rule, wgmmaClusterOf).
   int64_t wgmmaCluster = 0;
@@ -220,6 +246,9 @@ struct EcfSchedule {
   /// Grid: ceil(N / blockRows) batch tiles (partials and a finalize kernel
   /// when more than one) by ceil(S / blockSlices) slice tiles, per view.
   int64_t numBatchTiles, numSliceTiles;
+  /// The Hopper kernel generates its g tile itself, in clusters of `cluster`
+  /// CTAs (projection = generated; no multicast).
+  bool generateProjection = false;
 
   /// The Hopper kernel that may gather its batch tiles and run the epilogue
   /// in its tail: the one-tile kernel of 128-row tiles. The ping-pong and
@@ -519,6 +548,11 @@ struct ProjectionSchedule {
   /// its hi and lo parts as [2 Dp, S] (wgmmaSplitFeatures).
   bool rowMajor;
   int64_t chunkRows, numChunks;
+  /// The consumer's Hopper kernel generates g (projection = generated), in
+  /// clusters of `generateCluster` CTAs: no projection launch; chunkRows =
+  /// D / (4 x generateCluster).
+  bool generated = false;
+  int64_t generateCluster = 0;
 };
 
 /// The layout of `op`'s output as --convert-sigreg-to-gpu writes it.
