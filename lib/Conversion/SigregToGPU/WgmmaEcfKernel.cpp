@@ -1483,6 +1483,30 @@ WgmmaTile gridTile(KernelBuilder &k, const WgmmaTypes &t,
   tile.xRow0 = k.add(k.mul(tile.v, k.idx(sh.batch)), tile.m0);
   return tile;
 }
+
+/// Stage 2 of the persistent kernels: the producer thread streams the
+/// k-tiles of the CTA's `count` tiles (`tileAt(i)`) as one run of ring
+/// steps, tile i taking steps i kTiles .. (i + 1) kTiles - 1.
+void emitTileWalkProducer(KernelBuilder &k, const WgmmaTypes &t,
+                          const WgmmaKernel &kn, Value count,
+                          function_ref<WgmmaTile(Value)> tileAt) {
+  k.ifThen(kn.primary, [&] {
+    k.forEach(k.idx(0), count, k.idx(1), [&](Value i) {
+      WgmmaTile tile = tileAt(i);
+      emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
+                      tile.xRow0, tile.s0, kn.kTiles,
+                      k.mul(i, k.idx(kn.kTiles)), kn.rank);
+    });
+  });
+}
+
+/// A typed view of the dynamic shared memory just after the operand ring
+/// (the persistent kernels' own words).
+Value afterRing(KernelBuilder &k, const WgmmaTypes &t, Value smem,
+                MemRefType type) {
+  return smemView(k, smem, k.idx(t.stages * (t.xTileBytes + t.gTileBytes)),
+                  type);
+}
 } // namespace
 
 gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
@@ -1910,21 +1934,9 @@ mlir::sigreg::buildFusedEcfWgmmaPersistentKernel(OpBuilder &b, Location loc,
   auto tileOf = [&](Value i) { return tiles.at(k, i); };
   // Each consumer warpgroup's column scales, after the ring.
   Value scales =
-      smemView(k, kn.smem, k.idx(t.stages * (t.xTileBytes + t.gTileBytes)),
-               t.tile({2, t.slices}, k.b.getF32Type()));
+      afterRing(k, t, kn.smem, t.tile({2, t.slices}, k.b.getF32Type()));
   emitWarpgroupRoles(
-      k, t, kn.wg,
-      [&] {
-        // One thread: the k-tiles of every tile of the CTA, in order.
-        k.ifThen(kn.primary, [&] {
-          k.forEach(k.idx(0), myTiles, k.idx(1), [&](Value i) {
-            WgmmaTile tile = tileOf(i);
-            emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
-                            tile.xRow0, tile.s0, kn.kTiles,
-                            k.mul(i, k.idx(kn.kTiles)), kn.rank);
-          });
-        });
-      },
+      k, t, kn.wg, [&] { emitTileWalkProducer(k, t, kn, myTiles, tileOf); },
       [&] {
         // Warpgroup w takes the CTA's tiles w, w + 2, ... Its turn to issue
         // MMAs comes when the other has issued its previous tile's, so that
@@ -2058,20 +2070,9 @@ mlir::sigreg::buildFusedEcfWgmmaTransposedKernel(OpBuilder &b, Location loc,
   // The group's sums of the CTA's slices after the ring: [2 P][slices], cos
   // p at row p (row 0: the rows counted), sin p at row P + p.
   Value groupSums =
-      smemView(k, kn.smem, k.idx(t.stages * (t.xTileBytes + t.gTileBytes)),
-               t.tile({2 * P, t.slices}, k.b.getF32Type()));
+      afterRing(k, t, kn.smem, t.tile({2 * P, t.slices}, k.b.getF32Type()));
   emitWarpgroupRoles(
-      k, t, kn.wg,
-      [&] {
-        k.ifThen(kn.primary, [&] {
-          k.forEach(k.idx(0), count, k.idx(1), [&](Value i) {
-            WgmmaTile tile = tileAt(i);
-            emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
-                            tile.xRow0, tile.s0, kn.kTiles,
-                            k.mul(i, k.idx(kn.kTiles)), kn.rank);
-          });
-        });
-      },
+      k, t, kn.wg, [&] { emitTileWalkProducer(k, t, kn, count, tileAt); },
       [&] {
         QuadSlices q = quadSlices(s0);
         Value leader = quadLeader(k, q.lane);
