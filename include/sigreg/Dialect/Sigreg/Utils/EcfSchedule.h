@@ -173,9 +173,11 @@ constexpr int64_t kWgmmaGenerateSlices = 64;
 /// hi + lo split.
 std::string wgmmaGenerateObstacle(FusedEcfOp op, int64_t cluster,
                                   int64_t dynamicSize = 0);
-/// The largest generation cluster (8, 4, 2, 1) wgmmaGenerateObstacle allows,
-/// 0 when none.
-int64_t wgmmaGenerateClusterOf(FusedEcfOp op, int64_t dynamicSize = 0);
+/// The generation cluster: `requested` where wgmmaGenerateObstacle allows
+/// it, or by rule (0) the largest of 8, 4, 2, 1 it allows; 0 when none (g
+/// then comes from the projection kernel).
+int64_t wgmmaGenerateClusterOf(FusedEcfOp op, int64_t requested,
+                               int64_t dynamicSize = 0);
 
 /// The user-facing knobs (pass options) that the schedule follows. Zero tile
 /// sizes mean "by shape".
@@ -548,10 +550,9 @@ struct ProjectionSchedule {
   /// its hi and lo parts as [2 Dp, S] (wgmmaSplitFeatures).
   bool rowMajor;
   int64_t chunkRows, numChunks;
-  /// The consumer's Hopper kernel generates g (projection = generated), in
-  /// clusters of `generateCluster` CTAs: no projection launch; chunkRows =
-  /// D / (4 x generateCluster).
-  bool generated = false;
+  /// Nonzero: the consumer's Hopper kernel generates g (projection =
+  /// generated), in clusters of this many CTAs: no projection launch;
+  /// chunkRows = D / (4 x generateCluster).
   int64_t generateCluster = 0;
 };
 
