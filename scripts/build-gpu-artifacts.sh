@@ -5,8 +5,8 @@
 # (scripts/gpu-check.sh). Usage: scripts/build-gpu-artifacts.sh BUILD_DIR OUT_DIR [SET]
 #   SET: all (default: anchors, variants, hopper, split, single, grad, step, phased and random) | anchors |
 #        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
-#        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate | p65 (P = 65 per-slice f16 on every ECF
-#        kernel)
+#        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate | warps16 |
+#        p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
 # reduction and both projection kinds, each compiled for both pipelines as random-NNN.
@@ -30,11 +30,13 @@ seed_or_projection() {
   esac
 }
 
-# emit NAME V N D S P DTYPE CLIP CLIPVAL REDUCTION PROJ [PIPELINES]
+# emit NAME V N D S P DTYPE CLIP CLIPVAL REDUCTION PROJ [PIPELINES] [FLAGS]
+# (PREFIX and EXTRA in the environment, for emit and emit_grad alike: a prefix of NAME and
+# flags added to FLAGS, so that a set can be emitted again as a variant.)
 emit() {
-  local name=$1 V=$2 N=$3 D=$4 S=$5 P=$6 dt=$7 clip=$8 cv=$9 red=${10} proj=${11}
+  local name=${PREFIX:-}$1 V=$2 N=$3 D=$4 S=$5 P=$6 dt=$7 clip=$8 cv=$9 red=${10} proj=${11}
   local pipes=${12:-${PIPES:-both}}
-  local extra=${13:-}
+  local extra="${13:-} ${EXTRA:-}"
   local xt rt clipattr="" arg2 projuse prelude
   if [ "$V" = 0 ]; then xt="tensor<${N}x${D}x${dt}>"; else xt="tensor<${V}x${N}x${D}x${dt}>"; fi
   if [ "$red" = none ]; then
@@ -57,7 +59,8 @@ MLIR
   # NAME-unclipped twin, clip none and reduction none, so that gpu-check.sh compares each
   # unclipped per-slice statistic with the reference.
   if [ "$clip" != none ]; then
-    emit "$name-unclipped" "$V" "$N" "$D" "$S" "$P" "$dt" none 0 none "$proj" "$pipes" "$extra"
+    PREFIX="" EXTRA="" emit "$name-unclipped" "$V" "$N" "$D" "$S" "$P" "$dt" none 0 none "$proj" \
+      "$pipes" "$extra"
   fi
 }
 
@@ -66,9 +69,9 @@ MLIR
 # default, fused or both; the fused backward needs bf16/f16 and D, S multiples
 # of 8); validated against the float64 reference gradient.
 emit_grad() {
-  local name=$1 V=$2 N=$3 D=$4 S=$5 P=$6 dt=$7 clip=$8 cv=$9 red=${10} proj=${11}
+  local name=${PREFIX:-}$1 V=$2 N=$3 D=$4 S=$5 P=$6 dt=$7 clip=$8 cv=$9 red=${10} proj=${11}
   local pipes=${12:-naive}
-  local extra=${13:-}
+  local extra="${13:-} ${EXTRA:-}"
   local xt gt dxt clipattr="" arg2 projuse prelude
   if [ "$V" = 0 ]; then xt="tensor<${N}x${D}x${dt}>"; dxt="tensor<${N}x${D}xf32>"
   else xt="tensor<${V}x${N}x${D}x${dt}>"; dxt="tensor<${V}x${N}x${D}xf32>"; fi
@@ -165,9 +168,12 @@ emit_step() { STEP=1 emit_grad "$@"; }
 emit_phased() { PHASED=1 emit_grad "$@"; }
 
 # The phased step: the step set's scalar losses.
-phased_set() {
+single_launch_phased() {
   emit_phased phased-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
   emit_phased phased-minimal-bf16 4 256 16 256 17 bf16 none 0 mean seed fused
+}
+phased_set() {
+  single_launch_phased
   emit_phased phased-mid-bf16 0 1024 1024 1024 17 bf16 none 0 mean seed fused
   emit_phased phased-large-bf16 0 8192 4096 4096 17 bf16 none 0 mean seed fused
   emit_phased phased-views-f16-zero-sum 3 37 136 72 9 f16 zero_below 0.9 sum seed fused
@@ -188,9 +194,17 @@ phased_set() {
 
 # The training step (issue 10): the anchors, views, ragged N, every clip mode and
 # reduction, both projection kinds, P from 5 to 33, through the fused pipeline.
-step_set() {
+# The steps that take the single launch (N <= 256): the anchors, train-sized, ragged N and D
+# (D % 16 != 0), P = 33 with clamp_min, views.
+single_launch_steps() {
   emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
   emit_step step-minimal-bf16 4 256 16 256 17 bf16 none 0 mean seed fused
+  emit_step step-train-bf16 0 256 256 256 17 bf16 none 0 mean seed fused
+  emit_step step-ragged-small-bf16 2 100 200 104 17 bf16 none 0 mean seed fused
+  emit_step step-n129-p33-f16-clamp 0 129 520 136 33 f16 clamp_min 0.3 mean seed fused
+}
+step_set() {
+  single_launch_steps
   emit_step step-mid-bf16 0 1024 1024 1024 17 bf16 none 0 mean seed fused
   emit_step step-large-bf16 0 8192 4096 4096 17 bf16 none 0 mean seed fused
   emit_step step-views-f16-zero-sum 3 37 136 72 9 f16 zero_below 0.9 sum seed fused
@@ -198,12 +212,8 @@ step_set() {
   emit_step step-ragged-views-bf16 3 1000 1000 2000 17 bf16 none 0 mean seed fused
   emit_step step-p33-views-bf16 2 513 264 392 33 bf16 none 0 sum seed fused
   # The step in two launches (the single launch writes G and g, then the backward
-  # GEMM) where N <= 256: train-sized, ragged N and D (D % 16 != 0), P = 33 with
-  # clamp_min, views; beside some, a twin on the Hopper forward (--single-launch=0:
-  # projection, forward with the slices, dL/dy, GEMM).
-  emit_step step-train-bf16 0 256 256 256 17 bf16 none 0 mean seed fused
-  emit_step step-ragged-small-bf16 2 100 200 104 17 bf16 none 0 mean seed fused
-  emit_step step-n129-p33-f16-clamp 0 129 520 136 33 f16 clamp_min 0.3 mean seed fused
+  # GEMM, single_launch_steps above) beside twins on the Hopper forward
+  # (--single-launch=0: projection, forward with the slices, dL/dy, GEMM).
   emit_step step-blog-bf16-hopper 0 32 2048 1024 17 bf16 none 0 mean seed fused --single-launch=0
   emit_step step-minimal-bf16-hopper 4 256 16 256 17 bf16 none 0 mean seed fused --single-launch=0
   emit_step step-train-bf16-hopper 0 256 256 256 17 bf16 none 0 mean seed fused --single-launch=0
@@ -399,16 +409,20 @@ single() {
 # forward advances the counter (the single launch's packed loss word, its fenced counter, the
 # Hopper kernel's tail, the epilogue kernel after the Hopper, mma.sync and SIMT kernels, a
 # launch of its own for per-slice losses), and steps.
-device_step_set() {
+# Those of the single launch (its packed loss word; its fenced counter, forced at N = 4096):
+single_launch_device_steps() {
   emit ds-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean step fused
   emit ds-minimal-bf16 4 256 16 256 17 bf16 none 0 mean step fused
+  emit ds-n200-sum-bf16 0 200 520 136 9 bf16 none 0 sum step fused
+  emit ds-views-f32-clamp 3 37 129 77 9 f32 clamp_min 1.0 mean step fused
+  emit ds-fenced-bf16 0 4096 16 8192 17 bf16 none 0 mean step fused --single-launch=2
+}
+device_step_set() {
+  single_launch_device_steps
   emit ds-mid-bf16 0 1024 1024 1024 17 bf16 none 0 mean step fused
   emit ds-large-bf16 0 8192 4096 4096 17 bf16 none 0 mean step fused
   emit ds-ragged-none-bf16 2 100 200 104 17 bf16 none 0 none step fused
   emit ds-mid-none-bf16 0 1024 1024 1024 17 bf16 none 0 none step fused
-  emit ds-n200-sum-bf16 0 200 520 136 9 bf16 none 0 sum step fused
-  emit ds-views-f32-clamp 3 37 129 77 9 f32 clamp_min 1.0 mean step fused
-  emit ds-fenced-bf16 0 4096 16 8192 17 bf16 none 0 mean step fused --single-launch=2
   emit ds-blog-bf16-hopper 0 32 2048 1024 17 bf16 none 0 mean step fused --single-launch=0
   emit ds-ragged-f16-mma 0 1000 520 1032 9 f16 none 0 sum step fused --chip=sm_90
   emit ds-ragged-f32-simt 0 300 129 200 9 f32 none 0 mean step fused "--chip=sm_90 --tensor-cores=false"
@@ -520,7 +534,22 @@ generate_set() {
     emit "gen-c$c-mid-bf16" 0 1024 1024 1024 17 bf16 none 0 mean seed fused "$o --wgmma-cluster=$c"
   done
 }
+# The single launch in blocks of 16 warps (--single-launch-warps=16, schedule warps = 16):
+# the single set, the training steps that take the single launch, and the seed read from a
+# step counter (the packed loss word, the fenced counter forced at N = 4096), each as NAME (8
+# warps, the rule) and w16-NAME, for scripts/gpu-ab.sh --prefix w16-.
+warps16_configs() {
+  single
+  single_launch_steps
+  single_launch_phased
+  single_launch_device_steps
+}
+warps16_set() {
+  warps16_configs
+  PREFIX=w16- EXTRA=--single-launch-warps=16 warps16_configs
+}
 case "$set_" in
+  warps16) warps16_set ;;
   pingpong) pingpong_set ;;
   generate) generate_set ;;
   tpersistent) tpersistent_set ;;

@@ -132,6 +132,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   scheduleOpts.wgmmaCluster = options.wgmmaCluster;
   scheduleOpts.wgmmaRows = options.wgmmaRows;
   scheduleOpts.singleLaunch = options.singleLaunch;
+  scheduleOpts.singleLaunchWarps = options.singleLaunchWarps;
   pm.addPass(createSigregChooseSchedule(scheduleOpts));
   if (options.saveSlices) {
     SigregSaveSlicesOptions slicesOpts;

@@ -95,6 +95,11 @@ struct Options {
       llvm::cl::desc("whole forward in one launch: 0 never, 1 by the cost "
                      "rule, 2 wherever it applies"),
       llvm::cl::init(1)};
+  llvm::cl::opt<int64_t> singleLaunchWarps{
+      "single-launch-warps",
+      llvm::cl::desc("warps per block of the single launch, 8 or 16 (0: by "
+                     "rule, 8)"),
+      llvm::cl::init(0)};
   llvm::cl::opt<bool> wgmmaGenerate{
       "wgmma-generate",
       llvm::cl::desc("sm_90a: the 64-slice Hopper tile generates its g tile "
@@ -238,6 +243,7 @@ SmallVector<std::string> cudaOnlyFlags(Options &opts) {
   note(opts.blockSlices);
   note(opts.tensorCores);
   note(opts.singleLaunch);
+  note(opts.singleLaunchWarps);
   note(opts.wgmmaSlices);
   note(opts.wgmmaCluster);
   note(opts.wgmmaRows);
@@ -542,6 +548,7 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.slicesPhase = opts.slicesPhase;
   gpuOpts.deferCotangent = opts.deferCotangent;
   gpuOpts.singleLaunch = opts.singleLaunch;
+  gpuOpts.singleLaunchWarps = opts.singleLaunchWarps;
   std::string jsonReports;
   int exitCode = 0;
   ArtifactStaging staging(opts.emitArtifact);

@@ -65,6 +65,8 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
     Option<"singleLaunch", "single-launch", "int64_t", "1",
            "Whole forward in one launch (sigreg_single_launch): 0 never, 1 where "
            "the cost rule usesSingleLaunch picks it, 2 wherever it applies">,
+    Option<"singleLaunchWarps", "single-launch-warps", "int64_t", "0",
+           "Warps per block of the single launch, 8 or 16 (0: by rule, 8)">,
     Option<"fastNormals", "fast-normals", "bool", "false",
            "Generated projections: the Box-Muller step through the GPU's approximate "
            "log2, sine and cosine (docs/PROJECTION.md section 7; g within about 1e-5 of "

@@ -48,6 +48,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::desc("Whole forward in one launch: 0 never, 1 by the cost "
                      "rule (usesSingleLaunch), 2 wherever it applies"),
       llvm::cl::init(1)};
+  PassOptions::Option<int64_t> singleLaunchWarps{
+      *this, "single-launch-warps",
+      llvm::cl::desc("Warps per block of the single launch, 8 or 16 (0: by "
+                     "rule, 8)"),
+      llvm::cl::init(0)};
   PassOptions::Option<int64_t> wgmmaSlices{
       *this, "wgmma-slices",
       llvm::cl::desc("TMA + wgmma kernel slice tile, 64, 128 or 256 (0: auto)"),

@@ -257,7 +257,8 @@ Value mlir::sigreg::addXorShuffled(KernelBuilder &k, Value value,
 
 Value mlir::sigreg::emitBlockShuffleSum(KernelBuilder &k, Value tid,
                                         Value value, Value scratch,
-                                        function_ref<void()> barrier) {
+                                        function_ref<void()> barrier,
+                                        int64_t threads) {
   for (int32_t off = 16; off >= 1; off /= 2)
     value = addXorShuffled(k, value, off);
   Value lane = k.rem(tid, k.idx(32)), warp = k.div(tid, k.idx(32));
@@ -267,7 +268,7 @@ Value mlir::sigreg::emitBlockShuffleSum(KernelBuilder &k, Value tid,
   else
     k.barrier();
   Value total = k.load(scratch, {k.idx(0)});
-  for (int64_t w = 1; w < kBlockThreads / 32; ++w)
+  for (int64_t w = 1; w < threads / 32; ++w)
     total = k.addf(total, k.load(scratch, {k.idx(w)}));
   return total;
 }

@@ -150,15 +150,16 @@ Value emitGradValue(KernelBuilder &k, int64_t P, Value theta,
 /// butterfly sum (every lane of the warp takes part).
 Value addXorShuffled(KernelBuilder &k, Value value, int32_t offset);
 
-/// The sum of `value` over the kBlockThreads threads, in a fixed order: an
-/// xor butterfly of shuffles inside each warp, then thread 0 adds the warps'
-/// sums in ascending order (through the workgroup f32 buffer `scratch`, at
-/// least kBlockThreads / 32 words; one barrier). The result is valid in
-/// thread 0 only. Fewer barriers than emitBlockTreeSum (1 against 9).
-/// `barrier` synchronizes the threads taking part (the block's when null).
+/// The sum of `value` over the `threads` threads (kBlockThreads unless
+/// given), in a fixed order: an xor butterfly of shuffles inside each warp,
+/// then thread 0 adds the warps' sums in ascending order (through the
+/// workgroup f32 buffer `scratch`, at least threads / 32 words; one
+/// barrier). The result is valid in thread 0 only. Fewer barriers than
+/// emitBlockTreeSum (1 against 9). `barrier` synchronizes the threads taking
+/// part (the block's when null).
 Value emitBlockShuffleSum(KernelBuilder &k, Value tid, Value value,
-                          Value scratch,
-                          function_ref<void()> barrier = nullptr);
+                          Value scratch, function_ref<void()> barrier = nullptr,
+                          int64_t threads = kBlockThreads);
 
 /// Adds this block's part `sum` (f32, thread-local: call it from one
 /// thread) of a mean/sum loss to the 64-bit word `acc` (memref<1xi64>, zero

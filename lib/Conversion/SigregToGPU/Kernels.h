@@ -437,7 +437,8 @@ constexpr int64_t kMinLossFractionBits = 16;
 
 /// The whole forward (projection -> fused ECF -> one-rank all-reduce ->
 /// epilogue) in one launch, SingleLaunchKernel.cpp: block = (blockSlices
-/// slices, blockRows batch rows, view), 256 threads. The GEMM runs as SIMT
+/// slices, blockRows batch rows, view), `warps` warps (8 or 16; the
+/// schedule's warps). The GEMM runs as SIMT
 /// FMAs on g in shared memory (blockRows * blockSlices <= 1024), or with
 /// `tensorCores` as mma.sync on g generated in registers (blockRows *
 /// blockSlices <= 2048).
@@ -452,6 +453,11 @@ struct SingleLaunchShape {
   /// kernel's chunk, so that the norms are the same bits).
   int64_t chunkRows;
   int64_t blockRows, blockSlices;
+  /// Warps per block: 8, or 16 for twice the threads hiding each other's
+  /// latency (the tensor-core k loop's k groups and row groups, the ECF's
+  /// elements per thread).
+  int64_t warps = 8;
+  int64_t threads() const { return 32 * warps; }
   /// The GEMM on mma.sync.m16n8k16 (bf16/f16 input, seeded g rounded to the
   /// input's type, or as hi + lo parts with splitProjection).
   bool tensorCores = false, splitProjection = false;
@@ -493,9 +499,9 @@ struct SingleLaunchShape {
     return std::max<int64_t>(1, columns + (gridCounter ? 1 : 0));
   }
   /// Rows of the y tile each thread of the ECF stage adds up (the tile has
-  /// BM * BS elements, up to eight per thread of the block).
+  /// BM * BS elements, up to eight per thread of a block of 8 warps).
   int64_t ecfRowsPerThread() const {
-    return std::max<int64_t>(1, blockRows * blockSlices / 256);
+    return std::max<int64_t>(1, blockRows * blockSlices / threads());
   }
   /// Rows each thread of the GEMM stage multiplies: one shared-memory load
   /// of g serves them all (4 * RG FMAs per 16-byte load).
@@ -503,8 +509,8 @@ struct SingleLaunchShape {
   /// g's shared-memory row of feature d starts at d * BS + 4 * (d / 8) when
   /// padded: k parts 8 rows apart then fall in different banks.
   bool padsProjectionTile() const { return blockSlices % 4 == 0; }
-  /// Tensor cores: the 8 warps as mmaWarpsK() k groups (each takes every
-  /// mmaWarpsK()-th 16-deep k step) x 8 / mmaWarpsK() row groups of
+  /// Tensor cores: the warps as mmaWarpsK() k groups (each takes every
+  /// mmaWarpsK()-th 16-deep k step) x warps / mmaWarpsK() row groups of
   /// mmaRowFragments() 16-row fragments; warps past the tile's rows idle.
   int64_t mmaSteps() const { return (featureDim + 15) / 16; }
   int64_t mmaWarpsK() const;
@@ -512,7 +518,7 @@ struct SingleLaunchShape {
   /// together): 4 or 2 when every warp has a multiple of that many, else 1.
   int64_t mmaStepGroup() const;
   int64_t mmaRowFragments() const {
-    return std::max<int64_t>(1, blockRows / 16 / (8 / mmaWarpsK()));
+    return std::max<int64_t>(1, blockRows / 16 / (warps / mmaWarpsK()));
   }
 };
 /// (seed : i64 | step : memref<i64> (deviceStep) | A : memref<DxS>, x :

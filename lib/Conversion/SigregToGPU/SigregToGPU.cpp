@@ -85,6 +85,7 @@ EcfScheduleOptions scheduleOptions(const ConvertSigregToGPUOptions &options) {
   o.wgmmaRows = options.wgmmaRows;
   o.wgmmaAtomicSums = options.wgmmaAtomicSums;
   o.singleLaunch = options.singleLaunch;
+  o.singleLaunchWarps = options.singleLaunchWarps;
   return o;
 }
 
@@ -1606,10 +1607,11 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   ScheduleAttr attr = ecf.getScheduleAttr();
   SingleLaunchTiling tiling =
       attr ? SingleLaunchTiling{attr.getRows(), attr.getSlices(),
-                                attr.getProjection()}
+                                attr.getProjection(), attr.getWarps()}
            : chooseSingleLaunchTiling(ecf, schedule);
   sh.blockRows = tiling.blockRows;
   sh.blockSlices = tiling.blockSlices;
+  sh.warps = tiling.warps;
   sh.tensorCores = singleLaunchUsesMma(tiling.projection);
   sh.splitProjection = tiling.projection == ProjectionMode::split;
   auto step = singleLaunchSteps.find(ecf);
@@ -1676,7 +1678,7 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   }
   OpBuilder kb = kernelBuilder();
   gpu::GPUFuncOp kernel = addKernel(buildSingleLaunchKernel(kb, loc, sh));
-  createLaunch(rewriter, loc, kernel, {sh.numSliceTiles(), T, V}, kBlockThreads,
+  createLaunch(rewriter, loc, kernel, {sh.numSliceTiles(), T, V}, sh.threads(),
                args);
   if (epi)
     rewriter.replaceOp(epi, toTensor(rewriter, loc, out));
@@ -1809,7 +1811,7 @@ struct ConvertSigregToGPUPass
       return;
     std::string optionError =
         scheduleOptionError(blockRows, blockSlices, wgmmaSlices, singleLaunch,
-                            wgmmaCluster, wgmmaRows);
+                            wgmmaCluster, wgmmaRows, singleLaunchWarps);
     if (!optionError.empty()) {
       module.emitError(optionError);
       return signalPassFailure();
@@ -1832,6 +1834,7 @@ struct ConvertSigregToGPUPass
     opts.wgmmaRows = wgmmaRows;
     opts.wgmmaAtomicSums = wgmmaAtomicSums;
     opts.singleLaunch = singleLaunch;
+    opts.singleLaunchWarps = singleLaunchWarps;
     opts.deferCotangent = deferCotangent;
     Lowering lowering(kernels, scheduleOptions(opts), deferCotangent,
                       fastNormals ? NormalMapping::Fast : NormalMapping::Exact);

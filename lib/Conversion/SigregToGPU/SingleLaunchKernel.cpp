@@ -3,8 +3,8 @@
 // sigreg.projection -> sigreg.fused_ecf -> sigreg.all_reduce_mean (one rank)
 // -> sigreg.fused_epilogue as one kernel, for problems that do not fill the
 // GPU (usesSingleLaunch in EcfSchedule.cpp). Block = (BS slices, BM batch
-// rows, view), 256 threads; grid (ceil(S / BS), ceil(N / BM), V). Stages, one
-// function each:
+// rows, view), 8 or 16 warps (the schedule's warps); grid (ceil(S / BS), ceil(N
+// / BM), V). Stages, one function each:
 //   1. generateProjectionTile: g[D][BS] of the block's slices straight into
 //      shared memory (Philox, buildProjectionGaussian: bit-exact), or the
 //      explicit projection's columns.
@@ -24,7 +24,7 @@
 //      the sums of g^2 in a fixed order: the y tile [BM][BS].
 //   5. emitTileEcf: thread = (row, slice); one sincos, the angle-addition
 //      recurrence over the points; rows added by a butterfly of xor shuffles
-//      inside each warp, then the 8 warps in order.
+//      inside each warp, then the warps in order.
 //   6. (several batch tiles) the per-tile sums go to a workspace; the last
 //      block of each column (slice tile, view), found with a self-resetting
 //      atomic counter, adds them in ascending tile order.
@@ -71,7 +71,6 @@ using namespace mlir::sigreg;
 
 namespace {
 using gpu::Dimension;
-constexpr int64_t kWarps = kBlockThreads / 32;
 
 /// The kernel's values shared by the stages.
 struct Tile {
@@ -122,7 +121,7 @@ void generateProjectionTile(Tile &t, Value seedOrA) {
   int64_t D = t.sh.featureDim, S = t.sh.numSlices, BS = t.sh.blockSlices;
   if (t.sh.seeded) {
     int64_t groups = (D + 3) / 4;
-    k.forEach(t.tid, k.idx(groups * BS), k.idx(kBlockThreads), [&](Value lin) {
+    k.forEach(t.tid, k.idx(groups * BS), k.idx(t.sh.threads()), [&](Value lin) {
       Value j = k.rem(lin, k.idx(BS)), q = k.div(lin, k.idx(BS));
       Value s = k.add(t.s0, j);
       Value sc = k.min(s, k.idx(S - 1));
@@ -143,7 +142,7 @@ void generateProjectionTile(Tile &t, Value seedOrA) {
     });
     return;
   }
-  k.forEach(t.tid, k.idx(D * BS), k.idx(kBlockThreads), [&](Value lin) {
+  k.forEach(t.tid, k.idx(D * BS), k.idx(t.sh.threads()), [&](Value lin) {
     Value j = k.rem(lin, k.idx(BS)), d = k.div(lin, k.idx(BS));
     Value s = k.add(t.s0, j);
     Value sc = k.min(s, k.idx(S - 1));
@@ -161,7 +160,7 @@ void emitLocalColumnNorms(Tile &t) {
   int64_t D = t.sh.featureDim, BS = t.sh.blockSlices, R = t.sh.chunkRows;
   int64_t C = (D + R - 1) / R;
   assert(R % 4 == 0 && "projectionChunkRows makes chunks of 4k rows");
-  k.forEach(t.tid, k.idx(C * BS), k.idx(kBlockThreads), [&](Value pair) {
+  k.forEach(t.tid, k.idx(C * BS), k.idx(t.sh.threads()), [&](Value pair) {
     Value c = k.div(pair, k.idx(BS)), j = k.rem(pair, k.idx(BS));
     // Four rows per iteration, loaded before they are added (R % 4 == 0):
     // one shared-memory round trip per four rows. Rows past D (last chunk)
@@ -211,7 +210,7 @@ SmallVector<Value> multiplyTile(Tile &t, Value x) {
   const SingleLaunchShape &sh = t.sh;
   int64_t D = sh.featureDim, BS = sh.blockSlices, BM = sh.blockRows;
   int64_t RG = sh.gemmRowsPerThread(), BMR = BM / RG;
-  int64_t KP = kBlockThreads / BMR;
+  int64_t KP = sh.threads() / BMR;
   int64_t W = D % 8 == 0 ? 8 : 1;
   int64_t blocks = D / W;
   int64_t U = 1;
@@ -295,7 +294,7 @@ void reduceKParts(Tile &t, ArrayRef<Value> acc) {
   const SingleLaunchShape &sh = t.sh;
   int64_t BS = sh.blockSlices, BM = sh.blockRows;
   int64_t RG = sh.gemmRowsPerThread(), BMR = BM / RG;
-  int64_t KP = kBlockThreads / BMR;
+  int64_t KP = sh.threads() / BMR;
   int64_t C = (sh.featureDim + sh.chunkRows - 1) / sh.chunkRows;
   k.barrier(); // every thread is done reading g
   Value rt = k.rem(t.tid, k.idx(BMR)), kp = k.div(t.tid, k.idx(BMR));
@@ -305,7 +304,7 @@ void reduceKParts(Tile &t, ArrayRef<Value> acc) {
       k.store(acc[i * BS + j], t.gs, {k.add(k.mul(row, k.idx(BS)), k.idx(j))});
   }
   k.barrier();
-  k.forEach(t.tid, k.idx(BM * BS), k.idx(kBlockThreads), [&](Value e) {
+  k.forEach(t.tid, k.idx(BM * BS), k.idx(t.sh.threads()), [&](Value e) {
     Value j = k.rem(e, k.idx(BS));
     Value y = k.f32(0.0f);
     for (int64_t p = 0; p < KP; ++p)
@@ -555,18 +554,18 @@ void reduceMmaPartials(Tile &tile) {
     sq = k.addf(sq, k.load(tile.norms, {k.add(j, k.idx(w * BS))}));
   Value norm = math::SqrtOp::create(k.b, sq);
   tile.norm = norm;
-  for (int64_t i = 0; i * kBlockThreads < BM * BS; ++i) {
+  for (int64_t i = 0; i * sh.threads() < BM * BS; ++i) {
     auto element = [&] {
-      Value e = k.add(tile.tid, k.idx(i * kBlockThreads));
+      Value e = k.add(tile.tid, k.idx(i * sh.threads()));
       Value y = k.load(tile.gs, {e});
       for (int64_t w = 1; w < WK; ++w)
         y = k.addf(y, k.load(tile.gs, {k.add(e, k.idx(w * BM * BS))}));
       k.store(k.divf(y, norm), tile.ys, {e});
     };
-    if ((i + 1) * kBlockThreads <= BM * BS)
+    if ((i + 1) * sh.threads() <= BM * BS)
       element();
     else
-      k.ifThen(k.lt(tile.tid, k.idx(BM * BS - i * kBlockThreads)), element);
+      k.ifThen(k.lt(tile.tid, k.idx(BM * BS - i * sh.threads())), element);
   }
   k.barrier();
 }
@@ -591,8 +590,8 @@ void addElementPairs(Tile &t, MutableArrayRef<Value> sums) {
   Value halfDt =
       k.f32(static_cast<float>(0.5 * sh.tMax / static_cast<double>(P - 1)));
   for (int64_t i = 0; i < RT; i += 2) {
-    Value ya = k.load(t.ys, {k.add(t.tid, k.idx(i * kBlockThreads))});
-    Value yb = k.load(t.ys, {k.add(t.tid, k.idx((i + 1) * kBlockThreads))});
+    Value ya = k.load(t.ys, {k.add(t.tid, k.idx(i * sh.threads()))});
+    Value yb = k.load(t.ys, {k.add(t.tid, k.idx((i + 1) * sh.threads()))});
     forEachHarmonicPair(k, P, ya, yb, halfDt,
                         [&](int64_t p, Value c, Value sn, Value w) {
                           Value &sc = sums[p - 1], &ss = sums[P - 1 + p - 1];
@@ -620,15 +619,15 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
   SmallVector<Value> sums(2 * (P - 1), zero);
   // Every element is a row of the batch when the tile divides N and the
   // threads divide the tile: no masks.
-  bool allValid = N % BM == 0 && (BM * BS) % kBlockThreads == 0;
+  bool allValid = N % BM == 0 && (BM * BS) % sh.threads() == 0;
   // 16-bit inputs with every element valid and an even count: elements i
   // and i + 1 (one slice) together (addElementPairs).
   bool paired = !sh.inputElement.isF32() && allValid && RT % 2 == 0;
   if (paired)
     addElementPairs(t, sums);
   for (int64_t i = 0; i < RT && !paired; ++i) {
-    Value e = k.add(t.tid, k.idx(i * kBlockThreads));
-    Value row = k.add(r, k.idx(i * kBlockThreads / BS));
+    Value e = k.add(t.tid, k.idx(i * sh.threads()));
+    Value row = k.add(r, k.idx(i * sh.threads() / BS));
     Value valid = allValid ? Value()
                            : k.land(k.lt(e, k.idx(BM * BS)),
                                     k.lt(k.add(t.n0, row), k.idx(N)));
@@ -681,7 +680,7 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
                        : arith::UIToFPOp::create(
                              k.b, k.b.getF32Type(),
                              toI32(k, k.min(k.idx(BM), k.sub(k.idx(N), t.n0))));
-  k.forEach(t.tid, k.idx(BS * P), k.idx(kBlockThreads), [&](Value q) {
+  k.forEach(t.tid, k.idx(BS * P), k.idx(t.sh.threads()), [&](Value q) {
     Value p = k.rem(q, k.idx(P));
     Value first =
         arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, p, k.idx(0));
@@ -689,7 +688,7 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
     // the row count and 0 replace the results.
     Value qc = k.select(first, k.add(q, k.idx(1)), q);
     Value tc = zero, ts = zero;
-    for (int64_t w = 0; w < kWarps; ++w) {
+    for (int64_t w = 0; w < sh.warps; ++w) {
       tc = k.addf(tc, k.load(t.gs, {k.add(qc, k.idx(w * 2 * BS * P))}));
       ts =
           k.addf(ts, k.load(t.gs, {k.add(qc, k.idx(w * 2 * BS * P + BS * P))}));
@@ -717,7 +716,7 @@ void gatherBatchTiles(Tile &t, Value partC, Value partS) {
   const SingleLaunchShape &sh = t.sh;
   int64_t BS = sh.blockSlices, P = sh.numPoints, S = sh.numSlices;
   Value batchF = k.f32(static_cast<float>(sh.batch));
-  k.forEach(t.tid, k.idx(BS * P), k.idx(kBlockThreads), [&](Value q) {
+  k.forEach(t.tid, k.idx(BS * P), k.idx(t.sh.threads()), [&](Value q) {
     Value j = k.div(q, k.idx(P)), p = k.rem(q, k.idx(P));
     Value s = k.min(k.add(t.s0, j), k.idx(S - 1));
     SmallVector<Value> sums =
@@ -820,7 +819,7 @@ void emitTileGradient(Tile &t, Value cosOut, Value sinOut, Value lossGrad,
   const SingleLaunchShape &sh = t.sh;
   int64_t BS = sh.blockSlices, BM = sh.blockRows, P = sh.numPoints;
   int64_t N = sh.batch, S = sh.numSlices;
-  k.forEach(t.tid, k.idx(BS * P), k.idx(kBlockThreads), [&](Value q) {
+  k.forEach(t.tid, k.idx(BS * P), k.idx(t.sh.threads()), [&](Value q) {
     Value s = k.add(t.s0, k.div(q, k.idx(P))), p = k.rem(q, k.idx(P));
     k.ifThen(k.lt(s, k.idx(S)), [&] {
       k.store(k.load(t.ecf, {q}), cosOut, {t.v, s, p});
@@ -840,8 +839,8 @@ void emitTileGradient(Tile &t, Value cosOut, Value sinOut, Value lossGrad,
   Value inSlices = k.lt(s, k.idx(S));
   Value row0 = k.add(k.mul(t.v, k.idx(N)), t.n0);
   for (int64_t i = 0; i < sh.ecfRowsPerThread(); ++i) {
-    Value e = k.add(t.tid, k.idx(i * kBlockThreads));
-    Value row = k.add(r, k.idx(i * kBlockThreads / BS));
+    Value e = k.add(t.tid, k.idx(i * sh.threads()));
+    Value row = k.add(r, k.idx(i * sh.threads() / BS));
     Value y = k.load(t.ys, {k.min(e, k.idx(BM * BS - 1))});
     Value g = emitGradValue(k, P, k.mulf(y, dt), coef);
     Value valid = k.land(inSlices, k.land(k.lt(e, k.idx(BM * BS)),
@@ -861,11 +860,12 @@ void emitLastBlockReduction(Tile &t, Value stats, Value out) {
   KernelBuilder &k = t.k;
   int64_t VS = t.sh.numViews * t.sh.numSlices;
   SmallVector<Value> local =
-      k.forEach(t.tid, k.idx(VS), k.idx(kBlockThreads), {k.f32(0.0f)},
+      k.forEach(t.tid, k.idx(VS), k.idx(t.sh.threads()), {k.f32(0.0f)},
                 [&](Value e, ValueRange acc) {
                   return SmallVector<Value>{k.addf(acc[0], k.load(stats, {e}))};
                 });
-  Value total = emitBlockShuffleSum(k, t.tid, local[0], t.gs);
+  Value total = emitBlockShuffleSum(k, t.tid, local[0], t.gs,
+                                    /*barrier=*/nullptr, t.sh.threads());
   k.ifThen(k.lt(t.tid, k.idx(1)), [&] {
     Value result = total;
     if (t.sh.reduction == Reduction::mean)
@@ -887,19 +887,20 @@ int64_t mlir::sigreg::SingleLaunchShape::gemmRowsPerThread() const {
   // the partials within 16 per thread; else one.
   for (int64_t rg : {4, 2})
     if (blockRows % rg == 0 && rg * blockSlices <= 16 &&
-        kBlockThreads / (blockRows / rg) <= blocks)
+        threads() / (blockRows / rg) <= blocks)
       return rg;
   return 1;
 }
 
 int64_t mlir::sigreg::SingleLaunchShape::mmaWarpsK() const {
-  // As many k groups as steps (up to the 8 warps), fewer where the row
-  // groups would hold more than 8 fragments each or the partials more than
-  // 8192 floats.
-  int64_t wk = std::min<int64_t>(8, static_cast<int64_t>(llvm::bit_floor(
-                                        static_cast<uint64_t>(mmaSteps()))));
-  while (wk > 1 &&
-         (blockRows / 16 / (8 / wk) > 8 || wk * blockRows * blockSlices > 8192))
+  // As many k groups as steps (up to the block's warps), fewer where the
+  // row groups would hold more than 8 fragments each or the partials more
+  // than 8192 floats.
+  int64_t wk = std::min<int64_t>(
+      warps,
+      static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(mmaSteps()))));
+  while (wk > 1 && (blockRows / 16 / (warps / wk) > 8 ||
+                    wk * blockRows * blockSlices > 8192))
     wk /= 2;
   return wk;
 }
@@ -916,11 +917,11 @@ int64_t mlir::sigreg::SingleLaunchShape::mmaStepGroup() const {
 int64_t mlir::sigreg::singleLaunchSharedFloats(const SingleLaunchShape &sh) {
   int64_t BS = sh.blockSlices;
   if (sh.tensorCores)
-    return std::max({sh.mmaWarpsK() * sh.blockRows * BS, kBlockThreads,
-                     2 * kWarps * BS * sh.numPoints});
+    return std::max({sh.mmaWarpsK() * sh.blockRows * BS, sh.threads(),
+                     2 * sh.warps * BS * sh.numPoints});
   return std::max({projectionTileFloats(sh),
-                   kBlockThreads * sh.gemmRowsPerThread() * BS,
-                   2 * kWarps * BS * sh.numPoints});
+                   sh.threads() * sh.gemmRowsPerThread() * BS,
+                   2 * sh.warps * BS * sh.numPoints});
 }
 
 gpu::GPUFuncOp
@@ -982,7 +983,7 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
     func.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
                                      b.getI64IntegerAttr(16));
   func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({static_cast<int32_t>(kBlockThreads), 1, 1}));
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(sh.threads()), 1, 1}));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(&func.getBody().front());
   gpu::ReturnOp::create(b, loc);

@@ -2,6 +2,7 @@
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch=0 --sigreg-gpu-bufferize | FileCheck %s --check-prefix=OFF
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch=2 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TILES
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=tensor-cores=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=SIMT
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-warps=16 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=W16
 
 // The blog shape: the whole chain is one launch of sigreg_single_launch
 // (usesSingleLaunch) with its GEMM on tensor cores (bf16 input, seeded g
@@ -97,6 +98,35 @@
 // CHECK:         memref.store %c0_i64, %[[KACC]][%c0] : memref<1xi64>
 // CHECK-NOT:     llvm.fence
 // CHECK:         gpu.return
+// Blocks of 16 warps (single-launch-warps=16, schedule warps = 16): 512
+// threads; 16 k groups of the 128 k steps, each taking 8 steps four at a
+// time (step 16 x 4); the k groups' partials (16 x 32 x 8 floats, above
+// the ECF's 2 x 16 x 8 x 17 warp sums), y and the 16 k groups' sums of g^2
+// in shared memory, the norm and the partials added over 16 k groups, the
+// ECF's warp sums over 16 warps.
+// W16-LABEL: func.func @blog
+// W16:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch blocks in (%c128, %c1, %c1) threads in (%c512, %c1, %c1)
+// W16:         gpu.func @sigreg_single_launch
+// W16-SAME:      workgroup(%[[GS:.*]] : memref<4352xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[YS:.*]] : memref<256xf32, {{.*}}, %[[NS:.*]] : memref<128xf32,
+// W16-SAME:      known_block_size = array<i32: 512, 1, 1>
+// W16:         scf.for %{{.*}} = %{{.*}} to %c128 step %c64
+// W16-COUNT-16:  vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>
+// W16-COUNT-8:   nvvm.mma.sync
+// W16:           scf.yield
+// W16:         gpu.barrier
+// W16-COUNT-16:  memref.load %[[NS]]
+// W16-NOT:       memref.load %[[NS]]
+// W16:         math.sqrt
+// W16-COUNT-16:  memref.load %[[GS]]
+// W16:         arith.divf
+// W16:         gpu.barrier
+// W16:         llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+// W16:         gpu.barrier
+// W16-COUNT-32:  memref.load %[[GS]]
+// W16-NOT:       memref.load %[[GS]]
+// W16:         memref.atomic_rmw addi
+// W16:         gpu.return
+
 // The SIMT GEMM (tensor-cores=0): block = 4 slices x 32 rows, 256 blocks.
 // SIMT-LABEL: func.func @blog
 // SIMT:         %[[CNT:.*]] = memref.alloc() {sigreg.zero_init} : memref<1xi32>
@@ -325,6 +355,16 @@ func.func @loss_sum_fallback(%x: tensor<4096x16xbf16>, %seed: i64) -> tensor<f32
 // CHECK-COUNT-2: llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
 // CHECK-NOT:     llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
 // CHECK:         gpu.shuffle  xor
+// In blocks of 16 warps: one 16-row fragment per warp (g split: two MMAs),
+// 4 elements per thread, two pairs.
+// W16-LABEL: func.func @minimal_pairs
+// W16:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch blocks in (%c32, %c1, %c4) threads in (%c512, %c1, %c1)
+// W16:         gpu.func @sigreg_single_launch
+// W16-COUNT-2:   nvvm.mma.sync
+// W16-NOT:       nvvm.mma.sync
+// W16-COUNT-4:   llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+// W16-NOT:       llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+// W16:           gpu.shuffle  xor
 func.func @minimal_pairs(%x: tensor<4x256x16xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 256 points = 5 reduction = mean : tensor<4x256x16xbf16> -> tensor<f32>
   return %l : tensor<f32>

@@ -6,6 +6,9 @@
 // RUN: rm -rf %t.p && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --precise-sqrt --emit-artifact=%t.p > /dev/null
 // RUN: FileCheck %s --check-prefix=SQRT --implicit-check-not=sqrt.approx < %t.p/fused/sigreg.ptx
 // RUN: %ptxas -arch=sm_90a -v %t/fused/sigreg.ptx -o %t/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
+// RUN: rm -rf %t.w && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-warps=16 --emit-artifact=%t.w > /dev/null
+// RUN: FileCheck %s --check-prefix=W16 < %t.w/fused/manifest.json
+// RUN: %ptxas -arch=sm_90a -v %t.w/fused/sigreg.ptx -o %t.w/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS16 --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
 
 // The blog shape as one launch, through the whole pipeline: one step,
 // zero_init workspaces (the counter, unused with one batch tile, and the
@@ -55,6 +58,16 @@
 // reduction, a path the ECF's angles never take; no spills.
 // PTXAS: Compiling entry function 'sigreg_single_launch' for 'sm_90a'
 // PTXAS: {{[0-9]+}} bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: Used 92 registers
+
+// In blocks of 16 warps (--single-launch-warps=16): 512 threads, still no
+// spills (93 registers, within the 128 a 512-thread block allows).
+// W16:      "block": [
+// W16-NEXT:   512,
+// W16:      "kernel": "sigreg_single_launch",
+// PTXAS16: Compiling entry function 'sigreg_single_launch' for 'sm_90a'
+// PTXAS16: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS16: Used 93 registers
 func.func @sigreg(%x: tensor<?x2048xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<?x2048xbf16> -> tensor<f32>
   return %l : tensor<f32>

@@ -310,7 +310,8 @@ bool mlir::sigreg::usesTensorCores(FusedEcfOp op,
 std::string
 mlir::sigreg::scheduleOptionError(int64_t blockRows, int64_t blockSlices,
                                   int64_t wgmmaSlices, int64_t singleLaunch,
-                                  int64_t wgmmaCluster, int64_t wgmmaRows) {
+                                  int64_t wgmmaCluster, int64_t wgmmaRows,
+                                  int64_t singleLaunchWarps) {
   for (int64_t t : {blockRows, blockSlices})
     if (t != 0 && (t < 0 || t > 256 || !llvm::isPowerOf2_64(t)))
       return llvm::formatv("block-rows and block-slices must be 0 or a power "
@@ -329,6 +330,9 @@ mlir::sigreg::scheduleOptionError(int64_t blockRows, int64_t blockSlices,
                           wgmmaRows))
     return llvm::formatv("wgmma-rows must be 0, 128 or 256, got {0}",
                          wgmmaRows);
+  if (!llvm::is_contained({0, 8, 16}, singleLaunchWarps))
+    return llvm::formatv("single-launch-warps must be 0, 8 or 16, got {0}",
+                         singleLaunchWarps);
   return "";
 }
 
@@ -753,6 +757,14 @@ SingleLaunchTiling mlir::sigreg::chooseSingleLaunchTiling(
   auto pick = [](int64_t option, int64_t rule) {
     return option ? option : rule;
   };
+  // --single-launch-warps: as requested where the kernel can, else the
+  // rule's.
+  auto warpsFor = [&](ProjectionMode projection) {
+    int64_t warps = pick(options.singleLaunchWarps, kSingleLaunchWarps);
+    return singleLaunchWarpsObstacle(op, projection, warps).empty()
+               ? warps
+               : kSingleLaunchWarps;
+  };
   if (seeded && options.tensorCores && !element.isF32()) {
     // The batch in one tile, halved while the grid would still hold at
     // most half a block per multiprocessor and the halved tile still has a
@@ -774,9 +786,10 @@ SingleLaunchTiling mlir::sigreg::chooseSingleLaunchTiling(
                                           blocks(rows, 16) >= kTargetBlocks / 2
                                       ? 16
                                       : 8);
-    return {rows, slices,
-            singleLaunchNeedsSplit(op) ? ProjectionMode::split
-                                       : ProjectionMode::rounded};
+    ProjectionMode projection = singleLaunchNeedsSplit(op)
+                                    ? ProjectionMode::split
+                                    : ProjectionMode::rounded;
+    return {rows, slices, projection, warpsFor(projection)};
   }
   int64_t rows = pick(options.blockRows,
                       std::clamp<int64_t>(llvm::PowerOf2Ceil(batch), 8, 256));
@@ -786,8 +799,29 @@ SingleLaunchTiling mlir::sigreg::chooseSingleLaunchTiling(
                         blocks(rows, slices) < kTargetBlocks / 2))
     slices /= 2;
   slices = pick(options.blockSlices, slices);
-  return {rows, slices,
-          seeded ? ProjectionMode::f32 : ProjectionMode::explicit_};
+  ProjectionMode projection =
+      seeded ? ProjectionMode::f32 : ProjectionMode::explicit_;
+  return {rows, slices, projection, warpsFor(projection)};
+}
+
+std::string mlir::sigreg::singleLaunchWarpsObstacle(FusedEcfOp op,
+                                                    ProjectionMode projection,
+                                                    int64_t warps) {
+  if (warps != 8 && warps != 16)
+    return llvm::formatv("needs warps = 8 or 16, got {0}", warps);
+  if (warps == 8)
+    return "";
+  if (!singleLaunchUsesMma(projection))
+    return llvm::formatv("with warps = 16 needs the tensor-core GEMM "
+                         "(projection = rounded or split), got projection = "
+                         "{0}",
+                         stringifyProjectionMode(projection));
+  int64_t points = op.getCos().getType().getDimSize(2);
+  if (points > kSingleLaunchWideMaxPoints)
+    return llvm::formatv("with warps = 16 needs P <= {0} (the ECF sums "
+                         "within 128 registers per thread), got P = {1}",
+                         kSingleLaunchWideMaxPoints, points);
+  return "";
 }
 
 bool mlir::sigreg::usesSingleLaunch(FusedEcfOp op,
@@ -826,7 +860,7 @@ mlir::sigreg::chooseScheduleAttr(FusedEcfOp op,
     return ScheduleAttr::get(
         ctx, KernelKind::single_launch, t.blockRows, t.blockSlices, 16,
         llvm::divideCeilSigned<int64_t>(in.getDimSize(1), t.blockRows),
-        t.projection, /*cluster=*/1);
+        t.projection, /*cluster=*/1, t.warps);
   }
   EcfSchedule s = chooseEcfSchedule(op, options);
   KernelKind kind = s.wgmma ? (s.wgmmaPersistent ? KernelKind::wgmma_persistent
@@ -839,7 +873,8 @@ mlir::sigreg::chooseScheduleAttr(FusedEcfOp op,
                               : s.generateProjection ? ProjectionMode::generated
                                                      : ProjectionMode::rounded;
   return ScheduleAttr::get(ctx, kind, s.blockRows, s.blockSlices, s.tileK,
-                           s.numBatchTiles, projection, s.cluster);
+                           s.numBatchTiles, projection, s.cluster,
+                           kSingleLaunchWarps);
 }
 
 EcfSchedule mlir::sigreg::getEcfSchedule(FusedEcfOp op, ScheduleAttr attr) {
@@ -1067,6 +1102,17 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
                        << " does not match ceil(N / rows) = "
                        << llvm::divideCeilSigned<int64_t>(batch, rows)
                        << " (N = " << batch << ", rows = " << rows << ")";
+  int64_t warps = attr.getWarps();
+  if (warps != kSingleLaunchWarps && kind != KernelKind::single_launch)
+    return fail() << "does not take warps (only kernel = single_launch "
+                     "does), got warps = "
+                  << warps;
+  if (kind == KernelKind::single_launch) {
+    std::string why =
+        singleLaunchWarpsObstacle(op, attr.getProjection(), warps);
+    if (!why.empty())
+      return fail() << why;
+  }
   int64_t cluster = attr.getCluster();
   if (cluster != 1) {
     if (kind != KernelKind::wgmma && kind != KernelKind::wgmma_persistent)

@@ -29,7 +29,7 @@ struct SigregChooseSchedulePass
     Operation *root = getOperation();
     std::string optionError =
         scheduleOptionError(blockRows, blockSlices, wgmmaSlices, singleLaunch,
-                            wgmmaCluster, wgmmaRows);
+                            wgmmaCluster, wgmmaRows, singleLaunchWarps);
     if (!optionError.empty()) {
       root->emitError(optionError);
       return signalPassFailure();
@@ -45,6 +45,7 @@ struct SigregChooseSchedulePass
     options.wgmmaCluster = wgmmaCluster;
     options.wgmmaRows = wgmmaRows;
     options.singleLaunch = singleLaunch;
+    options.singleLaunchWarps = singleLaunchWarps;
     root->walk([&](FusedEcfOp op) {
       // Dynamic shapes are scheduled once specialized.
       if (op.getScheduleAttr() || !op.getInput().getType().hasStaticShape() ||

@@ -513,3 +513,61 @@ func.func @generated_split(%x: tensor<1x1024x256xbf16>, %seed: i64) -> (tensor<1
   %c, %s = sigreg.fused_ecf %x, %g {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = generated, cluster = 8>} : tensor<1x1024x256xbf16>, tensor<256x256xf32> -> tensor<1x256x17xf32>
   return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
 }
+
+// -----
+
+func.func @warps_not_single_launch(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma does not take warps (only kernel = single_launch does), got warps = 16}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = explicit, warps = 16>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @single_launch_warps(%x: tensor<1x32x64xf32>, %a: tensor<64x256xf32>) -> tensor<f32> {
+  %n = arith.constant 32 : index
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = single_launch needs warps = 8 or 16, got 12}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = explicit, warps = 12>} : tensor<1x32x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x256x17xf32>
+  %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x256x17xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+func.func @unknown_knob(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{expected 'cluster' or 'warps', got 'warp'}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = explicit, warp = 16>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @knob_twice(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'cluster' given twice}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = explicit, cluster = 2, cluster = 2>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @single_launch_warps_simt(%x: tensor<1x32x64xf32>, %a: tensor<64x256xf32>) -> tensor<f32> {
+  %n = arith.constant 32 : index
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = single_launch with warps = 16 needs the tensor-core GEMM (projection = rounded or split), got projection = explicit}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = explicit, warps = 16>} : tensor<1x32x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x256x17xf32>
+  %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x256x17xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+func.func @single_launch_warps_points(%x: tensor<1x32x64xbf16>, %seed: i64) -> tensor<f32> {
+  %n = arith.constant 32 : index
+  %a = sigreg.projection seed(%seed) : tensor<64x256xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = single_launch with warps = 16 needs P <= 17 (the ECF sums within 128 registers per thread), got P = 33}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = rounded, warps = 16>} : tensor<1x32x64xbf16>, tensor<64x256xf32> -> tensor<1x256x33xf32>
+  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x256x33xf32>
+  %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x256x33xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}

@@ -16,6 +16,8 @@
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --sigreg-choose-schedule=tensor-cores=false | FileCheck %s --check-prefix=NOTC
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=block-rows=16 block-slices=16" | FileCheck %s --check-prefix=SLTILE
 // RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=single-launch=0 block-slices=8" 2>&1 | FileCheck %s --check-prefix=BADSIMT
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true single-launch-warps=16" | FileCheck %s --check-prefix=WARPS
+// RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=single-launch-warps=4" 2>&1 | FileCheck %s --check-prefix=BADWARPS
 
 // --sigreg-choose-schedule records on every sigreg.fused_ecf the schedule
 // --convert-sigreg-to-gpu would choose (EcfSchedule.cpp), per shape and
@@ -36,8 +38,33 @@
 // SLTILE-LABEL: func.func @blog
 // SLTILE:         schedule = #sigreg.schedule<kernel = single_launch, tile = [16, 16], k_tile = 16, batch_tiles = 2, projection = rounded>
 // BADSIMT:         error: 'sigreg.fused_ecf' op schedule kernel = simt needs tile rows and slices of 16, 32 or 64, got [32, 8]
+// single-launch-warps=16: blocks of 16 warps (printed as warps = 16; 8, the
+// rule, is not printed); the other kernels keep their own warps. Where 16
+// warps cannot run (P > 17: the ECF sums past 128 registers; the SIMT GEMM
+// of an f32 input) the option gives the rule's 8.
+// WARPS-LABEL:  func.func @blog(
+// WARPS:          schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = rounded, warps = 16>}
+// WARPS-LABEL:  func.func @blog_p19
+// WARPS:          schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = rounded>}
+// WARPS-LABEL:  func.func @small_f32
+// WARPS:          schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 4], k_tile = 16, batch_tiles = 1, projection = f32>}
+// WARPS-LABEL:  func.func @minimal
+// WARPS:          schedule = #sigreg.schedule<kernel = single_launch, tile = [256, 8], k_tile = 16, batch_tiles = 1, projection = split, warps = 16>}
+// WARPS-LABEL:  func.func @mid
+// WARPS:          schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = rounded>}
+// BADWARPS:       error: single-launch-warps must be 0, 8 or 16, got 4
 func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<32x2048xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+func.func @blog_p19(%x: tensor<32x2048xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 1024 points = 19 : tensor<32x2048xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+func.func @small_f32(%x: tensor<32x256xf32>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<32x256xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
 

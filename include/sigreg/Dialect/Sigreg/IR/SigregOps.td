@@ -85,6 +85,9 @@ def Sigreg_ScheduleAttr : AttrDef<Sigreg_Dialect, "Schedule"> {
       their g tile, each loading an equal share of its boxes by TMA
       multicast. With projection = generated, 1, 2, 4 or 8: the CTAs that
       generate their g tile together (no multicast).
+    - `warps` (kernel = single_launch; printed when not 8): warps per
+      block, 8 or 16 (the tensor-core GEMM's k groups and row groups, and
+      the threads of the ECF).
 
     ```mlir
     #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16,
@@ -98,12 +101,13 @@ def Sigreg_ScheduleAttr : AttrDef<Sigreg_Dialect, "Schedule"> {
     "int64_t":$k_tile,
     "int64_t":$batch_tiles,
     EnumParameter<Sigreg_ProjectionMode>:$projection,
-    DefaultValuedParameter<"int64_t", "1">:$cluster
+    DefaultValuedParameter<"int64_t", "1">:$cluster,
+    DefaultValuedParameter<"int64_t", "8">:$warps
   );
   let assemblyFormat = [{
     `<` `kernel` `=` $kernel `,` `tile` `=` `[` $rows `,` $slices `]` `,`
     `k_tile` `=` $k_tile `,` `batch_tiles` `=` $batch_tiles `,`
-    `projection` `=` $projection (`,` `cluster` `=` $cluster^)? `>`
+    `projection` `=` $projection `` custom<ScheduleExtras>($cluster, $warps) `>`
   }];
 }
 

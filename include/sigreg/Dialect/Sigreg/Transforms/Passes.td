@@ -145,7 +145,9 @@ def SigregChooseSchedule : Pass<"sigreg-choose-schedule"> {
            "0: by rule)">,
     Option<"singleLaunch", "single-launch", "int64_t", "1",
            "Whole forward in one launch: 0 never, 1 where the cost rule "
-           "usesSingleLaunch picks it, 2 wherever it applies">
+           "usesSingleLaunch picks it, 2 wherever it applies">,
+    Option<"singleLaunchWarps", "single-launch-warps", "int64_t", "0",
+           "Warps per block of the single launch, 8 or 16 (0: by rule, 8)">
   ];
 }
 

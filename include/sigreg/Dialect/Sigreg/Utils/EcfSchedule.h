@@ -206,6 +206,9 @@ struct EcfScheduleOptions {
   /// The single-launch forward: 0 never, 1 where usesSingleLaunch's cost
   /// rule picks it, 2 wherever it applies.
   int64_t singleLaunch = 1;
+  /// Warps per block of the single launch, 8 or 16 (0: by rule,
+  /// kSingleLaunchWarps).
+  int64_t singleLaunchWarps = 0;
   /// Hopper kernel past kWgmmaFoldedBatchTiles batch tiles: the tiles' sums
   /// in fixed point through integer atomics (wgmmaAtomicSums; less memory,
   /// measured slower).
@@ -221,8 +224,8 @@ struct EcfScheduleOptions {
 /// tensor cores, ...).
 std::string scheduleOptionError(int64_t blockRows, int64_t blockSlices,
                                 int64_t wgmmaSlices, int64_t singleLaunch,
-                                int64_t wgmmaCluster = 0,
-                                int64_t wgmmaRows = 0);
+                                int64_t wgmmaCluster = 0, int64_t wgmmaRows = 0,
+                                int64_t singleLaunchWarps = 0);
 
 /// The schedule of one sigreg.fused_ecf.
 struct EcfSchedule {
@@ -409,15 +412,33 @@ int64_t wgmmaTileSlices(FusedEcfOp op, const EcfScheduleOptions &options,
 int64_t wgmmaTileSlices(int64_t numViews, int64_t batch, int64_t numSlices,
                         const EcfScheduleOptions &options);
 
+/// Warps per block of the single launch by rule. 16 (schedule warps = 16,
+/// --single-launch-warps=16) doubles the warps that hide each other's
+/// latency in the generation-bound k loop (blog: 2 warps per scheduler,
+/// 41% of the issue slots busy, docs/PERF-NOTES.md) and halves the ECF's
+/// elements per thread; not yet measured, so not the rule.
+constexpr int64_t kSingleLaunchWarps = 8;
+/// Largest P of the single launch in blocks of 16 warps: a 512-thread block
+/// leaves ptxas 128 registers per thread, and the 2 (P - 1) ECF sums of P =
+/// 33 spilled there (blog-like and N = 100 shapes, P = 33 and 63).
+constexpr int64_t kSingleLaunchWideMaxPoints = 17;
+/// Why the single launch of `op` cannot run in blocks of `warps` warps with
+/// its GEMM reading the projection as `projection` (empty when it can):
+/// warps other than 8 or 16; 16 warps need the tensor-core GEMM (projection
+/// rounded or split: the SIMT GEMM spilled under 128 registers at minimal
+/// f32) and P <= kSingleLaunchWideMaxPoints.
+std::string singleLaunchWarpsObstacle(FusedEcfOp op, ProjectionMode projection,
+                                      int64_t warps);
 /// Tiles of the single-launch forward (sigreg_single_launch): blockRows
-/// batch rows x blockSlices slices per 256-thread block, and how its GEMM
-/// reads the projection: `f32` (a seeded g in f32, SIMT FMAs), `explicit`
-/// (the projection operand, SIMT FMAs), or `rounded` / `split` (a seeded g
-/// generated in registers in the mma.sync operand layout, rounded to the
-/// input's 16-bit type or as hi + lo parts; bf16/f16 inputs only).
+/// batch rows x blockSlices slices per block of `warps` warps (8 or 16), and
+/// how its GEMM reads the projection: `f32` (a seeded g in f32, SIMT FMAs),
+/// `explicit` (the projection operand, SIMT FMAs), or `rounded` / `split` (a
+/// seeded g generated in registers in the mma.sync operand layout, rounded to
+/// the input's 16-bit type or as hi + lo parts; bf16/f16 inputs only).
 struct SingleLaunchTiling {
   int64_t blockRows, blockSlices;
   ProjectionMode projection;
+  int64_t warps = kSingleLaunchWarps;
 };
 /// True for the tensor-core variant of the single launch.
 inline bool singleLaunchUsesMma(ProjectionMode projection) {
