@@ -6,7 +6,7 @@
 #   SET: all (default: anchors, variants, hopper, split, single, grad, step, phased and random) | anchors |
 #        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate | warps16 |
-#        p65 (P = 65 per-slice f16 on every ECF kernel)
+#        perslice | p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
 # reduction and both projection kinds, each compiled for both pipelines as random-NNN.
@@ -548,7 +548,31 @@ warps16_set() {
   warps16_configs
   PREFIX=w16- EXTRA=--single-launch-warps=16 warps16_configs
 }
+# Per-slice statistics at a large batch (the accuracy gap of docs/STATUS.md: bf16, N = 8192,
+# reduction none missed 2e-3 on both tensor-core kernels): which of the tensor cores' running
+# sums (the error would grow with the k-steps: D = 128, 1024, 4096), the harmonics (P = 5
+# against 17) or the kernel (the transposed tile by rule, the 128 x 64 tile, mma.sync with
+# and without --mma-promote-accumulators, SIMT FMAs, an f32 input) the error follows; N = 1024
+# for its growth with the batch (docs/PERF-NOTES.md, twentieth session).
+perslice_set() {
+  local d
+  for d in 128 1024 4096; do
+    emit ps-n8192-d$d 0 8192 $d 1024 17 bf16 none 0 none seed fused
+    emit ps-n8192-d$d-mma 0 8192 $d 1024 17 bf16 none 0 none seed fused --chip=sm_90
+    emit ps-n8192-d$d-mma-promote 0 8192 $d 1024 17 bf16 none 0 none seed fused \
+      "--chip=sm_90 --mma-promote-accumulators"
+  done
+  emit ps-n8192-d1024-p5 0 8192 1024 1024 5 bf16 none 0 none seed fused
+  emit ps-n8192-d1024-w64 0 8192 1024 1024 17 bf16 none 0 none seed fused \
+    "--wgmma-rows=128 --wgmma-slices=64"
+  emit ps-n8192-d1024-simt 0 8192 1024 1024 17 bf16 none 0 none seed fused \
+    "--chip=sm_90 --tensor-cores=false"
+  emit ps-n8192-d1024-f32 0 8192 1024 1024 17 f32 none 0 none seed fused
+  emit ps-n1024-d1024 0 1024 1024 1024 17 bf16 none 0 none seed fused
+  emit ps-n1024-d1024-mma 0 1024 1024 1024 17 bf16 none 0 none seed fused --chip=sm_90
+}
 case "$set_" in
+  perslice) perslice_set ;;
   warps16) warps16_set ;;
   pingpong) pingpong_set ;;
   generate) generate_set ;;

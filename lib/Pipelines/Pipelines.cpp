@@ -153,6 +153,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   // The exact projection (the host's g bit for bit) needs both the exact
   // mapping and correctly rounded square roots.
   lowerOpts.fastNormals = options.fastNormals && !options.preciseSqrt;
+  lowerOpts.mmaPromoteAccumulators = options.mmaPromoteAccumulators;
   lowerOpts.wgmmaAtomicSums = options.wgmmaAtomicSums;
   pm.addPass(createConvertSigregToGPU(lowerOpts));
   // The host side as the naive pipeline bufferizes it: results become

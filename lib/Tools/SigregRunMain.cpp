@@ -123,6 +123,12 @@ struct Options {
       llvm::cl::desc("correctly rounded f32 square roots in the kernels "
                      "(a seeded projection is then the host's bit for bit; "
                      "the default, sqrt.approx.f32, is faster)")};
+  llvm::cl::opt<bool> mmaPromoteAccumulators{
+      "mma-promote-accumulators",
+      llvm::cl::desc("the mma.sync fused ECF kernel (--chip=sm_90, or where "
+                     "the rule takes it): each k-tile's MMAs added into f32 "
+                     "registers with round-to-nearest adds (not yet run on a "
+                     "GPU)")};
   llvm::cl::opt<bool> fastNormals{
       "fast-normals",
       llvm::cl::desc("generated projections: the Box-Muller step through the "
@@ -252,6 +258,7 @@ SmallVector<std::string> cudaOnlyFlags(Options &opts) {
   note(opts.wgmmaAtomicSums);
   note(opts.preciseSqrt);
   note(opts.fastNormals);
+  note(opts.mmaPromoteAccumulators);
   note(opts.saveSlices);
   note(opts.slicesPhase);
   note(opts.deferCotangent);
@@ -544,6 +551,7 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.wgmmaAtomicSums = opts.wgmmaAtomicSums;
   gpuOpts.preciseSqrt = opts.preciseSqrt;
   gpuOpts.fastNormals = opts.fastNormals;
+  gpuOpts.mmaPromoteAccumulators = opts.mmaPromoteAccumulators;
   gpuOpts.saveSlices = opts.saveSlices;
   gpuOpts.slicesPhase = opts.slicesPhase;
   gpuOpts.deferCotangent = opts.deferCotangent;

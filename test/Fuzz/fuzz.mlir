@@ -11,6 +11,10 @@
 //   test/Pipelines/gpu-pipeline-returned-values.mlir.
 // Deeply nested inputs that overflow the stack inside MLIR's own parser are
 // upstream's and are not generated (see fuzz.py).
+// Some generated fused chains carry a hand-written #sigreg.schedule (any
+// kernel, tile, projection, cluster or warps; from a generator of their own,
+// so the other inputs of a seed are unchanged): the verifier must reject it
+// with a diagnostic or the conversion follow it.
 //
 // RUN: rm -rf %t
 // RUN: python3 %S/fuzz.py --tool sigreg-opt --corpus %S/.. --seed 11 --count 120 --out %t | FileCheck %s

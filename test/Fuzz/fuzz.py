@@ -117,8 +117,32 @@ def gen_loss(rng):
             f"  return %l{extra_ret} : {rt}{extra_ty}\n}}\n")
 
 
-def gen_fused(rng):
-    """A hand-assembled fused chain, sometimes returning odd values."""
+def gen_schedule(rng, N, seeded):
+    """Mostly nothing; else a hand-written #sigreg.schedule (docs/GPU-SCHEDULES.md) from
+    the knobs' usual values and some others, which the verifier must accept or reject with
+    a diagnostic, and the conversion then follow."""
+    if rng.random() < 0.6:
+        return ""
+    kernel = rng.choice(["simt", "mma", "wgmma", "wgmma_persistent", "single_launch"])
+    rows = rng.choice([8, 16, 32, 64, 128, 256, 512, 3])
+    slices = rng.choice([1, 4, 8, 16, 32, 64, 128, 256, 7])
+    k_tile = rng.choice([16, 16, 32, 128, 8])
+    tiles = max(1, -(-N // rows)) if rng.random() < 0.9 else rng.randint(0, 9)
+    proj = rng.choice(["rounded", "split", "f32", "generated"] if seeded else
+                      ["explicit", "explicit", "rounded"])
+    extra = ""
+    if rng.random() < 0.3:
+        extra += f", cluster = {rng.choice([1, 2, 4, 8, 3, 0])}"
+    if rng.random() < 0.3:
+        extra += f", warps = {rng.choice([8, 16, 4, 0, 32])}"
+    return (f" {{schedule = #sigreg.schedule<kernel = {kernel}, tile = [{rows}, {slices}], "
+            f"k_tile = {k_tile}, batch_tiles = {tiles}, projection = {proj}{extra}>}}")
+
+
+def gen_fused(rng, srng):
+    """A hand-assembled fused chain, sometimes returning odd values, sometimes with a
+    schedule drawn from `srng` (a generator of its own, so that the other inputs of a seed
+    stay what they were before schedules were drawn)."""
     V, N, D, S = rand_dim(rng), rand_dim(rng), rand_dim(rng), rand_dim(rng)
     P = rng.choice([3, 5, 17, 65, 67])
     dt = rng.choice(DTYPES)
@@ -135,7 +159,8 @@ def gen_fused(rng):
         at = f"tensor<{D}x{S}x{dt}>"
         args.append(f"%a: {at}")
     lines.append(f"  %n = arith.constant {N} : index")
-    lines.append(f"  %c, %s = sigreg.fused_ecf %x, %a : {xt}, {at} -> {ct}")
+    lines.append(f"  %c, %s = sigreg.fused_ecf %x, %a{gen_schedule(srng, N, seeded)} : "
+                 f"{xt}, {at} -> {ct}")
     ws = rng.choice([1, 1, 1, 2])
     lines.append(f"  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n "
                  f"world_size = {ws} : {ct}")
@@ -261,6 +286,7 @@ def main():
     args = ap.parse_args()
 
     rng = random.Random(args.seed)
+    srng = random.Random(args.seed + 1)
     corpus = load_corpus(args.corpus)
     if not corpus:
         print(f"fuzz: no corpus under {args.corpus}", file=sys.stderr)
@@ -271,7 +297,7 @@ def main():
         if r < 0.3:
             inputs.append(gen_loss(rng))
         elif r < 0.5:
-            inputs.append(gen_fused(rng))
+            inputs.append(gen_fused(rng, srng))
         else:
             inputs.append(mutate(rng, rng.choice(corpus)))
     jobs = [(i, flags) for i in range(len(inputs)) for flags in PASSES]

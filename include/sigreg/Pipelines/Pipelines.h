@@ -99,6 +99,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "(--sigreg-precise-sqrt: a seeded projection is then the "
                      "host's bit for bit; default sqrt.approx.f32, faster)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> mmaPromoteAccumulators{
+      *this, "mma-promote-accumulators",
+      llvm::cl::desc("The mma.sync fused ECF kernel: each k-tile's MMAs "
+                     "added into f32 registers with round-to-nearest adds"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> fastNormals{
       *this, "fast-normals",
       llvm::cl::desc("Generated projections: the Box-Muller step through the "

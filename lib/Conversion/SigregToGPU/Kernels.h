@@ -121,6 +121,11 @@ struct EcfKernelShape {
   int64_t wgmmaCluster = 1;
   /// SIMT kernel: k (feature) tile depth, a multiple of 16.
   int64_t tileK = 16;
+  /// mma.sync kernel: each 32-deep k-tile's MMAs start from zero and their
+  /// sums are added into f32 registers with round-to-nearest adds, so that
+  /// the tensor cores' own accumulation (which shortens the sum at every
+  /// instruction) never runs over more than one k-tile.
+  bool promoteAccumulators = false;
   int64_t numBatchTiles() const { return (batch + blockRows - 1) / blockRows; }
   int64_t numSliceTiles() const {
     return (numSlices + blockSlices - 1) / blockSlices;

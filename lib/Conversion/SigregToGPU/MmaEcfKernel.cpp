@@ -241,7 +241,10 @@ SmallVector<Value> emitMmaKTile(MmaTile &m, ValueRange accIn) {
 
 /// Stage 1: the k-loop, software pipelined: the loads of tile kt + 1 are
 /// issued before the MMAs of tile kt, so their latency hides behind the
-/// tensor-core work. Returns the 32 accumulators.
+/// tensor-core work. Returns the 32 accumulators. With promoteAccumulators
+/// each k-tile's MMAs start from zero and the carried accumulators add
+/// their results with f32 adds (round to nearest): the sum over D then
+/// meets the tensor cores' accumulation only within a k-tile.
 SmallVector<Value> emitMmaMainloop(MmaTile &m) {
   KernelBuilder &k = m.k;
   int64_t numK = (m.sh.featureDim + kMmaK - 1) / kMmaK;
@@ -256,7 +259,14 @@ SmallVector<Value> emitMmaMainloop(MmaTile &m) {
         // The last iteration reloads its own tile (clamped): unused.
         SmallVector<Value> staged =
             loadOperandTile(m, k.min(k.add(kt, k.idx(1)), k.idx(numK - 1)));
-        SmallVector<Value> next = emitMmaKTile(m, carried.take_front(32));
+        SmallVector<Value> next;
+        if (m.sh.promoteAccumulators) {
+          next = emitMmaKTile(m, SmallVector<Value>(32, k.f32(0.0f)));
+          for (auto [sum, tile] : llvm::zip(carried.take_front(32), next))
+            tile = k.addf(sum, tile);
+        } else {
+          next = emitMmaKTile(m, carried.take_front(32));
+        }
         k.barrier();
         next.append(staged.begin(), staged.end());
         return next;

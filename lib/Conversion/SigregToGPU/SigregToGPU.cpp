@@ -223,9 +223,10 @@ struct SeededProjection {
 class Lowering {
 public:
   Lowering(gpu::GPUModuleOp kernels, const EcfScheduleOptions &schedule,
-           bool deferCotangent, NormalMapping normals)
+           bool deferCotangent, NormalMapping normals,
+           bool promoteAccumulators = false)
       : kernels(kernels), schedule(schedule), deferCotangent(deferCotangent),
-        normals(normals) {}
+        normals(normals), promoteAccumulators(promoteAccumulators) {}
 
   LogicalResult check(func::FuncOp func);
   /// Ops that stay legal during the conversion: their work is done, and
@@ -368,6 +369,9 @@ private:
   bool deferCotangent;
   /// fast-normals: the Box-Muller step of every generated g.
   NormalMapping normals;
+  /// mma-promote-accumulators: the mma.sync kernel's k-tiles added in f32
+  /// registers (EcfKernelShape::promoteAccumulators).
+  bool promoteAccumulators;
   /// The kernel module's symbols, read again for each function (a kernel
   /// whose name is taken gets the first free suffix from _0 on).
   std::optional<SymbolTable> kernelTable;
@@ -925,6 +929,7 @@ void Lowering::lowerFusedEcf(ConversionPatternRewriter &rewriter,
     sh.blockRows = sched.blockRows;
     sh.blockSlices = sched.blockSlices;
     sh.tileK = sched.tileK;
+    sh.promoteAccumulators = mma && promoteAccumulators;
     SmallVector<Value> args = {x};
     sh.splitProjection = seeded && seeded->loWords;
     if (seeded && mma) {
@@ -1837,7 +1842,8 @@ struct ConvertSigregToGPUPass
     opts.singleLaunchWarps = singleLaunchWarps;
     opts.deferCotangent = deferCotangent;
     Lowering lowering(kernels, scheduleOptions(opts), deferCotangent,
-                      fastNormals ? NormalMapping::Fast : NormalMapping::Exact);
+                      fastNormals ? NormalMapping::Fast : NormalMapping::Exact,
+                      mmaPromoteAccumulators);
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<ProjectionLowering, FusedEcfLowering, AllReduceMeanLowering,

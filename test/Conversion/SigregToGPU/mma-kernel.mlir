@@ -1,4 +1,6 @@
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=hopper=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=hopper=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=CHAIN
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=hopper=0 mma-promote-accumulators=1" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=PROMOTE
 
 // The mma.sync fused ECF kernel (MmaEcfKernel.cpp) at the largest P: its
 // shared buffer holds the y tile (64 x 128 words) and then the upper row
@@ -10,6 +12,26 @@
 // CHECK:         %[[AT:.*]] = arith.addi %{{.*}}, %c8192 : index
 // CHECK-NEXT:    arith.bitcast
 // CHECK-NEXT:    memref.store %{{.*}}, %[[SMEM]][%[[AT]]] : memref<8320xi32, #gpu.address_space<workgroup>>
+// The k-loop (17 k-tiles of 32 features: two k16 steps, each 8 MMAs on g's
+// hi words and 8 on its lo words). By default the MMAs accumulate into the
+// carried accumulators across every k-tile; with mma-promote-accumulators
+// each k-tile's first MMAs start from zero and the 32 carried f32
+// accumulators add the tile's sums (round-to-nearest arith.addf).
+// CHAIN:         gpu.func @sigreg_fused_ecf_mma(
+// CHAIN:         scf.for %{{.*}} = %c0 to %c17 step %c1 iter_args(%[[A0:[a-z0-9_]+]] = %{{.*}}
+// CHAIN:           nvvm.mma.sync A[{{.*}}]  B[{{.*}}]  C[%[[A0]], %{{.*}}, %{{.*}}, %{{.*}}]
+// CHAIN-NOT:       arith.addf %[[A0]],
+// CHAIN:           scf.yield
+// PROMOTE:       gpu.func @sigreg_fused_ecf_mma(
+// PROMOTE:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// PROMOTE:       scf.for %{{.*}} = %c0 to %c17 step %c1 iter_args(%[[A0:[a-z0-9_]+]] = %[[ZERO]]
+// PROMOTE-COUNT-8: nvvm.mma.sync A[{{.*}}]  B[{{.*}}]  C[%[[ZERO]], %[[ZERO]], %[[ZERO]], %[[ZERO]]]
+// PROMOTE-NOT:     C[%[[ZERO]],
+// PROMOTE-COUNT-24: nvvm.mma.sync
+// PROMOTE-NOT:     nvvm.mma.sync
+// PROMOTE:         arith.addf %[[A0]], %{{.*}} : f32
+// PROMOTE-COUNT-31: arith.addf %arg{{[0-9]+}}, %{{.*}} : f32
+// PROMOTE:         scf.yield
 func.func @p65(%x: tensor<1000x520xf16>, %seed: i64) -> tensor<1032xf32> {
   %l = sigreg.loss %x seed(%seed) slices = 1032 points = 65 reduction = none : tensor<1000x520xf16> -> tensor<1032xf32>
   return %l : tensor<1032xf32>
