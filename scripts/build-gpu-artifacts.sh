@@ -551,17 +551,22 @@ warps16_set() {
 # Per-slice statistics at a large batch (the accuracy gap of docs/STATUS.md: bf16, N = 8192,
 # reduction none missed 2e-3 on both tensor-core kernels): which of the tensor cores' running
 # sums (the error would grow with the k-steps: D = 128, 1024, 4096), the harmonics (P = 5
-# against 17) or the kernel (the transposed tile by rule, the 128 x 64 tile, mma.sync with
-# and without --mma-promote-accumulators, SIMT FMAs, an f32 input) the error follows; N = 1024
+# against 17) or the kernel (the transposed tile by rule, the 128 x 64 tile, mma.sync, SIMT
+# FMAs, an f32 input) the error follows, and whether promoted sums (--promote-accumulators:
+# mma.sync every k-tile, the 128 x 64 Hopper tile every 1 or 4 k-tiles) remove it; N = 1024
 # for its growth with the batch (docs/PERF-NOTES.md, twentieth session).
 perslice_set() {
   local d
   for d in 128 1024 4096; do
     emit ps-n8192-d$d 0 8192 $d 1024 17 bf16 none 0 none seed fused
+    emit ps-n8192-d$d-promote4 0 8192 $d 1024 17 bf16 none 0 none seed fused \
+      --promote-accumulators=4
     emit ps-n8192-d$d-mma 0 8192 $d 1024 17 bf16 none 0 none seed fused --chip=sm_90
     emit ps-n8192-d$d-mma-promote 0 8192 $d 1024 17 bf16 none 0 none seed fused \
-      "--chip=sm_90 --mma-promote-accumulators"
+      "--chip=sm_90 --promote-accumulators=1"
   done
+  emit ps-n8192-d1024-promote1 0 8192 1024 1024 17 bf16 none 0 none seed fused \
+    --promote-accumulators=1
   emit ps-n8192-d1024-p5 0 8192 1024 1024 5 bf16 none 0 none seed fused
   emit ps-n8192-d1024-w64 0 8192 1024 1024 17 bf16 none 0 none seed fused \
     "--wgmma-rows=128 --wgmma-slices=64"

@@ -133,6 +133,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   scheduleOpts.wgmmaRows = options.wgmmaRows;
   scheduleOpts.singleLaunch = options.singleLaunch;
   scheduleOpts.singleLaunchWarps = options.singleLaunchWarps;
+  scheduleOpts.promoteAccumulators = options.promoteAccumulators;
   pm.addPass(createSigregChooseSchedule(scheduleOpts));
   if (options.saveSlices) {
     SigregSaveSlicesOptions slicesOpts;
@@ -153,7 +154,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   // The exact projection (the host's g bit for bit) needs both the exact
   // mapping and correctly rounded square roots.
   lowerOpts.fastNormals = options.fastNormals && !options.preciseSqrt;
-  lowerOpts.mmaPromoteAccumulators = options.mmaPromoteAccumulators;
+  lowerOpts.promoteAccumulators = options.promoteAccumulators;
   lowerOpts.wgmmaAtomicSums = options.wgmmaAtomicSums;
   pm.addPass(createConvertSigregToGPU(lowerOpts));
   // The host side as the naive pipeline bufferizes it: results become

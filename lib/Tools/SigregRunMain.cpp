@@ -123,12 +123,13 @@ struct Options {
       llvm::cl::desc("correctly rounded f32 square roots in the kernels "
                      "(a seeded projection is then the host's bit for bit; "
                      "the default, sqrt.approx.f32, is faster)")};
-  llvm::cl::opt<bool> mmaPromoteAccumulators{
-      "mma-promote-accumulators",
-      llvm::cl::desc("the mma.sync fused ECF kernel (--chip=sm_90, or where "
-                     "the rule takes it): each k-tile's MMAs added into f32 "
-                     "registers with round-to-nearest adds (not yet run on a "
-                     "GPU)")};
+  llvm::cl::opt<int64_t> promoteAccumulators{
+      "promote-accumulators",
+      llvm::cl::desc("tensor-core kernels: their sums added into f32 "
+                     "registers every N k-tiles (the mma.sync kernel, or "
+                     "the Hopper kernel's 128 x 64 tile, which N > 0 "
+                     "selects; 0: never; not yet run on a GPU)"),
+      llvm::cl::init(0)};
   llvm::cl::opt<bool> fastNormals{
       "fast-normals",
       llvm::cl::desc("generated projections: the Box-Muller step through the "
@@ -258,7 +259,7 @@ SmallVector<std::string> cudaOnlyFlags(Options &opts) {
   note(opts.wgmmaAtomicSums);
   note(opts.preciseSqrt);
   note(opts.fastNormals);
-  note(opts.mmaPromoteAccumulators);
+  note(opts.promoteAccumulators);
   note(opts.saveSlices);
   note(opts.slicesPhase);
   note(opts.deferCotangent);
@@ -551,7 +552,7 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.wgmmaAtomicSums = opts.wgmmaAtomicSums;
   gpuOpts.preciseSqrt = opts.preciseSqrt;
   gpuOpts.fastNormals = opts.fastNormals;
-  gpuOpts.mmaPromoteAccumulators = opts.mmaPromoteAccumulators;
+  gpuOpts.promoteAccumulators = opts.promoteAccumulators;
   gpuOpts.saveSlices = opts.saveSlices;
   gpuOpts.slicesPhase = opts.slicesPhase;
   gpuOpts.deferCotangent = opts.deferCotangent;

@@ -119,7 +119,7 @@ def gen_loss(rng):
 
 def gen_schedule(rng, N, seeded):
     """Mostly nothing; else a hand-written #sigreg.schedule (docs/GPU-SCHEDULES.md) from
-    the knobs' usual values and some others, which the verifier must accept or reject with
+    the knobs' usual values (cluster, warps and promote among them) and some others, which the verifier must accept or reject with
     a diagnostic, and the conversion then follow."""
     if rng.random() < 0.6:
         return ""
@@ -135,6 +135,8 @@ def gen_schedule(rng, N, seeded):
         extra += f", cluster = {rng.choice([1, 2, 4, 8, 3, 0])}"
     if rng.random() < 0.3:
         extra += f", warps = {rng.choice([8, 16, 4, 0, 32])}"
+    if rng.random() < 0.3:
+        extra += f", promote = {rng.choice([0, 1, 2, 4, 64, -1])}"
     return (f" {{schedule = #sigreg.schedule<kernel = {kernel}, tile = [{rows}, {slices}], "
             f"k_tile = {k_tile}, batch_tiles = {tiles}, projection = {proj}{extra}>}}")
 

@@ -67,10 +67,10 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "the cost rule usesSingleLaunch picks it, 2 wherever it applies">,
     Option<"singleLaunchWarps", "single-launch-warps", "int64_t", "0",
            "Warps per block of the single launch, 8 or 16 (0: by rule, 8)">,
-    Option<"mmaPromoteAccumulators", "mma-promote-accumulators", "bool", "false",
-           "The mma.sync fused ECF kernel (kernel = mma): each 32-deep k-tile's MMAs start "
-           "from zero and are added into f32 registers (round to nearest), so that the "
-           "tensor cores' accumulation never runs over more than one k-tile">,
+    Option<"promoteAccumulators", "promote-accumulators", "int64_t", "0",
+           "Tensor-core kernels: their sums start from zero every N k-tiles and are added "
+           "into f32 registers with round-to-nearest adds (the mma.sync kernel, and the "
+           "Hopper kernel's 128 x 64 tile, which N > 0 selects; 0: never)">,
     Option<"fastNormals", "fast-normals", "bool", "false",
            "Generated projections: the Box-Muller step through the GPU's approximate "
            "log2, sine and cosine (docs/PROJECTION.md section 7; g within about 1e-5 of "

@@ -99,11 +99,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "(--sigreg-precise-sqrt: a seeded projection is then the "
                      "host's bit for bit; default sqrt.approx.f32, faster)"),
       llvm::cl::init(false)};
-  PassOptions::Option<bool> mmaPromoteAccumulators{
-      *this, "mma-promote-accumulators",
-      llvm::cl::desc("The mma.sync fused ECF kernel: each k-tile's MMAs "
-                     "added into f32 registers with round-to-nearest adds"),
-      llvm::cl::init(false)};
+  PassOptions::Option<int64_t> promoteAccumulators{
+      *this, "promote-accumulators",
+      llvm::cl::desc("Tensor-core kernels: their sums added into f32 "
+                     "registers every N k-tiles (mma.sync, or the Hopper "
+                     "kernel's 128 x 64 tile; 0: never)"),
+      llvm::cl::init(0)};
   PassOptions::Option<bool> fastNormals{
       *this, "fast-normals",
       llvm::cl::desc("Generated projections: the Box-Muller step through the "

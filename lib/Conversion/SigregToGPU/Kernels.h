@@ -121,11 +121,12 @@ struct EcfKernelShape {
   int64_t wgmmaCluster = 1;
   /// SIMT kernel: k (feature) tile depth, a multiple of 16.
   int64_t tileK = 16;
-  /// mma.sync kernel: each 32-deep k-tile's MMAs start from zero and their
-  /// sums are added into f32 registers with round-to-nearest adds, so that
-  /// the tensor cores' own accumulation (which shortens the sum at every
-  /// instruction) never runs over more than one k-tile.
-  bool promoteAccumulators = false;
+  /// mma.sync kernel and the Hopper kernel's 128 x 64 tile: the MMAs start
+  /// from zero every promoteKTiles k-tiles and those sums are added into
+  /// f32 registers with round-to-nearest adds, so that the tensor cores' own
+  /// accumulation (which shortens the sum at every instruction) runs over
+  /// that many k-tiles only (EcfSchedule::promoteKTiles; 0: never).
+  int64_t promoteKTiles = 0;
   int64_t numBatchTiles() const { return (batch + blockRows - 1) / blockRows; }
   int64_t numSliceTiles() const {
     return (numSlices + blockSlices - 1) / blockSlices;

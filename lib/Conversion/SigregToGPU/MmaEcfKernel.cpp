@@ -241,37 +241,58 @@ SmallVector<Value> emitMmaKTile(MmaTile &m, ValueRange accIn) {
 
 /// Stage 1: the k-loop, software pipelined: the loads of tile kt + 1 are
 /// issued before the MMAs of tile kt, so their latency hides behind the
-/// tensor-core work. Returns the 32 accumulators. With promoteAccumulators
-/// each k-tile's MMAs start from zero and the carried accumulators add
-/// their results with f32 adds (round to nearest): the sum over D then
-/// meets the tensor cores' accumulation only within a k-tile.
+/// tensor-core work. Returns the 32 accumulators. With promoteKTiles = U
+/// the loop also carries 32 promoted sums: every U k-tiles the MMAs'
+/// accumulators are added into them with f32 adds (round to nearest) and
+/// start again from zero, so the tensor cores' own accumulation runs over U
+/// k-tiles at a time (U = 1: each k-tile's MMAs start from zero).
 SmallVector<Value> emitMmaMainloop(MmaTile &m) {
   KernelBuilder &k = m.k;
   int64_t numK = (m.sh.featureDim + kMmaK - 1) / kMmaK;
-  SmallVector<Value> loopInit(32, k.f32(0.0f));
+  int64_t U = m.sh.promoteKTiles;
+  // Carried: the MMAs' accumulators, [U > 1: the promoted sums,] the staged
+  // operand words.
+  int64_t sums = U > 1 ? 64 : 32;
+  SmallVector<Value> zeros(32, k.f32(0.0f));
+  SmallVector<Value> loopInit(sums, k.f32(0.0f));
   SmallVector<Value> first = loadOperandTile(m, k.idx(0));
   loopInit.append(first.begin(), first.end());
   SmallVector<Value> loopResults = k.forEach(
       k.idx(0), k.idx(numK), k.idx(1), loopInit,
       [&](Value kt, ValueRange carried) {
-        storeOperandTile(m, carried.drop_front(32));
+        storeOperandTile(m, carried.drop_front(sums));
         k.barrier();
         // The last iteration reloads its own tile (clamped): unused.
         SmallVector<Value> staged =
             loadOperandTile(m, k.min(k.add(kt, k.idx(1)), k.idx(numK - 1)));
         SmallVector<Value> next;
-        if (m.sh.promoteAccumulators) {
-          next = emitMmaKTile(m, SmallVector<Value>(32, k.f32(0.0f)));
+        if (U == 1) {
+          next = emitMmaKTile(m, zeros);
           for (auto [sum, tile] : llvm::zip(carried.take_front(32), next))
             tile = k.addf(sum, tile);
         } else {
           next = emitMmaKTile(m, carried.take_front(32));
         }
+        if (U > 1) {
+          // Every U-th k-tile: promoted += accumulators, accumulators = 0.
+          Value promote = arith::CmpIOp::create(
+              k.b, arith::CmpIPredicate::eq,
+              k.rem(k.add(kt, k.idx(1)), k.idx(U)), k.idx(0));
+          for (int64_t i = 0; i < 32; ++i) {
+            Value sum = carried[32 + i];
+            next.push_back(k.select(promote, k.addf(sum, next[i]), sum));
+            next[i] = k.select(promote, zeros[i], next[i]);
+          }
+        }
         k.barrier();
         next.append(staged.begin(), staged.end());
         return next;
       });
-  return SmallVector<Value>(loopResults.begin(), loopResults.begin() + 32);
+  SmallVector<Value> acc(loopResults.begin(), loopResults.begin() + 32);
+  if (U > 1)
+    for (int64_t i = 0; i < 32; ++i)
+      acc[i] = k.addf(loopResults[32 + i], acc[i]);
+  return acc;
 }
 
 /// Stage 2: the accumulators (divided by the column norm when seeded) -> the

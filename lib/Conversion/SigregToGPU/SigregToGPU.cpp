@@ -86,6 +86,7 @@ EcfScheduleOptions scheduleOptions(const ConvertSigregToGPUOptions &options) {
   o.wgmmaAtomicSums = options.wgmmaAtomicSums;
   o.singleLaunch = options.singleLaunch;
   o.singleLaunchWarps = options.singleLaunchWarps;
+  o.promoteKTiles = options.promoteAccumulators;
   return o;
 }
 
@@ -223,10 +224,9 @@ struct SeededProjection {
 class Lowering {
 public:
   Lowering(gpu::GPUModuleOp kernels, const EcfScheduleOptions &schedule,
-           bool deferCotangent, NormalMapping normals,
-           bool promoteAccumulators = false)
+           bool deferCotangent, NormalMapping normals)
       : kernels(kernels), schedule(schedule), deferCotangent(deferCotangent),
-        normals(normals), promoteAccumulators(promoteAccumulators) {}
+        normals(normals) {}
 
   LogicalResult check(func::FuncOp func);
   /// Ops that stay legal during the conversion: their work is done, and
@@ -369,9 +369,6 @@ private:
   bool deferCotangent;
   /// fast-normals: the Box-Muller step of every generated g.
   NormalMapping normals;
-  /// mma-promote-accumulators: the mma.sync kernel's k-tiles added in f32
-  /// registers (EcfKernelShape::promoteAccumulators).
-  bool promoteAccumulators;
   /// The kernel module's symbols, read again for each function (a kernel
   /// whose name is taken gets the first free suffix from _0 on).
   std::optional<SymbolTable> kernelTable;
@@ -918,6 +915,7 @@ void Lowering::lowerFusedEcf(ConversionPatternRewriter &rewriter,
   EcfSchedule sched = ecfSchedule(ecf);
   sh.blockSlices = sched.blockSlices;
   sh.wgmmaCluster = sched.cluster;
+  sh.promoteKTiles = sched.promoteKTiles;
   SmallVector<Value> results;
   if (sched.wgmma) {
     sh.blockRows = sched.blockRows;
@@ -929,7 +927,6 @@ void Lowering::lowerFusedEcf(ConversionPatternRewriter &rewriter,
     sh.blockRows = sched.blockRows;
     sh.blockSlices = sched.blockSlices;
     sh.tileK = sched.tileK;
-    sh.promoteAccumulators = mma && promoteAccumulators;
     SmallVector<Value> args = {x};
     sh.splitProjection = seeded && seeded->loWords;
     if (seeded && mma) {
@@ -1406,6 +1403,7 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(ConversionPatternRewriter &rewriter,
   bool generate = seeded && seeded->seed;
   w.tiling.cluster = generate ? 1 : sh.wgmmaCluster;
   w.tiling.generate = generate ? sh.wgmmaCluster : 0;
+  w.tiling.promote = sh.promoteKTiles;
   w.normals = normals;
   // The tail (one-tile kernel): the finalize for few batch tiles, and the
   // epilogue of a chain planChains gave it.
@@ -1814,9 +1812,9 @@ struct ConvertSigregToGPUPass
     });
     if (funcs.empty())
       return;
-    std::string optionError =
-        scheduleOptionError(blockRows, blockSlices, wgmmaSlices, singleLaunch,
-                            wgmmaCluster, wgmmaRows, singleLaunchWarps);
+    std::string optionError = scheduleOptionError(
+        blockRows, blockSlices, wgmmaSlices, singleLaunch, wgmmaCluster,
+        wgmmaRows, singleLaunchWarps, promoteAccumulators);
     if (!optionError.empty()) {
       module.emitError(optionError);
       return signalPassFailure();
@@ -1840,10 +1838,10 @@ struct ConvertSigregToGPUPass
     opts.wgmmaAtomicSums = wgmmaAtomicSums;
     opts.singleLaunch = singleLaunch;
     opts.singleLaunchWarps = singleLaunchWarps;
+    opts.promoteAccumulators = promoteAccumulators;
     opts.deferCotangent = deferCotangent;
     Lowering lowering(kernels, scheduleOptions(opts), deferCotangent,
-                      fastNormals ? NormalMapping::Fast : NormalMapping::Exact,
-                      mmaPromoteAccumulators);
+                      fastNormals ? NormalMapping::Fast : NormalMapping::Exact);
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<ProjectionLowering, FusedEcfLowering, AllReduceMeanLowering,

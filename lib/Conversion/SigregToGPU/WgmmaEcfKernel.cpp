@@ -16,6 +16,9 @@
 //                         wgmma m64n256k16 x4 from shared memory descriptors
 //                         into 128 f32 accumulators per thread, release the
 //                         previous stage once its MMAs are done.
+//   3b. promoteAccumulator (schedule promote, the 128 x 64 tile): every
+//                         `promote` k-tiles the accumulator's values added
+//                         into f32 registers, the MMAs restarted from zero.
 //   4. emitAccumulatorTile the accumulators -> a shared f32 y tile [128][256]
 //                         that aliases the operand ring.
 //   5. emitEcfColumns     thread t owns slice s0 + t: column norm (seeded),
@@ -477,13 +480,55 @@ bool releasedInCluster(const WgmmaTypes &t, int64_t step, int64_t kTiles) {
   return t.tiling.cluster == 1 || step < kTiles - t.stages;
 }
 
+/// The LLVM struct convert-nvgpu-to-nvvm makes of the accumulator type
+/// t.acc (vector<64 x slices>: one m64 row block of slices / 2 f32 per
+/// thread): the promoted sums' view of it, through casts that fold away
+/// there.
+Type accumulatorStruct(MLIRContext *ctx, const WgmmaTypes &t) {
+  auto inner = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(t.slices / 2, Float32Type::get(ctx)));
+  return LLVM::LLVMStructType::getLiteral(ctx, {inner});
+}
+
+/// Stage 3b (t.tiling.promote): `promoted` (empty before the first
+/// promotion) plus the thread's f32 values of `acc`, once its MMAs are
+/// complete (wgmma.wait_group 0): round-to-nearest adds, outside the
+/// tensor cores' truncating accumulation.
+SmallVector<Value> promoteAccumulator(KernelBuilder &k, const WgmmaTypes &t,
+                                      ArrayRef<Value> promoted, Value acc) {
+  NVVM::WgmmaWaitGroupSyncOp::create(k.b, 0);
+  Value view = UnrealizedConversionCastOp::create(
+                   k.b, accumulatorStruct(k.b.getContext(), t), acc)
+                   .getResult(0);
+  SmallVector<Value> sums;
+  for (int64_t i = 0; i < t.slices / 2; ++i) {
+    Value v = LLVM::ExtractValueOp::create(k.b, view, ArrayRef<int64_t>{0, i});
+    sums.push_back(promoted.empty() ? v : k.addf(promoted[i], v));
+  }
+  return sums;
+}
+
+/// The accumulator of `values` (promoteAccumulator's sums), for stage 4's
+/// store.
+Value promotedAccumulator(KernelBuilder &k, const WgmmaTypes &t,
+                          ArrayRef<Value> values) {
+  Type type = accumulatorStruct(k.b.getContext(), t);
+  Value view = LLVM::UndefOp::create(k.b, type);
+  for (auto [i, v] : llvm::enumerate(values))
+    view = LLVM::InsertValueOp::create(
+        k.b, view, v, ArrayRef<int64_t>{0, static_cast<int64_t>(i)});
+  return UnrealizedConversionCastOp::create(k.b, t.acc, view).getResult(0);
+}
+
 /// Whether stage 3 of a mainloop of `kTiles` k-tiles is emitted unrolled:
 /// only where ptxas keeps the unrolled descriptors in registers without
 /// spilling (checked on every configuration of the GPU validation sets):
 /// the 64-slice tile with one CTA per multiprocessor (its 32 accumulators
 /// leave room), or a ring visited at most twice.
+/// Not with promoted sums: unrolled, their 32 values live beside the
+/// constant descriptors spilled (2.3 KB at mid, per-slice, promote = 4).
 bool unrollsMainloop(const WgmmaTypes &t, int64_t kTiles) {
-  if (kTiles > kUnrolledKTiles)
+  if (kTiles > kUnrolledKTiles || t.tiling.promote)
     return false;
   return (t.slices <= 64 && t.tiling.ctasPerSM == 1) || kTiles <= 2 * t.stages;
 }
@@ -501,6 +546,8 @@ Value emitUnrolledWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
   Value wgOffset = k.mul(wg, k.idx(64 * t.tileK * 2));
   Value acc = nvgpu::WarpgroupMmaInitAccumulatorOp::create(k.b, t.acc);
   Value parity = arith::ConstantOp::create(k.b, k.b.getBoolAttr(false));
+  int64_t U = t.tiling.promote;
+  SmallVector<Value> promoted;
   for (int64_t i = 0; i < kTiles; ++i) {
     int64_t s = i % t.stages;
     acc = emitMainloopKTile(
@@ -511,7 +558,15 @@ Value emitUnrolledWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
         acc);
     if (s == t.stages - 1)
       parity = arith::XOrIOp::create(k.b, parity, one);
+    // Every U-th k-tile but the last: the sums promoted, the MMAs restarted
+    // from zero.
+    if (U && (i + 1) % U == 0 && i + 1 < kTiles) {
+      promoted = promoteAccumulator(k, t, promoted, acc);
+      acc = nvgpu::WarpgroupMmaInitAccumulatorOp::create(k.b, t.acc);
+    }
   }
+  if (!promoted.empty())
+    return promotedAccumulator(k, t, promoteAccumulator(k, t, promoted, acc));
   NVVM::WgmmaWaitGroupSyncOp::create(k.b, 0);
   return acc;
 }
@@ -531,6 +586,10 @@ Value emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t, Value smem,
   Value wgOffset = k.mul(wg, k.idx(64 * t.tileK * 2));
   SmallVector<Value> inits = {
       init, arith::ConstantOp::create(k.b, k.b.getBoolAttr(false))};
+  // With promotion the loop also carries the promoted sums (from zero).
+  int64_t U = t.tiling.promote;
+  if (U)
+    inits.append(t.slices / 2, k.f32(0.0f));
   SmallVector<Value> results = k.forEach(
       k.idx(0), k.idx(kTiles), k.idx(1), inits,
       [&](Value step, ValueRange carried) {
@@ -549,8 +608,42 @@ Value emitWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t, Value smem,
         Value wraps = arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, s,
                                             k.idx(t.stages - 1));
         Value flipped = arith::XOrIOp::create(k.b, parity, one);
-        return SmallVector<Value>{next, k.select(wraps, flipped, parity)};
+        SmallVector<Value> yielded = {next, k.select(wraps, flipped, parity)};
+        if (!U)
+          return yielded;
+        // Every U-th k-tile: the sums promoted, the MMAs restarted from
+        // zero (the last k-tile's are promoted after the loop).
+        Value promote = arith::CmpIOp::create(
+            k.b, arith::CmpIPredicate::eq,
+            k.rem(k.add(step, k.idx(1)), k.idx(U)), k.idx(0));
+        ValueRange promoted = carried.drop_front(2);
+        SmallVector<Type> types = {t.acc};
+        types.append(promoted.size(), k.b.getF32Type());
+        auto ifOp = scf::IfOp::create(k.b, types, promote,
+                                      /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard guard(k.b);
+          k.b.setInsertionPointToStart(ifOp.thenBlock());
+          SmallVector<Value> then = {
+              nvgpu::WarpgroupMmaInitAccumulatorOp::create(k.b, t.acc)};
+          llvm::append_range(
+              then, promoteAccumulator(k, t, llvm::to_vector(promoted), next));
+          scf::YieldOp::create(k.b, then);
+          k.b.setInsertionPointToStart(ifOp.elseBlock());
+          SmallVector<Value> otherwise = {next};
+          llvm::append_range(otherwise, promoted);
+          scf::YieldOp::create(k.b, otherwise);
+        }
+        yielded[0] = ifOp.getResult(0);
+        llvm::append_range(yielded, ifOp.getResults().drop_front());
+        return yielded;
       });
+  if (U)
+    return promotedAccumulator(
+        k, t,
+        promoteAccumulator(k, t,
+                           llvm::to_vector(ValueRange(results).drop_front(2)),
+                           results[0]));
   NVVM::WgmmaWaitGroupSyncOp::create(k.b, 0);
   return results[0];
 }

@@ -9,10 +9,12 @@
 // RUN: (sigreg-run --target=cpu --chip=sm_80 %s > /dev/null 2>&1; echo "exit=$?") | FileCheck %s --check-prefix=EXIT2
 // RUN: not sigreg-run --target=cpu --fast-normals=false %s 2>&1 | FileCheck %s --check-prefix=NORMALS
 // NORMALS: sigreg-run: error: --fast-normals applies to --target=cuda only, not to the CPU target
-// RUN: not sigreg-run --target=cpu --single-launch-warps=16 --mma-promote-accumulators %s 2>&1 | FileCheck %s --check-prefix=KNOBS
-// KNOBS: sigreg-run: error: --single-launch-warps, --mma-promote-accumulators apply to --target=cuda only, not to the CPU target
+// RUN: not sigreg-run --target=cpu --single-launch-warps=16 --promote-accumulators=4 %s 2>&1 | FileCheck %s --check-prefix=KNOBS
+// KNOBS: sigreg-run: error: --single-launch-warps, --promote-accumulators apply to --target=cuda only, not to the CPU target
 // RUN: not sigreg-run --target=cuda --compile-only --single-launch-warps=12 %s 2>&1 | FileCheck %s --check-prefix=WARPS
 // WARPS: single-launch-warps must be 0, 8 or 16, got 12
+// RUN: not sigreg-run --target=cuda --compile-only --promote-accumulators=-1 %s 2>&1 | FileCheck %s --check-prefix=PROMOTE
+// PROMOTE: promote-accumulators must be >= 0, got -1
 
 // Benchmark knobs without --bench; --warmup on the CPU (no warm-up runs).
 // RUN: not sigreg-run --target=cpu --iters=5 %s 2>&1 | FileCheck %s --check-prefix=ITERS

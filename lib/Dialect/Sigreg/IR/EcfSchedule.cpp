@@ -307,11 +307,10 @@ bool mlir::sigreg::usesTensorCores(FusedEcfOp op,
          blocks >= kTargetBlocks / 4;
 }
 
-std::string
-mlir::sigreg::scheduleOptionError(int64_t blockRows, int64_t blockSlices,
-                                  int64_t wgmmaSlices, int64_t singleLaunch,
-                                  int64_t wgmmaCluster, int64_t wgmmaRows,
-                                  int64_t singleLaunchWarps) {
+std::string mlir::sigreg::scheduleOptionError(
+    int64_t blockRows, int64_t blockSlices, int64_t wgmmaSlices,
+    int64_t singleLaunch, int64_t wgmmaCluster, int64_t wgmmaRows,
+    int64_t singleLaunchWarps, int64_t promoteKTiles) {
   for (int64_t t : {blockRows, blockSlices})
     if (t != 0 && (t < 0 || t > 256 || !llvm::isPowerOf2_64(t)))
       return llvm::formatv("block-rows and block-slices must be 0 or a power "
@@ -333,6 +332,9 @@ mlir::sigreg::scheduleOptionError(int64_t blockRows, int64_t blockSlices,
   if (!llvm::is_contained({0, 8, 16}, singleLaunchWarps))
     return llvm::formatv("single-launch-warps must be 0, 8 or 16, got {0}",
                          singleLaunchWarps);
+  if (promoteKTiles < 0)
+    return llvm::formatv("promote-accumulators must be >= 0, got {0}",
+                         promoteKTiles);
   return "";
 }
 
@@ -583,8 +585,16 @@ bool mlir::sigreg::usesWgmmaTransposed(FusedEcfOp op,
 }
 
 EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
-                                            const EcfScheduleOptions &options,
+                                            const EcfScheduleOptions &requested,
                                             int64_t dynamicSize) {
+  // Promoted sums take the Hopper kernel's 128 x 64 tile (32 accumulators
+  // per thread, room for as many promoted sums), one tile per CTA.
+  EcfScheduleOptions options = requested;
+  if (options.promoteKTiles) {
+    options.wgmmaRows = kWgmmaTileRows;
+    options.wgmmaSlices = kWgmmaPromoteSlices;
+    options.wgmmaPersistent = false;
+  }
   Type in = op.getInput().getType();
   int64_t numViews = dimSize(in, 0, dynamicSize);
   int64_t batch = dimSize(in, 1, dynamicSize);
@@ -659,6 +669,8 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
       s.blockSlices /= 2;
   }
   s.numSliceTiles = llvm::divideCeilSigned<int64_t>(numSlices, s.blockSlices);
+  if (promotesAccumulators(s))
+    s.promoteKTiles = options.promoteKTiles;
   s.tileK = 16;
   if (!s.tensorCores &&
       numViews * s.numBatchTiles * s.numSliceTiles < kTargetBlocks / 2) {
@@ -804,6 +816,15 @@ SingleLaunchTiling mlir::sigreg::chooseSingleLaunchTiling(
   return {rows, slices, projection, warpsFor(projection)};
 }
 
+bool mlir::sigreg::promotesAccumulators(const EcfSchedule &s) {
+  if (!s.tensorCores)
+    return false;
+  if (!s.wgmma)
+    return true;
+  return !s.wgmmaPersistent && s.blockRows == kWgmmaTileRows &&
+         s.blockSlices == kWgmmaPromoteSlices;
+}
+
 std::string mlir::sigreg::singleLaunchWarpsObstacle(FusedEcfOp op,
                                                     ProjectionMode projection,
                                                     int64_t warps) {
@@ -860,7 +881,7 @@ mlir::sigreg::chooseScheduleAttr(FusedEcfOp op,
     return ScheduleAttr::get(
         ctx, KernelKind::single_launch, t.blockRows, t.blockSlices, 16,
         llvm::divideCeilSigned<int64_t>(in.getDimSize(1), t.blockRows),
-        t.projection, /*cluster=*/1, t.warps);
+        t.projection, /*cluster=*/1, t.warps, /*promote=*/0);
   }
   EcfSchedule s = chooseEcfSchedule(op, options);
   KernelKind kind = s.wgmma ? (s.wgmmaPersistent ? KernelKind::wgmma_persistent
@@ -874,7 +895,7 @@ mlir::sigreg::chooseScheduleAttr(FusedEcfOp op,
                                                      : ProjectionMode::rounded;
   return ScheduleAttr::get(ctx, kind, s.blockRows, s.blockSlices, s.tileK,
                            s.numBatchTiles, projection, s.cluster,
-                           kSingleLaunchWarps);
+                           kSingleLaunchWarps, s.promoteKTiles);
 }
 
 EcfSchedule mlir::sigreg::getEcfSchedule(FusedEcfOp op, ScheduleAttr attr) {
@@ -892,6 +913,7 @@ EcfSchedule mlir::sigreg::getEcfSchedule(FusedEcfOp op, ScheduleAttr attr) {
   s.numSliceTiles = llvm::divideCeilSigned<int64_t>(
       op.getCos().getType().getDimSize(1), s.blockSlices);
   s.cluster = attr.getCluster();
+  s.promoteKTiles = attr.getPromote();
   return s;
 }
 
@@ -1102,6 +1124,23 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
                        << " does not match ceil(N / rows) = "
                        << llvm::divideCeilSigned<int64_t>(batch, rows)
                        << " (N = " << batch << ", rows = " << rows << ")";
+  int64_t promote = attr.getPromote();
+  if (promote < 0)
+    return fail() << "needs promote >= 0, got " << promote;
+  if (promote > 0) {
+    EcfSchedule s;
+    s.wgmma = kind == KernelKind::wgmma || kind == KernelKind::wgmma_persistent;
+    s.wgmmaPersistent = kind == KernelKind::wgmma_persistent;
+    s.tensorCores = s.wgmma || kind == KernelKind::mma;
+    s.blockRows = rows;
+    s.blockSlices = slices;
+    if (!promotesAccumulators(s))
+      return fail() << "with tile = [" << rows << ", " << slices
+                    << "] does not promote its sums (promote is for kernel = "
+                       "mma and for kernel = wgmma with tile = [128, 64]), "
+                       "got promote = "
+                    << promote;
+  }
   int64_t warps = attr.getWarps();
   if (warps != kSingleLaunchWarps && kind != KernelKind::single_launch)
     return fail() << "does not take warps (only kernel = single_launch "

@@ -27,9 +27,9 @@ struct SigregChooseSchedulePass
 
   void runOnOperation() override {
     Operation *root = getOperation();
-    std::string optionError =
-        scheduleOptionError(blockRows, blockSlices, wgmmaSlices, singleLaunch,
-                            wgmmaCluster, wgmmaRows, singleLaunchWarps);
+    std::string optionError = scheduleOptionError(
+        blockRows, blockSlices, wgmmaSlices, singleLaunch, wgmmaCluster,
+        wgmmaRows, singleLaunchWarps, promoteAccumulators);
     if (!optionError.empty()) {
       root->emitError(optionError);
       return signalPassFailure();
@@ -46,6 +46,7 @@ struct SigregChooseSchedulePass
     options.wgmmaRows = wgmmaRows;
     options.singleLaunch = singleLaunch;
     options.singleLaunchWarps = singleLaunchWarps;
+    options.promoteKTiles = promoteAccumulators;
     root->walk([&](FusedEcfOp op) {
       // Dynamic shapes are scheduled once specialized.
       if (op.getScheduleAttr() || !op.getInput().getType().hasStaticShape() ||

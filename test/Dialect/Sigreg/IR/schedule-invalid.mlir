@@ -536,7 +536,7 @@ func.func @single_launch_warps(%x: tensor<1x32x64xf32>, %a: tensor<64x256xf32>) 
 // -----
 
 func.func @unknown_knob(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
-  // expected-error @+1 {{expected 'cluster' or 'warps', got 'warp'}}
+  // expected-error @+1 {{expected 'cluster', 'warps' or 'promote', got 'warp'}}
   %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 2, projection = explicit, warp = 16>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
   return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
 }
@@ -570,4 +570,20 @@ func.func @single_launch_warps_points(%x: tensor<1x32x64xbf16>, %seed: i64) -> t
   %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x256x33xf32>
   %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x256x33xf32> -> tensor<f32>
   return %l : tensor<f32>
+}
+
+// -----
+
+func.func @promote_transposed(%x: tensor<1x512x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma with tile = [256, 128] does not promote its sums (promote is for kernel = mma and for kernel = wgmma with tile = [128, 64]), got promote = 4}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [256, 128], k_tile = 16, batch_tiles = 2, projection = explicit, promote = 4>} : tensor<1x512x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
+
+// -----
+
+func.func @promote_negative(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = mma needs promote >= 0, got -2}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 4, projection = explicit, promote = -2>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
 }

@@ -69,3 +69,14 @@ func.func @single_launch_warps(%x: tensor<1x32x64xbf16>, %seed: i64) -> (tensor<
   %l1 = sigreg.fused_epilogue %cg1, %sg1, %ng1 : tensor<1x256x17xf32> -> tensor<f32>
   return %l, %l1 : tensor<f32>, tensor<f32>
 }
+
+// `promote` is printed only when it is not 0; the trailing knobs read back
+// in any order (warps = 8, the default, is not printed back).
+// CHECK-LABEL: func.func @promote
+// CHECK: sigreg.fused_ecf %{{.*}}, %{{.*}} {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 4, projection = explicit, promote = 4>} :
+// CHECK: sigreg.fused_ecf %{{.*}}, %{{.*}} {schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 8, projection = explicit>} :
+func.func @promote(%x: tensor<1x512x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  %c0, %s0 = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 4, projection = explicit, promote = 4, warps = 8>} : tensor<1x512x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  %c1, %s1 = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 8, projection = explicit, promote = 0>} : tensor<1x512x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
+  return %c0, %c1 : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}

@@ -18,6 +18,9 @@
 // RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=single-launch=0 block-slices=8" 2>&1 | FileCheck %s --check-prefix=BADSIMT
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true single-launch-warps=16" | FileCheck %s --check-prefix=WARPS
 // RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=single-launch-warps=4" 2>&1 | FileCheck %s --check-prefix=BADWARPS
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true promote-accumulators=4" | FileCheck %s --check-prefix=PROMOTE
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=promote-accumulators=2" | FileCheck %s --check-prefix=PROMOTEMMA
+// RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=promote-accumulators=-1" 2>&1 | FileCheck %s --check-prefix=BADPROMOTE
 
 // --sigreg-choose-schedule records on every sigreg.fused_ecf the schedule
 // --convert-sigreg-to-gpu would choose (EcfSchedule.cpp), per shape and
@@ -53,6 +56,24 @@
 // WARPS-LABEL:  func.func @mid
 // WARPS:          schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = rounded>}
 // BADWARPS:       error: single-launch-warps must be 0, 8 or 16, got 4
+// promote-accumulators=N: the tensor cores' sums promoted to f32 registers
+// every N k-tiles, on the kernels with room for them: mma.sync, and on
+// sm_90a the Hopper kernel's 128 x 64 tile, which the option selects for
+// every Hopper problem (large too; per-slice none_bf16 would take the
+// transposed tile by rule). The single launch's GEMM is not promoted.
+// PROMOTE-LABEL:    func.func @blog(
+// PROMOTE:            schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = rounded>}
+// PROMOTE-LABEL:    func.func @mid
+// PROMOTE:            schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = rounded, promote = 4>}
+// PROMOTE-LABEL:    func.func @large(
+// PROMOTE:            schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 64, projection = rounded, promote = 4>}
+// PROMOTE-LABEL:    func.func @none_bf16
+// PROMOTE:            schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = split, promote = 4>}
+// PROMOTEMMA-LABEL: func.func @mid
+// PROMOTEMMA:         schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 16, projection = rounded, promote = 2>}
+// PROMOTEMMA-LABEL: func.func @large_f32
+// PROMOTEMMA:         schedule = #sigreg.schedule<kernel = simt, tile = [64, 64], k_tile = 16, batch_tiles = 128, projection = f32>}
+// BADPROMOTE:         error: promote-accumulators must be >= 0, got -1
 func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<32x2048xbf16> -> tensor<f32>
   return %l : tensor<f32>

@@ -88,6 +88,10 @@ def Sigreg_ScheduleAttr : AttrDef<Sigreg_Dialect, "Schedule"> {
     - `warps` (kernel = single_launch; printed when not 8): warps per
       block, 8 or 16 (the tensor-core GEMM's k groups and row groups, and
       the threads of the ECF).
+    - `promote` (kernel = mma, or wgmma with tile = [128, 64]; printed when
+      not 0): the tensor cores' sums start from zero every `promote`
+      k-tiles and are added into f32 registers with round-to-nearest adds
+      (0: they accumulate over the whole reduction).
 
     ```mlir
     #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16,
@@ -102,12 +106,13 @@ def Sigreg_ScheduleAttr : AttrDef<Sigreg_Dialect, "Schedule"> {
     "int64_t":$batch_tiles,
     EnumParameter<Sigreg_ProjectionMode>:$projection,
     DefaultValuedParameter<"int64_t", "1">:$cluster,
-    DefaultValuedParameter<"int64_t", "8">:$warps
+    DefaultValuedParameter<"int64_t", "8">:$warps,
+    DefaultValuedParameter<"int64_t", "0">:$promote
   );
   let assemblyFormat = [{
     `<` `kernel` `=` $kernel `,` `tile` `=` `[` $rows `,` $slices `]` `,`
     `k_tile` `=` $k_tile `,` `batch_tiles` `=` $batch_tiles `,`
-    `projection` `=` $projection `` custom<ScheduleExtras>($cluster, $warps) `>`
+    `projection` `=` $projection `` custom<ScheduleExtras>($cluster, $warps, $promote) `>`
   }];
 }
 

@@ -146,6 +146,10 @@ def SigregChooseSchedule : Pass<"sigreg-choose-schedule"> {
     Option<"singleLaunch", "single-launch", "int64_t", "1",
            "Whole forward in one launch: 0 never, 1 where the cost rule "
            "usesSingleLaunch picks it, 2 wherever it applies">,
+    Option<"promoteAccumulators", "promote-accumulators", "int64_t", "0",
+           "Tensor-core kernels: their sums start from zero every N k-tiles and are added "
+           "into f32 registers with round-to-nearest adds (the mma.sync kernel, and the "
+           "Hopper kernel's 128 x 64 tile, which N > 0 selects; 0: never)">,
     Option<"singleLaunchWarps", "single-launch-warps", "int64_t", "0",
            "Warps per block of the single launch, 8 or 16 (0: by rule, 8)">
   ];

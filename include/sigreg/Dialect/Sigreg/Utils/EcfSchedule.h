@@ -72,6 +72,9 @@ struct WgmmaTiling {
   /// their g tile together (projection = generated; 0: the projection
   /// kernel writes g). No multicast: `cluster` stays 1.
   int64_t generate = 0;
+  /// The one-tile kernel's 128 x 64 tile: its sums promoted to f32 registers
+  /// every `promote` k-tiles (EcfSchedule::promoteKTiles; 0: never).
+  int64_t promote = 0;
 
   /// The ping-pong kernel: persistent with 128-row tiles, each consumer
   /// warpgroup owning whole tiles. Persistent with the transposed tile, the
@@ -209,6 +212,10 @@ struct EcfScheduleOptions {
   /// Warps per block of the single launch, 8 or 16 (0: by rule,
   /// kSingleLaunchWarps).
   int64_t singleLaunchWarps = 0;
+  /// The tensor cores' sums promoted to f32 registers every that many
+  /// k-tiles (EcfSchedule::promoteKTiles; 0: never). Takes the Hopper
+  /// kernel's 128 x 64 tile, the one with room for the promoted sums.
+  int64_t promoteKTiles = 0;
   /// Hopper kernel past kWgmmaFoldedBatchTiles batch tiles: the tiles' sums
   /// in fixed point through integer atomics (wgmmaAtomicSums; less memory,
   /// measured slower).
@@ -225,7 +232,8 @@ struct EcfScheduleOptions {
 std::string scheduleOptionError(int64_t blockRows, int64_t blockSlices,
                                 int64_t wgmmaSlices, int64_t singleLaunch,
                                 int64_t wgmmaCluster = 0, int64_t wgmmaRows = 0,
-                                int64_t singleLaunchWarps = 0);
+                                int64_t singleLaunchWarps = 0,
+                                int64_t promoteKTiles = 0);
 
 /// The schedule of one sigreg.fused_ecf.
 struct EcfSchedule {
@@ -254,6 +262,13 @@ struct EcfSchedule {
   /// The Hopper kernel generates its g tile itself, in clusters of `cluster`
   /// CTAs (projection = generated; no multicast).
   bool generateProjection = false;
+  /// The mma.sync kernel or the Hopper kernel's 128 x 64 tile: the tensor
+  /// cores' sums start from zero every promoteKTiles k-tiles (32 features
+  /// for mma.sync, 64 for the Hopper kernel) and are added into f32
+  /// registers with round-to-nearest adds, so that their truncating
+  /// accumulation (docs/PERF-NOTES.md, "Per-slice accuracy at a large
+  /// batch") runs over that many k-tiles only. 0: over the whole reduction.
+  int64_t promoteKTiles = 0;
 
   /// The Hopper kernel that may gather its batch tiles and run the epilogue
   /// in its tail: the one-tile kernel of 128-row tiles. The ping-pong and
@@ -418,6 +433,13 @@ int64_t wgmmaTileSlices(int64_t numViews, int64_t batch, int64_t numSlices,
 /// 41% of the issue slots busy, docs/PERF-NOTES.md) and halves the ECF's
 /// elements per thread; not yet measured, so not the rule.
 constexpr int64_t kSingleLaunchWarps = 8;
+/// The Hopper tile whose sums may be promoted (schedule promote): 128 x 64,
+/// 32 accumulators per consumer thread and as many promoted sums.
+constexpr int64_t kWgmmaPromoteSlices = 64;
+/// Whether schedule `s` can promote its tensor cores' sums to f32 registers
+/// (EcfSchedule::promoteKTiles): the mma.sync kernel, and the one-tile
+/// Hopper kernel's 128 x 64 tile.
+bool promotesAccumulators(const EcfSchedule &s);
 /// Largest P of the single launch in blocks of 16 warps: a 512-thread block
 /// leaves ptxas 128 registers per thread, and the 2 (P - 1) ECF sums of P =
 /// 33 spilled there (blog-like and N = 100 shapes, P = 33 and 63).
