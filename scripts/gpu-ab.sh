@@ -12,19 +12,22 @@
 #      process as PyTorch (torch.compile and the cuBLAS GEMM once, then B, A, B in three
 #      processes), the figure issue 7's targets are stated in.
 # Usage: scripts/gpu-ab.sh ARTDIR [--prefix tp-] [--rounds 2] [--sanitize "N1 N2"]
-#          [--same-process "large-bf16 wide-bf16"] [--skip-validate] [--skip-bench] [--out DIR]
-#          [--dry-run]
+#          [--pairs "N1 N2"] [--same-process "large-bf16 wide-bf16"] [--skip-validate]
+#          [--skip-bench] [--out DIR] [--dry-run]
+# --pairs times only those pairs (NAME of each; default every pair).
 # All of it takes more than one 10-minute device call for the tpersistent set: split it with
 # --skip-validate / --skip-bench. --dry-run prints the commands instead of running them (for a
 # machine without a GPU).
 set -uo pipefail
 art=${1:?artifact dir}; shift
-prefix=tp-; rounds=2; sanitize=""; same=""; validate=1; bench=1; dry=0; out=${OUT:-/tmp/sigreg-gpu-ab}
+prefix=tp-; rounds=2; sanitize=""; same=""; only=""; validate=1; bench=1; dry=0
+out=${OUT:-/tmp/sigreg-gpu-ab}
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) prefix=$2; shift ;;
     --rounds) rounds=$2; shift ;;
     --sanitize) sanitize=$2; shift ;;
+    --pairs) only=$2; shift ;;
     --same-process) same=$2; shift ;;
     --skip-validate) validate=0 ;;
     --skip-bench) bench=0 ;;
@@ -40,8 +43,14 @@ art=$(cd "$art" && pwd)
 mkdir -p "$out"
 run() { if [ "$dry" = 1 ]; then echo "+ $*"; else "$@"; fi; }
 
+# The runtime: SIGREG_GPU_BUILD's bin/sigreg-aot-run and lib/libsigreg_aot.so (scripts/gpu-pack.sh
+# carries this machine's there), where they run here, else an MLIR-free build in /tmp.
 bld=${SIGREG_GPU_BUILD:-/tmp/sigreg-build-nomlir}
 aot="$bld/bin/sigreg-aot-run"
+if [ "$dry" = 0 ] && [ -x "$aot" ] && ! "$aot" --help > /dev/null 2>&1; then
+  echo "gpu-ab: $aot does not run here; building the runtime in /tmp"
+  bld=/tmp/sigreg-build-nomlir; aot="$bld/bin/sigreg-aot-run"
+fi
 if [ "$dry" = 0 ] && [ ! -x "$aot" ]; then
   { cmake -S "$root" -B "$bld" -DSIGREG_ENABLE_MLIR=OFF -DCMAKE_BUILD_TYPE=Release &&
     cmake --build "$bld" -j"$(nproc)" --target sigreg-aot-run sigreg_aot; } \
@@ -53,7 +62,9 @@ pairs=()
 for d in "$art"/"$prefix"*; do
   [ -d "$d/fused" ] || continue
   b=$(basename "$d"); a=${b#"$prefix"}
-  [ -d "$art/$a/fused" ] && pairs+=("$a")
+  [ -d "$art/$a/fused" ] || continue
+  [ -z "$only" ] || [[ " $only " == *" $a "* ]] || continue
+  pairs+=("$a")
 done
 echo "gpu-ab: ${#pairs[@]} pairs in $art (B = ${prefix}NAME)"
 
