@@ -537,16 +537,28 @@ generate_set() {
 # The single launch in blocks of 16 warps (--single-launch-warps=16, schedule warps = 16):
 # the single set, the training steps that take the single launch, and the seed read from a
 # step counter (the packed loss word, the fenced counter forced at N = 4096), each as NAME (8
-# warps, the rule) and w16-NAME, for scripts/gpu-ab.sh --prefix w16-.
+# warps, the rule) and w16-NAME, for scripts/gpu-ab.sh --prefix w16- (and w16f-, f8-: below).
 warps16_configs() {
   single
   single_launch_steps
   single_launch_phased
   single_launch_device_steps
 }
+# The timed anchors again with the fast normals in the single launch's GEMM
+# (--single-launch-fast-normals): with 16 warps as w16f-NAME, with 8 as f8-NAME.
+fast_normals_configs() {
+  emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed
+  emit minimal-bf16 4 256 16 256 17 bf16 none 0 mean seed
+  emit slm-n256-d1024-sum 0 256 1024 256 17 bf16 none 0 sum seed
+  emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit ds-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean step fused
+}
 warps16_set() {
   warps16_configs
   PREFIX=w16- EXTRA=--single-launch-warps=16 warps16_configs
+  PREFIX=w16f- EXTRA="--single-launch-warps=16 --single-launch-fast-normals" \
+    fast_normals_configs
+  PREFIX=f8- EXTRA=--single-launch-fast-normals fast_normals_configs
 }
 # Per-slice statistics at a large batch (the accuracy gap of docs/STATUS.md: bf16, N = 8192,
 # reduction none missed 2e-3 on both tensor-core kernels): which of the tensor cores' running

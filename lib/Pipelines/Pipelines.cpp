@@ -155,6 +155,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   // mapping and correctly rounded square roots.
   lowerOpts.fastNormals = options.fastNormals && !options.preciseSqrt;
   lowerOpts.promoteAccumulators = options.promoteAccumulators;
+  lowerOpts.singleLaunchFastNormals = options.singleLaunchFastNormals;
   lowerOpts.wgmmaAtomicSums = options.wgmmaAtomicSums;
   pm.addPass(createConvertSigregToGPU(lowerOpts));
   // The host side as the naive pipeline bufferizes it: results become

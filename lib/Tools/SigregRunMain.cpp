@@ -123,6 +123,11 @@ struct Options {
       llvm::cl::desc("correctly rounded f32 square roots in the kernels "
                      "(a seeded projection is then the host's bit for bit; "
                      "the default, sqrt.approx.f32, is faster)")};
+  llvm::cl::opt<bool> singleLaunchFastNormals{
+      "single-launch-fast-normals",
+      llvm::cl::desc("the single launch's tensor-core GEMM generates g with "
+                     "the fast normals too (default: the exact mapping; not "
+                     "yet run on a GPU)")};
   llvm::cl::opt<int64_t> promoteAccumulators{
       "promote-accumulators",
       llvm::cl::desc("tensor-core kernels: their sums added into f32 "
@@ -260,6 +265,7 @@ SmallVector<std::string> cudaOnlyFlags(Options &opts) {
   note(opts.preciseSqrt);
   note(opts.fastNormals);
   note(opts.promoteAccumulators);
+  note(opts.singleLaunchFastNormals);
   note(opts.saveSlices);
   note(opts.slicesPhase);
   note(opts.deferCotangent);
@@ -553,6 +559,7 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.preciseSqrt = opts.preciseSqrt;
   gpuOpts.fastNormals = opts.fastNormals;
   gpuOpts.promoteAccumulators = opts.promoteAccumulators;
+  gpuOpts.singleLaunchFastNormals = opts.singleLaunchFastNormals;
   gpuOpts.saveSlices = opts.saveSlices;
   gpuOpts.slicesPhase = opts.slicesPhase;
   gpuOpts.deferCotangent = opts.deferCotangent;

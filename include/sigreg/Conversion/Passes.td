@@ -67,6 +67,9 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "the cost rule usesSingleLaunch picks it, 2 wherever it applies">,
     Option<"singleLaunchWarps", "single-launch-warps", "int64_t", "0",
            "Warps per block of the single launch, 8 or 16 (0: by rule, 8)">,
+    Option<"singleLaunchFastNormals", "single-launch-fast-normals", "bool", "false",
+           "The single launch's tensor-core GEMM generates g with fast-normals' mapping too "
+           "(by default it keeps the exact one: measured faster with 8 warps)">,
     Option<"promoteAccumulators", "promote-accumulators", "int64_t", "0",
            "Tensor-core kernels: their sums start from zero every N k-tiles and are added "
            "into f32 registers with round-to-nearest adds (the mma.sync kernel, and the "

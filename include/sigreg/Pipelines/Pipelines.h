@@ -99,6 +99,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "(--sigreg-precise-sqrt: a seeded projection is then the "
                      "host's bit for bit; default sqrt.approx.f32, faster)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> singleLaunchFastNormals{
+      *this, "single-launch-fast-normals",
+      llvm::cl::desc("The single launch's tensor-core GEMM generates g with "
+                     "fast-normals' mapping too (default: the exact one)"),
+      llvm::cl::init(false)};
   PassOptions::Option<int64_t> promoteAccumulators{
       *this, "promote-accumulators",
       llvm::cl::desc("Tensor-core kernels: their sums added into f32 "

@@ -464,6 +464,9 @@ struct SingleLaunchShape {
   /// elements per thread).
   int64_t warps = 8;
   int64_t threads() const { return 32 * warps; }
+  /// The Box-Muller step of the tensor-core GEMM's g (Exact unless
+  /// single-launch-fast-normals asks for the projection kernels' Fast one).
+  NormalMapping normals = NormalMapping::Exact;
   /// The GEMM on mma.sync.m16n8k16 (bf16/f16 input, seeded g rounded to the
   /// input's type, or as hi + lo parts with splitProjection).
   bool tensorCores = false, splitProjection = false;

@@ -224,9 +224,10 @@ struct SeededProjection {
 class Lowering {
 public:
   Lowering(gpu::GPUModuleOp kernels, const EcfScheduleOptions &schedule,
-           bool deferCotangent, NormalMapping normals)
+           bool deferCotangent, NormalMapping normals,
+           bool singleLaunchFastNormals = false)
       : kernels(kernels), schedule(schedule), deferCotangent(deferCotangent),
-        normals(normals) {}
+        normals(normals), singleLaunchFastNormals(singleLaunchFastNormals) {}
 
   LogicalResult check(func::FuncOp func);
   /// Ops that stay legal during the conversion: their work is done, and
@@ -369,6 +370,9 @@ private:
   bool deferCotangent;
   /// fast-normals: the Box-Muller step of every generated g.
   NormalMapping normals;
+  /// single-launch-fast-normals: `normals` in the single launch's
+  /// tensor-core GEMM too (else the exact mapping there).
+  bool singleLaunchFastNormals;
   /// The kernel module's symbols, read again for each function (a kernel
   /// whose name is taken gets the first free suffix from _0 on).
   std::optional<SymbolTable> kernelTable;
@@ -1604,6 +1608,11 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   // fewer instructions, but ptxas sinks the x loads below the generation
   // (blog 0.0127 -> 0.0162 ms), and with those loads issued one step group
   // ahead it gains nothing (docs/PERF-NOTES.md, seventeenth session).
+  // single-launch-fast-normals asks for the fast mapping on tensor cores
+  // anyway (with 16 warps the sunk loads may hide behind the other warps:
+  // not yet measured).
+  if (singleLaunchFastNormals)
+    sh.normals = normals;
   sh.projectionElement =
       proj ? Type() : ecf.getProjection().getType().getElementType();
   sh.chunkRows = projectionChunkRows(schedule.projectionChunk);
@@ -1841,7 +1850,8 @@ struct ConvertSigregToGPUPass
     opts.promoteAccumulators = promoteAccumulators;
     opts.deferCotangent = deferCotangent;
     Lowering lowering(kernels, scheduleOptions(opts), deferCotangent,
-                      fastNormals ? NormalMapping::Fast : NormalMapping::Exact);
+                      fastNormals ? NormalMapping::Fast : NormalMapping::Exact,
+                      singleLaunchFastNormals);
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<ProjectionLowering, FusedEcfLowering, AllReduceMeanLowering,

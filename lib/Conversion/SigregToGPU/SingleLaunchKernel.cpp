@@ -393,8 +393,8 @@ generateProjectionFragment(Tile &tile, Value seed, Value step, Value t, Value s,
   int64_t D = sh.featureDim, S = sh.numSlices;
   Value group = k.add(k.mul(step, k.idx(4)), t);
   Value sc = k.min(s, k.idx(S - 1));
-  std::array<Value, 4> g =
-      buildProjectionGaussianGroup(k.b, seed, toI32(k, group), toI32(k, sc));
+  std::array<Value, 4> g = buildProjectionGaussianGroup(
+      k.b, seed, toI32(k, group), toI32(k, sc), sh.normals);
   Type elem = sh.inputElement;
   SmallVector<Value> hi, lo;
   for (int64_t i = 0; i < 4; ++i) {
@@ -540,8 +540,8 @@ void storeMmaPartials(Tile &tile, const MmaLanes &l, ArrayRef<Value> acc) {
 
 /// Stage 4 (tensor cores): ys[r * BS + j] = (the k groups' partials added
 /// in ascending order) / sqrt(their sums of g^2 added in ascending order).
-/// A thread's elements tid + 256 i share one column (BS divides 256), so its
-/// norm is formed once; the elements are unrolled, their loads issued
+/// A thread's elements tid + T i (T threads) share one column (BS divides T),
+/// so its norm is formed once; the elements are unrolled, their loads issued
 /// together (a loop of dependent load, sqrt and division per element was
 /// 12% of minimal's stall samples, docs/PERF-NOTES.md n5).
 void reduceMmaPartials(Tile &tile) {
@@ -579,8 +579,8 @@ void multiplyTileMma(Tile &tile, Value seed, Value x) {
 }
 
 /// Stage 5's harmonics for 16-bit inputs whose tile is the batch, two
-/// elements of the y tile at a time: elements tid + 256 i and tid + 256 (i +
-/// 1) (rows r + i 256 / BS and the next, one slice) through
+/// elements of the y tile at a time: elements tid + T i and tid + T (i +
+/// 1) (T threads: rows r + i T / BS and the next, one slice) through
 /// forEachHarmonicPair (angles dt y_a and dt y_b); the first pair's products
 /// start `sums` (cos, then sin, p = 1..P-1), the others add theirs by fma.
 void addElementPairs(Tile &t, MutableArrayRef<Value> sums) {

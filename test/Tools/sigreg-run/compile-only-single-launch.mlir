@@ -9,6 +9,9 @@
 // RUN: rm -rf %t.w && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-warps=16 --emit-artifact=%t.w > /dev/null
 // RUN: FileCheck %s --check-prefix=W16 < %t.w/fused/manifest.json
 // RUN: %ptxas -arch=sm_90a -v %t.w/fused/sigreg.ptx -o %t.w/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS16 --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
+// RUN: rm -rf %t.f && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-fast-normals --emit-artifact=%t.f > /dev/null
+// RUN: FileCheck %s --check-prefix=EXACT < %t/fused/sigreg.ptx
+// RUN: FileCheck %s --check-prefix=FAST < %t.f/fused/sigreg.ptx
 
 // The blog shape as one launch, through the whole pipeline: one step,
 // zero_init workspaces (the counter, unused with one batch tile, and the
@@ -68,6 +71,17 @@
 // PTXAS16: Compiling entry function 'sigreg_single_launch' for 'sm_90a'
 // PTXAS16: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS16: Used 93 registers
+
+// The GEMM's g: the exact mapping by default (its log through the correctly
+// rounded division of the polynomial mapping, no approximate log2: the
+// ECF's one sin.approx/cos.approx pair only); with
+// --single-launch-fast-normals the projection kernels' fast mapping
+// (lg2.approx, sin/cos.approx per Box-Muller pair).
+// EXACT-NOT: lg2.approx
+// EXACT:     div.rn.f32
+// EXACT-NOT: lg2.approx
+// FAST:      lg2.approx.f32
+// FAST:      sin.approx.f32
 func.func @sigreg(%x: tensor<?x2048xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<?x2048xbf16> -> tensor<f32>
   return %l : tensor<f32>

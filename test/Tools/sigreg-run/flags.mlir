@@ -9,8 +9,8 @@
 // RUN: (sigreg-run --target=cpu --chip=sm_80 %s > /dev/null 2>&1; echo "exit=$?") | FileCheck %s --check-prefix=EXIT2
 // RUN: not sigreg-run --target=cpu --fast-normals=false %s 2>&1 | FileCheck %s --check-prefix=NORMALS
 // NORMALS: sigreg-run: error: --fast-normals applies to --target=cuda only, not to the CPU target
-// RUN: not sigreg-run --target=cpu --single-launch-warps=16 --promote-accumulators=4 %s 2>&1 | FileCheck %s --check-prefix=KNOBS
-// KNOBS: sigreg-run: error: --single-launch-warps, --promote-accumulators apply to --target=cuda only, not to the CPU target
+// RUN: not sigreg-run --target=cpu --single-launch-warps=16 --promote-accumulators=4 --single-launch-fast-normals %s 2>&1 | FileCheck %s --check-prefix=KNOBS
+// KNOBS: sigreg-run: error: --single-launch-warps, --promote-accumulators, --single-launch-fast-normals apply to --target=cuda only, not to the CPU target
 // RUN: not sigreg-run --target=cuda --compile-only --single-launch-warps=12 %s 2>&1 | FileCheck %s --check-prefix=WARPS
 // WARPS: single-launch-warps must be 0, 8 or 16, got 12
 // RUN: not sigreg-run --target=cuda --compile-only --promote-accumulators=-1 %s 2>&1 | FileCheck %s --check-prefix=PROMOTE

@@ -4,7 +4,10 @@
 #include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
 
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <array>
 
 using namespace mlir;
 using namespace mlir::sigreg;
