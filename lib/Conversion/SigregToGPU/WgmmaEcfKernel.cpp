@@ -546,8 +546,7 @@ Value emitUnrolledWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
   Value wgOffset = k.mul(wg, k.idx(64 * t.tileK * 2));
   Value acc = nvgpu::WarpgroupMmaInitAccumulatorOp::create(k.b, t.acc);
   Value parity = arith::ConstantOp::create(k.b, k.b.getBoolAttr(false));
-  int64_t U = t.tiling.promote;
-  SmallVector<Value> promoted;
+  assert(!t.tiling.promote && "promoted sums keep the mainloop rolled");
   for (int64_t i = 0; i < kTiles; ++i) {
     int64_t s = i % t.stages;
     acc = emitMainloopKTile(
@@ -558,15 +557,7 @@ Value emitUnrolledWgmmaMainloop(KernelBuilder &k, const WgmmaTypes &t,
         acc);
     if (s == t.stages - 1)
       parity = arith::XOrIOp::create(k.b, parity, one);
-    // Every U-th k-tile but the last: the sums promoted, the MMAs restarted
-    // from zero.
-    if (U && (i + 1) % U == 0 && i + 1 < kTiles) {
-      promoted = promoteAccumulator(k, t, promoted, acc);
-      acc = nvgpu::WarpgroupMmaInitAccumulatorOp::create(k.b, t.acc);
-    }
   }
-  if (!promoted.empty())
-    return promotedAccumulator(k, t, promoteAccumulator(k, t, promoted, acc));
   NVVM::WgmmaWaitGroupSyncOp::create(k.b, 0);
   return acc;
 }
