@@ -111,8 +111,9 @@ struct Options {
       llvm::cl::desc("sm_90a: a persistent Hopper kernel: the ping-pong "
                      "kernel (slower than the default at every shape "
                      "measured), or with --wgmma-rows=256 the transposed "
-                     "tile, its CTAs walking the batch tiles of one slice "
-                     "tile (not yet run on a GPU)")};
+                     "tile made persistent wherever it can (by rule it is "
+                     "where it keeps its waves; --wgmma-rows=256 alone "
+                     "keeps one tile per CTA)")};
   llvm::cl::opt<bool> wgmmaAtomicSums{
       "wgmma-atomic-sums",
       llvm::cl::desc("sm_90a, more than 16 batch tiles: the tiles' sums "
@@ -133,8 +134,10 @@ struct Options {
       llvm::cl::desc("tensor-core kernels: their sums added into f32 "
                      "registers every N k-tiles (the mma.sync kernel, or "
                      "the Hopper kernel's 128 x 64 tile, which N > 0 "
-                     "selects; 0: never; not yet run on a GPU)"),
-      llvm::cl::init(0)};
+                     "selects; 0: never; -1: by rule, per-slice "
+                     "statistics whose truncated MMA sums would cost more "
+                     "than 1e-3)"),
+      llvm::cl::init(-1)};
   llvm::cl::opt<bool> fastNormals{
       "fast-normals",
       llvm::cl::desc("generated projections: the Box-Muller step through the "

@@ -49,7 +49,7 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
     Option<"wgmmaSlices", "wgmma-slices", "int64_t", "0",
            "Slices per CTA tile of the TMA + wgmma kernel (64, 128 or 256; 0: by rule)">,
     Option<"wgmmaPersistent", "wgmma-persistent", "bool", "false",
-           "TMA + wgmma kernel: persistent, the ping-pong kernel (one consumer warpgroup's ECF beside the other's MMAs), or with wgmma-rows=256 the transposed tile (its CTAs walk the batch tiles of one slice tile)">,
+           "TMA + wgmma kernel: persistent, the ping-pong kernel (one consumer warpgroup's ECF beside the other's MMAs), or with wgmma-rows=256 the transposed tile (its CTAs walk the batch tiles of one slice tile) wherever it can; by rule the transposed tile is persistent where that keeps its waves, and wgmma-rows=256 alone keeps one tile per CTA">,
     Option<"wgmmaGenerate", "wgmma-generate", "bool", "false",
            "TMA + wgmma kernel: the 64-slice tile generates its g tile itself, split among a cluster of the slice tile's CTAs (one launch; not yet run on a GPU)">,
     Option<"wgmmaCluster", "wgmma-cluster", "int64_t", "0",
@@ -70,10 +70,11 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
     Option<"singleLaunchFastNormals", "single-launch-fast-normals", "bool", "false",
            "The single launch's tensor-core GEMM generates g with fast-normals' mapping too "
            "(by default it keeps the exact one: measured faster with 8 warps)">,
-    Option<"promoteAccumulators", "promote-accumulators", "int64_t", "0",
+    Option<"promoteAccumulators", "promote-accumulators", "int64_t", "-1",
            "Tensor-core kernels: their sums start from zero every N k-tiles and are added "
            "into f32 registers with round-to-nearest adds (the mma.sync kernel, and the "
-           "Hopper kernel's 128 x 64 tile, which N > 0 selects; 0: never)">,
+           "Hopper kernel's 128 x 64 tile, which N > 0 selects; 0: never; -1: by rule, "
+           "per-slice statistics whose truncated MMA sums would cost more than 1e-3)">,
     Option<"fastNormals", "fast-normals", "bool", "false",
            "Generated projections: the Box-Muller step through the GPU's approximate "
            "log2, sine and cosine (docs/PROJECTION.md section 7; g within about 1e-5 of "

@@ -86,7 +86,8 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   PassOptions::Option<bool> wgmmaPersistent{
       *this, "wgmma-persistent",
       llvm::cl::desc("TMA + wgmma kernel: persistent, the ping-pong kernel, "
-                     "or with wgmma-rows=256 the transposed tile"),
+                     "or with wgmma-rows=256 the transposed tile wherever "
+                     "it can (by rule where it keeps its waves)"),
       llvm::cl::init(false)};
   PassOptions::Option<bool> wgmmaAtomicSums{
       *this, "wgmma-atomic-sums",
@@ -108,8 +109,10 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "promote-accumulators",
       llvm::cl::desc("Tensor-core kernels: their sums added into f32 "
                      "registers every N k-tiles (mma.sync, or the Hopper "
-                     "kernel's 128 x 64 tile; 0: never)"),
-      llvm::cl::init(0)};
+                     "kernel's 128 x 64 tile; 0: never; -1: by rule, "
+                     "per-slice statistics whose truncated MMA sums would "
+                     "cost more than 1e-3)"),
+      llvm::cl::init(-1)};
   PassOptions::Option<bool> fastNormals{
       *this, "fast-normals",
       llvm::cl::desc("Generated projections: the Box-Muller step through the "

@@ -294,6 +294,16 @@ int64_t mlir::sigreg::transposedSumGroups(int64_t batchTiles,
   return std::min(batchTiles, kMultiprocessors / sliceTiles);
 }
 
+bool mlir::sigreg::persistentTransposedPays(int64_t rowTiles,
+                                            int64_t batchTiles,
+                                            int64_t sliceTiles) {
+  int64_t groups = transposedSumGroups(batchTiles, sliceTiles);
+  if (groups <= 0)
+    return false;
+  return llvm::divideCeilSigned(rowTiles, groups) <=
+         llvm::divideCeilSigned(rowTiles * sliceTiles, kMultiprocessors);
+}
+
 bool mlir::sigreg::usesTensorCores(FusedEcfOp op,
                                    const EcfScheduleOptions &options,
                                    int64_t dynamicSize) {
@@ -332,8 +342,9 @@ std::string mlir::sigreg::scheduleOptionError(
   if (!llvm::is_contained({0, 8, 16}, singleLaunchWarps))
     return llvm::formatv("single-launch-warps must be 0, 8 or 16, got {0}",
                          singleLaunchWarps);
-  if (promoteKTiles < 0)
-    return llvm::formatv("promote-accumulators must be >= 0, got {0}",
+  if (promoteKTiles < -1)
+    return llvm::formatv("promote-accumulators must be -1 (by rule), 0 "
+                         "(never) or a number of k-tiles, got {0}",
                          promoteKTiles);
   return "";
 }
@@ -458,6 +469,16 @@ static double projectionRoundoff(Type e) {
                      : std::ldexp(1.0, -24);
 }
 
+/// Ranks whose batches the ECF averages over (an all_reduce_mean of its
+/// means), 1 without one.
+static int64_t worldSizeOf(FusedEcfOp op) {
+  int64_t worldSize = 1;
+  for (Operation *user : op->getUsers())
+    if (auto ar = dyn_cast<AllReduceMeanOp>(user))
+      worldSize = std::max<int64_t>(worldSize, ar.getWorldSize());
+  return worldSize;
+}
+
 double mlir::sigreg::roundedProjectionError(FusedEcfOp op) {
   auto in = op.getInput().getType();
   auto cos = op.getCos().getType();
@@ -467,12 +488,20 @@ double mlir::sigreg::roundedProjectionError(FusedEcfOp op) {
   double V = in.getDimSize(0), N = in.getDimSize(1), D = in.getDimSize(2),
          S = cos.getDimSize(1);
   // The ECF averages over every rank's batch.
-  int64_t worldSize = 1;
-  for (Operation *user : op->getUsers())
-    if (auto ar = dyn_cast<AllReduceMeanOp>(user))
-      worldSize = std::max<int64_t>(worldSize, ar.getWorldSize());
-  return u * std::sqrt(N * static_cast<double>(worldSize) / D) /
+  return u * std::sqrt(N * static_cast<double>(worldSizeOf(op)) / D) /
          std::sqrt(V * S);
+}
+
+double mlir::sigreg::truncatedAccumulationError(FusedEcfOp op,
+                                                bool splitProjection,
+                                                int64_t dynamicSize) {
+  Type in = op.getInput().getType();
+  double N = static_cast<double>(dimSize(in, 1, dynamicSize)) *
+             static_cast<double>(worldSizeOf(op));
+  double mmas =
+      llvm::divideCeilSigned<int64_t>(dimSize(in, 2, dynamicSize), 16) *
+      (splitProjection ? 2 : 1);
+  return 2.0 * std::sqrt(N) * mmas * std::ldexp(1.0, -25);
 }
 
 double mlir::sigreg::singleLaunchRoundedError(FusedEcfOp op) {
@@ -493,11 +522,7 @@ double mlir::sigreg::splitInputError(FusedEcfOp op) {
   auto in = op.getInput().getType();
   if (!in.hasStaticShape())
     return std::numeric_limits<double>::infinity();
-  int64_t worldSize = 1;
-  for (Operation *user : op->getUsers())
-    if (auto ar = dyn_cast<AllReduceMeanOp>(user))
-      worldSize = std::max<int64_t>(worldSize, ar.getWorldSize());
-  double N = static_cast<double>(in.getDimSize(1)) * worldSize;
+  double N = static_cast<double>(in.getDimSize(1)) * worldSizeOf(op);
   return std::ldexp(1.0, -16) * std::sqrt(N) / 32.0;
 }
 
@@ -515,7 +540,7 @@ double mlir::sigreg::fusedBackwardError(FusedEcfBackwardOp op) {
   return u * (1.0 + std::sqrt(N / D) / 3.0);
 }
 
-bool mlir::sigreg::needsSplitProjection(FusedEcfOp op) {
+bool mlir::sigreg::readsStatisticsPerSlice(FusedEcfOp op, bool *reduced) {
   bool reducedLoss = false;
   // The means' readers (the saved slices go to the fused backward, whose
   // accuracy fusedBackwardError covers).
@@ -551,6 +576,15 @@ bool mlir::sigreg::needsSplitProjection(FusedEcfOp op) {
       reducedLoss = true;
     }
   }
+  if (reduced)
+    *reduced = reducedLoss;
+  return false;
+}
+
+bool mlir::sigreg::needsSplitProjection(FusedEcfOp op) {
+  bool reducedLoss = false;
+  if (readsStatisticsPerSlice(op, &reducedLoss))
+    return true;
   // Reduced over the slices: g rounded to 16 bits only where the error
   // bound leaves room for the rest of the tolerance.
   return reducedLoss &&
@@ -584,12 +618,32 @@ bool mlir::sigreg::usesWgmmaTransposed(FusedEcfOp op,
          !hasFusedBackward(op);
 }
 
+/// Whether the tensor cores' sums are promoted by rule: 16-bit inputs whose
+/// statistics are read per slice (readsStatisticsPerSlice) with the Hopper
+/// kernel's tile and persistence left to the rule, where
+/// truncatedAccumulationError exceeds its budget. A seeded g is split into
+/// hi + lo parts there, so its GEMM runs twice the MMAs.
+static bool promotesByRule(FusedEcfOp op, const EcfScheduleOptions &options,
+                           int64_t dynamicSize) {
+  Type e = getElementTypeOrSelf(op.getInput().getType());
+  if (!options.tensorCores || !(e.isBF16() || e.isF16()) || options.wgmmaRows ||
+      options.wgmmaSlices || options.wgmmaPersistent ||
+      !readsStatisticsPerSlice(op))
+    return false;
+  bool seeded = bool(op.getProjection().getDefiningOp<ProjectionOp>());
+  return truncatedAccumulationError(op, seeded, dynamicSize) >
+         kTruncatedAccumulationBudget;
+}
+
 EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
                                             const EcfScheduleOptions &requested,
                                             int64_t dynamicSize) {
   // Promoted sums take the Hopper kernel's 128 x 64 tile (32 accumulators
   // per thread, room for as many promoted sums), one tile per CTA.
   EcfScheduleOptions options = requested;
+  if (options.promoteKTiles < 0)
+    options.promoteKTiles =
+        promotesByRule(op, options, dynamicSize) ? kRulePromoteKTiles : 0;
   if (options.promoteKTiles) {
     options.wgmmaRows = kWgmmaTileRows;
     options.wgmmaSlices = kWgmmaPromoteSlices;
@@ -614,9 +668,20 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
                     usesWgmmaTransposed(op, options, wgmmaSlices, dynamicSize);
   if (transposed)
     wgmmaSlices = kWgmmaTransposedSlices;
+  // The transposed tile by rule is persistent where that keeps its waves
+  // (persistentTransposedPays); wgmma-rows = 256 alone asks for one tile.
+  bool persistentByRule = false;
+  if (transposed && !options.wgmmaRows) {
+    int64_t batchTiles =
+        llvm::divideCeilSigned<int64_t>(batch, kWgmmaTransposedRows);
+    persistentByRule = persistentTransposedPays(
+        numViews * batchTiles, batchTiles,
+        llvm::divideCeilSigned<int64_t>(numSlices, kWgmmaTransposedSlices));
+  }
   s.wgmmaPersistent =
-      pingPong || (transposed && options.wgmmaPersistent &&
-                   persistentTransposedObstacle(op, dynamicSize).empty());
+      pingPong ||
+      (transposed && (options.wgmmaPersistent || persistentByRule) &&
+       persistentTransposedObstacle(op, dynamicSize).empty());
   s.tensorCores = s.wgmma || usesTensorCores(op, options, dynamicSize);
   // Only a seeded projection is split; an explicit one has the input's
   // type already (the Hopper kernel splits an f32 one itself). The Hopper

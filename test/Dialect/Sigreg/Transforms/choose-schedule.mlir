@@ -20,7 +20,8 @@
 // RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=single-launch-warps=4" 2>&1 | FileCheck %s --check-prefix=BADWARPS
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true promote-accumulators=4" | FileCheck %s --check-prefix=PROMOTE
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=promote-accumulators=2" | FileCheck %s --check-prefix=PROMOTEMMA
-// RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=promote-accumulators=-1" 2>&1 | FileCheck %s --check-prefix=BADPROMOTE
+// RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=promote-accumulators=-2" 2>&1 | FileCheck %s --check-prefix=BADPROMOTE
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true promote-accumulators=0" | FileCheck %s --check-prefix=NOPROMOTE
 
 // --sigreg-choose-schedule records on every sigreg.fused_ecf the schedule
 // --convert-sigreg-to-gpu would choose (EcfSchedule.cpp), per shape and
@@ -73,7 +74,7 @@
 // PROMOTEMMA:         schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 16, projection = rounded, promote = 2>}
 // PROMOTEMMA-LABEL: func.func @large_f32
 // PROMOTEMMA:         schedule = #sigreg.schedule<kernel = simt, tile = [64, 64], k_tile = 16, batch_tiles = 128, projection = f32>}
-// BADPROMOTE:         error: promote-accumulators must be >= 0, got -1
+// BADPROMOTE:         error: promote-accumulators must be -1 (by rule), 0 (never) or a number of k-tiles, got -2
 func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<32x2048xbf16> -> tensor<f32>
   return %l : tensor<f32>
@@ -137,12 +138,14 @@ func.func @mid(%x: tensor<1024x1024xbf16>, %seed: i64) -> tensor<f32> {
 
 // Large bf16: mma.sync by default, the Hopper kernel on sm_90a: by rule its
 // transposed tile of 256 rows x 128 slices (the grid fills the GPU with
-// 256-slice tiles, a 16-bit input, no fused backward); wgmma-rows=128 gives
-// the 128 x 256 tile, in pairs by the cluster rule.
+// 256-slice tiles, a 16-bit input, no fused backward), persistent (4 groups
+// of 32 CTAs walk 8 row tiles each, as many as the one-tile grid's 8 waves);
+// wgmma-rows=256 alone keeps one tile per CTA; wgmma-rows=128 gives the
+// 128 x 256 tile, in pairs by the cluster rule.
 // CHECK-LABEL:   func.func @large(
 // CHECK:           schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 128, projection = rounded>
 // HOPPER-LABEL:  func.func @large(
-// HOPPER:          schedule = #sigreg.schedule<kernel = wgmma, tile = [256, 128], k_tile = 16, batch_tiles = 32, projection = rounded>
+// HOPPER:          schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [256, 128], k_tile = 16, batch_tiles = 32, projection = rounded>
 // R128-LABEL:    func.func @large(
 // R128:            schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 64, projection = rounded, cluster = 2>
 // R256-LABEL:    func.func @large(
@@ -195,6 +198,41 @@ func.func @large_f32(%x: tensor<8192x4096xf32>, %seed: i64) -> tensor<f32> {
 func.func @none_bf16(%x: tensor<1024x1024xbf16>, %seed: i64) -> tensor<1024xf32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 reduction = none : tensor<1024x1024xbf16> -> tensor<1024xf32>
   return %l : tensor<1024xf32>
+}
+
+// Per-slice statistics at a large batch and D: the tensor cores' truncated
+// sums would cost 2 sqrt(8192) x 512 MMAs x 2^-25 = 2.8e-3 of a slice's
+// statistic (truncatedAccumulationError), above its 1e-3 budget, so by rule
+// they are promoted every 4 k-tiles (on sm_90a the 128 x 64 tile), unless
+// promote-accumulators=0. At D = 1024 (6.9e-4) they are not.
+// CHECK-LABEL:     func.func @none_large
+// CHECK:             schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 128, projection = split, promote = 4>
+// HOPPER-LABEL:    func.func @none_large
+// HOPPER:            schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 64, projection = split, promote = 4>
+// HOPPER-LABEL:    func.func @none_d1024
+// HOPPER:            schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 64, projection = split>
+// NOPROMOTE-LABEL: func.func @none_large
+// NOPROMOTE:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 64, projection = split>
+func.func @none_large(%x: tensor<8192x4096xbf16>, %seed: i64) -> tensor<512xf32> {
+  %l = sigreg.loss %x seed(%seed) slices = 512 points = 17 reduction = none : tensor<8192x4096xbf16> -> tensor<512xf32>
+  return %l : tensor<512xf32>
+}
+func.func @none_d1024(%x: tensor<8192x1024xbf16>, %seed: i64) -> tensor<512xf32> {
+  %l = sigreg.loss %x seed(%seed) slices = 512 points = 17 reduction = none : tensor<8192x1024xbf16> -> tensor<512xf32>
+  return %l : tensor<512xf32>
+}
+
+// Eight views of 512 rows, S = 6144: 48 slice tiles leave the persistent
+// transposed kernel two groups (96 CTAs of 8 row tiles each) against the
+// one-tile grid's 6 waves, so by rule the tile stays one per CTA
+// (persistentTransposedPays); --wgmma-persistent forces it.
+// HOPPER-LABEL:   func.func @views8
+// HOPPER:           schedule = #sigreg.schedule<kernel = wgmma, tile = [256, 128], k_tile = 16, batch_tiles = 2, projection = rounded>
+// TPERSIST-LABEL: func.func @views8
+// TPERSIST:         schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [256, 128], k_tile = 16, batch_tiles = 2, projection = rounded>
+func.func @views8(%x: tensor<8x512x3072xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 6144 points = 17 : tensor<8x512x3072xbf16> -> tensor<f32>
+  return %l : tensor<f32>
 }
 
 // An explicit projection, a grid too small to fill the GPU: deeper k tiles.
@@ -256,9 +294,9 @@ func.func @tiny_batch(%x: tensor<3x2x191xbf16>, %seed: i64) -> tensor<f32> {
 // R128-LABEL:   func.func @d2048
 // R128:           schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 256], k_tile = 16, batch_tiles = 32, projection = rounded>
 // HOPPER-LABEL: func.func @large_ragged
-// HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [256, 128], k_tile = 16, batch_tiles = 32, projection = rounded>
+// HOPPER:         schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [256, 128], k_tile = 16, batch_tiles = 32, projection = rounded>
 // HOPPER-LABEL: func.func @d2048
-// HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [256, 128], k_tile = 16, batch_tiles = 16, projection = rounded>
+// HOPPER:         schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [256, 128], k_tile = 16, batch_tiles = 16, projection = rounded>
 // The ping-pong kernel: no pair for 63 batch tiles.
 // PERSIST-LABEL: func.func @large_ragged
 // PERSIST:         schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [128, 128], k_tile = 16, batch_tiles = 63, projection = rounded>

@@ -133,7 +133,9 @@ def SigregChooseSchedule : Pass<"sigreg-choose-schedule"> {
            "Slices per CTA tile of the TMA + wgmma kernel (64, 128 or 256; 0: by rule)">,
     Option<"wgmmaPersistent", "wgmma-persistent", "bool", "false",
            "TMA + wgmma kernel: persistent, the ping-pong kernel (P <= 25), "
-           "or with wgmma-rows=256 the transposed tile (P <= 23)">,
+           "or with wgmma-rows=256 the transposed tile (P <= 23) wherever it can; by rule the "
+           "transposed tile is persistent where that keeps its waves, and wgmma-rows=256 alone "
+           "keeps one tile per CTA">,
     Option<"wgmmaGenerate", "wgmma-generate", "bool", "false",
            "TMA + wgmma kernel: the 64-slice tile generates its g tile itself, split among a cluster of the slice tile's CTAs (one launch; not yet run on a GPU)">,
     Option<"wgmmaCluster", "wgmma-cluster", "int64_t", "0",
@@ -146,10 +148,11 @@ def SigregChooseSchedule : Pass<"sigreg-choose-schedule"> {
     Option<"singleLaunch", "single-launch", "int64_t", "1",
            "Whole forward in one launch: 0 never, 1 where the cost rule "
            "usesSingleLaunch picks it, 2 wherever it applies">,
-    Option<"promoteAccumulators", "promote-accumulators", "int64_t", "0",
+    Option<"promoteAccumulators", "promote-accumulators", "int64_t", "-1",
            "Tensor-core kernels: their sums start from zero every N k-tiles and are added "
            "into f32 registers with round-to-nearest adds (the mma.sync kernel, and the "
-           "Hopper kernel's 128 x 64 tile, which N > 0 selects; 0: never)">,
+           "Hopper kernel's 128 x 64 tile, which N > 0 selects; 0: never; -1: by rule, "
+           "per-slice statistics whose truncated MMA sums would cost more than 1e-3)">,
     Option<"singleLaunchWarps", "single-launch-warps", "int64_t", "0",
            "Warps per block of the single launch, 8 or 16 (0: by rule, 8)">
   ];

@@ -155,6 +155,18 @@ std::string wgmmaTransposedObstacle(FusedEcfOp op, int64_t dynamicSize = 0);
 /// slice tiles): every group then has a row tile in every view. 0 when the
 /// slice tiles do not fit one CTA per multiprocessor.
 int64_t transposedSumGroups(int64_t batchTiles, int64_t sliceTiles);
+/// Whether the persistent transposed kernel is the rule where the transposed
+/// tile is (wgmma-rows by rule, persistentTransposedObstacle empty): each of
+/// its CTAs walks at most as many row tiles (ceil(rowTiles / groups)) as the
+/// one-tile grid of rowTiles x sliceTiles CTAs takes waves on the
+/// multiprocessors, so it keeps the one-tile kernel's work per multiprocessor
+/// and saves the finalize most of its tile sums. Measured on the H200
+/// (docs/PERF-NOTES.md, twenty-first session): 6-22 us faster at large, wide,
+/// N 16384 D 2048 and V 2, the same at V 4 (equal waves everywhere); 23%
+/// slower at V 8 N 512 S 6144, whose 48 slice tiles leave two groups (96
+/// CTAs of 8 row tiles against 6 waves), which this rule leaves one-tile.
+bool persistentTransposedPays(int64_t rowTiles, int64_t batchTiles,
+                              int64_t sliceTiles);
 /// Why `op` cannot run on the persistent transposed kernel (empty when it
 /// can): wgmmaTransposedObstacle's reasons, or more slice tiles than
 /// multiprocessors.
@@ -213,9 +225,11 @@ struct EcfScheduleOptions {
   /// kSingleLaunchWarps).
   int64_t singleLaunchWarps = 0;
   /// The tensor cores' sums promoted to f32 registers every that many
-  /// k-tiles (EcfSchedule::promoteKTiles; 0: never). Takes the Hopper
-  /// kernel's 128 x 64 tile, the one with room for the promoted sums.
-  int64_t promoteKTiles = 0;
+  /// k-tiles (EcfSchedule::promoteKTiles; 0: never; -1: by rule,
+  /// kRulePromoteKTiles where truncatedAccumulationError exceeds
+  /// kTruncatedAccumulationBudget). Takes the Hopper kernel's 128 x 64 tile,
+  /// the one with room for the promoted sums.
+  int64_t promoteKTiles = -1;
   /// Hopper kernel past kWgmmaFoldedBatchTiles batch tiles: the tiles' sums
   /// in fixed point through integer atomics (wgmmaAtomicSums; less memory,
   /// measured slower).
@@ -233,7 +247,7 @@ std::string scheduleOptionError(int64_t blockRows, int64_t blockSlices,
                                 int64_t wgmmaSlices, int64_t singleLaunch,
                                 int64_t wgmmaCluster = 0, int64_t wgmmaRows = 0,
                                 int64_t singleLaunchWarps = 0,
-                                int64_t promoteKTiles = 0);
+                                int64_t promoteKTiles = -1);
 
 /// The schedule of one sigreg.fused_ecf.
 struct EcfSchedule {
@@ -520,6 +534,10 @@ bool usesSingleLaunch(FusedEcfOp op, const EcfScheduleOptions &options,
 /// counts as reduced over the slices where the function's result carries the
 /// unit attribute kReducedAttrName: the caller computes a mean or sum loss.
 bool needsSplitProjection(FusedEcfOp op);
+/// Whether some reader of `op`'s means reads the statistics per slice (the
+/// first reason of needsSplitProjection); `reduced`, when given, is set
+/// when they are all reduced over the slices and one reader at least is.
+bool readsStatisticsPerSlice(FusedEcfOp op, bool *reduced = nullptr);
 constexpr llvm::StringLiteral kReducedAttrName = "sigreg.reduced";
 
 /// Estimated relative error of a loss reduced over the V*S slices when the
@@ -536,6 +554,22 @@ constexpr llvm::StringLiteral kReducedAttrName = "sigreg.reduced";
 /// D 3, S 64, bf16, sum 3.75e-3 against 7.3e-3 (issue 11). Infinite for
 /// dynamic shapes (split).
 double roundedProjectionError(FusedEcfOp op);
+/// Relative error of one slice's statistic that the tensor cores' truncating
+/// accumulation leaves when the statistics are per slice: about 2^-25 of |y|
+/// lost toward zero per MMA (D / 16 of them, twice with g split into hi + lo
+/// parts when `splitProjection`), moving a slice's statistic by 2 sqrt(N)
+/// times that (N over every rank). Measured on the H200 at N = 8192
+/// (docs/PERF-NOTES.md, twenty-first session): D = 1024 8.1e-4 (model
+/// 6.9e-4), D = 4096 3.7e-3 and 2.6e-3 on mma.sync (model 2.8e-3); promoted
+/// every 4 k-tiles 1.5e-4. A dynamic dimension reads as `dynamicSize`.
+double truncatedAccumulationError(FusedEcfOp op, bool splitProjection,
+                                  int64_t dynamicSize = 0);
+/// Largest truncatedAccumulationError left to the tensor cores' own sums:
+/// half of the 2e-3 tolerance of 16-bit inputs.
+constexpr double kTruncatedAccumulationBudget = 1e-3;
+/// The promotion interval by rule: every 4 k-tiles (measured as accurate as
+/// every k-tile, 1.5e-4 against 2.4e-4 at D = 1024, and no slower).
+constexpr int64_t kRulePromoteKTiles = 4;
 
 /// The same estimate for the single launch, which serves small batches:
 /// roundedProjectionError plus a per-sample term u / sqrt(V * S). Rounding
