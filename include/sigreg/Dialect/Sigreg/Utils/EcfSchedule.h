@@ -161,8 +161,8 @@ int64_t transposedSumGroups(int64_t batchTiles, int64_t sliceTiles);
 /// one-tile grid of rowTiles x sliceTiles CTAs takes waves on the
 /// multiprocessors, so it keeps the one-tile kernel's work per multiprocessor
 /// and saves the finalize most of its tile sums. Measured on the H200
-/// (docs/PERF-NOTES.md, twenty-first session): 6-22 us faster at large, wide,
-/// N 16384 D 2048 and V 2, the same at V 4 (equal waves everywhere); 23%
+/// (docs/PERF-NOTES.md, twenty-first session): 5-22 us faster at large, wide,
+/// N 16384 D 2048 and V 2, the same at V 4 (equal waves everywhere); 17%
 /// slower at V 8 N 512 S 6144, whose 48 slice tiles leave two groups (96
 /// CTAs of 8 row tiles against 6 waves), which this rule leaves one-tile.
 bool persistentTransposedPays(int64_t rowTiles, int64_t batchTiles,
@@ -568,7 +568,7 @@ double truncatedAccumulationError(FusedEcfOp op, bool splitProjection,
 /// half of the 2e-3 tolerance of 16-bit inputs.
 constexpr double kTruncatedAccumulationBudget = 1e-3;
 /// The promotion interval by rule: every 4 k-tiles (measured as accurate as
-/// every k-tile, 1.5e-4 against 2.4e-4 at D = 1024, and no slower).
+/// every k-tile, 1.9e-4 against 2.4e-4 at D = 1024, and no slower).
 constexpr int64_t kRulePromoteKTiles = 4;
 
 /// The same estimate for the single launch, which serves small batches:
