@@ -1408,6 +1408,12 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(ConversionPatternRewriter &rewriter,
   w.tiling.cluster = generate ? 1 : sh.wgmmaCluster;
   w.tiling.generate = generate ? sh.wgmmaCluster : 0;
   w.tiling.promote = sh.promoteKTiles;
+  // Promoted sums in the 128-slice tile: one CTA per multiprocessor, the
+  // registers of 288 threads for the 64 accumulators and 64 sums.
+  if (w.tiling.promote && w.tiling.slices == kWgmmaPromoteWideSlices) {
+    w.tiling.ctasPerSM = 1;
+    w.tiling.stages = kWgmmaPromoteWideStages;
+  }
   w.normals = normals;
   // The tail (one-tile kernel): the finalize for few batch tiles, and the
   // epilogue of a chain planChains gave it.

@@ -5,6 +5,9 @@
 // RUN: %ptxas -arch=sm_90a -v %t/fused/sigreg.ptx -o %t/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
 // RUN: rm -rf %t.m && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --chip=sm_90 --promote-accumulators=1 --emit-artifact=%t.m > /dev/null
 // RUN: FileCheck %s --check-prefix=MMA < %t.m/fused/manifest.json
+// RUN: rm -rf %t.w && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --promote-accumulators=4 --wgmma-slices=128 --emit-artifact=%t.w > /dev/null
+// RUN: FileCheck %s --check-prefix=WIDE < %t.w/fused/manifest.json
+// RUN: %ptxas -arch=sm_90a -v %t.w/fused/sigreg.ptx -o %t.w/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXASWIDE --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
 // RUN: %ptxas -arch=sm_90 -v %t.m/fused/sigreg.ptx -o %t.m/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXASMMA --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
 
 // Per-slice statistics (N = 1024, D = 1024, S = 1024, bf16; g split into hi
@@ -24,6 +27,17 @@
 // MMA:      "kernel": "sigreg_fused_ecf_mma",
 // PTXASMMA: Compiling entry function 'sigreg_fused_ecf_mma' for 'sm_90'
 // PTXASMMA: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// On request (wgmma-slices=128) the 128 x 128 tile: 64 accumulators and 64
+// sums per consumer thread, so one CTA per multiprocessor (no minctasm) and
+// a 6-stage ring of 32 KB; 151 registers, no spills (under two CTAs per
+// multiprocessor it spilled 388 bytes).
+// WIDE:      "kernel": "sigreg_fused_ecf_wgmma",
+// WIDE-NEXT: "op": "launch",
+// WIDE-NEXT: "programmatic": {{.*}},
+// WIDE-NEXT: "region": "trig_reduction",
+// WIDE-NEXT: "shared_bytes": 196608
+// PTXASWIDE: Compiling entry function 'sigreg_fused_ecf_wgmma' for 'sm_90a'
+// PTXASWIDE: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 func.func @sigreg(%x: tensor<1024x1024xbf16>, %seed: i64) -> tensor<1024xf32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 reduction = none : tensor<1024x1024xbf16> -> tensor<1024xf32>
   return %l : tensor<1024xf32>

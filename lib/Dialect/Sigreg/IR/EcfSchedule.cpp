@@ -646,7 +646,9 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
         promotesByRule(op, options, dynamicSize) ? kRulePromoteKTiles : 0;
   if (options.promoteKTiles) {
     options.wgmmaRows = kWgmmaTileRows;
-    options.wgmmaSlices = kWgmmaPromoteSlices;
+    options.wgmmaSlices = options.wgmmaSlices == kWgmmaPromoteWideSlices
+                              ? kWgmmaPromoteWideSlices
+                              : kWgmmaPromoteSlices;
     options.wgmmaPersistent = false;
   }
   Type in = op.getInput().getType();
@@ -887,7 +889,8 @@ bool mlir::sigreg::promotesAccumulators(const EcfSchedule &s) {
   if (!s.wgmma)
     return true;
   return !s.wgmmaPersistent && s.blockRows == kWgmmaTileRows &&
-         s.blockSlices == kWgmmaPromoteSlices;
+         (s.blockSlices == kWgmmaPromoteSlices ||
+          s.blockSlices == kWgmmaPromoteWideSlices);
 }
 
 std::string mlir::sigreg::singleLaunchWarpsObstacle(FusedEcfOp op,

@@ -22,6 +22,7 @@
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=promote-accumulators=2" | FileCheck %s --check-prefix=PROMOTEMMA
 // RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=promote-accumulators=-2" 2>&1 | FileCheck %s --check-prefix=BADPROMOTE
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true promote-accumulators=0" | FileCheck %s --check-prefix=NOPROMOTE
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true promote-accumulators=4 wgmma-slices=128" | FileCheck %s --check-prefix=PROMOTEWIDE
 
 // --sigreg-choose-schedule records on every sigreg.fused_ecf the schedule
 // --convert-sigreg-to-gpu would choose (EcfSchedule.cpp), per shape and
@@ -70,6 +71,10 @@
 // PROMOTE:            schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 64, projection = rounded, promote = 4>}
 // PROMOTE-LABEL:    func.func @none_bf16
 // PROMOTE:            schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = split, promote = 4>}
+// With wgmma-slices=128 promotion takes the 128 x 128 tile instead (any
+// other tile request still gives the 128 x 64 one).
+// PROMOTEWIDE-LABEL: func.func @none_bf16
+// PROMOTEWIDE:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 8, projection = split, promote = 4>}
 // PROMOTEMMA-LABEL: func.func @mid
 // PROMOTEMMA:         schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 16, projection = rounded, promote = 2>}
 // PROMOTEMMA-LABEL: func.func @large_f32

@@ -450,6 +450,12 @@ constexpr int64_t kSingleLaunchWarps = 8;
 /// The Hopper tile whose sums may be promoted (schedule promote): 128 x 64,
 /// 32 accumulators per consumer thread and as many promoted sums.
 constexpr int64_t kWgmmaPromoteSlices = 64;
+/// The wider tile promotion may take on request (wgmma-slices=128): 128 x
+/// 128, 64 accumulators per consumer thread and as many promoted sums.
+constexpr int64_t kWgmmaPromoteWideSlices = 128;
+/// Its ring: one CTA per multiprocessor (the sums need the registers that
+/// two CTAs would share), so 6 stages of 32 KB.
+constexpr int64_t kWgmmaPromoteWideStages = 6;
 /// Whether schedule `s` can promote its tensor cores' sums to f32 registers
 /// (EcfSchedule::promoteKTiles): the mma.sync kernel, and the one-tile
 /// Hopper kernel's 128 x 64 tile.
