@@ -1391,7 +1391,7 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(ConversionPatternRewriter &rewriter,
                   seeded ? seeded->chunks : 0,
                   getWgmmaTiling(sh.blockSlices, persistent,
                                  persistent ? 0 : wgmmaGridCtas(sh),
-                                 sh.blockRows)};
+                                 sh.blockRows, sh.promoteKTiles)};
   // The one-tile kernel of 128-row tiles (the others have no tail).
   bool tail = sched.wgmmaHasTail();
   // A seeded g generated as hi and lo rows (lowerProjection), or an f32
@@ -1407,13 +1407,6 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(ConversionPatternRewriter &rewriter,
   bool generate = seeded && seeded->seed;
   w.tiling.cluster = generate ? 1 : sh.wgmmaCluster;
   w.tiling.generate = generate ? sh.wgmmaCluster : 0;
-  w.tiling.promote = sh.promoteKTiles;
-  // Promoted sums in the 128-slice tile: one CTA per multiprocessor, the
-  // registers of 288 threads for the 64 accumulators and 64 sums.
-  if (w.tiling.promote && w.tiling.slices == kWgmmaPromoteWideSlices) {
-    w.tiling.ctasPerSM = 1;
-    w.tiling.stages = kWgmmaPromoteWideStages;
-  }
   w.normals = normals;
   // The tail (one-tile kernel): the finalize for few batch tiles, and the
   // epilogue of a chain planChains gave it.

@@ -403,7 +403,8 @@ int64_t mlir::sigreg::pingPongClusterOf(int64_t requested, int64_t batchTiles) {
 }
 
 WgmmaTiling mlir::sigreg::getWgmmaTiling(int64_t tileSlices, bool persistent,
-                                         int64_t ctas, int64_t rows) {
+                                         int64_t ctas, int64_t rows,
+                                         int64_t promote) {
   // As the 256-slice tile: a producer warpgroup and setmaxnreg. ptxas
   // compiles the whole kernel within the registers of 384 threads (168):
   // the ECF from the accumulators fits once the column norms' loads are
@@ -413,14 +414,19 @@ WgmmaTiling mlir::sigreg::getWgmmaTiling(int64_t tileSlices, bool persistent,
             /*cluster=*/1,          rows};
   if (persistent)
     return {kWgmmaPingPongSlices, 6, 64, 1, 384, 40, 232, true};
-  if (tileSlices == 128)
-    return {128, 3, 64, 2, 288, 0, 0, false};
+  WgmmaTiling tiling = {256, 4, 64, 1, 384, 40, 232, false};
   if (tileSlices == 64) {
     bool oneWave = ctas > 0 && ctas <= kMultiprocessors;
     int64_t stages = oneWave ? kWgmmaDeepRingStages : 4;
-    return {64, stages, 64, oneWave ? 1 : 2, 288, 0, 0, false};
+    tiling = {64, stages, 64, oneWave ? 1 : 2, 288, 0, 0, false};
+  } else if (tileSlices == kWgmmaPromoteWideSlices && promote) {
+    // The promoted sums need the registers two CTAs would share.
+    tiling = {128, kWgmmaPromoteWideStages, 64, 1, 288, 0, 0, false};
+  } else if (tileSlices == 128) {
+    tiling = {128, 3, 64, 2, 288, 0, 0, false};
   }
-  return {256, 4, 64, 1, 384, 40, 232, false};
+  tiling.promote = promote;
+  return tiling;
 }
 
 int64_t mlir::sigreg::wgmmaTileSlices(FusedEcfOp op,

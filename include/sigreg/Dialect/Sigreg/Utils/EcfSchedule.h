@@ -87,9 +87,13 @@ struct WgmmaTiling {
 /// bf16: the kernel 20.8 -> 19.8 us; 6 stages measured slower than 4,
 /// docs/PERF-NOTES.md h1) and the register budget of one CTA (ctasPerSM 1:
 /// two would not fit the ring anyway), which its unrolled mainloop needs
-/// (under minctasm 2 ptxas spilled it; docs/PERF-NOTES.md u1).
+/// (under minctasm 2 ptxas spilled it; docs/PERF-NOTES.md u1). `promote`:
+/// WgmmaTiling::promote; the 128-slice tile then takes one CTA per
+/// multiprocessor and kWgmmaPromoteWideStages stages (the promoted sums need
+/// the registers two CTAs would share).
 WgmmaTiling getWgmmaTiling(int64_t tileSlices, bool persistent = false,
-                           int64_t ctas = 0, int64_t rows = kWgmmaTileRows);
+                           int64_t ctas = 0, int64_t rows = kWgmmaTileRows,
+                           int64_t promote = 0);
 /// The cluster rule of the one-tile Hopper kernel: pairs of CTAs along the
 /// batch tiles share their g tile by TMA multicast (each loads half of its
 /// boxes) where the tile has 256 slices, the GEMM's reduction has at least
