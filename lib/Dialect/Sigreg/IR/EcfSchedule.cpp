@@ -645,7 +645,8 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
                                             const EcfScheduleOptions &requested,
                                             int64_t dynamicSize) {
   // Promoted sums take the Hopper kernel's 128 x 64 tile (32 accumulators
-  // per thread, room for as many promoted sums), one tile per CTA.
+  // per thread, room for as many promoted sums), or its 128 x 128 tile on
+  // request, one tile per CTA.
   EcfScheduleOptions options = requested;
   if (options.promoteKTiles < 0)
     options.promoteKTiles =
@@ -1211,7 +1212,8 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
     if (!promotesAccumulators(s))
       return fail() << "with tile = [" << rows << ", " << slices
                     << "] does not promote its sums (promote is for kernel = "
-                       "mma and for kernel = wgmma with tile = [128, 64]), "
+                       "mma and for kernel = wgmma with tile = [128, 64] or "
+                       "[128, 128]), "
                        "got promote = "
                     << promote;
   }

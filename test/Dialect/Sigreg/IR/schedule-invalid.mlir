@@ -575,7 +575,7 @@ func.func @single_launch_warps_points(%x: tensor<1x32x64xbf16>, %seed: i64) -> t
 // -----
 
 func.func @promote_transposed(%x: tensor<1x512x64xbf16>, %a: tensor<64x256xbf16>) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
-  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma with tile = [256, 128] does not promote its sums (promote is for kernel = mma and for kernel = wgmma with tile = [128, 64]), got promote = 4}}
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma with tile = [256, 128] does not promote its sums (promote is for kernel = mma and for kernel = wgmma with tile = [128, 64] or [128, 128]), got promote = 4}}
   %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [256, 128], k_tile = 16, batch_tiles = 2, projection = explicit, promote = 4>} : tensor<1x512x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
   return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
 }
