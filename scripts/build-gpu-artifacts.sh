@@ -5,7 +5,8 @@
 # (scripts/gpu-check.sh). Usage: scripts/build-gpu-artifacts.sh BUILD_DIR OUT_DIR [SET]
 #   SET: all (default: anchors, variants, hopper, split, single, grad, step, phased and random) | anchors |
 #        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
-#        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate | warps16 |
+#        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
+#        cooperative | warps16 |
 #        perslice | p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -534,6 +535,23 @@ generate_set() {
     emit "gen-c$c-mid-bf16" 0 1024 1024 1024 17 bf16 none 0 mean seed fused "$o --wgmma-cluster=$c"
   done
 }
+# The one-tile Hopper kernel whose grid generates g before a grid barrier (--wgmma-cooperative,
+# projection = cooperative, a cooperative launch): each shape as NAME (the rule: the projection
+# kernel, then the Hopper kernel) and coop-NAME (one launch), for scripts/gpu-ab.sh --prefix coop-.
+cooperative_set() {
+  local o="--wgmma-cooperative" shape
+  for shape in "mid 0 1024 1024 1024 17 bf16 none 0 mean" "ragged 0 1000 1000 1000 17 bf16 none 0 mean" \
+      "n512-d2048 0 512 2048 1024 17 bf16 none 0 mean" "f16-sum 0 1024 1024 520 9 f16 none 0 sum" \
+      "clamp 0 1024 1024 1024 17 bf16 clamp_min 0.5 mean" "views 2 512 1024 1024 17 bf16 none 0 mean" \
+      "n2048-s2048 0 2048 1024 2048 17 bf16 none 0 mean" "p33-ragged 0 700 520 900 33 f16 zero_below 0.5 mean"; do
+    set -- $shape
+    emit "$1-$7" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused
+    emit "coop-$1-$7" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused "$o"
+  done
+  # The seed read from a step counter (the module's path): the tail advances it.
+  emit mid-step-bf16 0 1024 1024 1024 17 bf16 none 0 mean step fused
+  emit coop-mid-step-bf16 0 1024 1024 1024 17 bf16 none 0 mean step fused "$o"
+}
 # The single launch in blocks of 16 warps (--single-launch-warps=16, schedule warps = 16):
 # the single set, the training steps that take the single launch, and the seed read from a
 # step counter (the packed loss word, the fenced counter forced at N = 4096), each as NAME (8
@@ -593,6 +611,7 @@ case "$set_" in
   warps16) warps16_set ;;
   pingpong) pingpong_set ;;
   generate) generate_set ;;
+  cooperative) cooperative_set ;;
   tpersistent) tpersistent_set ;;
   transposed) transposed_set ;;
   p65) for w in 64 128 256; do

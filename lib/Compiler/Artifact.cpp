@@ -508,6 +508,9 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
               "is a programmatic launch but does not follow a kernel launch");
         step["programmatic"] = true;
       }
+      // A kernel with a grid-wide barrier: every CTA must be resident.
+      if (launch->hasAttr(kCooperativeLaunchAttrName))
+        step["cooperative"] = true;
       // --convert-sigreg-to-gpu=defer-cotangent=1 marks the launch that
       // starts the backward phase: it and every step after it.
       if (auto phase = launch->getAttrOfType<StringAttr>(kPhaseAttrName)) {

@@ -129,6 +129,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   scheduleOpts.wgmmaSlices = options.wgmmaSlices;
   scheduleOpts.wgmmaPersistent = options.wgmmaPersistent;
   scheduleOpts.wgmmaGenerate = options.wgmmaGenerate;
+  scheduleOpts.wgmmaCooperative = options.wgmmaCooperative;
   scheduleOpts.wgmmaCluster = options.wgmmaCluster;
   scheduleOpts.wgmmaRows = options.wgmmaRows;
   scheduleOpts.singleLaunch = options.singleLaunch;

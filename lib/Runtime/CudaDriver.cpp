@@ -493,6 +493,7 @@ struct LaunchAttribute {
   union {
     char bytes[64];
     int programmaticStreamSerializationAllowed;
+    int cooperative;
     struct {
       void *base;
       size_t bytes;
@@ -510,6 +511,7 @@ struct LaunchConfig {
   unsigned numAttrs;
 };
 constexpr int kLaunchAttributeAccessPolicyWindow = 1;
+constexpr int kLaunchAttributeCooperative = 2;
 constexpr int kLaunchAttributeProgrammaticStreamSerialization = 6;
 constexpr int kAccessPropertyStreaming = 1, kAccessPropertyPersisting = 2;
 constexpr int kLimitPersistingL2CacheSize = 0x06;
@@ -520,12 +522,19 @@ constexpr int kAttrMaxPersistingL2CacheSize = 108,
 Status CudaDriver::launchKernelEx(CUfunction function, const unsigned grid[3],
                                   const unsigned block[3], unsigned sharedBytes,
                                   CUstream stream, void **params,
-                                  bool programmatic,
-                                  const AccessWindow *window) {
-  if (!api->cuLaunchKernelEx || (!programmatic && !window))
+                                  bool programmatic, const AccessWindow *window,
+                                  bool cooperative) {
+  if (cooperative && !api->cuLaunchKernelEx)
+    return Status::error("a cooperative launch needs cuLaunchKernelEx (a "
+                         "CUDA 12 or later driver)");
+  if (!api->cuLaunchKernelEx || (!programmatic && !window && !cooperative))
     return launchKernel(function, grid, block, sharedBytes, stream, params);
-  LaunchAttribute attrs[2] = {};
+  LaunchAttribute attrs[3] = {};
   unsigned n = 0;
+  if (cooperative) {
+    attrs[n].id = kLaunchAttributeCooperative;
+    attrs[n++].value.cooperative = 1;
+  }
   if (programmatic) {
     attrs[n].id = kLaunchAttributeProgrammaticStreamSerialization;
     attrs[n++].value.programmaticStreamSerializationAllowed = 1;

@@ -534,10 +534,10 @@ Status Executor::enqueueStep(size_t index) {
     window.hitRatio = static_cast<float>(
         std::min(1.0, double(l2SetAside) / double(window.bytes)));
   }
-  return withWhere(
-      drv->launchKernelEx(stepFunction[index], s.grid.data(), s.block.data(),
-                          s.sharedBytes, strm, stepArgPtrs[index].data(),
-                          s.programmatic, window.bytes ? &window : nullptr));
+  return withWhere(drv->launchKernelEx(
+      stepFunction[index], s.grid.data(), s.block.data(), s.sharedBytes, strm,
+      stepArgPtrs[index].data(), s.programmatic,
+      window.bytes ? &window : nullptr, s.cooperative));
 }
 
 Status Executor::run(Phase phase) {

@@ -39,9 +39,11 @@
 //     {"op":"memset8", "buffer","offset","count"(bytes),"value"(0..255)}
 //     {"op":"copy","src","src_offset","dst","dst_offset","bytes"}
 //     {"op":"launch","kernel","grid":[x,y,z],"block":[x,y,z],
-//      "shared_bytes","programmatic"?,"args":[...]} ("programmatic": true
-//      launches it with programmatic stream serialization, overlapping the
-//      previous launch's tail; never on the first step) with each arg one of
+//      "shared_bytes","programmatic"?,"cooperative"?,"args":[...]}
+//      ("programmatic": true launches it with programmatic stream
+//      serialization, overlapping the previous launch's tail; never on the
+//      first step; "cooperative": true launches it cooperatively, every CTA
+//      resident at once, for a kernel with a grid barrier) with each arg one of
 //      {"buffer":name,"offset":bytes?} (CUdeviceptr base+offset),
 //      {"scalar":name} (the scalar's declared type), {"i32":v}, {"i64":v},
 //      {"f32":v}, {"f64":v}, or a CUtensorMap passed by value (128 bytes,
@@ -970,12 +972,13 @@ bool parseStep(Extractor &ex, const JValue &v, const std::string &path,
   int64_t shared = 0;
   if (!ex.checkKeys(v, path,
                     {"op", "region", "kernel", "grid", "block", "shared_bytes",
-                     "programmatic", "phase", "args"}) ||
+                     "programmatic", "cooperative", "phase", "args"}) ||
       !ex.getString(v, "kernel", path, s.kernel, true) ||
       !parseDim3(ex, v, "grid", path, s.grid) ||
       !parseDim3(ex, v, "block", path, s.block) ||
       !ex.getInt(v, "shared_bytes", path, shared, false, 0, 0x7FFFFFFF) ||
-      !ex.getBool(v, "programmatic", path, s.programmatic, false))
+      !ex.getBool(v, "programmatic", path, s.programmatic, false) ||
+      !ex.getBool(v, "cooperative", path, s.cooperative, false))
     return false;
 
   if (s.kernel.empty())

@@ -106,6 +106,11 @@ struct Options {
                      "itself, split among a cluster of the slice tile's "
                      "CTAs: the forward in one launch (measured slower "
                      "than two launches at mid)")};
+  llvm::cl::opt<bool> wgmmaCooperative{
+      "wgmma-cooperative",
+      llvm::cl::desc("sm_90a: the one-tile Hopper kernel's grid generates g "
+                     "itself before a grid-wide barrier, launched "
+                     "cooperatively: the forward in one launch")};
   llvm::cl::opt<bool> wgmmaPersistent{
       "wgmma-persistent",
       llvm::cl::desc("sm_90a: a persistent Hopper kernel: the ping-pong "
@@ -264,6 +269,7 @@ SmallVector<std::string> cudaOnlyFlags(Options &opts) {
   note(opts.wgmmaRows);
   note(opts.wgmmaPersistent);
   note(opts.wgmmaGenerate);
+  note(opts.wgmmaCooperative);
   note(opts.wgmmaAtomicSums);
   note(opts.preciseSqrt);
   note(opts.fastNormals);
@@ -558,6 +564,7 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.wgmmaRows = opts.wgmmaRows;
   gpuOpts.wgmmaPersistent = opts.wgmmaPersistent;
   gpuOpts.wgmmaGenerate = opts.wgmmaGenerate;
+  gpuOpts.wgmmaCooperative = opts.wgmmaCooperative;
   gpuOpts.wgmmaAtomicSums = opts.wgmmaAtomicSums;
   gpuOpts.preciseSqrt = opts.preciseSqrt;
   gpuOpts.fastNormals = opts.fastNormals;

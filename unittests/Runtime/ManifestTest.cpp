@@ -193,6 +193,23 @@ TEST(Manifest, ProgrammaticLaunch) {
   EXPECT_NE(err.find("steps[2].programmatic"), std::string::npos) << err;
 }
 
+TEST(Manifest, CooperativeLaunch) {
+  // The fixture's launch as a cooperative one (a kernel with a grid barrier).
+  Manifest m;
+  std::string err;
+  ASSERT_TRUE(parseManifest(kValid, m, err)) << err;
+  EXPECT_FALSE(m.steps[2].cooperative);
+  std::string text = replaced("\"shared_bytes\":0,",
+                              "\"shared_bytes\":0,\"cooperative\":true,");
+  ASSERT_TRUE(parseManifest(text, m, err)) << err;
+  EXPECT_TRUE(m.steps[2].cooperative);
+  EXPECT_FALSE(m.steps[2].programmatic);
+  std::string notBool =
+      replaced("\"shared_bytes\":0,", "\"shared_bytes\":0,\"cooperative\":1,");
+  EXPECT_FALSE(parseManifest(notBool, m, err));
+  EXPECT_NE(err.find("steps[2].cooperative"), std::string::npos) << err;
+}
+
 TEST(Manifest, Phases) {
   // A backward launch after the fixture's steps; the forward ones keep the
   // default phase.

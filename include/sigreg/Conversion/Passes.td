@@ -52,6 +52,8 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "TMA + wgmma kernel: persistent, the ping-pong kernel (one consumer warpgroup's ECF beside the other's MMAs), or with wgmma-rows=256 the transposed tile (its CTAs walk the batch tiles of one slice tile) wherever it can; by rule the transposed tile is persistent where that keeps its waves, and wgmma-rows=256 alone keeps one tile per CTA">,
     Option<"wgmmaGenerate", "wgmma-generate", "bool", "false",
            "TMA + wgmma kernel: the 64-slice tile generates its g tile itself, split among a cluster of the slice tile's CTAs (one launch; measured slower than two at mid)">,
+    Option<"wgmmaCooperative", "wgmma-cooperative", "bool", "false",
+           "TMA + wgmma kernel: the one-tile kernel's grid generates g itself before a grid-wide barrier, launched cooperatively (one launch, no projection launch)">,
     Option<"wgmmaCluster", "wgmma-cluster", "int64_t", "0",
            "TMA + wgmma kernel: CTAs per cluster sharing the g tile by multicast "
            "(1, 2 or 4; 0: by rule)">,

@@ -83,6 +83,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::desc("TMA + wgmma kernel: the 64-slice tile generates its g "
                      "tile itself (one launch)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> wgmmaCooperative{
+      *this, "wgmma-cooperative",
+      llvm::cl::desc("TMA + wgmma kernel: the one-tile kernel's grid "
+                     "generates g itself before a grid-wide barrier, "
+                     "launched cooperatively (one launch)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> wgmmaPersistent{
       *this, "wgmma-persistent",
       llvm::cl::desc("TMA + wgmma kernel: persistent, the ping-pong kernel, "

@@ -129,13 +129,15 @@ public:
   /// griddepcontrol.launch_dependents, or exited, and must run
   /// griddepcontrol.wait before it reads that kernel's results); with
   /// `window` (if not null), the launch's access policy window
-  /// (CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW). Without cuLaunchKernelEx (a
-  /// driver before CUDA 12) a plain launch: griddepcontrol.wait then returns
-  /// at once, and the window, a hint, is dropped.
+  /// (CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW); with `cooperative`, a
+  /// cooperative launch (CU_LAUNCH_ATTRIBUTE_COOPERATIVE: every CTA resident
+  /// at once, or an error). Without cuLaunchKernelEx (a driver before CUDA
+  /// 12) a plain launch: griddepcontrol.wait then returns at once, and the
+  /// window, a hint, is dropped; a cooperative launch is then an error.
   Status launchKernelEx(CUfunction function, const unsigned grid[3],
                         const unsigned block[3], unsigned sharedBytes,
                         CUstream stream, void **params, bool programmatic,
-                        const AccessWindow *window);
+                        const AccessWindow *window, bool cooperative = false);
   /// The device's largest L2 set-aside for persisting accesses and largest
   /// access policy window, in bytes (0 where the device or driver has none).
   Status persistingL2Limits(int ordinal, size_t &setAside, size_t &window);

@@ -142,6 +142,10 @@ struct Step {
   /// Launched with programmatic stream serialization (the kernel overlaps
   /// the previous launch's tail and waits for it with griddepcontrol.wait).
   bool programmatic = false;
+  /// "cooperative": the kernel waits at a grid-wide barrier, so it is
+  /// launched cooperatively (every CTA resident at once, or the launch
+  /// fails: CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE).
+  bool cooperative = false;
   /// "phase": "backward": the step belongs to the backward phase (the
   /// manifest's last steps; they alone read the input "grad"), which
   /// Executor::run(Phase::Backward) runs apart from the forward phase.

@@ -26,6 +26,11 @@ constexpr int64_t kGridConstantBytes = 128, kGridConstantAlign = 64;
 /// griddepcontrol.launch_dependents once its stores are issued).
 constexpr llvm::StringLiteral kProgrammaticLaunchAttrName =
     "sigreg.programmatic";
+/// Unit attribute on a gpu.launch_func whose kernel waits at a grid-wide
+/// barrier, so that every CTA must be resident at once: the manifest's
+/// "cooperative", a cooperative launch (CU_LAUNCH_ATTRIBUTE_COOPERATIVE: the
+/// driver refuses a grid that does not fit instead of letting it hang).
+constexpr llvm::StringLiteral kCooperativeLaunchAttrName = "sigreg.cooperative";
 /// String attribute on the gpu.launch_func that starts a step function's
 /// backward phase ("backward"; --convert-sigreg-to-gpu=defer-cotangent=1):
 /// it and the launches after it read the function's cotangent argument,

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "sigreg/Dialect/Sigreg/Utils/ProjectionBuilder.h"
 
@@ -127,6 +128,43 @@ Value mlir::sigreg::arriveAtCounter(KernelBuilder &k, Value tid, Value flag,
   return arith::CmpIOp::create(
       k.b, arith::CmpIPredicate::ne, k.load(flag, {k.idx(0)}),
       arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(0)));
+}
+
+void mlir::sigreg::emitGridBarrier(KernelBuilder &k, Value tid, Value counter,
+                                   int64_t ctas) {
+  auto c64 = [&](int64_t v) {
+    return arith::ConstantOp::create(k.b, k.b.getI64IntegerAttr(v));
+  };
+  auto fence = [&] {
+    LLVM::FenceOp::create(k.b, LLVM::AtomicOrdering::acq_rel, "device");
+  };
+  k.barrier();
+  k.ifThen(k.lt(tid, k.idx(1)), [&] {
+    fence(); // release
+    Value old = memref::AtomicRMWOp::create(k.b, arith::AtomicRMWKind::addi,
+                                            c64(1), counter, {k.idx(0)});
+    Value n = c64(ctas);
+    Value target = arith::MulIOp::create(
+        k.b,
+        arith::AddIOp::create(k.b, arith::DivUIOp::create(k.b, old, n), c64(1)),
+        n);
+    scf::WhileOp::create(
+        k.b, k.b.getLoc(), TypeRange{}, ValueRange{},
+        [&](OpBuilder &b, Location loc, ValueRange) {
+          Value now = memref::AtomicRMWOp::create(
+              b, loc, arith::AtomicRMWKind::addi,
+              arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0)),
+              counter, ValueRange{arith::ConstantIndexOp::create(b, loc, 0)});
+          Value waiting = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ult, now, target);
+          scf::ConditionOp::create(b, loc, waiting, ValueRange{});
+        },
+        [&](OpBuilder &b, Location loc, ValueRange) {
+          scf::YieldOp::create(b, loc);
+        });
+    fence(); // acquire
+  });
+  k.barrier();
 }
 
 void mlir::sigreg::emitBlockTreeSum(KernelBuilder &k, Value tid, Value red,

@@ -53,6 +53,16 @@ void emitColumnNorms(KernelBuilder &k, Value sumSq, Value norm, Value tid,
 void emitBlockTreeSum(KernelBuilder &k, Value tid, Value red,
                       function_ref<void()> barrier = nullptr);
 
+/// A barrier of the whole grid, `ctas` CTAs that are all resident (a
+/// cooperative launch), on the i64 counter `counter[0]` (zero before the
+/// first launch, never reset: every launch adds `ctas`, so an arrival that
+/// found the value a waits until the counter reaches the next multiple of
+/// `ctas` above a). Thread `tid` 0 of each CTA arrives and polls with
+/// relaxed atomics, between acq_rel fences at GPU scope that release the
+/// CTA's global writes (ordered before it by a CTA barrier) and acquire the
+/// other CTAs'; a second CTA barrier then holds the CTA's other threads.
+void emitGridBarrier(KernelBuilder &k, Value tid, Value counter, int64_t ctas);
+
 /// Publishes this block's global writes and counts it at `counters[index]`
 /// (i32, zero before the first launch); returns whether it is the
 /// `expected`-th (the last) to arrive, uniform over the block (thread `tid`

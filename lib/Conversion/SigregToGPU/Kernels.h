@@ -70,6 +70,15 @@ Value emitProjectionRows(
     NormalMapping normals,
     const std::function<void(Value, ArrayRef<Value>)> &body);
 
+/// The projection kernel's thread for column `s` and the rows [d0, d1)
+/// (emitProjectionRows): g stored into `g` as f32 (storeType null or f32),
+/// rounded to the 16-bit storeType, or with `splitRows` also its lo part
+/// (g - hi, rounded) `splitRows` rows further; rows at or past D are not
+/// stored. Returns the rows' sum of g^2.
+Value emitProjectionColumnChunk(KernelBuilder &k, Value seed, Value s, Value d0,
+                                Value d1, int64_t D, NormalMapping normals,
+                                Value g, Type storeType, int64_t splitRows = 0);
+
 gpu::GPUFuncOp buildProjectionKernel(OpBuilder &b, Location loc,
                                      const ProjectionKernelShape &shape,
                                      Type storeType = Type(),
@@ -179,6 +188,11 @@ struct WgmmaEcfShape {
   /// With tiling.generate: the kernel generates its g tile (seed and g are
   /// arguments after sumSq) with this mapping.
   NormalMapping normals = NormalMapping::Exact;
+  /// Nonzero (projection = cooperative, the one-tile kernel): the grid
+  /// generates g in (chunk of this many rows, column) items with `normals`
+  /// before a grid-wide barrier; seed, g and the barrier's i64 counter are
+  /// arguments after sumSq.
+  int64_t cooperativeChunkRows = 0;
   /// The one-tile kernel also writes the slices y = acc / ||g_s|| (or acc)
   /// as f32 [V * N, S] (a last argument; for the fused backward,
   /// --sigreg-save-slices), or with `slicesPhase` the i16 phase of the

@@ -91,6 +91,39 @@ Value mlir::sigreg::emitProjectionRows(
   return rowLoop(stepsEnd, d1, 1, sum);
 }
 
+Value mlir::sigreg::emitProjectionColumnChunk(KernelBuilder &k, Value seed,
+                                              Value s, Value d0, Value d1,
+                                              int64_t D, NormalMapping normals,
+                                              Value g, Type storeType,
+                                              int64_t splitRows) {
+  bool rounded = storeType && !storeType.isF32();
+  return emitProjectionRows(
+      k, seed, s, d0, d1, D, normals, [&](Value d, ArrayRef<Value> rows) {
+        for (int64_t i = 0; i < 4; ++i) {
+          Value gv = rows[i], di = k.add(d, k.idx(i));
+          auto store = [&] {
+            if (!rounded) {
+              k.store(gv, g, {di, s});
+              return;
+            }
+            Value hi = arith::TruncFOp::create(k.b, storeType, gv);
+            k.store(hi, g, {di, s});
+            if (splitRows) {
+              Value rest =
+                  k.subf(gv, arith::ExtFOp::create(k.b, k.b.getF32Type(), hi));
+              k.store(arith::TruncFOp::create(k.b, storeType, rest), g,
+                      {k.add(di, k.idx(splitRows)), s});
+            }
+          };
+          // The group's first row is below D (d < d1 <= D).
+          if (i == 0)
+            store();
+          else
+            k.ifThen(k.lt(di, k.idx(D)), store);
+        }
+      });
+}
+
 void mlir::sigreg::readSeedFromStep(gpu::GPUFuncOp kernel, unsigned index) {
   MLIRContext *ctx = kernel.getContext();
   auto stepType = MemRefType::get({}, IntegerType::get(ctx, 64));
@@ -147,32 +180,8 @@ mlir::sigreg::buildProjectionKernel(OpBuilder &b, Location loc,
   k.ifThen(k.lt(s, k.idx(S)), [&] {
     Value d0 = k.mul(chunk, k.idx(shape.chunk));
     Value d1 = k.min(k.add(d0, k.idx(shape.chunk)), k.idx(D));
-    Value sum = emitProjectionRows(
-        k, seed, s, d0, d1, D, shape.normals,
-        [&](Value d, ArrayRef<Value> rows) {
-          for (int64_t i = 0; i < 4; ++i) {
-            Value gv = rows[i], di = k.add(d, k.idx(i));
-            auto store = [&] {
-              if (!rounded) {
-                k.store(gv, g, {di, s});
-                return;
-              }
-              Value hi = arith::TruncFOp::create(k.b, storeType, gv);
-              k.store(hi, g, {di, s});
-              if (splitRows) {
-                Value rest = k.subf(
-                    gv, arith::ExtFOp::create(k.b, k.b.getF32Type(), hi));
-                k.store(arith::TruncFOp::create(k.b, storeType, rest), g,
-                        {k.add(di, k.idx(splitRows)), s});
-              }
-            };
-            // The group's first row is below D (d < d1 <= D).
-            if (i == 0)
-              store();
-            else
-              k.ifThen(k.lt(di, k.idx(D)), store);
-          }
-        });
+    Value sum = emitProjectionColumnChunk(k, seed, s, d0, d1, D, shape.normals,
+                                          g, storeType, splitRows);
     k.store(sum, sumSq, {chunk, s});
     // Split layout: the last chunk's threads zero the padding rows of both
     // parts (rows [D, Dp) and [Dp + D, 2 Dp)).

@@ -1336,10 +1336,13 @@ SmallVector<Type> forwardArgs(OpBuilder &b, const WgmmaEcfShape &sh) {
   SmallVector<Type> args;
   if (sh.seeded)
     args.push_back(MemRefType::get({sh.normChunks, S}, b.getF32Type()));
-  // Generating g itself: the seed, and g [D, S] to write it into.
-  if (sh.tiling.generate)
+  // Generating g itself: the seed, and g [D, S] to write it into; the grid
+  // barrier's counter.
+  if (sh.tiling.generate || sh.cooperativeChunkRows)
     args.append(
         {b.getI64Type(), MemRefType::get({sh.featureDim, S}, sh.inputElement)});
+  if (sh.cooperativeChunkRows)
+    args.push_back(MemRefType::get({1}, b.getI64Type()));
   MemRefType out = T == 1 ? MemRefType::get({V, S, P}, b.getF32Type())
                    : sh.atomicSums
                        ? MemRefType::get({V, P, S}, b.getI64Type())
@@ -1371,8 +1374,10 @@ SmallVector<Type> forwardArgs(OpBuilder &b, const WgmmaEcfShape &sh) {
 /// The forward's arguments unpacked from WgmmaKernel::rest.
 struct ForwardArgs {
   Value sumSq, cosOut, sinOut, slicesOut;
-  /// With tiling.generate: the seed (i64) and g [D, S] the kernel writes.
-  Value seed, gOut;
+  /// With tiling.generate or cooperativeChunkRows: the seed (i64) and g [D,
+  /// S] the kernel writes; with cooperativeChunkRows the grid barrier's
+  /// counter.
+  Value seed, gOut, gridBarrier;
   /// The tail's: the means (cosOut, sinOut without foldFinalize), the
   /// counters, the epilogue's output and statistics workspace (the 64-bit
   /// loss word with WgmmaEcfShape::lossSumLayout).
@@ -1382,10 +1387,12 @@ struct ForwardArgs {
   ForwardArgs(const WgmmaEcfShape &sh, ArrayRef<Value> rest) {
     unsigned next = 0;
     sumSq = sh.seeded ? rest[next++] : Value();
-    if (sh.tiling.generate) {
+    if (sh.tiling.generate || sh.cooperativeChunkRows) {
       seed = rest[next++];
       gOut = rest[next++];
     }
+    if (sh.cooperativeChunkRows)
+      gridBarrier = rest[next++];
     cosOut = rest[next++];
     sinOut = rest[next++];
     slicesOut = sh.storeSlices ? rest[next++] : Value();
@@ -1496,6 +1503,14 @@ void emitTail(KernelBuilder &k, const WgmmaTypes &t, const WgmmaEcfShape &sh,
   });
 }
 
+/// Orders this thread's generic-proxy global writes before, or the generic
+/// proxy's acquires before, its async-proxy (TMA) accesses:
+/// fence.proxy.async.global.
+void asyncProxyFence(KernelBuilder &k) {
+  NVVM::FenceProxyOp::create(k.b, NVVM::ProxyKind::async_global,
+                             NVVM::SharedSpaceAttr());
+}
+
 /// Stage 0 of the kernel that generates its own g tile (projection =
 /// generated, tiling.generate = C CTAs per cluster along the batch tiles,
 /// rank r): the consumer threads generate rows [r D / C, (r + 1) D / C) of
@@ -1532,11 +1547,7 @@ void emitTileProjection(KernelBuilder &k, const WgmmaTypes &t,
                  });
              k.store(sum, out.sumSq, {chunk, s});
            });
-  auto proxyFence = [&] {
-    NVVM::FenceProxyOp::create(k.b, NVVM::ProxyKind::async_global,
-                               NVVM::SharedSpaceAttr());
-  };
-  proxyFence();
+  asyncProxyFence(k);
   if (C > 1) {
     NVVM::ClusterArriveOp::create(k.b, k.b.getUnitAttr());
     NVVM::ClusterWaitOp::create(k.b, k.b.getUnitAttr());
@@ -1544,7 +1555,48 @@ void emitTileProjection(KernelBuilder &k, const WgmmaTypes &t,
     k.barrier();
   }
   // And on the reading side, after the acquire, before its TMA loads.
-  proxyFence();
+  asyncProxyFence(k);
+}
+
+/// Stage 0 of the one-tile kernel whose grid generates g (projection =
+/// cooperative, sh.cooperativeChunkRows = R rows per chunk): the items
+/// (chunk c, column s) of [ceil(D / R), S] go to the consumer threads of
+/// the grid, thread t of CTA b (grid order: slice tile, batch tile, view)
+/// taking item b x 256 + t, then strides of all of them; each is the
+/// projection kernel's thread of that column and chunk
+/// (emitProjectionColumnChunk: g rounded to the input's type, rows past D
+/// not stored; the chunk's sum of squares into sumSq). Then the stores are
+/// ordered before the async proxy's reads (fence.proxy.async.global), the
+/// grid passes its barrier (emitGridBarrier; every CTA is resident: the
+/// launch is cooperative), and the fence again on the reading side: g and
+/// every column's norms are in global memory for the TMA loads and the
+/// column scales.
+void emitGridProjection(KernelBuilder &k, const WgmmaTypes &t,
+                        const WgmmaEcfShape &sh, const WgmmaKernel &kn,
+                        const ForwardArgs &out) {
+  int64_t R = sh.cooperativeChunkRows, D = sh.featureDim, S = sh.numSlices;
+  int64_t chunks = llvm::divideCeilSigned(D, R);
+  int64_t ctas = sh.numViews * sh.numBatchTiles() * sh.numSliceTiles();
+  Value cta = k.add(
+      k.blockId(Dimension::x),
+      k.mul(k.idx(sh.numSliceTiles()),
+            k.add(k.blockId(Dimension::y),
+                  k.mul(k.idx(sh.numBatchTiles()), k.blockId(Dimension::z)))));
+  k.ifThen(k.lt(kn.tid, k.idx(kConsumerThreads)), [&] {
+    Value first = k.add(k.mul(cta, k.idx(kConsumerThreads)), kn.tid);
+    k.forEach(first, k.idx(chunks * S), k.idx(ctas * kConsumerThreads),
+              [&](Value item) {
+                Value chunk = k.div(item, k.idx(S)), s = k.rem(item, k.idx(S));
+                Value d0 = k.mul(chunk, k.idx(R));
+                Value d1 = k.min(k.add(d0, k.idx(R)), k.idx(D));
+                Value sum = emitProjectionColumnChunk(
+                    k, out.seed, s, d0, d1, D, sh.normals, out.gOut, t.elem);
+                k.store(sum, out.sumSq, {chunk, s});
+              });
+  });
+  asyncProxyFence(k);
+  emitGridBarrier(k, kn.tid, out.gridBarrier, ctas);
+  asyncProxyFence(k);
 }
 
 /// One CTA tile of a forward kernel: slice tile and its first slice, first
@@ -1607,6 +1659,8 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
         s0 = tile.s0, m0 = tile.m0, xRow0 = tile.xRow0;
   if (t.tiling.generate)
     emitTileProjection(k, t, sh, kn, out, s0);
+  if (sh.cooperativeChunkRows)
+    emitGridProjection(k, t, sh, kn, out);
   // The scale's loads before the mainloop where the consumers have the
   // registers for them (one CTA per multiprocessor: setmaxnreg, or the
   // 64-slice tile's 8-stage ring without split operands, whose longer

@@ -240,23 +240,35 @@ std::string mlir::sigreg::persistentTransposedObstacle(FusedEcfOp op,
   return msg;
 }
 
+/// Why a kernel cannot generate `op`'s projection itself (empty when it
+/// can): it needs a seeded projection that only `op` reads, with an i64 seed
+/// or, with `stepSeed`, one read from a step counter.
+static std::string generatedProjectionObstacle(FusedEcfOp op,
+                                               bool stepSeed = false) {
+  auto proj = op.getProjection().getDefiningOp<ProjectionOp>();
+  if (!proj)
+    return "needs a seeded projection (not an explicit one)";
+  if (!stepSeed && proj.getSeed().getDefiningOp<AdvanceStepOp>())
+    return "needs a seeded projection with an i64 seed (not one read from a "
+           "step counter)";
+  if (!proj->hasOneUse())
+    return "needs the seeded projection to have no other user (g exists only "
+           "inside this kernel's launch)";
+  return "";
+}
+
 std::string mlir::sigreg::wgmmaGenerateObstacle(FusedEcfOp op, int64_t cluster,
                                                 int64_t dynamicSize) {
-  auto proj = op.getProjection().getDefiningOp<ProjectionOp>();
   Type in = op.getInput().getType();
   int64_t views = dimSize(in, 0, dynamicSize),
           batch = dimSize(in, 1, dynamicSize),
           features = dimSize(in, 2, dynamicSize);
   int64_t batchTiles = llvm::divideCeilSigned<int64_t>(batch, kWgmmaTileRows);
-  std::string msg;
+  std::string msg = generatedProjectionObstacle(op);
   llvm::raw_string_ostream os(msg);
-  if (!proj || proj.getSeed().getDefiningOp<AdvanceStepOp>())
-    os << "needs a seeded projection with an i64 seed (not an explicit one, "
-          "nor one read from a step counter)";
-  else if (!proj->hasOneUse())
-    os << "needs the seeded projection to have no other user (g exists only "
-          "inside this kernel's launch)";
-  else if (views != 1)
+  if (!msg.empty())
+    return msg;
+  if (views != 1)
     os << "needs one view (several would generate g once per view), got V = "
        << views;
   else if (!llvm::is_contained({1, 2, 4, 8}, cluster))
@@ -287,6 +299,42 @@ int64_t mlir::sigreg::wgmmaGenerateClusterOf(FusedEcfOp op, int64_t requested,
     if (wgmmaGenerateObstacle(op, cluster, dynamicSize).empty())
       return cluster;
   return 0;
+}
+
+std::string mlir::sigreg::wgmmaCooperativeObstacle(FusedEcfOp op,
+                                                   const EcfSchedule &s,
+                                                   int64_t dynamicSize) {
+  int64_t ctas = dimSize(op.getInput().getType(), 0, dynamicSize) *
+                 s.numBatchTiles * s.numSliceTiles;
+  std::string msg = generatedProjectionObstacle(op, /*stepSeed=*/true);
+  llvm::raw_string_ostream os(msg);
+  if (!msg.empty())
+    return msg;
+  if (!s.wgmmaHasTail() || s.cluster != 1 || s.generateProjection)
+    os << "needs the one-tile kernel = wgmma with tile = [128, N] and no "
+          "cluster";
+  else if (s.splitProjection || wgmmaSplitsInput(op))
+    os << "needs a 16-bit input whose statistics allow g rounded to 16 bits "
+          "(not the hi + lo split)";
+  else {
+    int64_t resident =
+        kMultiprocessors *
+        getWgmmaTiling(s.blockSlices, false, ctas, s.blockRows, s.promoteKTiles)
+            .ctasPerSM;
+    if (ctas > resident)
+      os << "needs a grid the multiprocessors hold at once (at most "
+         << resident << " CTAs: every CTA waits at the grid barrier), got "
+         << ctas;
+  }
+  return msg;
+}
+
+int64_t mlir::sigreg::cooperativeChunkRows(int64_t features, int64_t slices,
+                                           int64_t ctas) {
+  int64_t threads = std::max<int64_t>(ctas, 1) * 256;
+  int64_t rows = llvm::divideCeilSigned(features * slices, threads);
+  return std::min(llvm::alignTo(std::max<int64_t>(rows, 4), 4),
+                  llvm::alignTo(features, 4));
 }
 
 int64_t mlir::sigreg::transposedSumGroups(int64_t batchTiles,
@@ -624,6 +672,14 @@ bool mlir::sigreg::usesWgmmaTransposed(FusedEcfOp op,
          !hasFusedBackward(op);
 }
 
+bool mlir::sigreg::promotedWideTileFills(int64_t numViews, int64_t batch,
+                                         int64_t numSlices) {
+  return numViews * llvm::divideCeilSigned<int64_t>(batch, kWgmmaTileRows) *
+             llvm::divideCeilSigned<int64_t>(numSlices,
+                                             kWgmmaPromoteWideSlices) >=
+         kMultiprocessors;
+}
+
 /// Whether the tensor cores' sums are promoted by rule: 16-bit inputs whose
 /// statistics are read per slice (readsStatisticsPerSlice) with the Hopper
 /// kernel's tile and persistence left to the rule, where
@@ -644,24 +700,29 @@ static bool promotesByRule(FusedEcfOp op, const EcfScheduleOptions &options,
 EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
                                             const EcfScheduleOptions &requested,
                                             int64_t dynamicSize) {
-  // Promoted sums take the Hopper kernel's 128 x 64 tile (32 accumulators
-  // per thread, room for as many promoted sums), or its 128 x 128 tile on
-  // request, one tile per CTA.
-  EcfScheduleOptions options = requested;
-  if (options.promoteKTiles < 0)
-    options.promoteKTiles =
-        promotesByRule(op, options, dynamicSize) ? kRulePromoteKTiles : 0;
-  if (options.promoteKTiles) {
-    options.wgmmaRows = kWgmmaTileRows;
-    options.wgmmaSlices = options.wgmmaSlices == kWgmmaPromoteWideSlices
-                              ? kWgmmaPromoteWideSlices
-                              : kWgmmaPromoteSlices;
-    options.wgmmaPersistent = false;
-  }
   Type in = op.getInput().getType();
   int64_t numViews = dimSize(in, 0, dynamicSize);
   int64_t batch = dimSize(in, 1, dynamicSize);
   int64_t numSlices = dimSize(op.getCos().getType(), 1, dynamicSize);
+  // Promoted sums take the Hopper kernel's 128 x 64 tile (32 accumulators
+  // per thread, room for as many promoted sums), or its 128 x 128 tile (one
+  // CTA per multiprocessor): on request, and by rule where its grid fills
+  // the multiprocessors (promotedWideTileFills), one tile per CTA.
+  EcfScheduleOptions options = requested;
+  bool wideByRule = false;
+  if (options.promoteKTiles < 0) {
+    bool byRule = promotesByRule(op, options, dynamicSize);
+    options.promoteKTiles = byRule ? kRulePromoteKTiles : 0;
+    wideByRule = byRule && promotedWideTileFills(numViews, batch, numSlices);
+  }
+  if (options.promoteKTiles) {
+    options.wgmmaRows = kWgmmaTileRows;
+    options.wgmmaSlices =
+        options.wgmmaSlices == kWgmmaPromoteWideSlices || wideByRule
+            ? kWgmmaPromoteWideSlices
+            : kWgmmaPromoteSlices;
+    options.wgmmaPersistent = false;
+  }
 
   EcfSchedule s;
   s.wgmma = usesWgmma(op, options, dynamicSize);
@@ -745,6 +806,10 @@ EcfSchedule mlir::sigreg::chooseEcfSchedule(FusedEcfOp op,
   s.numSliceTiles = llvm::divideCeilSigned<int64_t>(numSlices, s.blockSlices);
   if (promotesAccumulators(s))
     s.promoteKTiles = options.promoteKTiles;
+  // --wgmma-cooperative: the one-tile kernel's grid generates g itself.
+  if (options.wgmmaCooperative && s.wgmma &&
+      wgmmaCooperativeObstacle(op, s, dynamicSize).empty())
+    s.cooperativeProjection = true;
   s.tileK = 16;
   if (!s.tensorCores &&
       numViews * s.numBatchTiles * s.numSliceTiles < kTargetBlocks / 2) {
@@ -794,6 +859,9 @@ ProjectionSchedule mlir::sigreg::chooseProjectionSchedule(
       s.rowMajor = true;
       s.splitProjection = consumer.splitProjection;
       s.generateCluster = consumer.generateProjection ? consumer.cluster : 0;
+      if (consumer.cooperativeProjection)
+        s.cooperativeCtas = dimSize(ecf.getInput().getType(), 0, dynamicSize) *
+                            consumer.numBatchTiles * consumer.numSliceTiles;
     } else if (consumer.tensorCores) {
       s.packedElement = getElementTypeOrSelf(ecf.getInput().getType());
       s.splitProjection |= consumer.splitProjection;
@@ -820,6 +888,11 @@ ProjectionSchedule mlir::sigreg::chooseProjectionSchedule(
   // cluster's CTAs is a chunk.
   if (s.generateCluster)
     s.chunkRows = features / (4 * s.generateCluster);
+  // Generated by the Hopper kernel's grid: about one item per consumer
+  // thread.
+  if (s.cooperativeCtas)
+    s.chunkRows = cooperativeChunkRows(
+        features, dimSize(op.getType(), 1, dynamicSize), s.cooperativeCtas);
   s.numChunks = llvm::divideCeilSigned<int64_t>(features, s.chunkRows);
   return s;
 }
@@ -967,7 +1040,9 @@ mlir::sigreg::chooseScheduleAttr(FusedEcfOp op,
                               : !s.tensorCores       ? ProjectionMode::f32
                               : s.splitProjection    ? ProjectionMode::split
                               : s.generateProjection ? ProjectionMode::generated
-                                                     : ProjectionMode::rounded;
+                              : s.cooperativeProjection
+                                  ? ProjectionMode::cooperative
+                                  : ProjectionMode::rounded;
   return ScheduleAttr::get(ctx, kind, s.blockRows, s.blockSlices, s.tileK,
                            s.numBatchTiles, projection, s.cluster,
                            kSingleLaunchWarps, s.promoteKTiles);
@@ -981,6 +1056,7 @@ EcfSchedule mlir::sigreg::getEcfSchedule(FusedEcfOp op, ScheduleAttr attr) {
   s.tensorCores = s.wgmma || kind == KernelKind::mma;
   s.splitProjection = attr.getProjection() == ProjectionMode::split;
   s.generateProjection = attr.getProjection() == ProjectionMode::generated;
+  s.cooperativeProjection = attr.getProjection() == ProjectionMode::cooperative;
   s.blockRows = attr.getRows();
   s.blockSlices = attr.getSlices();
   s.tileK = attr.getKTile();
@@ -1056,6 +1132,11 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
       return fail() << "with projection = generated " << why;
     projection = ProjectionMode::rounded;
   }
+  // Generated by the one-tile kernel's grid: read as rounded (its own
+  // checks at the end, once the tile is known to be valid).
+  bool cooperative = projection == ProjectionMode::cooperative;
+  if (cooperative)
+    projection = ProjectionMode::rounded;
   if (seeded) {
     ProjectionMode expected = projection;
     // The tensor-core kernels read g split or rounded to 16 bits; the
@@ -1248,6 +1329,12 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
             : wgmmaClusterObstacle(cluster, slices, attr.getBatchTiles());
     if (!why.empty())
       return fail() << why;
+  }
+  if (cooperative) {
+    std::string why = wgmmaCooperativeObstacle(op, getEcfSchedule(op, attr),
+                                               /*dynamicSize=*/1);
+    if (!why.empty())
+      return fail() << "with projection = cooperative " << why;
   }
   (void)numSlices;
   return success();

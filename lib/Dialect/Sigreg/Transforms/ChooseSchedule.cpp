@@ -42,6 +42,7 @@ struct SigregChooseSchedulePass
     options.wgmmaSlices = wgmmaSlices;
     options.wgmmaPersistent = wgmmaPersistent;
     options.wgmmaGenerate = wgmmaGenerate;
+    options.wgmmaCooperative = wgmmaCooperative;
     options.wgmmaCluster = wgmmaCluster;
     options.wgmmaRows = wgmmaRows;
     options.singleLaunch = singleLaunch;

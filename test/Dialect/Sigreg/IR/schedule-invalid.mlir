@@ -587,3 +587,41 @@ func.func @promote_negative(%x: tensor<1x256x64xbf16>, %a: tensor<64x256xbf16>) 
   %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 4, projection = explicit, promote = -2>} : tensor<1x256x64xbf16>, tensor<64x256xbf16> -> tensor<1x256x17xf32>
   return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
 }
+
+// -----
+
+// projection = cooperative: the one-tile Hopper kernel's grid generating g
+// before a grid barrier; every CTA must be resident at once.
+
+func.func @cooperative_grid(%x: tensor<1x2048x256xbf16>, %seed: i64) -> (tensor<f32>) {
+  %n = arith.constant 2048 : index
+  %g = sigreg.projection seed(%seed) : tensor<256x2048xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma with projection = cooperative needs a grid the multiprocessors hold at once (at most 264 CTAs: every CTA waits at the grid barrier), got 512}}
+  %c, %s = sigreg.fused_ecf %x, %g {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 16, projection = cooperative>} : tensor<1x2048x256xbf16>, tensor<256x2048xf32> -> tensor<1x2048x17xf32>
+  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x2048x17xf32>
+  %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x2048x17xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+func.func @cooperative_kernel(%x: tensor<1x1024x256xbf16>, %seed: i64) -> (tensor<f32>) {
+  %n = arith.constant 1024 : index
+  %g = sigreg.projection seed(%seed) : tensor<256x1024xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma_persistent with projection = cooperative needs the one-tile kernel = wgmma with tile = [128, N] and no cluster}}
+  %c, %s = sigreg.fused_ecf %x, %g {schedule = #sigreg.schedule<kernel = wgmma_persistent, tile = [256, 128], k_tile = 16, batch_tiles = 4, projection = cooperative>} : tensor<1x1024x256xbf16>, tensor<256x1024xf32> -> tensor<1x1024x17xf32>
+  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x1024x17xf32>
+  %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x1024x17xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+func.func @cooperative_explicit(%x: tensor<1x1024x256xbf16>, %a: tensor<256x1024xbf16>) -> (tensor<f32>) {
+  %n = arith.constant 1024 : index
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule projection = cooperative needs a seeded sigreg.projection operand; an explicit projection has projection = explicit}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = cooperative>} : tensor<1x1024x256xbf16>, tensor<256x1024xbf16> -> tensor<1x1024x17xf32>
+  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x1024x17xf32>
+  %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x1024x17xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}

@@ -5,6 +5,7 @@
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-persistent=true wgmma-rows=256 wgmma-cluster=2" | FileCheck %s --check-prefix=TPERSIST
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-generate=true" | FileCheck %s --check-prefix=GEN
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-generate=true wgmma-cluster=2" | FileCheck %s --check-prefix=GEN2
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-cooperative=true" | FileCheck %s --check-prefix=COOP
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-rows=128" | FileCheck %s --check-prefix=R128
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-rows=256" | FileCheck %s --check-prefix=R256
 // RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-rows=64" 2>&1 | FileCheck %s --check-prefix=BADROWS
@@ -136,6 +137,19 @@ func.func @minimal(%x: tensor<4x256x16xbf16>, %seed: i64) -> tensor<f32> {
 // GEN:           schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = split>
 // GEN2-LABEL:  func.func @mid
 // GEN2:          schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = generated, cluster = 2>
+// --wgmma-cooperative: the one-tile kernel's 128 CTAs (one per
+// multiprocessor) generate g together before a grid barrier: no projection
+// launch. Large (a persistent kernel) and statistics that need the split
+// (none_bf16, none_d1024) keep the projection kernel (schedule-invalid.mlir
+// has the grid that is too large).
+// COOP-LABEL:  func.func @mid
+// COOP:          schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = cooperative>
+// COOP-LABEL:  func.func @large(
+// COOP:          projection = rounded>
+// COOP-LABEL:  func.func @none_bf16
+// COOP:          projection = split>
+// COOP-LABEL:  func.func @none_d1024
+// COOP:          projection = split>
 func.func @mid(%x: tensor<1024x1024xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<1024x1024xbf16> -> tensor<f32>
   return %l : tensor<f32>
@@ -208,12 +222,13 @@ func.func @none_bf16(%x: tensor<1024x1024xbf16>, %seed: i64) -> tensor<1024xf32>
 // Per-slice statistics at a large batch and D: the tensor cores' truncated
 // sums would cost 2 sqrt(8192) x 512 MMAs x 2^-25 = 2.8e-3 of a slice's
 // statistic (truncatedAccumulationError), above its 1e-3 budget, so by rule
-// they are promoted every 4 k-tiles (on sm_90a the 128 x 64 tile), unless
+// they are promoted every 4 k-tiles (on sm_90a the 128 x 128 tile, whose 256
+// CTAs fill the 132 multiprocessors: promotedWideTileFills), unless
 // promote-accumulators=0. At D = 1024 (6.9e-4) they are not.
 // CHECK-LABEL:     func.func @none_large
 // CHECK:             schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 128, projection = split, promote = 4>
 // HOPPER-LABEL:    func.func @none_large
-// HOPPER:            schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 64, projection = split, promote = 4>
+// HOPPER:            schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 64, projection = split, promote = 4>
 // HOPPER-LABEL:    func.func @none_d1024
 // HOPPER:            schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 128], k_tile = 16, batch_tiles = 64, projection = split>
 // NOPROMOTE-LABEL: func.func @none_large

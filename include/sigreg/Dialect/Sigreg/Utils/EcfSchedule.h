@@ -198,6 +198,28 @@ std::string wgmmaGenerateObstacle(FusedEcfOp op, int64_t cluster,
 int64_t wgmmaGenerateClusterOf(FusedEcfOp op, int64_t requested,
                                int64_t dynamicSize = 0);
 
+struct EcfSchedule;
+/// The one-tile Hopper kernel whose grid generates g itself (projection =
+/// cooperative): every CTA's consumer threads generate a share of g's
+/// (chunk, column) items (the projection kernel's work, rounded to the
+/// input's type) into g and the per-chunk sums of squares, then the grid
+/// passes one barrier (a counter in device memory) and reads g by TMA as
+/// from the projection kernel: the forward in one launch. A seed read from a
+/// step counter is loaded by every thread at the kernel's entry, before the
+/// barrier, so the tail that advances the counter after it cannot race
+/// with the reads. Why `op` with schedule `s` cannot (empty when it can):
+/// an explicit projection or one with other users, a kernel other than the
+/// one-tile 128-row one without clusters, the hi + lo split, or a grid
+/// larger than the CTAs the multiprocessors hold at once (kMultiprocessors x
+/// the tiling's CTAs per multiprocessor).
+std::string wgmmaCooperativeObstacle(FusedEcfOp op, const EcfSchedule &s,
+                                     int64_t dynamicSize = 0);
+/// Rows of D per (chunk, column) item of the cooperative generation: about
+/// D x S / (the grid's CTAs x 256 consumer threads), a multiple of 4 (one
+/// Philox call makes 4 rows), so that each consumer thread takes about one
+/// item.
+int64_t cooperativeChunkRows(int64_t features, int64_t slices, int64_t ctas);
+
 /// The user-facing knobs (pass options) that the schedule follows. Zero tile
 /// sizes mean "by shape".
 struct EcfScheduleOptions {
@@ -215,6 +237,10 @@ struct EcfScheduleOptions {
   /// Hopper kernel: the 64-slice tile generates its g tile itself
   /// (projection = generated, where wgmmaGenerateObstacle allows).
   bool wgmmaGenerate = false;
+  /// Hopper kernel: the one-tile kernel's grid generates g itself before a
+  /// grid-wide barrier (projection = cooperative, where
+  /// wgmmaCooperativeObstacle allows).
+  bool wgmmaCooperative = false;
   /// Hopper kernel: CTAs per thread block cluster sharing the g tile by
   /// multicast, 1, 2 or 4 (0: by rule, wgmmaClusterOf).
   int64_t wgmmaCluster = 0;
@@ -280,6 +306,9 @@ struct EcfSchedule {
   /// The Hopper kernel generates its g tile itself, in clusters of `cluster`
   /// CTAs (projection = generated; no multicast).
   bool generateProjection = false;
+  /// The one-tile Hopper kernel's grid generates g itself before a grid-wide
+  /// barrier (projection = cooperative; wgmmaCooperativeObstacle).
+  bool cooperativeProjection = false;
   /// The mma.sync kernel or the Hopper kernel's 128 x 64 tile: the tensor
   /// cores' sums start from zero every promoteKTiles k-tiles (32 features
   /// for mma.sync, 64 for the Hopper kernel) and are added into f32
@@ -454,12 +483,21 @@ constexpr int64_t kSingleLaunchWarps = 8;
 /// The Hopper tile whose sums may be promoted (schedule promote): 128 x 64,
 /// 32 accumulators per consumer thread and as many promoted sums.
 constexpr int64_t kWgmmaPromoteSlices = 64;
-/// The wider tile promotion may take on request (wgmma-slices=128): 128 x
-/// 128, 64 accumulators per consumer thread and as many promoted sums.
+/// The wider tile promotion takes on request (wgmma-slices=128) and by rule
+/// (promotedWideTileFills): 128 x 128, 64 accumulators per consumer thread
+/// and as many promoted sums.
 constexpr int64_t kWgmmaPromoteWideSlices = 128;
 /// Its ring: one CTA per multiprocessor (the sums need the registers that
 /// two CTAs would share), so 6 stages of 32 KB.
 constexpr int64_t kWgmmaPromoteWideStages = 6;
+/// Whether promoted sums take the 128 x 128 tile by rule: where its grid,
+/// V x ceil(N / 128) x ceil(S / 128) CTAs, fills the multiprocessors. Measured
+/// on the H200 (docs/PERF-NOTES.md, twenty-second session), per-slice bf16
+/// statistics at N 8192 S 1024: D 1024 0.107 -> 0.101 ms, D 4096 0.347 ->
+/// 0.298-0.301, N 8100 D 4000 S 1000 0.409 -> 0.324 against the 128 x 64
+/// tile; below one CTA per multiprocessor the 128 x 64 tile keeps twice the
+/// CTAs.
+bool promotedWideTileFills(int64_t numViews, int64_t batch, int64_t numSlices);
 /// Whether schedule `s` can promote its tensor cores' sums to f32 registers
 /// (EcfSchedule::promoteKTiles): the mma.sync kernel, and the one-tile
 /// Hopper kernel's 128 x 64 tile.
@@ -641,6 +679,10 @@ struct ProjectionSchedule {
   /// generated), in clusters of this many CTAs: no projection launch;
   /// chunkRows = D / (4 x generateCluster).
   int64_t generateCluster = 0;
+  /// Nonzero: the consumer's one-tile Hopper kernel generates g with this
+  /// many CTAs (projection = cooperative): no projection launch; chunkRows
+  /// = cooperativeChunkRows.
+  int64_t cooperativeCtas = 0;
 };
 
 /// The layout of `op`'s output as --convert-sigreg-to-gpu writes it.
