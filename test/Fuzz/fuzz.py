@@ -128,7 +128,7 @@ def gen_schedule(rng, N, seeded):
     slices = rng.choice([1, 4, 8, 16, 32, 64, 128, 256, 7])
     k_tile = rng.choice([16, 16, 32, 128, 8])
     tiles = max(1, -(-N // rows)) if rng.random() < 0.9 else rng.randint(0, 9)
-    proj = rng.choice(["rounded", "split", "f32", "generated"] if seeded else
+    proj = rng.choice(["rounded", "split", "f32", "generated", "cooperative"] if seeded else
                       ["explicit", "explicit", "rounded"])
     extra = ""
     if rng.random() < 0.3:

@@ -1162,13 +1162,15 @@ mlir::sigreg::verifySchedule(FusedEcfOp op, ScheduleAttr attr,
                             ? " (rounded and split need a bf16 or f16 input)"
                             : "")
                     << ", got projection = "
-                    << stringifyProjectionMode(projection);
+                    << stringifyProjectionMode(attr.getProjection());
     if (projection == ProjectionMode::rounded &&
         (kind == KernelKind::single_launch ? singleLaunchNeedsSplit(op)
                                            : needsSplitProjection(op)))
-      return fail() << "with projection = rounded: this op needs the hi + lo "
-                       "split (per-slice statistics, or a rounding error "
-                       "above the budget); use projection = split";
+      return fail() << "with projection = "
+                    << stringifyProjectionMode(attr.getProjection())
+                    << ": this op needs the hi + lo split (per-slice "
+                       "statistics, or a rounding error above the budget); "
+                       "use projection = split";
   }
 
   // The kernel's own rules and tiles. The Hopper kernels: wgmmaObstacle's,

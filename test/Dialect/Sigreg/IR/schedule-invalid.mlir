@@ -625,3 +625,14 @@ func.func @cooperative_explicit(%x: tensor<1x1024x256xbf16>, %a: tensor<256x1024
   %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x1024x17xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// Per-slice statistics (the means returned): g must be split, which the
+// cooperative generation does not write; the message names the mode written.
+func.func @cooperative_per_slice(%x: tensor<1x1024x256xbf16>, %seed: i64) -> (tensor<1x256x17xf32>, tensor<1x256x17xf32>) {
+  %g = sigreg.projection seed(%seed) : tensor<256x256xf32>
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = wgmma with projection = cooperative: this op needs the hi + lo split (per-slice statistics, or a rounding error above the budget); use projection = split}}
+  %c, %s = sigreg.fused_ecf %x, %g {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = cooperative>} : tensor<1x1024x256xbf16>, tensor<256x256xf32> -> tensor<1x256x17xf32>
+  return %c, %s : tensor<1x256x17xf32>, tensor<1x256x17xf32>
+}
