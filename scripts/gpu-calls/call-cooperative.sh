@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# After `scripts/gpu-pack.sh build cooperative anchors` here; from the repository root with carry
+# After `scripts/gpu-pack.sh build cooperative anchors single` here; from the repository root with carry
 # [".gpu"] (docs/PERF-NOTES.md, twenty-second session): the one-tile Hopper kernel whose grid
 # generates g before a grid barrier (coop-NAME, --wgmma-cooperative, one cooperative launch)
 # against the rule's two launches (NAME); then ncu on the single launch (below). Results under $OUT.
@@ -27,4 +27,13 @@ for n in blog-bf16 minimal-bf16; do
   timeout 60 ncu --metrics "$m" -k regex:sigreg_single_launch -c 2 \
     .gpu/rt/bin/sigreg-aot-run .gpu/anchors/$n/fused > $OUT/ncu-metrics-$n.txt 2>&1
   echo "ncu metrics $n rc=$?"; grep -E 'pct_of_peak|cycles_elapsed|ERROR' $OUT/ncu-metrics-$n.txt | head -20
+done
+# 3. The single launch's g rounded two values at a time (one cvt.rn.bf16x2.f32 per word; the
+# same bits as two roundings): the single set validated again, blog and minimal timed.
+# Needs `scripts/gpu-pack.sh build cooperative anchors single` here.
+timeout 150 bash scripts/gpu-ab.sh .gpu/single --skip-bench --out $OUT/single > $OUT/single.txt 2>&1
+echo "single: $(grep -c 'rc=0 PASS' $OUT/single.txt) PASS of $(grep -c ' rc=' $OUT/single.txt)"
+grep -E 'rc=[^0]|FAIL|gpu-ab: done' $OUT/single.txt
+for n in blog-bf16 minimal-bf16; do
+  .gpu/rt/bin/sigreg-aot-run .gpu/anchors/$n/fused --bench 2>&1 | grep -E 'PASS|FAIL|full_forward' | sed "s/^/$n /"
 done

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include "sigreg/Dialect/Sigreg/Utils/ProjectionBuilder.h"
 
@@ -74,6 +75,21 @@ Value mlir::sigreg::packPair(KernelBuilder &k, Value lo, Value hi) {
       arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(16)));
   return arith::OrIOp::create(k.b, hiBits, widen(lo));
 }
+RoundedPair mlir::sigreg::roundPair(KernelBuilder &k, Value lo, Value hi,
+                                    Type elem) {
+  auto pairOf = [](Type t) { return VectorType::get({2}, t); };
+  Value v = vector::FromElementsOp::create(k.b, pairOf(k.b.getF32Type()),
+                                           ValueRange{lo, hi});
+  Value rounded = arith::TruncFOp::create(k.b, pairOf(elem), v);
+  Value word = vector::BitCastOp::create(
+      k.b, VectorType::get({1}, k.b.getI32Type()), rounded);
+  return {rounded, vector::ExtractOp::create(k.b, word, ArrayRef<int64_t>{0})};
+}
+
+Value mlir::sigreg::RoundedPair::element(KernelBuilder &k, int64_t i) const {
+  return vector::ExtractOp::create(k.b, vector, ArrayRef<int64_t>{i});
+}
+
 void mlir::sigreg::emitColumnNorms(KernelBuilder &k, Value sumSq, Value norm,
                                    Value tid, Value s0, int64_t tileSlices,
                                    int64_t normChunks, Value lastS) {

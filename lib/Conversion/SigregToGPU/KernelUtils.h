@@ -40,6 +40,17 @@ Value toI32(KernelBuilder &k, Value index);
 /// Packs two 16-bit floats (lo at the lower address) into an i32 word.
 Value packPair(KernelBuilder &k, Value lo, Value hi);
 
+/// Two f32 values rounded to the 16-bit float `elem` together, as one
+/// vector<2xelem> (one `cvt.rn.bf16x2.f32` / `cvt.rn.f16x2.f32`: the same
+/// bits as two scalar roundings, half the instructions), and that vector as
+/// the i32 word packPair would make (lo = element 0 at the lower address).
+struct RoundedPair {
+  Value vector, word;
+  /// Element `i` (0 or 1) as a scalar of `elem`.
+  Value element(KernelBuilder &k, int64_t i) const;
+};
+RoundedPair roundPair(KernelBuilder &k, Value lo, Value hi, Type elem);
+
 /// Column norms of a seeded projection for the slices of a tile: thread
 /// `tid < tileSlices` sums the per-chunk g^2 of slice s0 + tid in chunk order
 /// and stores the square root in `norm[tid]`.

@@ -396,29 +396,36 @@ generateProjectionFragment(Tile &tile, Value seed, Value step, Value t, Value s,
   std::array<Value, 4> g = buildProjectionGaussianGroup(
       k.b, seed, toI32(k, group), toI32(k, sc), sh.normals);
   Type elem = sh.inputElement;
-  SmallVector<Value> hi, lo;
   for (int64_t i = 0; i < 4; ++i) {
     if (D % 16 != 0)
       g[i] = k.select(k.lt(k.add(k.mul(group, k.idx(4)), k.idx(i)), k.idx(D)),
                       g[i], k.f32(0.0f));
     sumSq = k.fma(g[i], g[i], sumSq);
-    hi.push_back(arith::TruncFOp::create(k.b, elem, g[i]));
-    if (tile.gOut) {
+  }
+  // Rows (0, 1) and (2, 3) rounded in pairs (roundPair): a word each.
+  std::array<RoundedPair, 2> hi = {roundPair(k, g[0], g[1], elem),
+                                   roundPair(k, g[2], g[3], elem)};
+  SmallVector<std::array<Value, 2>> parts = {{hi[0].word, hi[1].word}};
+  if (!tile.gOut && !sh.splitProjection)
+    return parts;
+  std::array<Value, 4> his;
+  for (int64_t i = 0; i < 4; ++i)
+    his[i] = hi[i / 2].element(k, i % 2);
+  if (tile.gOut)
+    for (int64_t i = 0; i < 4; ++i) {
       Value d = k.add(k.mul(group, k.idx(4)), k.idx(i));
       k.ifThen(
           k.land(tile.gWriter, k.land(k.lt(d, k.idx(D)), k.lt(s, k.idx(S)))),
           [&] {
-            k.store(hi.back(), tile.gOut, {d, s});
+            k.store(his[i], tile.gOut, {d, s});
           });
     }
-    if (sh.splitProjection)
-      lo.push_back(
-          arith::TruncFOp::create(k.b, elem, k.subf(g[i], k.toF32(hi.back()))));
+  // The split: the remainders g - hi, rounded in pairs too.
+  if (sh.splitProjection) {
+    auto rest = [&](int64_t i) { return k.subf(g[i], k.toF32(his[i])); };
+    parts.push_back({roundPair(k, rest(0), rest(1), elem).word,
+                     roundPair(k, rest(2), rest(3), elem).word});
   }
-  SmallVector<std::array<Value, 2>> parts = {
-      {packPair(k, hi[0], hi[1]), packPair(k, hi[2], hi[3])}};
-  if (sh.splitProjection)
-    parts.push_back({packPair(k, lo[0], lo[1]), packPair(k, lo[2], lo[3])});
   return parts;
 }
 

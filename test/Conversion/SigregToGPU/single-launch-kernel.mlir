@@ -23,15 +23,17 @@
 // Stages 1-2: warp k group w takes k steps w, w + 8, ... of the 128, four
 // per iteration (16 each: step 4 x 8): first the x loads of the four steps
 // (two row fragments each, 8-byte loads of rows q and q + 8), then the four
-// steps' B fragments (one Philox call each, g^2 summed, g rounded to bf16),
-// then their 8 mma.sync; no shared memory.
+// steps' B fragments (one Philox call each, g^2 summed, g rounded to bf16
+// two values at a time: one cvt.rn.bf16x2.f32 per word), then their 8
+// mma.sync; no shared memory.
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %c128 step %c32
 // CHECK-COUNT-16:  vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>
 // CHECK-NOT:       vector.load
 // CHECK-NOT:       nvvm.mma.sync
 // CHECK:           arith.mului_extended
 // CHECK:           math.fma
-// CHECK:           arith.truncf %{{.*}} : f32 to bf16
+// CHECK:           arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
+// CHECK-NEXT:      vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
 // CHECK-NOT:       memref.store
 // CHECK-NOT:       nvvm.mma.sync
 // Two Box-Muller radii per step: six in the other three steps.
@@ -251,7 +253,7 @@ func.func @tiles_none(%x: tensor<4x512x16xf32>, %seed: i64) -> tensor<4x256xf32>
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %c7 step %c4
 // CHECK:           vector.load %{{.*}} : memref<2x64x100xf16>, vector<4xf16>
 // CHECK:           arith.select %{{.*}}, %{{.*}}, %c0_i32 : i32
-// CHECK-COUNT-8:   arith.truncf %{{.*}} : f32 to f16
+// CHECK-COUNT-4:   arith.truncf %{{.*}} : vector<2xf32> to vector<2xf16>
 // CHECK-COUNT-4:   nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
 // CHECK-NOT:       nvvm.mma.sync
 // CHECK:           scf.yield

@@ -35,9 +35,13 @@
 // CHECK:         return
 
 // The kernel's step stages. Stage 1: the B fragments' g, rounded, stored by
-// the writer warps (view 0, row group 0) where d < D and s < S.
+// the writer warps (view 0, row group 0) where d < D and s < S (the values
+// rounded in pairs, then taken out of the pair).
 // CHECK:       gpu.func @sigreg_single_launch(%{{.*}}: i64, %{{.*}}: memref<1x32x2048xbf16>, %{{.*}}: memref<f32>, %{{.*}}: memref<1xi32>, %{{.*}}: memref<1xi64>, %[[COS:.*]]: memref<1x1024x17xf32>, %[[SIN:.*]]: memref<1x1024x17xf32>, %[[LG:.*]]: memref<f32>, %[[GOUT:.*]]: memref<32x1024xbf16>, %[[WOUT:.*]]: memref<2048x1024xbf16>)
-// CHECK:         arith.truncf %{{.*}} : f32 to bf16
+// CHECK:         %[[PAIR:.*]] = arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
+// CHECK:         %[[G0:.*]] = vector.extract %[[PAIR]][0] : bf16 from vector<2xbf16>
+// CHECK:         scf.if
+// CHECK-NEXT:      memref.store %[[G0]], %[[WOUT]][%{{.*}}, %{{.*}}] : memref<2048x1024xbf16>
 // CHECK:         scf.if
 // CHECK-NEXT:      memref.store %{{.*}}, %[[WOUT]][%{{.*}}, %{{.*}}] : memref<2048x1024xbf16>
 // CHECK:         nvvm.mma.sync
