@@ -20,10 +20,11 @@ for p in alu fma fmaheavy xu lsu tensor_op_hmma; do
 done
 for n in blog-bf16 minimal-bf16; do
   # The sections (always valid names), their charts printed; then the metrics by name.
-  timeout 90 ncu --section ComputeWorkloadAnalysis --section WarpStateStats --section SchedulerStats \
+  timeout 90 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis \
+    --section ComputeWorkloadAnalysis --section WarpStateStats --section SchedulerStats \
     --print-details all -k regex:sigreg_single_launch -c 2 \
     .gpu/rt/bin/sigreg-aot-run .gpu/anchors/$n/fused > $OUT/ncu-pipes-$n.txt 2>&1
-  echo "ncu sections $n rc=$?"; grep -iE 'pipe|issue|stall|ipc|warp cycles|eligible' $OUT/ncu-pipes-$n.txt | head -60
+  echo "ncu sections $n rc=$?"; grep -iE 'pipe|issue|stall|ipc|warp cycles|eligible|throughput|l2|l1|duration|hit' $OUT/ncu-pipes-$n.txt | head -80
   timeout 60 ncu --metrics "$m" -k regex:sigreg_single_launch -c 2 \
     .gpu/rt/bin/sigreg-aot-run .gpu/anchors/$n/fused > $OUT/ncu-metrics-$n.txt 2>&1
   echo "ncu metrics $n rc=$?"; grep -E 'pct_of_peak|cycles_elapsed|ERROR' $OUT/ncu-metrics-$n.txt | head -20

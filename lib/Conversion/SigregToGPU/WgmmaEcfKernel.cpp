@@ -268,20 +268,29 @@ Value gTileOffset(KernelBuilder &k, const WgmmaTypes &t, Value s) {
 /// share the slice tile: box j of the g tile is loaded by CTA j % cluster
 /// and multicast to all of them, at the same offset and with the same
 /// barrier, so every CTA's full[stage] still counts the whole stage.
+/// `part` splits a load of the ring's first round in two (the cooperative
+/// kernel's x before its grid barrier, g after it): XOnly waits, announces
+/// the whole stage's bytes and loads the x box; GOnly then loads the g
+/// boxes, whose bytes complete the same phase of full[stage].
+enum class TmaPart { Both, XOnly, GOnly };
 void emitTmaLoad(KernelBuilder &k, const WgmmaTypes &t, Value smem, Value full,
                  Value empty, Value xMap, Value gMap, Value xRow0, Value s0,
-                 Value it, Value step, Value rank = Value()) {
-  Value one = arith::ConstantOp::create(k.b, k.b.getBoolAttr(true));
+                 Value it, Value step, Value rank = Value(),
+                 TmaPart part = TmaPart::Both) {
   Value s = k.rem(step, k.idx(t.stages));
-  Value round = k.div(step, k.idx(t.stages));
-  Value parity = arith::XOrIOp::create(
-      k.b,
-      arith::IndexCastOp::create(k.b, k.b.getI1Type(), k.rem(round, k.idx(2))),
-      one);
-  nvgpu::MBarrierTryWaitParityOp::create(k.b, empty, parity, k.idx(10000000),
-                                         s);
-  nvgpu::MBarrierArriveExpectTxOp::create(
-      k.b, full, k.idx(t.xTileBytes + t.gTileBytes), s, Value());
+  if (part != TmaPart::GOnly) {
+    Value one = arith::ConstantOp::create(k.b, k.b.getBoolAttr(true));
+    Value round = k.div(step, k.idx(t.stages));
+    Value parity =
+        arith::XOrIOp::create(k.b,
+                              arith::IndexCastOp::create(
+                                  k.b, k.b.getI1Type(), k.rem(round, k.idx(2))),
+                              one);
+    nvgpu::MBarrierTryWaitParityOp::create(k.b, empty, parity, k.idx(10000000),
+                                           s);
+    nvgpu::MBarrierArriveExpectTxOp::create(
+        k.b, full, k.idx(t.xTileBytes + t.gTileBytes), s, Value());
+  }
   // The x column and the g row of the k-tile (equal without the split).
   Value k0 = k.mul(it, k.idx(t.tileK)), xK0 = k0;
   if (t.splitFeatures) {
@@ -297,10 +306,14 @@ void emitTmaLoad(KernelBuilder &k, const WgmmaTypes &t, Value smem, Value full,
   }
   assert((t.tiling.cluster == 1 || !t.kMajorB) &&
          "clusters share the forward's N-major g boxes only");
-  Value xTile = smemView(k, smem, xTileOffset(k, t, s),
-                         t.tile({t.tiling.rows, t.tileK}, t.elem));
-  nvgpu::TmaAsyncLoadOp::create(k.b, xTile, full, xMap, ValueRange{xK0, xRow0},
-                                s, Value(), Value());
+  if (part != TmaPart::GOnly) {
+    Value xTile = smemView(k, smem, xTileOffset(k, t, s),
+                           t.tile({t.tiling.rows, t.tileK}, t.elem));
+    nvgpu::TmaAsyncLoadOp::create(k.b, xTile, full, xMap,
+                                  ValueRange{xK0, xRow0}, s, Value(), Value());
+  }
+  if (part == TmaPart::XOnly)
+    return;
   if (t.kMajorB) {
     Value gTile = smemView(k, smem, gTileOffset(k, t, s),
                            t.tile({t.slices, t.tileK}, t.elem));
@@ -328,12 +341,17 @@ void emitTmaLoad(KernelBuilder &k, const WgmmaTypes &t, Value smem, Value full,
 }
 
 /// Stage 2: the producer thread streams one tile's k-tiles through the
-/// ring; `stepBase` counts the k-steps of the CTA's earlier tiles.
+/// ring; `stepBase` counts the k-steps of the CTA's earlier tiles. The first
+/// `xLoaded` k-tiles (of the ring's first round) already have their x boxes
+/// in flight (TmaPart::XOnly): only their g boxes are loaded here.
 void emitTmaProducer(KernelBuilder &k, const WgmmaTypes &t, Value smem,
                      Value full, Value empty, Value xMap, Value gMap,
                      Value xRow0, Value s0, int64_t kTiles, Value stepBase,
-                     Value rank = Value()) {
-  k.forEach(k.idx(0), k.idx(kTiles), k.idx(1), [&](Value it) {
+                     Value rank = Value(), int64_t xLoaded = 0) {
+  for (int64_t it = 0; it < xLoaded; ++it)
+    emitTmaLoad(k, t, smem, full, empty, xMap, gMap, xRow0, s0, k.idx(it),
+                k.add(stepBase, k.idx(it)), rank, TmaPart::GOnly);
+  k.forEach(k.idx(xLoaded), k.idx(kTiles), k.idx(1), [&](Value it) {
     emitTmaLoad(k, t, smem, full, empty, xMap, gMap, xRow0, s0, it,
                 k.add(stepBase, it), rank);
   });
@@ -1453,17 +1471,19 @@ void emitWarpgroupRoles(KernelBuilder &k, const WgmmaTypes &t, Value wg,
 /// consumer warpgroups run the mainloop and store the accumulators into the
 /// shared y tile, then run `lastStage` on it. `consumerPrologue` (if any)
 /// runs in the consumers before the mainloop and its values go to
-/// `lastStage`: loads issued there complete while the MMAs run.
+/// `lastStage`: loads issued there complete while the MMAs run. The first
+/// `xLoaded` k-tiles' x boxes were issued before (emitXPrefetch).
 void emitOneTileGemm(
     KernelBuilder &k, const WgmmaTypes &t, const WgmmaKernel &kn, Value xRow0,
     Value s0, function_ref<void(Value yTile, ValueRange pre)> lastStage,
-    function_ref<SmallVector<Value>()> consumerPrologue = nullptr) {
+    function_ref<SmallVector<Value>()> consumerPrologue = nullptr,
+    int64_t xLoaded = 0) {
   emitWarpgroupRoles(
       k, t, kn.wg,
       [&] {
         k.ifThen(kn.primary, [&] {
           emitTmaProducer(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap,
-                          xRow0, s0, kn.kTiles, k.idx(0), kn.rank);
+                          xRow0, s0, kn.kTiles, k.idx(0), kn.rank, xLoaded);
         });
       },
       [&] {
@@ -1556,6 +1576,25 @@ void emitTileProjection(KernelBuilder &k, const WgmmaTypes &t,
   }
   // And on the reading side, after the acquire, before its TMA loads.
   asyncProxyFence(k);
+}
+
+/// The x boxes of the ring's first min(stages, k-tiles) k-tiles, issued by
+/// the producer thread (warpgroup 2's first) while the consumers generate g
+/// (TmaPart::XOnly: each stage's full barrier announces x and g bytes; the
+/// producer loads the g boxes after the grid barrier, emitTmaProducer's
+/// `xLoaded`). The memory system is otherwise idle during the generation.
+/// Returns the number of k-tiles prefetched.
+int64_t emitXPrefetch(KernelBuilder &k, const WgmmaTypes &t,
+                      const WgmmaKernel &kn, Value xRow0, Value s0) {
+  int64_t count = std::min<int64_t>(t.stages, kn.kTiles);
+  Value isProducer =
+      arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, kn.wg, k.idx(2));
+  k.ifThen(k.land(isProducer, kn.primary), [&] {
+    for (int64_t it = 0; it < count; ++it)
+      emitTmaLoad(k, t, kn.smem, kn.full, kn.empty, kn.xMap, kn.gMap, xRow0, s0,
+                  k.idx(it), k.idx(it), kn.rank, TmaPart::XOnly);
+  });
+  return count;
 }
 
 /// Stage 0 of the one-tile kernel whose grid generates g (projection =
@@ -1659,8 +1698,11 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
         s0 = tile.s0, m0 = tile.m0, xRow0 = tile.xRow0;
   if (t.tiling.generate)
     emitTileProjection(k, t, sh, kn, out, s0);
-  if (sh.cooperativeChunkRows)
+  int64_t xLoaded = 0;
+  if (sh.cooperativeChunkRows) {
+    xLoaded = emitXPrefetch(k, t, kn, xRow0, s0);
     emitGridProjection(k, t, sh, kn, out);
+  }
   // The scale's loads before the mainloop where the consumers have the
   // registers for them (one CTA per multiprocessor: setmaxnreg, or the
   // 64-slice tile's 8-stage ring without split operands, whose longer
@@ -1685,7 +1727,8 @@ gpu::GPUFuncOp mlir::sigreg::buildFusedEcfWgmmaKernel(OpBuilder &b,
                        kn.tid, s0, m0, v, batchTile);
         emitTail(k, t, sh, kn, out, sliceTile, s0, v);
       },
-      hoistScale ? function_ref<SmallVector<Value>()>(columnScale) : nullptr);
+      hoistScale ? function_ref<SmallVector<Value>()>(columnScale) : nullptr,
+      xLoaded);
   gpu::ReturnOp::create(k.b);
   return kn.func;
 }

@@ -35,7 +35,19 @@
 // No clusters.
 // CHECK:       gpu.func @sigreg_fused_ecf_wgmma(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[SUMSQ:.*]]: memref<33x200xf32>, %[[SEED:.*]]: i64, %[[GOUT:.*]]: memref<520x200xbf16>, %[[COUNTER:.*]]: memref<1xi64>,
 // CHECK-NOT:       nvvm.cluster_dim
+// CHECK:         %[[WG:.*]] = arith.divui %{{.*}}, %c128 : index
 // CHECK:         nvvm.griddepcontrol  wait
+
+// While the consumers generate g, the producer thread (warpgroup 2) issues
+// the x boxes of the ring's first round, 8 stages of the 9 k-tiles: each
+// stage's full barrier announces the x and g bytes (16384 + 8192), the g box
+// comes after the grid barrier (emitXPrefetch).
+// CHECK:         %[[BX:.*]] = gpu.block_id  x
+// CHECK:         %[[ISPROD:.*]] = arith.cmpi eq, %[[WG]], %c2 : index
+// CHECK:         scf.if
+// CHECK-COUNT-8:   nvgpu.mbarrier.arrive.expect_tx %{{.*}}[%{{.*}}], %c24576
+// CHECK-NOT:       nvgpu.tma.async.load %{{.*}} to %{{.*}} : <tensor = memref<64x64xbf16, 3>
+// CHECK:         }
 
 // Stage 0: the CTA's linear index (slice tile, batch tile, view), its
 // consumer thread t takes item 256 b + t, then strides of the grid's 8192
@@ -43,7 +55,6 @@
 // 16, 520)) two Philox groups of four rows per iteration, then one group
 // per iteration; each value rounded to bf16 into g (rows past D are not
 // stored), the chunk's sum of squares to sumSq.
-// CHECK:         %[[BX:.*]] = gpu.block_id  x
 // CHECK:         %[[CTA:.*]] = arith.addi %[[BX]], %{{.*}} : index
 // CHECK:         arith.cmpi ult, %{{.*}}, %c256 : index
 // CHECK:         scf.if
@@ -80,7 +91,15 @@
 // CHECK-NEXT:    }
 // CHECK-NEXT:    gpu.barrier
 // CHECK-NEXT:    nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.global>}
-// CHECK:         nvgpu.tma.async.load
+// The producer: the 8 prefetched stages' g boxes (no wait, no new arrival),
+// then k-tile 8 whole (stage 0 of round 1, once the consumers release it).
+// CHECK:         scf.if %[[ISPROD]] {
+// CHECK:           scf.if
+// CHECK-NOT:         nvgpu.mbarrier
+// CHECK-COUNT-8:     nvgpu.tma.async.load %{{.*}} to %{{.*}} : <tensor = memref<64x64xbf16, 3>
+// CHECK-NEXT:        nvgpu.mbarrier.try_wait.parity %{{.*}}[%c0], %false
+// CHECK-NEXT:        nvgpu.mbarrier.arrive.expect_tx %{{.*}}[%c0], %c24576
+// CHECK:             nvgpu.tma.async.load %{{.*}}[%c512, %{{.*}}]
 // CHECK:         nvgpu.warpgroup.mma
 // CHECK:         gpu.return
 func.func @cooperative(%x: tensor<1000x520xbf16>, %seed: i64) -> tensor<f32> {
