@@ -6,7 +6,7 @@
 #   SET: all (default: anchors, variants, hopper, split, single, grad, step, phased and random) | anchors |
 #        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
-#        cooperative | warps16 |
+#        cooperative | stagger | warps16 |
 #        perslice | p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -552,6 +552,20 @@ cooperative_set() {
   emit mid-step-bf16 0 1024 1024 1024 17 bf16 none 0 mean step fused
   emit coop-mid-step-bf16 0 1024 1024 1024 17 bf16 none 0 mean step fused "$o"
 }
+# The single launch's blocks walking their k steps from different first steps
+# (--single-launch-stagger): NAME (the rule) and stg-NAME, for scripts/gpu-ab.sh --prefix stg-;
+# blog also as stgf-blog-bf16 with the fast normals besides.
+stagger_set() {
+  local shape
+  for shape in "blog-bf16 0 32 2048 1024 17 bf16 none 0 mean" "slm-n256-d1024-sum 0 256 1024 256 17 bf16 none 0 sum" \
+      "views-ragged 3 40 1000 300 9 f16 clamp_min 0.5 mean"; do
+    set -- $shape
+    emit "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused
+    emit "stg-$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused --single-launch-stagger
+  done
+  emit stgf-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused \
+    "--single-launch-stagger --single-launch-fast-normals"
+}
 # The single launch in blocks of 16 warps (--single-launch-warps=16, schedule warps = 16):
 # the single set, the training steps that take the single launch, and the seed read from a
 # step counter (the packed loss word, the fenced counter forced at N = 4096), each as NAME (8
@@ -612,6 +626,7 @@ case "$set_" in
   pingpong) pingpong_set ;;
   generate) generate_set ;;
   cooperative) cooperative_set ;;
+  stagger) stagger_set ;;
   tpersistent) tpersistent_set ;;
   transposed) transposed_set ;;
   p65) for w in 64 128 256; do

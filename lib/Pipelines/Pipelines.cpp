@@ -157,6 +157,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   lowerOpts.fastNormals = options.fastNormals && !options.preciseSqrt;
   lowerOpts.promoteAccumulators = options.promoteAccumulators;
   lowerOpts.singleLaunchFastNormals = options.singleLaunchFastNormals;
+  lowerOpts.singleLaunchStagger = options.singleLaunchStagger;
   lowerOpts.wgmmaAtomicSums = options.wgmmaAtomicSums;
   pm.addPass(createConvertSigregToGPU(lowerOpts));
   // The host side as the naive pipeline bufferizes it: results become

@@ -134,6 +134,11 @@ struct Options {
       llvm::cl::desc("the single launch's tensor-core GEMM generates g with "
                      "the fast normals too (default: the exact mapping, "
                      "measured faster)")};
+  llvm::cl::opt<bool> singleLaunchStagger{
+      "single-launch-stagger",
+      llvm::cl::desc("the single launch's blocks walk their k steps from "
+                     "different first steps, so that they do not all read "
+                     "the same x lines at once")};
   llvm::cl::opt<int64_t> promoteAccumulators{
       "promote-accumulators",
       llvm::cl::desc("tensor-core kernels: their sums added into f32 "
@@ -275,6 +280,7 @@ SmallVector<std::string> cudaOnlyFlags(Options &opts) {
   note(opts.fastNormals);
   note(opts.promoteAccumulators);
   note(opts.singleLaunchFastNormals);
+  note(opts.singleLaunchStagger);
   note(opts.saveSlices);
   note(opts.slicesPhase);
   note(opts.deferCotangent);
@@ -570,6 +576,7 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.fastNormals = opts.fastNormals;
   gpuOpts.promoteAccumulators = opts.promoteAccumulators;
   gpuOpts.singleLaunchFastNormals = opts.singleLaunchFastNormals;
+  gpuOpts.singleLaunchStagger = opts.singleLaunchStagger;
   gpuOpts.saveSlices = opts.saveSlices;
   gpuOpts.slicesPhase = opts.slicesPhase;
   gpuOpts.deferCotangent = opts.deferCotangent;

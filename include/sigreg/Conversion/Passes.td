@@ -72,6 +72,10 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
     Option<"singleLaunchFastNormals", "single-launch-fast-normals", "bool", "false",
            "The single launch's tensor-core GEMM generates g with fast-normals' mapping too "
            "(by default it keeps the exact one: measured faster with 8 warps)">,
+    Option<"singleLaunchStagger", "single-launch-stagger", "bool", "false",
+           "The single launch's blocks walk their tensor-core k steps from different first "
+           "steps (block b from step group b mod the groups), so that they do not all read the "
+           "same x lines at once">,
     Option<"promoteAccumulators", "promote-accumulators", "int64_t", "-1",
            "Tensor-core kernels: their sums start from zero every N k-tiles and are added "
            "into f32 registers with round-to-nearest adds (the mma.sync kernel, and the "

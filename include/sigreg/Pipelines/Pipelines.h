@@ -111,6 +111,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::desc("The single launch's tensor-core GEMM generates g with "
                      "fast-normals' mapping too (default: the exact one)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> singleLaunchStagger{
+      *this, "single-launch-stagger",
+      llvm::cl::desc("The single launch's blocks walk their k steps from "
+                     "different first steps, so that they do not all read "
+                     "the same x lines at once"),
+      llvm::cl::init(false)};
   PassOptions::Option<int64_t> promoteAccumulators{
       *this, "promote-accumulators",
       llvm::cl::desc("Tensor-core kernels: their sums added into f32 "

@@ -481,6 +481,12 @@ struct SingleLaunchShape {
   /// The Box-Muller step of the tensor-core GEMM's g (Exact unless
   /// single-launch-fast-normals asks for the projection kernels' Fast one).
   NormalMapping normals = NormalMapping::Exact;
+  /// The tensor-core k loop's step groups walked from group b mod groups in
+  /// block b (grid x), wrapping around (single-launch-stagger), where every
+  /// warp has the same whole groups: the blocks then read different x lines
+  /// at a time instead of all the same ones. The sums over k run in another
+  /// order per block (deterministic, not the unstaggered bits).
+  bool staggerSteps = false;
   /// The GEMM on mma.sync.m16n8k16 (bf16/f16 input, seeded g rounded to the
   /// input's type, or as hi + lo parts with splitProjection).
   bool tensorCores = false, splitProjection = false;

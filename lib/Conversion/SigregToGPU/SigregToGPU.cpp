@@ -230,9 +230,11 @@ class Lowering {
 public:
   Lowering(gpu::GPUModuleOp kernels, const EcfScheduleOptions &schedule,
            bool deferCotangent, NormalMapping normals,
-           bool singleLaunchFastNormals = false)
+           bool singleLaunchFastNormals = false,
+           bool singleLaunchStagger = false)
       : kernels(kernels), schedule(schedule), deferCotangent(deferCotangent),
-        normals(normals), singleLaunchFastNormals(singleLaunchFastNormals) {}
+        normals(normals), singleLaunchFastNormals(singleLaunchFastNormals),
+        singleLaunchStagger(singleLaunchStagger) {}
 
   LogicalResult check(func::FuncOp func);
   /// Ops that stay legal during the conversion: their work is done, and
@@ -378,6 +380,8 @@ private:
   /// single-launch-fast-normals: `normals` in the single launch's
   /// tensor-core GEMM too (else the exact mapping there).
   bool singleLaunchFastNormals;
+  /// single-launch-stagger: SingleLaunchShape::staggerSteps.
+  bool singleLaunchStagger;
   /// The kernel module's symbols, read again for each function (a kernel
   /// whose name is taken gets the first free suffix from _0 on).
   std::optional<SymbolTable> kernelTable;
@@ -1639,6 +1643,7 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   // not yet measured).
   if (singleLaunchFastNormals)
     sh.normals = normals;
+  sh.staggerSteps = singleLaunchStagger;
   sh.projectionElement =
       proj ? Type() : ecf.getProjection().getType().getElementType();
   sh.chunkRows = projectionChunkRows(schedule.projectionChunk);
@@ -1878,7 +1883,7 @@ struct ConvertSigregToGPUPass
     opts.deferCotangent = deferCotangent;
     Lowering lowering(kernels, scheduleOptions(opts), deferCotangent,
                       fastNormals ? NormalMapping::Fast : NormalMapping::Exact,
-                      singleLaunchFastNormals);
+                      singleLaunchFastNormals, singleLaunchStagger);
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<ProjectionLowering, FusedEcfLowering, AllReduceMeanLowering,

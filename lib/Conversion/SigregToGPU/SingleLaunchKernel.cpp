@@ -493,12 +493,24 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
               k, sh.inputElement, a[i], bFrag,
               MutableArrayRef<Value>(acc).slice((i * NT + n) * 4, 4));
   };
+  // staggerSteps: block b starts at step group b mod groups and wraps
+  // around (every warp has whole groups: U > 1, or WK dividing the steps).
+  int64_t steps = sh.mmaSteps(), groups = steps / (WK * U);
+  Value rotation;
+  if (sh.staggerSteps && steps % (WK * U) == 0 && groups > 1)
+    rotation = k.mul(k.rem(k.blockId(gpu::Dimension::x), k.idx(groups)),
+                     k.idx(WK * U));
   // The group's x loads, then its Philox work (independent of the loads,
   // so it covers their latency), then its MMAs.
   SmallVector<Value> inits(MT * NT * 4 + NT, k.f32(0.0f));
   return k.forEach(
-      l.wk, k.idx(sh.mmaSteps()), k.idx(WK * U), inits,
+      l.wk, k.idx(steps), k.idx(WK * U), inits,
       [&](Value step, ValueRange carried) {
+        if (rotation) {
+          Value turned = k.add(step, rotation);
+          step = k.select(k.lt(turned, k.idx(steps)), turned,
+                          k.sub(turned, k.idx(steps)));
+        }
         SmallVector<Value> next(carried.begin(), carried.end());
         SmallVector<SmallVector<SmallVector<Value>>> a;
         SmallVector<SmallVector<SmallVector<SmallVector<Value>>>> b;

@@ -3,12 +3,25 @@
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch=2 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TILES
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=tensor-cores=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=SIMT
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-warps=16 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=W16
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stagger=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=STAGGER
 
 // The blog shape: the whole chain is one launch of sigreg_single_launch
 // (usesSingleLaunch) with its GEMM on tensor cores (bf16 input, seeded g
 // rounded to bf16): block = 8 slices x 32 rows, 128 blocks. One batch
 // tile: the counters workspace (zero_init) goes unused; the loss's 64-bit
 // accumulator, zero_init too.
+// single-launch-stagger: block b (grid x, its slice tile) walks the 4 step
+// groups of 32 steps from group b mod 4, wrapping around at 128.
+// STAGGER-LABEL: func.func @blog
+// STAGGER:         %[[BX:.*]] = gpu.block_id  x
+// STAGGER:         %[[GROUP:.*]] = arith.remui %[[BX]], %c4 : index
+// STAGGER:         %[[ROT:.*]] = arith.muli %[[GROUP]], %c32 : index
+// STAGGER:         scf.for %[[STEP:.*]] = %{{.*}} to %c128 step %c32
+// STAGGER-NEXT:      %[[TURNED:.*]] = arith.addi %[[STEP]], %[[ROT]] : index
+// STAGGER-NEXT:      %[[WRAPPED:.*]] = arith.subi %[[TURNED]], %c128 : index
+// STAGGER-NEXT:      %[[IN:.*]] = arith.cmpi ult, %[[TURNED]], %c128 : index
+// STAGGER-NEXT:      %{{.*}} = arith.select %[[IN]], %[[TURNED]], %[[WRAPPED]] : index
+// STAGGER-COUNT-16:  vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>
 // CHECK-LABEL: func.func @blog
 // CHECK:         %[[CNT:.*]] = memref.alloc() {sigreg.zero_init} : memref<1xi32>
 // CHECK:         %[[ACC:.*]] = memref.alloc() {sigreg.zero_init} : memref<1xi64>
