@@ -310,7 +310,10 @@ std::string mlir::sigreg::wgmmaCooperativeObstacle(FusedEcfOp op,
   llvm::raw_string_ostream os(msg);
   if (!msg.empty())
     return msg;
-  if (!s.wgmmaHasTail() || s.cluster != 1 || s.generateProjection)
+  if (!op.getInput().getType().hasStaticShape())
+    os << "needs a static input shape (the grid barrier counts the grid's "
+          "CTAs when the kernel is compiled)";
+  else if (!s.wgmmaHasTail() || s.cluster != 1 || s.generateProjection)
     os << "needs the one-tile kernel = wgmma with tile = [128, N] and no "
           "cluster";
   else if (s.splitProjection || wgmmaSplitsInput(op))

@@ -208,7 +208,8 @@ struct EcfSchedule;
 /// step counter is loaded by every thread at the kernel's entry, before the
 /// barrier, so the tail that advances the counter after it cannot race
 /// with the reads. Why `op` with schedule `s` cannot (empty when it can):
-/// an explicit projection or one with other users, a kernel other than the
+/// an explicit projection or one with other users, a dynamic input shape, a
+/// kernel other than the
 /// one-tile 128-row one without clusters, the hi + lo split, or a grid
 /// larger than the CTAs the multiprocessors hold at once (kMultiprocessors x
 /// the tiling's CTAs per multiprocessor).
