@@ -558,11 +558,14 @@ void storeMmaPartials(Tile &tile, const MmaLanes &l, ArrayRef<Value> acc) {
 }
 
 /// Stage 4 (tensor cores): ys[r * BS + j] = (the k groups' partials added
-/// in ascending order) / sqrt(their sums of g^2 added in ascending order).
-/// A thread's elements tid + T i (T threads) share one column (BS divides T),
-/// so its norm is formed once; the elements are unrolled, their loads issued
-/// together (a loop of dependent load, sqrt and division per element was
-/// 12% of minimal's stall samples, docs/PERF-NOTES.md n5).
+/// in ascending order) x 1 / sqrt(their sums of g^2 added in ascending
+/// order). A thread's elements tid + T i (T threads) share one column (BS
+/// divides T), so its norm and its reciprocal are formed once and each
+/// element is one multiply (a correctly rounded division each, with its
+/// slow-path branch, was 8 of minimal's per-thread divisions); the elements
+/// are unrolled, their loads issued together (a loop of dependent load, sqrt
+/// and division per element was 12% of minimal's stall samples,
+/// docs/PERF-NOTES.md n5).
 void reduceMmaPartials(Tile &tile) {
   KernelBuilder &k = tile.k;
   const SingleLaunchShape &sh = tile.sh;
@@ -573,13 +576,14 @@ void reduceMmaPartials(Tile &tile) {
     sq = k.addf(sq, k.load(tile.norms, {k.add(j, k.idx(w * BS))}));
   Value norm = math::SqrtOp::create(k.b, sq);
   tile.norm = norm;
+  Value inverse = k.divf(k.f32(1.0f), norm);
   for (int64_t i = 0; i * sh.threads() < BM * BS; ++i) {
     auto element = [&] {
       Value e = k.add(tile.tid, k.idx(i * sh.threads()));
       Value y = k.load(tile.gs, {e});
       for (int64_t w = 1; w < WK; ++w)
         y = k.addf(y, k.load(tile.gs, {k.add(e, k.idx(w * BM * BS))}));
-      k.store(k.divf(y, norm), tile.ys, {e});
+      k.store(k.mulf(y, inverse), tile.ys, {e});
     };
     if ((i + 1) * sh.threads() <= BM * BS)
       element();

@@ -63,14 +63,16 @@
 // CHECK:         memref.store %{{.*}}, %[[NS]]
 // CHECK:         gpu.barrier
 // Stage 4: the column's norm once (its 8 k groups' sums of g^2 in order,
-// a square root), then the 8 k groups' partials added in order and divided
-// by it.
+// a square root) and its reciprocal, then the 8 k groups' partials added in
+// order and multiplied by it (no division per element).
 // CHECK-COUNT-8: memref.load %[[NS]]
-// CHECK:         math.sqrt
+// CHECK:         %[[NORM:.*]] = math.sqrt
 // CHECK-NOT:     math.sqrt
+// CHECK:         %[[INV:.*]] = arith.divf %{{.*}}, %[[NORM]] : f32
 // CHECK-COUNT-8: memref.load %[[GS]]
-// CHECK:         arith.divf
-// CHECK:         memref.store %{{.*}}, %[[YS]]
+// CHECK-NOT:     arith.divf
+// CHECK:         %[[Y:.*]] = arith.mulf %{{.*}}, %[[INV]] : f32
+// CHECK-NEXT:    memref.store %[[Y]], %[[YS]]
 // CHECK:         gpu.barrier
 // Stage 5, ECF: one sincos on the special-function unit after a range
 // reduction (a bf16 input), no masks (the tile is the batch), the
@@ -132,8 +134,9 @@
 // W16-COUNT-16:  memref.load %[[NS]]
 // W16-NOT:       memref.load %[[NS]]
 // W16:         math.sqrt
-// W16-COUNT-16:  memref.load %[[GS]]
 // W16:         arith.divf
+// W16-COUNT-16:  memref.load %[[GS]]
+// W16:         arith.mulf
 // W16:         gpu.barrier
 // W16:         llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
 // W16:         gpu.barrier
