@@ -1419,13 +1419,10 @@ SmallVector<Value> Lowering::lowerWgmmaEcf(ConversionPatternRewriter &rewriter,
   w.tiling.generate = generate && !cooperative ? sh.wgmmaCluster : 0;
   // The grid generates g (projection = cooperative), in the chunks
   // chooseProjectionSchedule gave the projection.
-  if (cooperative) {
+  if (cooperative)
     w.cooperativeChunkRows =
-        cooperativeChunkRows(sh.featureDim, sh.numSlices, wgmmaGridCtas(sh));
-    assert(llvm::divideCeilSigned(sh.featureDim, w.cooperativeChunkRows) ==
-               seeded->chunks &&
-           "the projection's chunks are not the cooperative kernel's");
-  }
+        projectionSchedule(ecf.getProjection().getDefiningOp<ProjectionOp>())
+            .chunkRows;
   w.normals = normals;
   // The tail (one-tile kernel): the finalize for few batch tiles, and the
   // epilogue of a chain planChains gave it.

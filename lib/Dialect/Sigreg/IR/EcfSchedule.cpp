@@ -301,11 +301,18 @@ int64_t mlir::sigreg::wgmmaGenerateClusterOf(FusedEcfOp op, int64_t requested,
   return 0;
 }
 
+/// The CTAs of `op`'s one-tile grid under schedule `s`: V x batch tiles x
+/// slice tiles.
+static int64_t oneTileGridCtas(FusedEcfOp op, const EcfSchedule &s,
+                               int64_t dynamicSize) {
+  return dimSize(op.getInput().getType(), 0, dynamicSize) * s.numBatchTiles *
+         s.numSliceTiles;
+}
+
 std::string mlir::sigreg::wgmmaCooperativeObstacle(FusedEcfOp op,
                                                    const EcfSchedule &s,
                                                    int64_t dynamicSize) {
-  int64_t ctas = dimSize(op.getInput().getType(), 0, dynamicSize) *
-                 s.numBatchTiles * s.numSliceTiles;
+  int64_t ctas = oneTileGridCtas(op, s, dynamicSize);
   std::string msg = generatedProjectionObstacle(op, /*stepSeed=*/true);
   llvm::raw_string_ostream os(msg);
   if (!msg.empty())
@@ -863,8 +870,7 @@ ProjectionSchedule mlir::sigreg::chooseProjectionSchedule(
       s.splitProjection = consumer.splitProjection;
       s.generateCluster = consumer.generateProjection ? consumer.cluster : 0;
       if (consumer.cooperativeProjection)
-        s.cooperativeCtas = dimSize(ecf.getInput().getType(), 0, dynamicSize) *
-                            consumer.numBatchTiles * consumer.numSliceTiles;
+        s.cooperativeCtas = oneTileGridCtas(ecf, consumer, dynamicSize);
     } else if (consumer.tensorCores) {
       s.packedElement = getElementTypeOrSelf(ecf.getInput().getType());
       s.splitProjection |= consumer.splitProjection;
