@@ -6,7 +6,7 @@
 #   SET: all (default: anchors, variants, hopper, split, single, grad, step, phased and random) | anchors |
 #        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
-#        cooperative | stagger | warps16 |
+#        cooperative | stagger | fragment | stepgroup | warps16 |
 #        perslice | p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -566,6 +566,40 @@ stagger_set() {
   emit stgf-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused \
     "--single-launch-stagger --single-launch-fast-normals"
 }
+# The single launch's ECF on the mma.sync accumulators in registers where its GEMM has one k
+# group (--single-launch-fragment-ecf, D <= 16): NAME (the rule) and fe-NAME, for
+# scripts/gpu-ab.sh --prefix fe-. minimal; masked rows (a ragged batch, a tile of 64 rows
+# in 8 warps of 16), 16-slice blocks (two column fragments), per-slice f16 with a clip, several
+# batch tiles (single-launch=2), and P = 3 (not applicable: fe- is the rule's kernel).
+fragment_set() {
+  local shape o=--single-launch-fragment-ecf
+  for shape in "minimal-bf16 4 256 16 256 17 bf16 none 0 mean" \
+      "ragged-f16 0 200 13 150 9 f16 none 0 mean" "views-none 3 40 8 64 17 bf16 none 0 none" \
+      "n128-s2048 0 128 16 2048 17 bf16 none 0 sum" \
+      "clamp-none-f16 2 256 16 300 5 f16 clamp_min 0.5 none" "p3 0 256 16 256 3 bf16 none 0 mean"; do
+    set -- $shape
+    emit "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused
+    emit "fe-$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused "$o"
+  done
+  emit tiles-bf16 2 1000 16 64 17 bf16 none 0 mean seed fused --single-launch=2
+  emit fe-tiles-bf16 2 1000 16 64 17 bf16 none 0 mean seed fused "--single-launch=2 $o"
+}
+# The single launch's tensor-core k loop with 2 or 8 k steps per iteration instead of the
+# rule's 4 (--single-launch-step-group): NAME, sg2-NAME and sg8-NAME, for scripts/gpu-ab.sh
+# --prefix sg2- / sg8-. Blog's 4-step loop body is 878 SASS instructions (14 KB): 2 steps halve
+# it, 8 double it and put twice the x loads in flight (docs/PERF-NOTES.md, twenty-third session).
+stepgroup_set() {
+  local shape g
+  for shape in "blog-bf16 0 32 2048 1024 17 bf16 none 0 mean" \
+      "slm-n256-d1024-sum 0 256 1024 256 17 bf16 none 0 sum"; do
+    set -- $shape
+    emit "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused
+    for g in 2 8; do
+      emit "sg$g-$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused \
+        --single-launch-step-group=$g
+    done
+  done
+}
 # The single launch in blocks of 16 warps (--single-launch-warps=16, schedule warps = 16):
 # the single set, the training steps that take the single launch, and the seed read from a
 # step counter (the packed loss word, the fenced counter forced at N = 4096), each as NAME (8
@@ -627,6 +661,8 @@ case "$set_" in
   generate) generate_set ;;
   cooperative) cooperative_set ;;
   stagger) stagger_set ;;
+  fragment) fragment_set ;;
+  stepgroup) stepgroup_set ;;
   tpersistent) tpersistent_set ;;
   transposed) transposed_set ;;
   p65) for w in 64 128 256; do

@@ -158,6 +158,8 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   lowerOpts.promoteAccumulators = options.promoteAccumulators;
   lowerOpts.singleLaunchFastNormals = options.singleLaunchFastNormals;
   lowerOpts.singleLaunchStagger = options.singleLaunchStagger;
+  lowerOpts.singleLaunchFragmentEcf = options.singleLaunchFragmentEcf;
+  lowerOpts.singleLaunchStepGroup = options.singleLaunchStepGroup;
   lowerOpts.wgmmaAtomicSums = options.wgmmaAtomicSums;
   pm.addPass(createConvertSigregToGPU(lowerOpts));
   // The host side as the naive pipeline bufferizes it: results become

@@ -139,6 +139,17 @@ struct Options {
       llvm::cl::desc("the single launch's blocks walk their k steps from "
                      "different first steps, so that they do not all read "
                      "the same x lines at once")};
+  llvm::cl::opt<bool> singleLaunchFragmentEcf{
+      "single-launch-fragment-ecf",
+      llvm::cl::desc("the single launch's ECF runs on the mma.sync "
+                     "accumulators in registers where its GEMM has one k "
+                     "group (D <= 16)")};
+  llvm::cl::opt<int64_t> singleLaunchStepGroup{
+      "single-launch-step-group",
+      llvm::cl::desc("the single launch's tensor-core k loop takes this many "
+                     "k steps per iteration where every warp's steps divide "
+                     "by it (0: by rule, 4 or 2)"),
+      llvm::cl::init(0)};
   llvm::cl::opt<int64_t> promoteAccumulators{
       "promote-accumulators",
       llvm::cl::desc("tensor-core kernels: their sums added into f32 "
@@ -281,6 +292,8 @@ SmallVector<std::string> cudaOnlyFlags(Options &opts) {
   note(opts.promoteAccumulators);
   note(opts.singleLaunchFastNormals);
   note(opts.singleLaunchStagger);
+  note(opts.singleLaunchFragmentEcf);
+  note(opts.singleLaunchStepGroup);
   note(opts.saveSlices);
   note(opts.slicesPhase);
   note(opts.deferCotangent);
@@ -577,6 +590,8 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.promoteAccumulators = opts.promoteAccumulators;
   gpuOpts.singleLaunchFastNormals = opts.singleLaunchFastNormals;
   gpuOpts.singleLaunchStagger = opts.singleLaunchStagger;
+  gpuOpts.singleLaunchFragmentEcf = opts.singleLaunchFragmentEcf;
+  gpuOpts.singleLaunchStepGroup = opts.singleLaunchStepGroup;
   gpuOpts.saveSlices = opts.saveSlices;
   gpuOpts.slicesPhase = opts.slicesPhase;
   gpuOpts.deferCotangent = opts.deferCotangent;

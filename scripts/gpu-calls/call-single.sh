@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# After `scripts/gpu-pack.sh build cooperative anchors single stagger` and
-# `scripts/gpu-calls/pack-single-ab.sh BASE_RUN` here; from the repository
-# root with carry [".gpu"], right after call-cooperative.sh (docs/PERF-NOTES.md, twenty-second
-# session): issue 8's single launch at blog and minimal. Results under $OUT. About 5 minutes.
+# After `scripts/gpu-pack.sh build cooperative anchors single stagger fragment stepgroup` and
+# `scripts/gpu-calls/pack-single-ab.sh BASE_RUN` here; from the repository root with carry
+# [".gpu"], right after call-cooperative.sh (docs/PERF-NOTES.md, twenty-second session): issue
+# 8's single launch at blog and minimal. Results under $OUT. About 5 minutes; call-fragment.sh
+# follows.
 export SIGREG_GPU_BUILD=.gpu/rt
 # 1. Issue 8's blog and minimal: which pipe binds the single launch (docs/PERF-NOTES.md,
 # twenty-second session: per 4-step iteration of blog's k loop 895 SASS, about 384 on the
@@ -22,6 +23,17 @@ for n in blog-bf16 minimal-bf16; do
   timeout 60 ncu --metrics "$m" -k regex:sigreg_single_launch -c 2 \
     .gpu/rt/bin/sigreg-aot-run .gpu/anchors/$n/fused > $OUT/ncu-metrics-$n.txt 2>&1
   echo "ncu metrics $n rc=$?"; grep -E 'pct_of_peak|cycles_elapsed|ERROR' $OUT/ncu-metrics-$n.txt | head -20
+  # The stall reasons by name (warps stalled per issued instruction), apart so that a name
+  # this ncu lacks cannot cost the figures above; no_instruction and imc_miss test whether the
+  # 14 KB k loop misses the instruction cache.
+  st=""
+  for r in long_scoreboard short_scoreboard wait math_pipe_throttle no_instruction imc_miss \
+      barrier lg_throttle mio_throttle not_selected dispatch_stall branch_resolving; do
+    st=$st${st:+,}smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio
+  done
+  timeout 60 ncu --metrics "$st" -k regex:sigreg_single_launch -c 2 \
+    .gpu/rt/bin/sigreg-aot-run .gpu/anchors/$n/fused > $OUT/ncu-stalls-$n.txt 2>&1
+  echo "ncu stalls $n rc=$?"; grep -E 'stalled|ERROR' $OUT/ncu-stalls-$n.txt | head -26
 done
 # 2. The single launch's g rounded two values at a time (one cvt.rn.bf16x2.f32 per word; the
 # same bits as two roundings): the single set validated again, blog and minimal timed.

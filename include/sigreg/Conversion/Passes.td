@@ -76,6 +76,13 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "The single launch's blocks walk their tensor-core k steps from different first "
            "steps (block b from step group b mod the groups), so that they do not all read the "
            "same x lines at once">,
+    Option<"singleLaunchFragmentEcf", "single-launch-fragment-ecf", "bool", "false",
+           "The single launch's ECF runs on the mma.sync accumulators in registers where the "
+           "GEMM has one k group (D <= 16): no partials or y tile in shared memory">,
+    Option<"singleLaunchStepGroup", "single-launch-step-group", "int64_t", "0",
+           "The single launch's tensor-core k loop takes this many k steps per iteration "
+           "(their x loads issued together) where every warp's steps divide by it (0: by rule, "
+           "4 or 2)">,
     Option<"promoteAccumulators", "promote-accumulators", "int64_t", "-1",
            "Tensor-core kernels: their sums start from zero every N k-tiles and are added "
            "into f32 registers with round-to-nearest adds (the mma.sync kernel, and the "

@@ -117,6 +117,18 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "different first steps, so that they do not all read "
                      "the same x lines at once"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> singleLaunchFragmentEcf{
+      *this, "single-launch-fragment-ecf",
+      llvm::cl::desc("The single launch's ECF runs on the mma.sync "
+                     "accumulators in registers where the GEMM has one k "
+                     "group (D <= 16)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<int64_t> singleLaunchStepGroup{
+      *this, "single-launch-step-group",
+      llvm::cl::desc("The single launch's tensor-core k loop takes this many "
+                     "k steps per iteration where every warp's steps divide "
+                     "by it (0: by rule, 4 or 2)"),
+      llvm::cl::init(0)};
   PassOptions::Option<int64_t> promoteAccumulators{
       *this, "promote-accumulators",
       llvm::cl::desc("Tensor-core kernels: their sums added into f32 "

@@ -487,6 +487,13 @@ struct SingleLaunchShape {
   /// at a time instead of all the same ones. The sums over k run in another
   /// order per block (deterministic, not the unstaggered bits).
   bool staggerSteps = false;
+  /// single-launch-fragment-ecf: where ecfFromFragments() allows, the ECF
+  /// runs on the mma.sync accumulators in registers (no partials, no y tile
+  /// in shared memory; stages 3-5 in one, emitFragmentEcf).
+  bool fragmentEcf = false;
+  /// single-launch-step-group: the tensor-core k loop's steps per iteration
+  /// where the warps' steps divide by it (0: mmaStepGroup's rule, 4 or 2).
+  int64_t stepGroup = 0;
   /// The GEMM on mma.sync.m16n8k16 (bf16/f16 input, seeded g rounded to the
   /// input's type, or as hi + lo parts with splitProjection).
   bool tensorCores = false, splitProjection = false;
@@ -543,8 +550,17 @@ struct SingleLaunchShape {
   /// mmaRowFragments() 16-row fragments; warps past the tile's rows idle.
   int64_t mmaSteps() const { return (featureDim + 15) / 16; }
   int64_t mmaWarpsK() const;
+  /// fragmentEcf where it applies: tensor cores with one k group (each
+  /// warp's accumulators are whole sums of y), no training step (it reads
+  /// the y tile) and P - 1 a multiple of 4 (the warp sums split evenly over
+  /// the 8 lanes of a column, emitFragmentEcf).
+  bool ecfFromFragments() const {
+    return fragmentEcf && tensorCores && mmaWarpsK() == 1 && !stepCotangent &&
+           (numPoints - 1) % 4 == 0;
+  }
   /// k steps per iteration of the tensor-core loop (their x loads issued
-  /// together): 4 or 2 when every warp has a multiple of that many, else 1.
+  /// together): stepGroup or else 4 or 2, when every warp has a multiple of
+  /// that many, else 1.
   int64_t mmaStepGroup() const;
   int64_t mmaRowFragments() const {
     return std::max<int64_t>(1, blockRows / 16 / (warps / mmaWarpsK()));

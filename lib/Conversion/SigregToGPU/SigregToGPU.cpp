@@ -231,10 +231,14 @@ public:
   Lowering(gpu::GPUModuleOp kernels, const EcfScheduleOptions &schedule,
            bool deferCotangent, NormalMapping normals,
            bool singleLaunchFastNormals = false,
-           bool singleLaunchStagger = false)
+           bool singleLaunchStagger = false,
+           bool singleLaunchFragmentEcf = false,
+           int64_t singleLaunchStepGroup = 0)
       : kernels(kernels), schedule(schedule), deferCotangent(deferCotangent),
         normals(normals), singleLaunchFastNormals(singleLaunchFastNormals),
-        singleLaunchStagger(singleLaunchStagger) {}
+        singleLaunchStagger(singleLaunchStagger),
+        singleLaunchFragmentEcf(singleLaunchFragmentEcf),
+        singleLaunchStepGroup(singleLaunchStepGroup) {}
 
   LogicalResult check(func::FuncOp func);
   /// Ops that stay legal during the conversion: their work is done, and
@@ -382,6 +386,10 @@ private:
   bool singleLaunchFastNormals;
   /// single-launch-stagger: SingleLaunchShape::staggerSteps.
   bool singleLaunchStagger;
+  /// single-launch-fragment-ecf: SingleLaunchShape::fragmentEcf.
+  bool singleLaunchFragmentEcf;
+  /// single-launch-step-group: SingleLaunchShape::stepGroup.
+  int64_t singleLaunchStepGroup;
   /// The kernel module's symbols, read again for each function (a kernel
   /// whose name is taken gets the first free suffix from _0 on).
   std::optional<SymbolTable> kernelTable;
@@ -1641,6 +1649,8 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   if (singleLaunchFastNormals)
     sh.normals = normals;
   sh.staggerSteps = singleLaunchStagger;
+  sh.fragmentEcf = singleLaunchFragmentEcf;
+  sh.stepGroup = singleLaunchStepGroup;
   sh.projectionElement =
       proj ? Type() : ecf.getProjection().getType().getElementType();
   sh.chunkRows = projectionChunkRows(schedule.projectionChunk);
@@ -1860,6 +1870,12 @@ struct ConvertSigregToGPUPass
       module.emitError("projection-chunk must be positive");
       return signalPassFailure();
     }
+    if (!llvm::is_contained({0, 1, 2, 4, 8}, singleLaunchStepGroup)) {
+      module.emitError("single-launch-step-group must be 0, 1, 2, 4 or 8, "
+                       "got ")
+          << static_cast<int64_t>(singleLaunchStepGroup);
+      return signalPassFailure();
+    }
     gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
     ConvertSigregToGPUOptions opts;
     opts.blockRows = blockRows;
@@ -1880,7 +1896,8 @@ struct ConvertSigregToGPUPass
     opts.deferCotangent = deferCotangent;
     Lowering lowering(kernels, scheduleOptions(opts), deferCotangent,
                       fastNormals ? NormalMapping::Fast : NormalMapping::Exact,
-                      singleLaunchFastNormals, singleLaunchStagger);
+                      singleLaunchFastNormals, singleLaunchStagger,
+                      singleLaunchFragmentEcf, singleLaunchStepGroup);
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<ProjectionLowering, FusedEcfLowering, AllReduceMeanLowering,

@@ -24,7 +24,11 @@
 //      the sums of g^2 in a fixed order: the y tile [BM][BS].
 //   5. emitTileEcf: thread = (row, slice); one sincos, the angle-addition
 //      recurrence over the points; rows added by a butterfly of xor shuffles
-//      inside each warp, then the warps in order.
+//      inside each warp, then the warps in order (gatherWarpSums).
+//   3-5 from the accumulators (ecfFromFragments: tensor cores, one k group,
+//      single-launch-fragment-ecf): emitFragmentEcf forms y and the ECF
+//      sums in registers, adds them over a column's lanes by a halving
+//      butterfly, and leaves the warps' sums for gatherWarpSums.
 //   6. (several batch tiles) the per-tile sums go to a workspace; the last
 //      block of each column (slice tile, view), found with a self-resetting
 //      atomic counter, adds them in ascending tile order.
@@ -624,6 +628,53 @@ void addElementPairs(Tile &t, MutableArrayRef<Value> sums) {
   }
 }
 
+/// The end of stage 5: the warps' sums in gs ([warp][cos | sin][j][p], p = 0
+/// left out) added in warp order, to t.ecf as means with one batch tile,
+/// else to the per-tile workspaces.
+void gatherWarpSums(Tile &t, Value partC, Value partS) {
+  KernelBuilder &k = t.k;
+  const SingleLaunchShape &sh = t.sh;
+  int64_t BS = sh.blockSlices, BM = sh.blockRows, P = sh.numPoints;
+  int64_t N = sh.batch, S = sh.numSlices;
+  Value zero = k.f32(0.0f);
+  k.barrier();
+  int64_t T = sh.numBatchTiles();
+  Value batchF = k.f32(static_cast<float>(N));
+  // The tile's rows of the batch: the sum of cos 0 over them.
+  Value rowCount = T == 1
+                       ? batchF
+                       : arith::UIToFPOp::create(
+                             k.b, k.b.getF32Type(),
+                             toI32(k, k.min(k.idx(BM), k.sub(k.idx(N), t.n0))));
+  k.forEach(t.tid, k.idx(BS * P), k.idx(t.sh.threads()), [&](Value q) {
+    Value p = k.rem(q, k.idx(P));
+    Value first =
+        arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, p, k.idx(0));
+    // p = 0 has no warp sums in gs: its loads read p = 1's (written), and
+    // the row count and 0 replace the results.
+    Value qc = k.select(first, k.add(q, k.idx(1)), q);
+    Value tc = zero, ts = zero;
+    for (int64_t w = 0; w < sh.warps; ++w) {
+      tc = k.addf(tc, k.load(t.gs, {k.add(qc, k.idx(w * 2 * BS * P))}));
+      ts =
+          k.addf(ts, k.load(t.gs, {k.add(qc, k.idx(w * 2 * BS * P + BS * P))}));
+    }
+    tc = k.select(first, rowCount, tc);
+    ts = k.select(first, zero, ts);
+    if (T == 1) {
+      k.store(k.divf(tc, batchF), t.ecf, {q});
+      k.store(k.divf(ts, batchF), t.ecf, {k.add(q, k.idx(BS * P))});
+      return;
+    }
+    Value j = k.div(q, k.idx(P));
+    Value s = k.add(t.s0, j);
+    k.ifThen(k.lt(s, k.idx(S)), [&] {
+      k.store(tc, partC, {t.batchTile, t.v, s, p});
+      k.store(ts, partS, {t.batchTile, t.v, s, p});
+    });
+  });
+}
+
 /// Stage 5: the block's sums over its rows of cos/sin(t_p y) per (slice,
 /// point): to t.ecf as means ([cos | sin][j][p]) with one batch tile, else
 /// to the per-tile workspaces. p = 0 is not summed: cos 0 = 1 and sin 0 = 0,
@@ -633,7 +684,7 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
   KernelBuilder &k = t.k;
   const SingleLaunchShape &sh = t.sh;
   int64_t BS = sh.blockSlices, BM = sh.blockRows, P = sh.numPoints;
-  int64_t N = sh.batch, S = sh.numSlices;
+  int64_t N = sh.batch;
   int64_t RT = sh.ecfRowsPerThread();
   Value r = k.div(t.tid, k.idx(BS));
   Value dt = k.f32(static_cast<float>(sh.tMax / static_cast<double>(P - 1)));
@@ -694,42 +745,121 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
       k.store(sums[q], t.gs, {k.add(base, k.idx(off))});
     }
   });
-  k.barrier();
-  int64_t T = sh.numBatchTiles();
-  Value batchF = k.f32(static_cast<float>(N));
-  // The tile's rows of the batch: the sum of cos 0 over them.
-  Value rowCount = T == 1
-                       ? batchF
-                       : arith::UIToFPOp::create(
-                             k.b, k.b.getF32Type(),
-                             toI32(k, k.min(k.idx(BM), k.sub(k.idx(N), t.n0))));
-  k.forEach(t.tid, k.idx(BS * P), k.idx(t.sh.threads()), [&](Value q) {
-    Value p = k.rem(q, k.idx(P));
-    Value first =
-        arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, p, k.idx(0));
-    // p = 0 has no warp sums in gs: its loads read p = 1's (written), and
-    // the row count and 0 replace the results.
-    Value qc = k.select(first, k.add(q, k.idx(1)), q);
-    Value tc = zero, ts = zero;
-    for (int64_t w = 0; w < sh.warps; ++w) {
-      tc = k.addf(tc, k.load(t.gs, {k.add(qc, k.idx(w * 2 * BS * P))}));
-      ts =
-          k.addf(ts, k.load(t.gs, {k.add(qc, k.idx(w * 2 * BS * P + BS * P))}));
+  gatherWarpSums(t, partC, partS);
+}
+
+/// Stages 3-5 from the registers (ecfFromFragments: one k group, so each
+/// warp's accumulators are whole sums): the warp's elements are its
+/// mma.sync accumulators, element c of fragment (i, n) being row 16 (wm MT +
+/// i) + q + 8 (c / 2) and column 8 n + 2 t + c % 2 of the tile. Per column
+/// the thread forms y = acc x 1 / ||g_s|| (the norm's sum of g^2 from lane
+/// 4 (2 t + c % 2) after the butterfly over t, as reduceMmaPartials forms
+/// it), the sums over its 2 MT rows of cos/sin(t_p y), p = 1..P-1 (rows q
+/// and q + 8 of a fragment as a pair, addElementPairs' identity, where no
+/// row is masked), then the 8 lanes of the column (same t) add those
+/// 2 (P - 1) sums by a halving butterfly: at offsets 16, 8, 4 each lane
+/// sends the half it gives up and adds the other lane's to the half it
+/// keeps, so lane q ends with the sums (P - 1) / 4 q .. (P - 1) / 4 (q + 1)
+/// - 1 of [cos p = 1..P-1 | sin p = 1..P-1], 28 shuffles for P = 17 where a
+/// full butterfly takes 96. They go to gs as emitTileEcf leaves them
+/// ([warp][cos | sin][j][p]; warps past the tile's rows store zeros), for
+/// gatherWarpSums. Neither the partials nor the y tile pass through shared
+/// memory, and stages 3 and 4's two barriers are gone.
+void emitFragmentEcf(Tile &tile, const MmaLanes &l, ArrayRef<Value> acc) {
+  KernelBuilder &k = tile.k;
+  const SingleLaunchShape &sh = tile.sh;
+  int64_t MT = sh.mmaRowFragments(), NT = sh.blockSlices / 8;
+  int64_t BS = sh.blockSlices, BM = sh.blockRows, P = sh.numPoints;
+  int64_t N = sh.batch, L = 2 * (P - 1);
+  assert(sh.ecfFromFragments() && L % 8 == 0 && "emitFragmentEcf applies");
+  Value lane = k.rem(tile.tid, k.idx(32)), warp = k.div(tile.tid, k.idx(32));
+  // Every row of every warp's fragments is a row of the batch: no masks.
+  bool allValid = N % BM == 0 && BM == 16 * MT * (sh.warps / sh.mmaWarpsK());
+  Value rowBase = k.mul(k.mul(l.wm, k.idx(MT)), k.idx(16));
+  Value halfDt =
+      k.f32(static_cast<float>(0.5 * sh.tMax / static_cast<double>(P - 1)));
+  Value dt = k.f32(static_cast<float>(sh.tMax / static_cast<double>(P - 1)));
+  Value zero = k.f32(0.0f);
+  // The column norms' sums of g^2: column 8 n + q after the lanes t.
+  SmallVector<Value> sumSq(acc.begin() + MT * NT * 4, acc.end());
+  for (Value &v : sumSq)
+    for (int32_t off : {1, 2})
+      v = addXorShuffled(k, v, off);
+  // The two columns of a column fragment n together: their harmonics first
+  // (four independent recurrences per thread for minimal's 2 MT = 4 rows),
+  // then their butterflies.
+  for (int64_t n = 0; n < NT; ++n) {
+    std::array<SmallVector<Value>, 2> sums;
+    for (int64_t e = 0; e < 2; ++e) {
+      Value from =
+          toI32(k, k.mul(k.add(k.mul(l.t, k.idx(2)), k.idx(e)), k.idx(4)));
+      Value sq = gpu::ShuffleOp::create(
+                     k.b, sumSq[n], from,
+                     arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(32)),
+                     gpu::ShuffleMode::IDX)
+                     .getShuffleResult();
+      Value inverse = k.divf(k.f32(1.0f), math::SqrtOp::create(k.b, sq));
+      // The column's elements (i, h): row 16 i + 8 h + q of the warp's.
+      SmallVector<Value> ys, valid;
+      for (int64_t i = 0; i < MT; ++i)
+        for (int64_t h = 0; h < 2; ++h) {
+          ys.push_back(k.mulf(acc[(i * NT + n) * 4 + 2 * h + e], inverse));
+          if (allValid)
+            continue;
+          Value row = k.add(rowBase, k.add(k.idx(16 * i + 8 * h), l.q));
+          valid.push_back(k.land(k.lt(row, k.idx(BM)),
+                                 k.lt(k.add(tile.n0, row), k.idx(N))));
+        }
+      // sums[e][p - 1] (cos) and sums[e][P - 1 + p - 1] (sin), p = 1..P-1.
+      SmallVector<Value> &sum = sums[e];
+      sum.assign(L, zero);
+      for (size_t a = 0; a < ys.size(); a += allValid ? 2 : 1) {
+        if (allValid) {
+          forEachHarmonicPair(k, P, ys[a], ys[a + 1], halfDt,
+                              [&](int64_t p, Value c, Value sn, Value w) {
+                                Value &sc = sum[p - 1], &ss = sum[P - 2 + p];
+                                sc = a == 0 ? k.mulf(c, w) : k.fma(c, w, sc);
+                                ss = a == 0 ? k.mulf(sn, w) : k.fma(sn, w, ss);
+                              });
+          continue;
+        }
+        forEachHarmonic(k, P, k.mulf(ys[a], dt),
+                        [&](int64_t p, Value c, Value sn) {
+                          Value &sc = sum[p - 1], &ss = sum[P - 2 + p];
+                          sc = k.addf(sc, k.select(valid[a], c, zero));
+                          ss = k.addf(ss, k.select(valid[a], sn, zero));
+                        });
+      }
     }
-    tc = k.select(first, rowCount, tc);
-    ts = k.select(first, zero, ts);
-    if (T == 1) {
-      k.store(k.divf(tc, batchF), t.ecf, {q});
-      k.store(k.divf(ts, batchF), t.ecf, {k.add(q, k.idx(BS * P))});
-      return;
+    for (int64_t e = 0; e < 2; ++e) {
+      // The halving butterfly over the column's lanes q.
+      SmallVector<Value> sum = sums[e];
+      for (int32_t off : {16, 8, 4}) {
+        Value upper = k.lt(k.idx(0), k.rem(k.div(lane, k.idx(off)), k.idx(2)));
+        size_t half = sum.size() / 2;
+        SmallVector<Value> kept;
+        for (size_t i = 0; i < half; ++i) {
+          Value give = k.select(upper, sum[i], sum[half + i]);
+          Value keep = k.select(upper, sum[half + i], sum[i]);
+          Value got =
+              gpu::ShuffleOp::create(k.b, give, off, 32, gpu::ShuffleMode::XOR)
+                  .getShuffleResult();
+          kept.push_back(k.addf(keep, got));
+        }
+        sum = std::move(kept);
+      }
+      // gs[((warp 2 + cs) BS + j) P + p] for the lane's sums L / 8 q + r.
+      Value j = k.add(k.idx(8 * n + e), k.mul(l.t, k.idx(2)));
+      for (int64_t r = 0; r < L / 8; ++r) {
+        Value at = k.add(k.mul(l.q, k.idx(L / 8)), k.idx(r));
+        Value cs = k.div(at, k.idx(P - 1));
+        Value p = k.add(k.rem(at, k.idx(P - 1)), k.idx(1));
+        Value row =
+            k.add(k.mul(k.add(k.mul(warp, k.idx(2)), cs), k.idx(BS)), j);
+        k.store(sum[r], tile.gs, {k.add(k.mul(row, k.idx(P)), p)});
+      }
     }
-    Value j = k.div(q, k.idx(P));
-    Value s = k.add(t.s0, j);
-    k.ifThen(k.lt(s, k.idx(S)), [&] {
-      k.store(tc, partC, {t.batchTile, t.v, s, p});
-      k.store(ts, partS, {t.batchTile, t.v, s, p});
-    });
-  });
+  }
 }
 
 /// Stage 6 (several batch tiles, last block of the column): t.ecf = the
@@ -930,10 +1060,13 @@ int64_t mlir::sigreg::SingleLaunchShape::mmaWarpsK() const {
 
 int64_t mlir::sigreg::SingleLaunchShape::mmaStepGroup() const {
   int64_t wk = mmaWarpsK(), steps = mmaSteps();
-  if (steps % wk == 0)
-    for (int64_t u : {4, 2})
-      if ((steps / wk) % u == 0)
-        return u;
+  if (steps % wk != 0)
+    return 1;
+  if (stepGroup > 0 && (steps / wk) % stepGroup == 0)
+    return stepGroup;
+  for (int64_t u : {4, 2})
+    if ((steps / wk) % u == 0)
+      return u;
   return 1;
 }
 
@@ -1044,7 +1177,11 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
     }
   }
 
-  if (sh.tensorCores) {
+  if (sh.ecfFromFragments()) {
+    MmaLanes l = mmaLanes(t);
+    SmallVector<Value> acc = emitMmaSteps(t, l, seedOrA, x);
+    emitFragmentEcf(t, l, acc);
+  } else if (sh.tensorCores) {
     multiplyTileMma(t, seedOrA, x);
   } else {
     generateProjectionTile(t, seedOrA);
@@ -1055,7 +1192,10 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
     SmallVector<Value> acc = multiplyTile(t, x);
     reduceKParts(t, acc);
   }
-  emitTileEcf(t, partC, partS);
+  if (sh.ecfFromFragments())
+    gatherWarpSums(t, partC, partS);
+  else
+    emitTileEcf(t, partC, partS);
 
   auto finish = [&] {
     if (packed)

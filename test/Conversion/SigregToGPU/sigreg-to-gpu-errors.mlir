@@ -7,6 +7,7 @@
 // RUN: not sigreg-opt %s --convert-sigreg-to-gpu="single-launch=3" 2>&1 | FileCheck %s --check-prefix=SINGLE
 // RUN: not sigreg-opt %s --sigreg-choose-schedule="single-launch=3" 2>&1 | FileCheck %s --check-prefix=SINGLE
 // RUN: not sigreg-opt %s -split-input-file --convert-sigreg-to-gpu="block-rows=128" 2>&1 | FileCheck %s --check-prefix=TILES
+// RUN: not sigreg-opt %s --convert-sigreg-to-gpu="single-launch-step-group=3" 2>&1 | FileCheck %s --check-prefix=GROUP
 
 // Errors of --convert-sigreg-to-gpu: unfused or undecomposed ops, dynamic
 // shapes, more than one rank, ops it does not know, bad tile options, and
@@ -17,6 +18,7 @@
 // CHUNK: error: projection-chunk must be positive
 // WGMMA: error: wgmma-slices must be 0, 64, 128 or 256, got 96
 // SINGLE: error: single-launch must be 0, 1 or 2, got 3
+// GROUP: error: single-launch-step-group must be 0, 1, 2, 4 or 8, got 3
 
 // Unfused mid-level ops (decomposed, fusion not run).
 func.func @unfused(%x: tensor<1x37x16xf32>, %a: tensor<16x8xf32>) -> tensor<1x37x8xf32> {

@@ -4,6 +4,7 @@
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=tensor-cores=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=SIMT
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-warps=16 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=W16
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stagger=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=STAGGER
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-step-group=2 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=GROUP2
 
 // The blog shape: the whole chain is one launch of sigreg_single_launch
 // (usesSingleLaunch) with its GEMM on tensor cores (bf16 input, seeded g
@@ -22,6 +23,15 @@
 // STAGGER-NEXT:      %[[IN:.*]] = arith.cmpi ult, %[[TURNED]], %c128 : index
 // STAGGER-NEXT:      %{{.*}} = arith.select %[[IN]], %[[TURNED]], %[[WRAPPED]] : index
 // STAGGER-COUNT-16:  vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>
+// single-launch-step-group=2: two k steps per iteration (step 8 x 2), the
+// x loads of the two (8 of them) at the top, then their 4 mma.sync.
+// GROUP2-LABEL: func.func @blog
+// GROUP2:         scf.for %{{.*}} = %{{.*}} to %c128 step %c16
+// GROUP2-COUNT-8:   vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>
+// GROUP2-NOT:       vector.load
+// GROUP2-COUNT-4:   nvvm.mma.sync
+// GROUP2-NOT:       nvvm.mma.sync
+// GROUP2:           scf.yield
 // CHECK-LABEL: func.func @blog
 // CHECK:         %[[CNT:.*]] = memref.alloc() {sigreg.zero_init} : memref<1xi32>
 // CHECK:         %[[ACC:.*]] = memref.alloc() {sigreg.zero_init} : memref<1xi64>

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# After call-single.sh, on the same packs (carry [".gpu"]; docs/PERF-NOTES.md, twenty-third
+# session): the single launch's changes against an earlier compiler's kernels, the ECF on the
+# mma.sync accumulators, and the k loop's step groups. Results under $OUT. About 5 minutes.
+export SIGREG_GPU_BUILD=.gpu/rt
+# 1. This compiler's single launch (g rounded in pairs, y scaled by one reciprocal per thread)
+# against 1b8a104's (base-NAME, .gpu/singleab), three rounds of pairs.
+timeout 100 bash scripts/gpu-ab.sh .gpu/singleab --prefix base- --skip-validate --rounds 3 \
+  --out $OUT/singleab 2>&1 | grep -E ' r[0-9] |gpu-ab'
+# 2. The ECF on the mma.sync accumulators (fe-NAME, --single-launch-fragment-ecf; D <= 16):
+# validated (fe-p3 is the rule's kernel, not applicable), sanitized at minimal and at the masked
+# ragged batch, then three rounds of pairs.
+timeout 120 bash scripts/gpu-ab.sh .gpu/fragment --prefix fe- --skip-bench \
+  --sanitize "fe-minimal-bf16 fe-ragged-f16" --out $OUT/fe-val 2>&1 | grep -E 'rc=|gpu-ab: done'
+timeout 90 bash scripts/gpu-ab.sh .gpu/fragment --prefix fe- --skip-validate --rounds 3 \
+  --out $OUT/fe-bench 2>&1 | grep -E ' r[0-9] |gpu-ab'
+# 3. The k loop with 2 or 8 steps per iteration (sg2-, sg8-; the rule takes 4): validated, then
+# two rounds of pairs each. A loop body that no longer fits the instruction cache would show as
+# sg2 faster and sg8 slower; x loads' latency as sg8 faster.
+timeout 60 bash scripts/gpu-ab.sh .gpu/stepgroup --prefix sg2- --skip-bench --out $OUT/sg-val \
+  2>&1 | grep -E 'rc=|gpu-ab: done'
+for g in 2 8; do
+  timeout 60 bash scripts/gpu-ab.sh .gpu/stepgroup --prefix sg$g- --skip-validate --rounds 2 \
+    --out $OUT/sg$g-bench 2>&1 | grep -E ' r[0-9] |gpu-ab'
+done

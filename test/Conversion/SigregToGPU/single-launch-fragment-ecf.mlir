@@ -1,0 +1,102 @@
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-fragment-ecf=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
+
+// single-launch-fragment-ecf at the minimal shape (V 4, N 256, D 16, S 256,
+// P 17, bf16): one k step, so one k group (mmaWarpsK = 1) and each warp's
+// accumulators are whole sums. Stages 3-5 run on them in registers
+// (emitFragmentEcf): no partials, no y tile, no barrier between the MMAs
+// and the ECF's warp sums. (Its schedule splits g into hi + lo parts: 2
+// row fragments x 2 parts = 4 mma.sync.)
+// CHECK-LABEL: func.func @minimal
+// CHECK:         gpu.func @sigreg_single_launch
+// CHECK-SAME:      workgroup(%[[GS:.*]] : memref<2176xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[YS:[^ ]*]] : memref<2048xf32,
+// CHECK-NOT:     gpu.barrier
+// CHECK-COUNT-4: nvvm.mma.sync
+// CHECK-NOT:     memref.store
+// The column norms: the sums of g^2 over the four lanes t, then per column
+// 2 t + e of the thread the sum from lane 4 (2 t + e), its square root and
+// one reciprocal.
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
+// CHECK:         %[[SQ0:.*]], %{{.*}} = gpu.shuffle  idx
+// CHECK-NEXT:    %[[N0:.*]] = math.sqrt %[[SQ0]] : f32
+// CHECK-NEXT:    %[[I0:.*]] = arith.divf %{{.*}}, %[[N0]] : f32
+// CHECK:         arith.mulf %{{.*}}, %[[I0]] : f32
+// Rows q and q + 8 of a fragment as a pair (no masks: the tile is the
+// batch, every warp has rows): two range-reduced sincos, no selects.
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+// CHECK-NOT:     arith.select
+// CHECK:         %[[SQ1:.*]], %{{.*}} = gpu.shuffle  idx
+// CHECK-NEXT:    %[[N1:.*]] = math.sqrt %[[SQ1]] : f32
+// CHECK-NEXT:    %[[I1:.*]] = arith.divf %{{.*}}, %[[N1]] : f32
+// CHECK-NOT:     memref.store
+// CHECK-NOT:     gpu.barrier
+// Per column the halving butterfly over the lanes q: 16, 8, then 4 shuffles
+// of the 32 sums' halves (each lane's half picked by a select on its lane
+// bit), then the lane's 4 sums to the warp's slots of gs.
+// CHECK-COUNT-16: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK-NOT:     gpu.shuffle  xor %{{.*}}, %c16_i32
+// CHECK-COUNT-8: gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32 : f32
+// CHECK-NOT:     gpu.shuffle  xor %{{.*}}, %c8_i32
+// CHECK-COUNT-4: gpu.shuffle  xor %{{.*}}, %c4_i32, %c32_i32 : f32
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[GS]][%{{.*}}] : memref<2176xf32
+// CHECK-COUNT-16: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK-COUNT-8: gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32 : f32
+// CHECK-COUNT-4: gpu.shuffle  xor %{{.*}}, %c4_i32, %c32_i32 : f32
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[GS]][%{{.*}}] : memref<2176xf32
+// CHECK-NOT:     memref.store %{{.*}}, %[[YS]]
+// Then the warps' sums in warp order, as without the option.
+// CHECK:         gpu.barrier
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c136 step %c256
+// CHECK-COUNT-16: memref.load %[[GS]]
+// CHECK-NOT:     memref.store %{{.*}}, %[[YS]]
+// CHECK:         gpu.return
+func.func @minimal(%x: tensor<4x256x16xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 256 points = 17 reduction = mean : tensor<4x256x16xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// A ragged batch (N 200 in a tile of 256 rows) and D 13: every element is
+// masked by its row (row < 256 and row < 200), one sincos per element.
+// CHECK-LABEL: func.func @ragged
+// CHECK:         gpu.func @sigreg_single_launch
+// CHECK-NOT:     gpu.barrier
+// CHECK:         nvvm.mma.sync
+// CHECK:         gpu.shuffle  idx
+// CHECK:         arith.cmpi ult, %{{.*}}, %c200 : index
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+// CHECK:         arith.select
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK:         gpu.barrier
+func.func @ragged(%x: tensor<200x13xf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 150 points = 9 reduction = mean : tensor<200x13xf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Not applicable, so the option changes nothing: P = 3 (2 (P - 1) = 4 sums
+// do not halve three times) and D = 32 (two k groups add their partials in
+// shared memory). Both form the y tile as before.
+// CHECK-LABEL: func.func @p3
+// CHECK:         gpu.func @sigreg_single_launch
+// CHECK-SAME:      %[[YS:arg[0-9]+]] : memref<2048xf32,
+// CHECK:         memref.store %{{.*}}, %[[YS]]
+// CHECK-NOT:     gpu.shuffle  idx
+func.func @p3(%x: tensor<256x16xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 256 points = 3 reduction = mean : tensor<256x16xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @d32
+// CHECK:         gpu.func @sigreg_single_launch
+// CHECK-SAME:      %[[YS:arg[0-9]+]] : memref<2048xf32,
+// CHECK:         memref.store %{{.*}}, %[[YS]]
+// CHECK-NOT:     gpu.shuffle  idx
+func.func @d32(%x: tensor<256x32xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 256 points = 17 reduction = mean : tensor<256x32xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
