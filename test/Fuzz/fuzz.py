@@ -37,6 +37,10 @@ PASSES = [
     ["--sigreg-decompose", "--sigreg-fuse-ecf", "--sigreg-fuse-epilogue"],
     ["--sigreg-decompose", "--sigreg-fuse-ecf", "--sigreg-fuse-epilogue",
      "--convert-sigreg-to-gpu"],
+    # The single launch's opt-in variants (docs/GPU-SCHEDULES.md).
+    ["--sigreg-decompose", "--sigreg-fuse-ecf", "--sigreg-fuse-epilogue",
+     "--convert-sigreg-to-gpu=single-launch-fragment-ecf=1 single-launch-step-group=2 "
+     "single-launch-stagger=1 single-launch=2"],
     ["--sigreg-lower-naive"],
     ["--sigreg-fuse-ecf"],
     ["--convert-sigreg-to-gpu"],
