@@ -142,6 +142,11 @@ grad_fused() {
   emit_grad gradf-p33-views-bf16 2 513 264 392 33 bf16 none 0 mean seed both
   emit_grad gradf-p3-f16-explicit 0 1000 64 128 3 f16 none 0 sum explicit both
   emit_grad gradf-n8192-d512-bf16 0 8192 512 1024 17 bf16 none 0 mean seed both
+  # Per-slice on [N, D] at N <= 256: the single-launch step reads the [S] cotangent's
+  # reshape (it did not compile before the twenty-third session: the reshape came after the
+  # forward); seeded, and a clip.
+  emit_grad gradf-n96-none-bf16 0 96 64 48 17 bf16 none 0 none seed both
+  emit_grad gradf-n200-zero-none-f16 0 200 136 40 9 f16 zero_below 0.8 none seed both
   # y recomputed by the backward (--save-slices=false) against the forward's saved
   # slices (the default, --sigreg-save-slices), side by side.
   emit_grad gradf-large-bf16-recompute 0 8192 4096 4096 17 bf16 none 0 mean seed fused --save-slices=false

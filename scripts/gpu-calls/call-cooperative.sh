@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# After `scripts/gpu-pack.sh build cooperative anchors single stagger fragment stepgroup` here
+# After `scripts/gpu-pack.sh build cooperative anchors single stagger fragment stepgroup
+# grad-fused` here
 # (the sets of this call and of call-single.sh and call-fragment.sh, the calls that follow it);
 # from the repository root with carry [".gpu"] (docs/PERF-NOTES.md, twenty-second session):
 # the one-tile Hopper kernel whose grid generates g before a grid barrier (coop-NAME,

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# After `scripts/gpu-pack.sh build cooperative anchors single stagger fragment stepgroup` and
+# After `scripts/gpu-pack.sh build cooperative anchors single stagger fragment stepgroup
+# grad-fused` and
 # `scripts/gpu-calls/pack-single-ab.sh BASE_RUN` here; from the repository root with carry
 # [".gpu"], right after call-cooperative.sh (docs/PERF-NOTES.md, twenty-second session): issue
 # 8's single launch at blog and minimal. Results under $OUT. About 5 minutes; call-fragment.sh

@@ -1720,9 +1720,13 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
     Value g = memref::AllocOp::create(
         rewriter, loc, MemRefType::get({sh.featureDim, S}, elem));
     args.append(means);
-    if (!sh.stepCotangent->unitCotangent)
+    if (!sh.stepCotangent->unitCotangent) {
+      // A reshape of it formed after the forward moves before it
+      // (singleLaunchStep checked that it can).
+      moveBefore(rewriter, st.cotangent.getGrad(), ecf);
       args.push_back(toBuffer(
           rewriter, loc, rewriter.getRemappedValue(st.cotangent.getGrad())));
+    }
     args.append({grad, g});
     stepOperands[st.backward] = {grad, g, st.cotangent};
   }

@@ -34,6 +34,34 @@
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         return
 
+// Per-slice (reduction none) on [N, D]: the decomposition reshapes the [S]
+// cotangent before the forward, so the single launch, which reads it, can
+// (it failed verification when the reshape came after: "operand #0 does not
+// dominate this use").
+// CHECK-LABEL: func.func @per_slice(
+// CHECK-SAME:    %{{.*}}: tensor<96x64xbf16>, %[[SEED:.*]]: i64, %[[G:.*]]: tensor<48xf32>)
+// CHECK:         tensor.expand_shape %[[G]]
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch{{.*}} blocks in (%c6, %c1, %c1)
+// CHECK-NOT:     gpu.launch_func
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_project_transpose_wgmma
+// CHECK-NOT:     gpu.launch_func
+// CHECK:         return
+
+// Written by hand with the cotangent's reshape after the forward (as a
+// function holding a loss and its loss_grad decomposes to): the reshape is
+// side-effect free and its operand dominates the forward, so the conversion
+// moves it before the single launch (availableBefore, moveBefore). A
+// cotangent computed from the forward's own results cannot be: test
+// ecf-backward-errors.mlir.
+// CHECK-LABEL: func.func @cotangent_after_forward(
+// CHECK-SAME:    %{{.*}}: tensor<1x96x64xbf16>, %{{.*}}: i64, %[[G:.*]]: tensor<48xf32>)
+// CHECK:         tensor.expand_shape %[[G]]
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch{{.*}} blocks in (%c6, %c1, %c1)
+// CHECK-NOT:     gpu.launch_func
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_project_transpose_wgmma
+// CHECK-NOT:     gpu.launch_func
+// CHECK:         return
+
 // The kernel's step stages. Stage 1: the B fragments' g, rounded, stored by
 // the writer warps (view 0, row group 0) where d < D and s < S (the values
 // rounded in pairs, then taken out of the pair).
@@ -70,4 +98,22 @@ func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64, %g: tensor<f32>) -> (tenso
 func.func @gradient(%x: tensor<32x2048xbf16>, %seed: i64, %g: tensor<f32>) -> tensor<32x2048xf32> {
   %dx = sigreg.loss_grad %x seed(%seed) grad(%g : tensor<f32>) slices = 1024 points = 17 reduction = mean : tensor<32x2048xbf16> -> tensor<32x2048xf32>
   return %dx : tensor<32x2048xf32>
+}
+
+func.func @per_slice(%x: tensor<96x64xbf16>, %seed: i64, %g: tensor<48xf32>) -> tensor<96x64xf32> {
+  %dx = sigreg.loss_grad %x seed(%seed) grad(%g : tensor<48xf32>) slices = 48 points = 17 reduction = none : tensor<96x64xbf16> -> tensor<96x64xf32>
+  return %dx : tensor<96x64xf32>
+}
+
+func.func @cotangent_after_forward(%x: tensor<1x96x64xbf16>, %seed: i64, %g: tensor<48xf32>) -> tensor<1x96x64xf32> {
+  %a = sigreg.projection seed(%seed) : tensor<64x48xf32>
+  %y = sigreg.project %x, %a : tensor<1x96x64xbf16>, tensor<64x48xf32> -> tensor<1x96x48xf32>
+  %c, %s = sigreg.ecf %y t_max = 3.0 : tensor<1x96x48xf32> -> tensor<1x48x17xf32>
+  %n = arith.constant 96 : index
+  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x48x17xf32>
+  %g2 = tensor.expand_shape %g [[0, 1]] output_shape [1, 48] : tensor<48xf32> into tensor<1x48xf32>
+  %dc, %ds = sigreg.ecf_cotangent %cg, %sg, %ng, %g2 t_max = 3.0 reduction = none : tensor<1x48x17xf32>, tensor<1x48xf32>
+  %dy = sigreg.ecf_grad %y, %dc, %ds t_max = 3.0 : tensor<1x96x48xf32>, tensor<1x48x17xf32>
+  %dx = sigreg.project_transpose %dy, %a : tensor<1x96x48xf32>, tensor<64x48xf32> -> tensor<1x96x64xf32>
+  return %dx : tensor<1x96x64xf32>
 }

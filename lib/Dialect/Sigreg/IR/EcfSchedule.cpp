@@ -3,8 +3,9 @@
 #include "sigreg/Dialect/Sigreg/Utils/EcfSchedule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
@@ -1391,6 +1392,12 @@ std::optional<SingleLaunchStep> mlir::sigreg::singleLaunchStep(FusedEcfOp op) {
   }
   if (!step.cotangent || (means.size() == 2 && !step.epilogue))
     return std::nullopt;
+  // The kernel reads the loss's cotangent, so it must exist where the
+  // forward runs (the loss_grad's decomposition puts its reshape first; the
+  // conversion moves such pure definitions before the forward; anything
+  // else formed after the forward keeps the backward's own launches).
+  if (!availableBefore(step.cotangent.getGrad(), op))
+    return std::nullopt;
   step.backward = dyn_cast_if_present<FusedEcfBackwardOp>(
       soleUser(step.cotangent.getDcos(), step.cotangent.getDsin()));
   if (!step.backward || step.backward.getSlices() ||
@@ -1403,6 +1410,36 @@ std::optional<SingleLaunchStep> mlir::sigreg::singleLaunchStep(FusedEcfOp op) {
       !readByOpAndBackward(projection, op))
     return std::nullopt;
   return step;
+}
+
+/// availableBefore to a depth of `depth` definitions.
+static bool availableBefore(Value value, Operation *op,
+                            const DominanceInfo &dom, int depth) {
+  if (dom.properlyDominates(value, op))
+    return true;
+  // A value computed from `op`'s own results never is.
+  Operation *def = value.getDefiningOp();
+  if (!def || def == op || depth == 0 || def->getBlock() != op->getBlock() ||
+      def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value v) {
+    return availableBefore(v, op, dom, depth - 1);
+  });
+}
+
+bool mlir::sigreg::availableBefore(Value value, Operation *op) {
+  return ::availableBefore(value, op, DominanceInfo(op->getParentOp()),
+                           /*depth=*/4);
+}
+
+void mlir::sigreg::moveBefore(RewriterBase &rewriter, Value value,
+                              Operation *op) {
+  Operation *def = value.getDefiningOp();
+  if (!def || DominanceInfo(op->getParentOp()).properlyDominates(value, op))
+    return;
+  for (Value operand : def->getOperands())
+    moveBefore(rewriter, operand, op);
+  rewriter.moveOpBefore(def, op);
 }
 
 FusedEpilogueOp mlir::sigreg::foldableEpilogue(FusedEcfOp op) {

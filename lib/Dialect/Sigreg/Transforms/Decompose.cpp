@@ -114,16 +114,18 @@ static void decomposeLoss(RewriterBase &rewriter, LossOp op) {
 static void decomposeLossGrad(RewriterBase &rewriter, LossGradOp op) {
   Location loc = op.getLoc();
   Type f32 = rewriter.getF32Type();
-  ForwardRegions f = buildForward(rewriter, op);
-  auto xType = cast<RankedTensorType>(f.x.getType());
+  // Reduction none on [N, D]: the cotangent [S] -> [1, S], first, so that
+  // it dominates the forward (a single-launch training step reads it in
+  // the forward's kernel).
   Value grad = op.getGrad();
-  // Reduction none on [N, D]: the cotangent [S] -> [1, S].
   if (op.getReduction() == Reduction::none && !op.hasViews())
     grad = tensor::ExpandShapeOp::create(
         rewriter, loc,
         RankedTensorType::get({1, static_cast<int64_t>(op.getNumSlices())},
                               f32),
         grad, ArrayRef<ReassociationIndices>{{0, 1}});
+  ForwardRegions f = buildForward(rewriter, op);
+  auto xType = cast<RankedTensorType>(f.x.getType());
   Type ecfType = f.reduced.getCosGlobal().getType();
   auto cot = EcfCotangentOp::create(
       rewriter, loc, ecfType, ecfType, f.reduced.getCosGlobal(),

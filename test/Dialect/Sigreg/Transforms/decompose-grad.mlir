@@ -8,15 +8,17 @@
 // NOGRAD-NOT: sigreg.loss_grad
 
 // Rank 2, dynamic batch, explicit projection, reduction none: x and the [S]
-// cotangent get a unit view dimension, the gradient loses it again; every
-// knob reaches ecf_cotangent, t_max reaches both ECF ops.
+// cotangent get a unit view dimension (the cotangent's first, so that it
+// dominates the forward: a single-launch training step reads it there), the
+// gradient loses it again; every knob reaches ecf_cotangent, t_max reaches
+// both ECF ops.
 // CHECK-LABEL: func.func @rank2_none(
 // CHECK-SAME:      %[[X:.*]]: tensor<?x16xbf16>, %[[A:.*]]: tensor<16x8xbf16>, %[[G:.*]]: tensor<8xf32>) -> tensor<?x16xf32>
+// CHECK-NEXT:    %[[G2:.*]] = tensor.expand_shape %[[G]] {{\[\[}}0, 1]] output_shape [1, 8] : tensor<8xf32> into tensor<1x8xf32>
 // CHECK:         %[[X3:.*]] = tensor.expand_shape %[[X]] {{\[\[}}0, 1], [2]]
 // CHECK-NEXT:    %[[Y:.*]] = sigreg.project %[[X3]], %[[A]] : tensor<1x?x16xbf16>, tensor<16x8xbf16> -> tensor<1x?x8xf32>
 // CHECK-NEXT:    %[[COS:.*]], %[[SIN:.*]] = sigreg.ecf %[[Y]] t_max = 2.500000e+00
 // CHECK:         %[[CG:.*]], %[[SG:.*]], %[[NG:.*]] = sigreg.all_reduce_mean %[[COS]], %[[SIN]]
-// CHECK-NEXT:    %[[G2:.*]] = tensor.expand_shape %[[G]] {{\[\[}}0, 1]] output_shape [1, 8] : tensor<8xf32> into tensor<1x8xf32>
 // CHECK-NEXT:    %[[DC:.*]], %[[DS:.*]] = sigreg.ecf_cotangent %[[CG]], %[[SG]], %[[NG]], %[[G2]] t_max = 2.500000e+00 clip = clamp_min(5.000000e-01) reduction = none : tensor<1x8x5xf32>, tensor<1x8xf32>
 // CHECK-NEXT:    %[[DY:.*]] = sigreg.ecf_grad %[[Y]], %[[DC]], %[[DS]] t_max = 2.500000e+00 : tensor<1x?x8xf32>, tensor<1x8x5xf32>
 // CHECK-NEXT:    %[[DX:.*]] = sigreg.project_transpose %[[DY]], %[[A]] : tensor<1x?x8xf32>, tensor<16x8xbf16> -> tensor<1x?x16xf32>

@@ -14,6 +14,8 @@
 
 #include "sigreg/Dialect/Sigreg/IR/SigregOps.h"
 
+#include "mlir/IR/PatternMatch.h"
+
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <cstdint>
@@ -420,7 +422,9 @@ FusedEpilogueOp foldableEpilogue(FusedEcfOp op);
 /// sigreg.fused_ecf_backward of the same input and projection reads (no
 /// saved slices); a seeded projection is read by `op` and that backward
 /// alone. A sigreg.loss_grad alone has the second chain only (lossMean and
-/// epilogue null).
+/// epilogue null). The kernel reads the loss's cotangent, so it must be
+/// available where `op` runs (availableBefore): the conversion moves its
+/// side-effect-free definitions there (moveBefore).
 struct SingleLaunchStep {
   AllReduceMeanOp lossMean;
   FusedEpilogueOp epilogue;
@@ -429,6 +433,16 @@ struct SingleLaunchStep {
   FusedEcfBackwardOp backward;
 };
 std::optional<SingleLaunchStep> singleLaunchStep(FusedEcfOp op);
+
+/// Whether `value` dominates `op`, or is defined in `op`'s block by
+/// side-effect-free ops without regions (at most a few deep) whose operands
+/// are themselves available there: a reshape of the cotangent placed after
+/// the forward, as a function holding both a loss and its loss_grad
+/// decomposes to.
+bool availableBefore(Value value, Operation *op);
+/// Moves the definitions availableBefore accepted before `op`, operands
+/// first, so that `value` dominates it.
+void moveBefore(RewriterBase &rewriter, Value value, Operation *op);
 
 /// The one-tile Hopper kernel adds the batch tiles' sums itself (its last
 /// CTA per slice tile, instead of sigreg_ecf_finalize) for at most this many
