@@ -223,6 +223,11 @@ extern "C" int sigreg_aot_describe(const char *dir, const char **json) {
 }
 
 extern "C" int sigreg_aot_load(const char *dir, sigreg_aot **out) {
+  return sigreg_aot_load_device(dir, 0, out);
+}
+
+extern "C" int sigreg_aot_load_device(const char *dir, int device,
+                                      sigreg_aot **out) {
   if (!out) {
     loadError = "sigreg_aot_load: out is NULL";
     return 1;
@@ -235,7 +240,7 @@ extern "C" int sigreg_aot_load(const char *dir, sigreg_aot **out) {
     return 1;
   }
   auto f = std::make_unique<sigreg_aot>();
-  if (Status st = Executor::create(manifest, ptx, f->exec); !st.ok()) {
+  if (Status st = Executor::create(manifest, ptx, f->exec, device); !st.ok()) {
     loadError = st.message();
     return 1;
   }

@@ -245,6 +245,7 @@ CudaDriver *CudaDriver::get(std::string &err) {
       return s;
     }
     driver->numDevices = count;
+    driver->contexts.assign(static_cast<size_t>(count), nullptr);
     s->driver = driver;
     return s;
   }();
@@ -256,30 +257,31 @@ CudaDriver *CudaDriver::get(std::string &err) {
 Status CudaDriver::initContext(int ordinal) {
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
-  if (context) {
-    if (ordinal != currentOrdinal)
-      return Status::error("CUDA context already initialized for device " +
-                           std::to_string(currentOrdinal) + ", not " +
-                           std::to_string(ordinal));
-    return makeCurrent();
-  }
   if (ordinal < 0 || ordinal >= numDevices)
     return Status::error("CUDA device ordinal " + std::to_string(ordinal) +
                          " out of range (" + std::to_string(numDevices) +
                          " device(s))");
-  SIGREG_RETURN_IF_ERROR(
-      check("cuDeviceGet", api->cuDeviceGet(&device, ordinal)));
-  SIGREG_RETURN_IF_ERROR(
-      check("cuDevicePrimaryCtxRetain",
-            api->cuDevicePrimaryCtxRetain(&context, device)));
-  currentOrdinal = ordinal;
-  return makeCurrent();
+  CUcontext &context = contexts[static_cast<size_t>(ordinal)];
+  if (!context) {
+    CUdevice device = 0;
+    SIGREG_RETURN_IF_ERROR(
+        check("cuDeviceGet", api->cuDeviceGet(&device, ordinal)));
+    SIGREG_RETURN_IF_ERROR(
+        check("cuDevicePrimaryCtxRetain",
+              api->cuDevicePrimaryCtxRetain(&context, device)));
+  }
+  return check("cuCtxSetCurrent", api->cuCtxSetCurrent(context));
 }
 
-Status CudaDriver::makeCurrent() {
-  if (!context)
-    return Status::error("CUDA context not initialized (call initContext)");
-  return check("cuCtxSetCurrent", api->cuCtxSetCurrent(context));
+Status CudaDriver::makeCurrent(int ordinal) {
+  // Written once under initContext's lock, before any caller of this for
+  // the same ordinal (its executor initialized it first).
+  if (ordinal < 0 || ordinal >= numDevices ||
+      !contexts[static_cast<size_t>(ordinal)])
+    return Status::error("CUDA context of device " + std::to_string(ordinal) +
+                         " not initialized (call initContext)");
+  return check("cuCtxSetCurrent",
+               api->cuCtxSetCurrent(contexts[static_cast<size_t>(ordinal)]));
 }
 
 Status CudaDriver::deviceInfo(int ordinal, DeviceInfo &info) {

@@ -231,7 +231,7 @@ Executor::~Executor() {
     if (!s.ok())
       std::fprintf(stderr, "warning: %s\n", s.message().c_str());
   };
-  warn(drv->makeCurrent());
+  warn(drv->makeCurrent(dev.ordinal));
   if (ownStream)
     warn(drv->streamSynchronize(ownStream));
   for (CUevent e : events)
@@ -301,7 +301,7 @@ Status Executor::ensureAllocated(size_t i) {
 }
 
 Status Executor::ensureAllocated(Phase phase) {
-  SIGREG_RETURN_IF_ERROR(drv->makeCurrent());
+  SIGREG_RETURN_IF_ERROR(drv->makeCurrent(dev.ordinal));
   for (size_t i = 0; i < m.steps.size(); ++i)
     if (phase == Phase::All ||
         m.steps[i].backward == (phase == Phase::Backward))
@@ -326,7 +326,7 @@ Status Executor::bufferPointer(std::string_view name, CUdeviceptr &ptr) {
   int i = bufferIndex(name, s);
   if (i < 0)
     return s;
-  SIGREG_RETURN_IF_ERROR(drv->makeCurrent());
+  SIGREG_RETURN_IF_ERROR(drv->makeCurrent(dev.ordinal));
   SIGREG_RETURN_IF_ERROR(ensureAllocated(static_cast<size_t>(i)));
   ptr = bound[i];
   return Status::success();
@@ -350,7 +350,7 @@ Status Executor::upload(std::string_view name, const void *data, size_t bytes) {
     return Status::error("upload of " + std::to_string(bytes) +
                          " bytes into buffer '" + std::string(name) + "' of " +
                          std::to_string(m.buffers[i].bytes) + " bytes");
-  SIGREG_RETURN_IF_ERROR(drv->makeCurrent());
+  SIGREG_RETURN_IF_ERROR(drv->makeCurrent(dev.ordinal));
   SIGREG_RETURN_IF_ERROR(ensureAllocated(static_cast<size_t>(i)));
   // Work already queued on our (non-blocking) stream may still use the
   // buffer; the synchronous copy does not order with it.
@@ -372,7 +372,7 @@ Status Executor::download(std::string_view name, void *data, size_t bytes) {
     return Status::error("download of " + std::to_string(bytes) +
                          " bytes from buffer '" + std::string(name) + "' of " +
                          std::to_string(m.buffers[i].bytes) + " bytes");
-  SIGREG_RETURN_IF_ERROR(drv->makeCurrent());
+  SIGREG_RETURN_IF_ERROR(drv->makeCurrent(dev.ordinal));
   SIGREG_RETURN_IF_ERROR(ensureAllocated(static_cast<size_t>(i)));
   SIGREG_RETURN_IF_ERROR(drv->streamSynchronize(strm));
   return drv->memcpyDtoH(data, bound[i], bytes)
@@ -380,7 +380,7 @@ Status Executor::download(std::string_view name, void *data, size_t bytes) {
 }
 
 Status Executor::poisonOutputs(uint32_t pattern) {
-  SIGREG_RETURN_IF_ERROR(drv->makeCurrent());
+  SIGREG_RETURN_IF_ERROR(drv->makeCurrent(dev.ordinal));
   for (size_t i = 0; i < m.buffers.size(); ++i) {
     if (m.buffers[i].role != BufferRole::Output)
       continue;
@@ -601,6 +601,6 @@ Status Executor::captureGraph(CudaGraph &graph) {
 }
 
 Status Executor::synchronize() {
-  SIGREG_RETURN_IF_ERROR(drv->makeCurrent());
+  SIGREG_RETURN_IF_ERROR(drv->makeCurrent(dev.ordinal));
   return drv->streamSynchronize(strm);
 }

@@ -161,7 +161,7 @@ Status sigreg::runtime::runBenchmark(Executor &exec, const BenchOptions &opt,
   CudaDriver &drv = exec.driver();
   const Manifest &m = exec.manifest();
   CUstream stream = exec.stream();
-  SIGREG_RETURN_IF_ERROR(drv.makeCurrent());
+  SIGREG_RETURN_IF_ERROR(drv.makeCurrent(exec.device().ordinal));
   SIGREG_RETURN_IF_ERROR(exec.synchronize());
   res = BenchResult();
   res.warmup = opt.warmup;

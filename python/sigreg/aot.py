@@ -23,18 +23,14 @@ __all__ = ["AotFunction", "Artifact", "CapiError", "ManifestError", "Problem", "
 
 
 class AotFunction(CapiFunction):
-    """``AotFunction(DIR)(x, seed=..., proj=..., out=...)``: see :class:`sigreg.capi.CapiFunction`.
-    The C ABI loads artifacts on device 0; ``device`` may only name that one."""
+    """``AotFunction(DIR, device=None)(x, seed=..., proj=..., out=...)``: see
+    :class:`sigreg.capi.CapiFunction` (``device``: default torch's current device)."""
 
     def __init__(self, artifact_dir: str, device=None):
         import torch  # noqa: PLC0415 (lazy on purpose)
 
-        if device is not None:
-            d = torch.device(device)
-            if d.type != "cuda" or (d.index or 0) != 0:
-                raise CapiError(f"the C ABI runs artifacts on cuda:0, not {d}")
-        super().__init__(artifact_dir)
-        self.device = torch.device("cuda", 0)
+        super().__init__(artifact_dir, device)
+        self.device = torch.device("cuda", self.device_index)
         self.x_dtype = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[self.problem.dtype]
         self.out_name = self.info.output
 

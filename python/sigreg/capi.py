@@ -72,12 +72,14 @@ def load_library():
         lib = ctypes.CDLL(path)
     except OSError as e:
         raise CapiError(f"cannot load {path}: {e}") from None
-    for symbol in ("sigreg_aot_describe", "sigreg_aot_run_phase", "sigreg_aot_device_bytes"):
+    for symbol in ("sigreg_aot_describe", "sigreg_aot_run_phase", "sigreg_aot_device_bytes",
+                   "sigreg_aot_load_device"):
         if not hasattr(lib, symbol):
             raise CapiError(f"{path} predates {symbol}: rebuild the runtime")
     h = ctypes.c_void_p
     lib.sigreg_aot_describe.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p)]
     lib.sigreg_aot_load.argtypes = [ctypes.c_char_p, ctypes.POINTER(h)]
+    lib.sigreg_aot_load_device.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(h)]
     lib.sigreg_aot_load_error.restype = ctypes.c_char_p
     lib.sigreg_aot_bind.argtypes = [h, ctypes.c_char_p, ctypes.c_uint64]
     lib.sigreg_aot_buffer_bytes.argtypes = [h, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint64)]
@@ -292,12 +294,21 @@ def _check_tensor(torch, t, name: str, dtype: str, nbytes: int) -> None:
         raise ValueError(f"'{name}' must be contiguous")
 
 
-def _check_tensors(torch, info: Artifact, tensors: Mapping[str, object]) -> None:
+def _check_device(t, name: str, device: Optional[int]) -> None:
+    """``t`` is a CUDA tensor, on cuda:``device`` when that is given (the device the artifact
+    was loaded on)."""
+    if not t.is_cuda:
+        raise ValueError(f"'{name}' must be a CUDA tensor, it is on {t.device}")
+    if device is not None and t.get_device() != device:
+        raise ValueError(f"'{name}' is on {t.device}, the artifact was loaded on cuda:{device}")
+
+
+def _check_tensors(torch, info: Artifact, tensors: Mapping[str, object],
+                   device: Optional[int] = None) -> None:
     for name, t in tensors.items():
         _check_tensor(torch, t, name, *_expected(info, name))
     for name, t in tensors.items():  # last, so that the checks above run without a GPU
-        if not t.is_cuda:
-            raise ValueError(f"'{name}' must be a CUDA tensor, it is on {t.device}")
+        _check_device(t, name, device)
 
 
 def _check_seed(info: Artifact, seed) -> None:
@@ -316,9 +327,10 @@ def _check_seed(info: Artifact, seed) -> None:
 
 
 def call_bindings(torch, info: Artifact, x, seed=None, proj=None, grad=None, out=None,
-                  step=None) -> Dict[str, object]:
+                  step=None, device: Optional[int] = None) -> Dict[str, object]:
     """The buffers a call ``f(x, seed, proj, grad, out, step)`` binds, by name, after checking
-    every argument against the description (``out`` may be None: the caller allocates it)."""
+    every argument against the description (``out`` may be None: the caller allocates it) and,
+    with ``device``, that every tensor is on cuda:``device``."""
     p = info.problem
     if p.entry_point:
         raise ValueError(f"the {p.entry_point} entry point is run with .run(buffers), not called")
@@ -347,20 +359,21 @@ def call_bindings(torch, info: Artifact, x, seed=None, proj=None, grad=None, out
         raise ValueError("grad= is for gradient artifacts; this one computes the loss")
     if out is not None:
         binds[info.output] = out
-    _check_tensors(torch, info, binds)
+    _check_tensors(torch, info, binds, device)
     return binds
 
 
-def check_buffers(torch, info: Artifact, buffers: Mapping[str, object], seed=None) -> None:
+def check_buffers(torch, info: Artifact, buffers: Mapping[str, object], seed=None,
+                  device: Optional[int] = None) -> None:
     """Checks the tensors of ``run(buffers, seed)``: every input and output of the artifact, by
-    name, each of its buffer's dtype and size."""
+    name, each of its buffer's dtype and size (and on cuda:``device`` when given)."""
     names = {b.name for b in info.buffers if b.role in ("input", "output")}
     if set(buffers) != names:
         missing, extra = names - set(buffers), set(buffers) - names
         raise ValueError(f"the artifact takes {sorted(names)}: missing {sorted(missing)}, "
                          f"unknown {sorted(extra)}")
     _check_seed(info, seed)
-    _check_tensors(torch, info, buffers)
+    _check_tensors(torch, info, buffers, device)
 
 
 # The fast path of a call's checks: what the checks above accept, tested with a few attribute
@@ -373,13 +386,14 @@ _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 @dataclass(frozen=True)
 class _CallSpec:
     """Per-artifact constants of the checks: each input and output's torch dtype and element
-    count, by name, and whether a seed is required."""
+    count, by name, whether a seed is required, and the device index of the artifact."""
 
     tensors: Dict[str, Tuple[object, int]]
     seeded: bool
+    device: int
 
     @staticmethod
-    def of(torch, info: Artifact) -> "_CallSpec":
+    def of(torch, info: Artifact, device: int) -> "_CallSpec":
         tensors = {}
         for b in info.buffers:
             if b.role != "workspace":
@@ -389,18 +403,18 @@ class _CallSpec:
                 # A size that is not a whole number of elements matches no tensor: the full
                 # check then says so.
                 tensors[b.name] = (want, nbytes // size if nbytes % size == 0 else -1)
-        return _CallSpec(tensors, info.problem.projection == "seed")
+        return _CallSpec(tensors, info.problem.projection == "seed", device)
 
     def _seed_ok(self, seed) -> bool:
         return not self.seeded or (type(seed) is int and _INT64_MIN <= seed <= _INT64_MAX)
 
     def _tensors_ok(self, torch, tensors: Mapping[str, object],
                     workspaces: Mapping[str, int]) -> bool:
-        """Every tensor CUDA and contiguous: an input or output of its dtype and size, or a
-        workspace (``workspaces``: name -> bytes) of at least its bytes."""
-        spec, tensor = self.tensors, torch.Tensor
+        """Every tensor CUDA on the artifact's device and contiguous: an input or output of its
+        dtype and size, or a workspace (``workspaces``: name -> bytes) of at least its bytes."""
+        spec, tensor, device = self.tensors, torch.Tensor, self.device
         for name, t in tensors.items():
-            if not isinstance(t, tensor) or not t.is_contiguous() or not t.is_cuda:
+            if not isinstance(t, tensor) or not t.is_contiguous() or t.get_device() != device:
                 return False
             want = spec.get(name)
             if want is None:
@@ -455,9 +469,13 @@ class CapiFunction:
     each call advances by one), ``f(x, seed, grad=g)`` (gradient artifacts); ``out`` to write into. Returns the
     f32 output: the loss (0-d), the statistics ([S] or [V, S]), or dL/dx (x's shape). The DDP
     split's entry points run with :meth:`run`. Every tensor must be contiguous, on the GPU, and
-    of its buffer's dtype and size (x: the problem's dtype and ``problem.x_shape()``)."""
+    of its buffer's dtype and size (x: the problem's dtype and ``problem.x_shape()``), on the
+    device the artifact was loaded on: ``device`` (an index, "cuda:N" or a torch.device; default
+    torch's current device), ``device_index`` after loading. Artifacts of several devices may
+    live in one process; a call makes its device's primary context (torch's) current on the
+    calling thread."""
 
-    def __init__(self, artifact_dir: str):
+    def __init__(self, artifact_dir: str, device=None):
         import torch  # noqa: PLC0415 (lazy on purpose)
 
         self._torch = torch
@@ -465,14 +483,28 @@ class CapiFunction:
         self.info: Artifact = describe(artifact_dir)
         self.info.check_conventions()
         self.problem: Problem = self.info.problem  # type: ignore[assignment]
+        d = None
+        if device is not None:
+            try:
+                d = (torch.device("cuda", device) if isinstance(device, int)
+                     else torch.device(device))
+            except (RuntimeError, TypeError) as e:
+                raise CapiError(f"not a CUDA device: {device!r} ({e})") from None
+            if d.type != "cuda":
+                raise CapiError(f"artifacts run on CUDA devices, not {d}")
         if not torch.cuda.is_available():
             raise CapiError("torch sees no CUDA device")
         torch.cuda.init()
-        torch.zeros(1, device="cuda")  # torch's primary context exists and is current
+        index = d.index if d is not None and d.index is not None else torch.cuda.current_device()
+        if not 0 <= index < torch.cuda.device_count():
+            raise CapiError(f"no device cuda:{index} ({torch.cuda.device_count()} device(s))")
+        self.device_index: int = index
+        torch.zeros(1, device=torch.device("cuda", index))  # its primary context exists
         self._lib = load_library()
         handle = ctypes.c_void_p()
-        if self._lib.sigreg_aot_load(self.artifact_dir.encode(), ctypes.byref(handle)) != 0:
-            raise CapiError(f"sigreg_aot_load({artifact_dir}): "
+        if self._lib.sigreg_aot_load_device(self.artifact_dir.encode(), index,
+                                            ctypes.byref(handle)) != 0:
+            raise CapiError(f"sigreg_aot_load_device({artifact_dir}, {index}): "
                             f"{self._lib.sigreg_aot_load_error().decode(errors='replace')}")
         self._h = handle
         self._bound: Dict[str, int] = {}
@@ -521,7 +553,7 @@ class CapiFunction:
 
     @functools.cached_property
     def _spec(self) -> _CallSpec:
-        return _CallSpec.of(self._torch, self.info)
+        return _CallSpec.of(self._torch, self.info, self.device_index)
 
     def _check(self, rc: int, what: str):
         if rc != 0:
@@ -572,7 +604,7 @@ class CapiFunction:
                 binds = None
         if binds is None:
             binds = call_bindings(torch, self.info, x, seed=seed, proj=proj, grad=grad, out=out,
-                                  step=step)
+                                  step=step, device=self.device_index)
         if out is None:
             shape = p.x_shape() if p.gradient else p.out_shape()
             out = x.new_empty(shape, dtype=torch.float32)
@@ -587,7 +619,7 @@ class CapiFunction:
         e.g. ``x``, ``cos`` and ``sin`` for the ``ecf`` entry point; ``seed`` for a seeded
         projection. On torch's current stream, like ``__call__``."""
         if not self._spec.accepts(self._torch, buffers, seed, exact=True):
-            check_buffers(self._torch, self.info, buffers, seed)
+            check_buffers(self._torch, self.info, buffers, seed, device=self.device_index)
         self._bind_all(buffers)
         self._set_seed(seed)
         self._enqueue(buffers["x"])  # every artifact takes x (check_conventions)
@@ -642,8 +674,7 @@ class CapiFunction:
                                      f"{t.numel() * t.element_size()}")
             else:
                 _check_tensor(torch, t, name, *_expected(info, name))
-            if not t.is_cuda:
-                raise ValueError(f"{name!r} must be a CUDA tensor, it is on {t.device}")
+            _check_device(t, name, self.device_index)
         if phase == "forward":
             _check_seed(info, seed)
 

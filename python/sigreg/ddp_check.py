@@ -14,6 +14,13 @@ Correctness, for bf16 and f32, with and without views, every clip mode and reduc
 Speed: forward+backward per rank at per-rank blog, mid and large shapes, for ``sigreg.torch``,
 the eager implementation and ``torch.compile`` of it, under the same process group (CUDA events,
 median), plus the time of the ``[V, S, P]`` all-reduce alone.
+
+``--compiled``: the ``SIGReg`` module with ``backend="compiled"`` (the compiler's split entry
+points, loaded through the C ABI on each rank's own device, cuda:LOCAL_RANK) against the same
+module with ``backend="torch"`` on the same shard: loss and gradient, bf16, views or not, clip
+or not, mean or per-slice. The GPU machine has no compiler: fill a cache here first,
+``python -m sigreg.ddp_check --precompile --world W`` with ``SIGREG_CACHE_DIR`` set, and point
+``SIGREG_CACHE_DIR`` there on the GPU machine.
 """
 
 from __future__ import annotations
@@ -100,6 +107,66 @@ def correctness(rank: int, world: int, device, quick: bool):
     return rows
 
 
+# The compiled backend's cases: (views, clip, reduction), bf16, shard [n, D] or [2, n, D] with
+# (n, D, S) = COMPILED_SHAPE; tolerances against the torch backend (bf16: docs/CONTRACT.md).
+COMPILED_CASES = [(views, clip, reduction) for views in (False, True)
+                  for clip in (None, "zero_below") for reduction in ("mean", "none")]
+COMPILED_SHAPE = (96, 64, 48)
+
+
+def _compiled_knobs(clip, reduction):
+    return dict(num_slices=COMPILED_SHAPE[2], n_points=17,
+                clip_value=None if clip is None else 0.9, clip_mode=clip or "zero_below",
+                reduction=reduction)
+
+
+def precompile(world: int):
+    """Compiles every artifact the --compiled cases may run on a rank's shard (into
+    ``$SIGREG_CACHE_DIR``); no GPU needed."""
+    n, D, S = COMPILED_SHAPE
+    dirs = []
+    for views, clip, reduction in COMPILED_CASES:
+        knobs = _compiled_knobs(clip, reduction)
+        dirs += st.precompile((2, n, D) if views else (n, D), torch.bfloat16, S,
+                              num_points=17, clip_value=knobs["clip_value"],
+                              clip_mode=knobs["clip_mode"], reduction=reduction)
+    print(f"ddp_check: {len(dirs)} artifacts for world size {world} (the shard shapes do not "
+          f"depend on it)")
+
+
+def compiled(rank: int, world: int, device):
+    """--compiled: the compiled backend against the torch backend, per rank (see the module
+    docstring)."""
+    rows = []
+    n, D, S = COMPILED_SHAPE
+    for views, clip, reduction in COMPILED_CASES:
+        g = torch.Generator().manual_seed(4321)
+        shape = (2, n * world, D) if views else (n * world, D)
+        x_full = torch.randn(shape, generator=g).to(torch.bfloat16).to(device)
+        sl = slice(rank * n, (rank + 1) * n)
+        row = dict(rank=rank, views=views, clip=clip or "none", reduction=reduction)
+        got = {}
+        try:
+            for backend in ("compiled", "torch"):
+                m = st.SIGReg(backend=backend, **_compiled_knobs(clip, reduction)).to(device)
+                shard = x_full[..., sl, :].clone().requires_grad_()
+                loss = m(shard)
+                loss.sum().backward()
+                got[backend] = (loss.detach(), shard.grad, int(m.global_step))
+        except Exception as e:  # noqa: BLE001 (report the case, go on with the others)
+            row.update({"error": f"{type(e).__name__}: {e}"[:300], "pass": False})
+            rows.append(row)
+            continue
+        (lc, gc, sc), (lt, gt, s_t) = got["compiled"], got["torch"]
+        row.update(loss_vs_torch=_rel(lc.float(), lt.float()),
+                   grad_vs_torch=_rel(gc.float(), gt.float()),
+                   on_device=lc.device == device and gc.device == device, steps=(sc, s_t))
+        row["pass"] = (row["loss_vs_torch"] <= 2e-3 and row["grad_vs_torch"] <= 1e-2
+                       and row["on_device"] and sc == s_t == 1)
+        rows.append(row)
+    return rows
+
+
 def _time(fn, reps: int) -> float:
     """Median milliseconds of ``fn`` over ``reps`` runs (CUDA events), all ranks in step."""
     for _ in range(3):
@@ -168,7 +235,15 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None, help="directory for ddp-check.json")
     ap.add_argument("--quick", action="store_true", help="a fifth of the cases, no large shape")
     ap.add_argument("--no-speed", action="store_true")
+    ap.add_argument("--compiled", action="store_true",
+                    help="only the compiled backend against the torch backend, per rank")
+    ap.add_argument("--precompile", action="store_true",
+                    help="compile the --compiled cases' artifacts into $SIGREG_CACHE_DIR (no GPU)")
+    ap.add_argument("--world", type=int, default=2, help="with --precompile: the world size")
     args = ap.parse_args(argv)
+    if args.precompile:
+        precompile(args.world)
+        return 0
     if not torch.cuda.is_available():
         print("ddp_check: no CUDA device", file=sys.stderr)
         return 3
@@ -178,6 +253,8 @@ def main(argv=None) -> int:
     torch.cuda.set_device(local)
     device = torch.device("cuda", local)
     dist.init_process_group("nccl", device_id=device)
+    if args.compiled:
+        return _report_compiled(rank, world, device, args.out)
     try:
         rows = correctness(rank, world, device, args.quick)
         speed_rows = [] if args.no_speed else speed(rank, world, device, args.quick)
@@ -211,6 +288,34 @@ def main(argv=None) -> int:
         os.makedirs(args.out, exist_ok=True)
         with open(os.path.join(args.out, "ddp-check.json"), "w") as f:
             json.dump(dict(world=world, correctness=all_rows, speed=speed_rows), f, indent=1)
+    return 1 if failed else 0
+
+
+def _report_compiled(rank: int, world: int, device, out) -> int:
+    try:
+        rows = compiled(rank, world, device)
+        gathered = [None] * world
+        dist.all_gather_object(gathered, rows)
+    finally:
+        dist.destroy_process_group()
+    if rank != 0:
+        return 0
+    rows = [r for g in gathered for r in g]
+    print(f"ddp_check --compiled: world size {world}, {torch.cuda.get_device_name(device)}")
+    for r in rows:
+        if "error" in r:
+            print(f"  rank {r['rank']} views {r['views']!s:5} clip {r['clip']:10} {r['reduction']:5} "
+                  f"FAIL {r['error']}")
+            continue
+        print(f"  rank {r['rank']} views {r['views']!s:5} clip {r['clip']:10} {r['reduction']:5} "
+              f"loss {r['loss_vs_torch']:.2e} grad {r['grad_vs_torch']:.2e} "
+              f"on its device {r['on_device']} steps {r['steps']} {'PASS' if r['pass'] else 'FAIL'}")
+    failed = [r for r in rows if not r["pass"]]
+    print(f"compiled: {len(rows) - len(failed)} of {len(rows)} checks PASS")
+    if out:
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, "ddp-check-compiled.json"), "w") as f:
+            json.dump(dict(world=world, compiled=rows), f, indent=1, default=str)
     return 1 if failed else 0
 
 

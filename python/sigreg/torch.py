@@ -242,19 +242,19 @@ def precompile(shape, dtype: torch.dtype, num_slices: int, **knobs):
 
 
 def _compiled_entries(V: int, N: int, D: int, S: int, P: int, t_max: float, dtype: str,
-                      reduced: bool = True):
+                      reduced: bool = True, device: int = 0):
     """The two compiled entry points of this problem, compiled on demand (sigreg.compile: the
-    on-disk cache, else the compiler), loaded through the C ABI (sigreg.capi). ``reduced``:
-    the loss is reduced over the slices (mean, sum), which lets the forward round g to 16 bits
-    where the error budget allows. Raises CompiledBackendUnavailable with the reason when they
-    cannot be had."""
-    key = (V, N, D, S, P, float(t_max), dtype, bool(reduced))
+    on-disk cache, else the compiler), loaded through the C ABI (sigreg.capi) on cuda:``device``
+    (each device of a process has its own). ``reduced``: the loss is reduced over the slices
+    (mean, sum), which lets the forward round g to 16 bits where the error budget allows.
+    Raises CompiledBackendUnavailable with the reason when they cannot be had."""
+    key = (V, N, D, S, P, float(t_max), dtype, bool(reduced), int(device))
     got = _COMPILED.get(key)
     if got is None:
         from .capi import CapiError, CapiFunction  # noqa: PLC0415 (lazy: needs the runtime)
         from .compile import CompileError, CompilerNotFound, compile_artifact  # noqa: PLC0415
         try:
-            got = tuple(CapiFunction(str(compile_artifact(p)))
+            got = tuple(CapiFunction(str(compile_artifact(p)), device)
                         for p in split_problems(V, N, D, S, P, t_max, dtype, reduced))
         except (CompileError, CompilerNotFound, CapiError, OSError) as e:
             got = str(e)
@@ -275,7 +275,7 @@ def _ecf_compiled(x: torch.Tensor, seed: torch.Tensor, num_slices: int, t_max: f
 def _run_ecf_compiled(x, seed: int, num_slices, t_max, num_points, reduced):
     V, N, D = x.shape
     fwd, _ = _compiled_entries(V, N, D, num_slices, num_points, t_max, _TORCH_DTYPES[x.dtype],
-                               reduced)
+                               reduced, x.get_device())
     cos = torch.empty((V, num_slices, num_points), dtype=torch.float32, device=x.device)
     sin = torch.empty_like(cos)
     fwd.run({"x": x.contiguous(), "cos": cos, "sin": sin}, seed=seed)
@@ -299,7 +299,8 @@ def _ecf_compiled_backward(x: torch.Tensor, seed: torch.Tensor, dcos: torch.Tens
 def _run_ecf_compiled_backward(x, seed: int, dcos, dsin, t_max, reduced):
     V, N, D = x.shape
     S, P = dcos.shape[1], dcos.shape[2]
-    _, bwd = _compiled_entries(V, N, D, S, P, t_max, _TORCH_DTYPES[x.dtype], reduced)
+    _, bwd = _compiled_entries(V, N, D, S, P, t_max, _TORCH_DTYPES[x.dtype], reduced,
+                               x.get_device())
     dx = torch.empty((V, N, D), dtype=torch.float32, device=x.device)
     bwd.run({"x": x.contiguous(), "dcos": dcos.float().contiguous(),
              "dsin": dsin.float().contiguous(), "out": dx}, seed=seed)
@@ -368,7 +369,7 @@ def _use_compiled(backend: str, x3: torch.Tensor, S: int, P: int, t_max: float,
         V, N, D = x3.shape
         try:
             _compiled_entries(int(V), int(N), int(D), S, P, t_max, _TORCH_DTYPES[x3.dtype],
-                              reduced)
+                              reduced, x3.get_device())
         except CompiledBackendUnavailable as e:
             why = str(e)
             # The GPU could run the compiled kernels but they could not be had (no compiler
@@ -417,7 +418,7 @@ def _whole_function(x: torch.Tensor, S: int, P: int, t_max: float, clip_value, c
     bf16/f16, CUDA) with its knobs, compiled on demand; None when it cannot be had (the reason
     is kept, so that a problem the compiler rejects is not compiled again every call)."""
     key = (tuple(x.shape), x.dtype, S, P, t_max, clip_value, clip_mode, reduction, gradient,
-           step, phased, device_step)
+           step, phased, device_step, x.get_device())
     got = _WHOLE.get(key)
     if got is None:
         from .capi import CapiError, CapiFunction  # noqa: PLC0415 (lazy: needs the runtime)
@@ -425,7 +426,7 @@ def _whole_function(x: torch.Tensor, S: int, P: int, t_max: float, clip_value, c
         problem = whole_problem(tuple(x.shape), x.dtype, S, P, t_max, clip_value, clip_mode,
                                 reduction, gradient, step, phased, device_step)
         try:
-            got = CapiFunction(str(compile_artifact(problem)))
+            got = CapiFunction(str(compile_artifact(problem)), x.get_device())
         except (CompileError, CompilerNotFound, CapiError, OSError) as e:
             got = str(e)
         _WHOLE[key] = got

@@ -315,8 +315,10 @@ def test_aot_function_is_the_capi_function():
     assert issubclass(aot.AotFunction, capi.CapiFunction)
     assert aot.ManifestError is capi.ManifestError and aot.Problem is capi.Problem
     pytest.importorskip("torch")
-    with pytest.raises(capi.CapiError, match="cuda:0, not cuda:1"):
-        aot.AotFunction(str(RAGGED / "fused"), device="cuda:1")
+    with pytest.raises(capi.CapiError, match="artifacts run on CUDA devices, not cpu"):
+        aot.AotFunction(str(RAGGED / "fused"), device="cpu")
+    with pytest.raises(capi.CapiError, match="not a CUDA device: -1"):
+        capi.CapiFunction(str(RAGGED / "fused"), device=-1)
 
 
 @pytest.mark.skipif(_cuda_available(), reason="this machine has a GPU")
@@ -400,11 +402,15 @@ class _FakeLib:
         self.calls.append(("destroy",))
 
 
+# The full checks as the module defines them (_fake_function replaces them).
+_CHECK_TENSORS = capi._check_tensors
+
+
 def _fake_function(torch, monkeypatch, artifact, lib):
-    """A CapiFunction on `lib`, as __init__ leaves it after sigreg_aot_load, for CPU tensors:
-    the device check is left out (the checks before it are those of call_bindings) and torch's
-    current stream is the legacy stream (raw handle 0)."""
-    def no_device_check(torch_, info, tensors):
+    """A CapiFunction on `lib`, as __init__ leaves it after sigreg_aot_load_device (device 0),
+    for CPU tensors: the device check is left out (the checks before it are those of
+    call_bindings) and torch's current stream is the legacy stream (raw handle 0)."""
+    def no_device_check(torch_, info, tensors, device=None):
         for name, t in tensors.items():
             capi._check_tensor(torch_, t, name, *capi._expected(info, name))
 
@@ -413,6 +419,7 @@ def _fake_function(torch, monkeypatch, artifact, lib):
     f = capi.CapiFunction.__new__(capi.CapiFunction)
     f._torch, f.artifact_dir, f.info = torch, str(artifact), capi.describe(artifact)
     f.problem, f._lib, f._h, f._bound, f._seed = f.info.problem, lib, 1, {}, None
+    f.device_index = 0
     return f
 
 
@@ -456,12 +463,13 @@ def test_capi_function_run_and_errors(monkeypatch, tmp_path):
 def test_capi_function_fast_checks_fall_back_to_the_full_messages(monkeypatch, tmp_path):
     # run() and __call__ first test their arguments against per-artifact constants; whatever
     # that test does not accept goes through check_buffers / call_bindings, so a bad call
-    # raises exactly their error. Here CPU tensors count as CUDA ones (the device check is the
-    # fast test's last).
+    # raises exactly their error. Here CPU tensors count as CUDA ones on the artifact's device
+    # 0 (the device check is the fast test's last).
     torch = pytest.importorskip("torch")
     lib = _FakeLib()
     f = _fake_function(torch, monkeypatch, _write(tmp_path, ECF), lib)
     monkeypatch.setattr(torch.Tensor, "is_cuda", property(lambda self: True))
+    monkeypatch.setattr(torch.Tensor, "get_device", lambda self: 0)
     full = []
 
     def counted(check):
@@ -505,3 +513,13 @@ def test_capi_function_fast_checks_fall_back_to_the_full_messages(monkeypatch, t
         with pytest.raises(type(want.value), match=re.escape(str(want.value))):
             g(*args, **kw)
         assert full == ["call_bindings"]
+    # A tensor on another device than the artifact's fails the fast test and the full checks
+    # say so (the C ABI would launch on the artifact's device with that address).
+    monkeypatch.setattr(capi, "_check_tensors", _CHECK_TENSORS)
+    monkeypatch.setattr(torch.Tensor, "get_device", lambda self: 1)
+    full.clear()
+    with pytest.raises(ValueError, match="'x' is on cpu, the artifact was loaded on cuda:0"):
+        g(x, seed=5)
+    with pytest.raises(ValueError, match="the artifact was loaded on cuda:0"):
+        f.run(good, seed=1)
+    assert full == ["call_bindings", "check_buffers"]

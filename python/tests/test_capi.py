@@ -14,8 +14,8 @@ pytestmark = pytest.mark.skipif(capi.library_path() is None, reason="libsigreg_a
 
 def test_library_exports_the_c_abi():
     lib = capi.load_library()
-    for name in ("sigreg_aot_describe", "sigreg_aot_load", "sigreg_aot_bind", "sigreg_aot_set_seed", "sigreg_aot_run",
-                 "sigreg_aot_destroy", "sigreg_aot_last_error"):
+    for name in ("sigreg_aot_describe", "sigreg_aot_load", "sigreg_aot_load_device", "sigreg_aot_bind",
+                 "sigreg_aot_set_seed", "sigreg_aot_run", "sigreg_aot_destroy", "sigreg_aot_last_error"):
         assert hasattr(lib, name)
 
 
@@ -23,6 +23,8 @@ def test_load_reports_errors_without_crashing(tmp_path):
     lib = capi.load_library()
     h = ctypes.c_void_p()
     assert lib.sigreg_aot_load(str(tmp_path / "missing").encode(), ctypes.byref(h)) != 0
+    assert b"manifest" in lib.sigreg_aot_load_error()
+    assert lib.sigreg_aot_load_device(str(tmp_path / "missing").encode(), 1, ctypes.byref(h)) != 0
     assert b"manifest" in lib.sigreg_aot_load_error()
 
 

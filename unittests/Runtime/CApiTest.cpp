@@ -172,3 +172,33 @@ TEST(CApi, LoadsOrSaysThereIsNoGpu) {
   sigreg_aot_destroy(f);
 }
 } // namespace
+
+namespace {
+// sigreg_aot_load_device: an ordinal past the last device (or negative) is an
+// error that says how many there are; without a driver, that there is none.
+// On a machine with two or more GPUs, artifacts load on device 1 and on
+// device 0 in one process.
+TEST(CApi, LoadsOnADeviceByOrdinal) {
+  std::string why;
+  sigreg::runtime::CudaDriver *drv = sigreg::runtime::CudaDriver::get(why);
+  for (int bad : {-1, drv ? drv->deviceCount() : 64}) {
+    sigreg_aot *f = reinterpret_cast<sigreg_aot *>(1);
+    EXPECT_NE(sigreg_aot_load_device(SIGREG_GPU_SMOKE_DIR, bad, &f), 0);
+    EXPECT_EQ(f, nullptr);
+    expectHas(sigreg_aot_load_error(),
+              drv ? "CUDA device ordinal " + std::to_string(bad) +
+                        " out of range (" + std::to_string(drv->deviceCount()) +
+                        " device(s))"
+                  : std::string("no CUDA"));
+  }
+  if (!drv || drv->deviceCount() < 2)
+    GTEST_SKIP() << "one device or none: " << why;
+  sigreg_aot *one = nullptr, *zero = nullptr;
+  ASSERT_EQ(sigreg_aot_load_device(SIGREG_GPU_SMOKE_DIR, 1, &one), 0)
+      << sigreg_aot_load_error();
+  ASSERT_EQ(sigreg_aot_load_device(SIGREG_GPU_SMOKE_DIR, 0, &zero), 0)
+      << sigreg_aot_load_error();
+  sigreg_aot_destroy(one);
+  sigreg_aot_destroy(zero);
+}
+} // namespace

@@ -53,6 +53,14 @@ typedef struct sigreg_aot sigreg_aot;
 int sigreg_aot_describe(const char *artifact_dir, const char **json);
 /* Loads an artifact directory on device 0 (its primary context). */
 int sigreg_aot_load(const char *artifact_dir, sigreg_aot **out);
+/* Loads an artifact directory on CUDA device `device` (an ordinal of the
+ * driver's, which is PyTorch's cuda:N; its primary context, the one the CUDA
+ * runtime uses). Artifacts of several devices may live in one process. The
+ * handle's calls make that context current on the calling thread. An
+ * ordinal out of range is an error ("CUDA device ordinal 3 out of range (2
+ * device(s))"). */
+int sigreg_aot_load_device(const char *artifact_dir, int device,
+                           sigreg_aot **out);
 /* Message of the last failed sigreg_aot_load or sigreg_aot_describe on this
  * thread (no handle exists then). */
 const char *sigreg_aot_load_error(void);

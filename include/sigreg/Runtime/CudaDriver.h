@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace sigreg {
 namespace runtime {
@@ -65,11 +66,13 @@ public:
   /// CUDA device", ...) on failure.
   static CudaDriver *get(std::string &err);
 
-  /// Retains device `ordinal`'s primary context and makes it current on the
-  /// calling thread. Idempotent for the same ordinal.
+  /// Retains device `ordinal`'s primary context (the one the CUDA runtime,
+  /// and so PyTorch, uses for that device) and makes it current on the
+  /// calling thread. Idempotent; every device of the process may have one.
   Status initContext(int ordinal = 0);
-  /// Makes the retained primary context current on the calling thread.
-  Status makeCurrent();
+  /// Makes device `ordinal`'s retained primary context current on the
+  /// calling thread (initContext first).
+  Status makeCurrent(int ordinal);
   int deviceCount() const { return numDevices; }
   Status deviceInfo(int ordinal, DeviceInfo &info);
 
@@ -173,9 +176,8 @@ private:
 
   Api *api = nullptr;
   int numDevices = 0;
-  int currentOrdinal = -1;
-  CUdevice device = 0;
-  CUcontext context = nullptr;
+  /// The retained primary contexts, by ordinal (null until initContext).
+  std::vector<CUcontext> contexts;
 };
 
 /// RAII owner of an instantiated CUDA graph captured from a stream.
