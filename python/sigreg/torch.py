@@ -234,11 +234,23 @@ def precompile(shape, dtype: torch.dtype, num_slices: int, **knobs):
     """Compiles into the cache (``sigreg.compile``: ``$SIGREG_CACHE_DIR``, else
     ``~/.cache/sigreg``) every artifact of :func:`call_problems`, on a machine with the
     compiler and no GPU needed, so that a GPU machine without the compiler finds them (point
-    its ``SIGREG_CACHE_DIR`` at the same cache). Returns their directories; raises
-    ``sigreg.compile.CompileError`` with the compiler's diagnostic."""
-    from .compile import compile_artifact  # noqa: PLC0415
+    its ``SIGREG_CACHE_DIR`` at the same cache). Returns their directories. An artifact the
+    compiler rejects is skipped with a ``RuntimeWarning`` giving its diagnostic, as the module
+    then runs another path (the whole-loss ones fall back to the split); the split's entry
+    points are the last path, so their rejection raises ``sigreg.compile.CompileError``."""
+    from .compile import CompileError, compile_artifact  # noqa: PLC0415
 
-    return [compile_artifact(p) for p in call_problems(shape, dtype, num_slices, **knobs)]
+    dirs = []
+    for p in call_problems(shape, dtype, num_slices, **knobs):
+        try:
+            dirs.append(compile_artifact(p))
+        except CompileError as e:
+            if p.entry_point:
+                raise
+            lines = [line for line in str(e).splitlines() if "error:" in line] or [str(e)]
+            warnings.warn(f"sigreg.torch.precompile: skipped {p} (the module runs another path "
+                          f"for it): {lines[0]}", RuntimeWarning, stacklevel=2)
+    return dirs
 
 
 def _compiled_entries(V: int, N: int, D: int, S: int, P: int, t_max: float, dtype: str,

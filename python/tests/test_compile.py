@@ -215,3 +215,25 @@ def test_module_precompile_compiles_what_its_calls_run(cache, monkeypatch):
     assert [sc.compile_artifact(p) for p in requests] == dirs
     with pytest.raises(ValueError, match="bf16 or f16"):
         st.precompile((100, 136), torch.float32, 64)
+
+
+@needs_compiler
+def test_call_problems_compile_or_are_skipped(cache):
+    # Every artifact the compiled backend may ask for compiles, for a training batch that fits
+    # the single launch (N 96) with per-slice statistics (the step read the cotangent's reshape
+    # before it existed: fixed 2026-12-05), and for views with a clip. At N 300, D 72, S 48
+    # the bf16 step needs g split into hi + lo parts for its forward, which the backward's
+    # kernels cannot share: precompile skips those with a warning (the module runs the loss
+    # and gradient artifacts instead) and still compiles the rest.
+    st = pytest.importorskip("sigreg.torch")
+    torch = pytest.importorskip("torch")
+    for shape, knobs in [((96, 64), dict(reduction="none")),
+                         ((96, 64), dict(reduction="mean")),
+                         ((2, 40, 136), dict(clip_value=0.8, reduction="sum"))]:
+        dirs = st.precompile(shape, torch.bfloat16, 48, **knobs)
+        assert len(dirs) == len(st.call_problems(shape, torch.bfloat16, 48, **knobs))
+    with pytest.warns(RuntimeWarning, match="skipped .*step=True.*another layout"):
+        dirs = st.precompile((300, 72), torch.bfloat16, 48)
+    problems = st.call_problems((300, 72), torch.bfloat16, 48)
+    assert 0 < len(dirs) < len(problems)
+    assert all((d / "manifest.json").is_file() for d in dirs)
