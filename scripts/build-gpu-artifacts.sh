@@ -147,6 +147,10 @@ grad_fused() {
   # forward); seeded, and a clip.
   emit_grad gradf-n96-none-bf16 0 96 64 48 17 bf16 none 0 none seed both
   emit_grad gradf-n200-zero-none-f16 0 200 136 40 9 f16 zero_below 0.8 none seed both
+  # A step whose Hopper forward splits g into hi + lo parts (small S at a large N / D) and
+  # whose backward reads the split's first D rows (compiled since the twenty-third session).
+  emit_step gradf-step-n300-d72-s48-bf16 0 300 72 48 17 bf16 none 0 mean seed fused
+  emit_phased gradf-phased-n300-d72-s48-bf16 0 300 72 48 17 bf16 none 0 mean seed fused
   # y recomputed by the backward (--save-slices=false) against the forward's saved
   # slices (the default, --sigreg-save-slices), side by side.
   emit_grad gradf-large-bf16-recompute 0 8192 4096 4096 17 bf16 none 0 mean seed fused --save-slices=false

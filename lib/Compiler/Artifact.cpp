@@ -6,6 +6,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Pass/PassManager.h"
@@ -398,6 +399,30 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
       if (failed(ref))
         return failure();
       buffers[view.getResult()] = {ref->name, ref->offset + *shift};
+      continue;
+    }
+    if (auto prefix = dyn_cast<memref::ReinterpretCastOp>(op)) {
+      // The first rows of a row-major buffer as a smaller row-major one
+      // (offset 0, static shape: the backward's g, the first D rows of the
+      // forward's hi + lo split): the same buffer.
+      auto from = dyn_cast<MemRefType>(prefix.getSource().getType());
+      MemRefType to = prefix.getType();
+      int64_t offset;
+      SmallVector<int64_t> strides;
+      bool rowMajor = from && from.getLayout().isIdentity() &&
+                      from.hasStaticShape() && to.hasStaticShape() &&
+                      succeeded(to.getStridesAndOffset(strides, offset)) &&
+                      offset == 0 &&
+                      strides == computeSuffixProduct(to.getShape());
+      if (!rowMajor || from.getElementType() != to.getElementType() ||
+          to.getNumElements() > from.getNumElements())
+        return prefix.emitOpError(
+            "cannot be expressed in the AOT manifest (only a row-major "
+            "prefix of a buffer, at offset 0 with static shapes)");
+      FailureOr<BufferRef> ref = bufferOf(prefix.getSource(), &op);
+      if (failed(ref))
+        return failure();
+      buffers[prefix.getResult()] = *ref;
       continue;
     }
     if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(op)) {

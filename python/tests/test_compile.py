@@ -218,22 +218,38 @@ def test_module_precompile_compiles_what_its_calls_run(cache, monkeypatch):
 
 
 @needs_compiler
-def test_call_problems_compile_or_are_skipped(cache):
-    # Every artifact the compiled backend may ask for compiles, for a training batch that fits
-    # the single launch (N 96) with per-slice statistics (the step read the cotangent's reshape
-    # before it existed: fixed 2026-12-05), and for views with a clip. At N 300, D 72, S 48
-    # the bf16 step needs g split into hi + lo parts for its forward, which the backward's
-    # kernels cannot share: precompile skips those with a warning (the module runs the loss
-    # and gradient artifacts instead) and still compiles the rest.
+def test_call_problems_compile(cache):
+    # Every artifact the compiled backend may ask for compiles: a training batch that fits the
+    # single launch (N 96) with per-slice statistics (the step read the cotangent's reshape
+    # before it existed) and with a mean, views with a clip, and N 300, D 72, S 48, where the
+    # bf16 step's forward splits g into hi + lo parts and its backward reads the hi rows (both
+    # failed to compile before 2026-12-05).
     st = pytest.importorskip("sigreg.torch")
     torch = pytest.importorskip("torch")
     for shape, knobs in [((96, 64), dict(reduction="none")),
                          ((96, 64), dict(reduction="mean")),
-                         ((2, 40, 136), dict(clip_value=0.8, reduction="sum"))]:
+                         ((2, 40, 136), dict(clip_value=0.8, reduction="sum")),
+                         ((300, 72), dict(reduction="mean"))]:
         dirs = st.precompile(shape, torch.bfloat16, 48, **knobs)
         assert len(dirs) == len(st.call_problems(shape, torch.bfloat16, 48, **knobs))
-    with pytest.warns(RuntimeWarning, match="skipped .*step=True.*another layout"):
-        dirs = st.precompile((300, 72), torch.bfloat16, 48)
-    problems = st.call_problems((300, 72), torch.bfloat16, 48)
-    assert 0 < len(dirs) < len(problems)
-    assert all((d / "manifest.json").is_file() for d in dirs)
+        assert all((d / "manifest.json").is_file() for d in dirs)
+
+
+def test_precompile_skips_what_the_module_falls_back_from(monkeypatch):
+    # An artifact the compiler rejects is skipped with a warning when the module has another
+    # path for it; the split's entry points are the last path, so their rejection raises.
+    st = pytest.importorskip("sigreg.torch")
+    torch = pytest.importorskip("torch")
+
+    def compile_artifact(p):
+        if p.step or p.entry_point == "ecf_backward":
+            raise sc.CompileError(f"x.mlir:1:1: error: no lowering for {p.entry_point or 'step'}")
+        return p
+
+    monkeypatch.setattr(sc, "compile_artifact", compile_artifact)
+    problems = st.call_problems((96, 64), torch.bfloat16, 48)
+    with pytest.warns(RuntimeWarning, match="skipped .*step=True.*error: no lowering for step"):
+        with pytest.raises(sc.CompileError, match="ecf_backward"):
+            st.precompile((96, 64), torch.bfloat16, 48)
+    kept = [p for p in problems if not p.step and not p.entry_point]
+    assert kept and len(kept) < len(problems)

@@ -762,8 +762,12 @@ LogicalResult Lowering::checkLowerable(Operation *op) {
   if (fromSingleLaunch)
     return success();
   if (auto proj = bwd.getProjection().getDefiningOp<ProjectionOp>()) {
+    // Row-major 16-bit: g itself, or the Hopper forward's hi + lo split,
+    // whose first D rows are g rounded (backwardProjection).
     MemRefType gType = seededGType(proj);
-    if (gType.getElementType() != elem || gType.getShape() != ArrayRef{D, S})
+    int64_t rows = gType.getDimSize(0);
+    if (gType.getElementType() != elem || gType.getDimSize(1) != S ||
+        (rows != D && rows != 2 * wgmmaSplitFeatures(D)))
       return fail() << "its seeded projection is also read by a forward "
                        "kernel that needs g in another layout than the "
                        "row-major 16-bit one of the Hopper kernels";
@@ -1144,6 +1148,15 @@ void Lowering::lowerFusedEcfBackward(ConversionPatternRewriter &rewriter,
   }
   std::optional<SeededProjection> seeded = SeededProjection::of(projection);
   Value g = seeded ? seeded->g : toBuffer(rewriter, loc, projection.front());
+  // The Hopper forward's hi + lo split of a seeded g ([2 Dp, S]): the
+  // backward's kernels read its first D rows, g rounded to the input's type
+  // (what they read when the forward does not split it; the split serves
+  // the forward's accuracy, the backward's budget counts that rounding).
+  if (auto gType = cast<MemRefType>(g.getType()); gType.getDimSize(0) != D)
+    g = memref::ReinterpretCastOp::create(
+        rewriter, loc, MemRefType::get({D, S}, gType.getElementType()), g,
+        /*offset=*/0, /*sizes=*/ArrayRef<int64_t>{D, S},
+        /*strides=*/ArrayRef<int64_t>{S, 1});
   // The forward's tile rule (and its wgmma-slices option), at least 128
   // slices: the 64-slice tile is the forward's alone.
   int64_t tileSlices =

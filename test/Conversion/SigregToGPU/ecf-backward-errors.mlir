@@ -63,23 +63,3 @@ func.func @layout_conflict(%x: tensor<1x64x32xbf16>, %seed: i64, %g: tensor<f32>
   %dx = sigreg.fused_ecf_backward %x, %a, %dc, %ds : tensor<1x64x32xbf16>, tensor<32x16xf32>, tensor<1x16x5xf32> -> tensor<1x64x32xf32>
   return %dx : tensor<1x64x32xf32>
 }
-
-// -----
-
-// A training step whose loss's cotangent is computed from the forward's
-// own loss: it cannot exist where the forward's single launch runs
-// (availableBefore), so there is no single-launch step; the forward stays a
-// single launch with g generated in registers, which the backward cannot
-// read.
-func.func @cotangent_from_the_loss(%x: tensor<1x96x64xbf16>, %seed: i64) -> tensor<1x96x64xf32> {
-  %a = sigreg.projection seed(%seed) : tensor<64x48xf32>
-  %c, %s = sigreg.fused_ecf %x, %a : tensor<1x96x64xbf16>, tensor<64x48xf32> -> tensor<1x48x17xf32>
-  %n = arith.constant 96 : index
-  %cl, %sl, %nl = sigreg.all_reduce_mean %c, %s, %n : tensor<1x48x17xf32>
-  %l = sigreg.fused_epilogue %cl, %sl, %nl reduction = none : tensor<1x48x17xf32> -> tensor<1x48xf32>
-  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x48x17xf32>
-  %dc, %ds = sigreg.ecf_cotangent %cg, %sg, %ng, %l reduction = none : tensor<1x48x17xf32>, tensor<1x48xf32>
-  // expected-error @+1 {{'sigreg.fused_ecf_backward' op has no fused GPU lowering for this problem: its seeded projection is also read by a forward kernel that needs g in another layout than the row-major 16-bit one of the Hopper kernels}}
-  %dx = sigreg.fused_ecf_backward %x, %a, %dc, %ds : tensor<1x96x64xbf16>, tensor<64x48xf32>, tensor<1x48x17xf32> -> tensor<1x96x64xf32>
-  return %dx : tensor<1x96x64xf32>
-}

@@ -226,3 +226,28 @@ func.func @folded_cotangent(%x: tensor<2x300x136xbf16>, %seed: i64, %g: tensor<f
   %dx = sigreg.fused_ecf_backward %x, %a, %dc, %ds slices(%y : tensor<2x300x72xf32>) t_max = 2.5 : tensor<2x300x136xbf16>, tensor<136x72xf32>, tensor<2x72x9xf32> -> tensor<2x300x136xf32>
   return %l, %dx : tensor<f32>, tensor<2x300x136xf32>
 }
+
+// -----
+
+// A forward whose g is split into hi + lo parts (projection = split: the
+// [2 Dp, S] layout, Dp = 72 rounded up to 128) and a backward on the same
+// seeded projection: the backward's Hopper kernels read the split's first D
+// rows, g rounded to bf16, through a reinterpret_cast of the buffer's prefix.
+// CHECK-LABEL: func.func @split_forward(
+// CHECK:         %[[G:.*]] = memref.alloc() : memref<256x48xbf16>
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_projection_split_rows {{.*}} args(%{{.*}} : i64, %[[G]] : memref<256x48xbf16>,
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma
+// CHECK:         %[[HI:.*]] = memref.reinterpret_cast %[[G]] to offset: [0], sizes: [72, 48], strides: [48, 1] : memref<256x48xbf16> to memref<72x48xbf16>
+// CHECK:         memref.cast %[[HI]] : memref<72x48xbf16> to memref<*xbf16>
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_ecf_grad_wgmma
+// CHECK:         gpu.launch_func  @sigreg_kernels::@sigreg_project_transpose_wgmma
+func.func @split_forward(%x: tensor<1x300x72xbf16>, %seed: i64, %g: tensor<f32>) -> (tensor<f32>, tensor<1x300x72xf32>) {
+  %a = sigreg.projection seed(%seed) : tensor<72x48xf32>
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 3, projection = split>} : tensor<1x300x72xbf16>, tensor<72x48xf32> -> tensor<1x48x17xf32>
+  %n0 = arith.constant 300 : index
+  %cg, %sg, %n = sigreg.all_reduce_mean %c, %s, %n0 : tensor<1x48x17xf32>
+  %l = sigreg.fused_epilogue %cg, %sg, %n reduction = mean : tensor<1x48x17xf32> -> tensor<f32>
+  %dc, %ds = sigreg.ecf_cotangent %cg, %sg, %n, %g reduction = mean : tensor<1x48x17xf32>, tensor<f32>
+  %dx = sigreg.fused_ecf_backward %x, %a, %dc, %ds : tensor<1x300x72xbf16>, tensor<72x48xf32>, tensor<1x48x17xf32> -> tensor<1x300x72xf32>
+  return %l, %dx : tensor<f32>, tensor<1x300x72xf32>
+}

@@ -51,8 +51,7 @@
 // function holding a loss and its loss_grad decomposes to): the reshape is
 // side-effect free and its operand dominates the forward, so the conversion
 // moves it before the single launch (availableBefore, moveBefore). A
-// cotangent computed from the forward's own results cannot be: test
-// ecf-backward-errors.mlir.
+// cotangent computed from the forward's own results cannot be: next.
 // CHECK-LABEL: func.func @cotangent_after_forward(
 // CHECK-SAME:    %{{.*}}: tensor<1x96x64xbf16>, %{{.*}}: i64, %[[G:.*]]: tensor<48xf32>)
 // CHECK:         tensor.expand_shape %[[G]]
@@ -60,6 +59,20 @@
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_project_transpose_wgmma
 // CHECK-NOT:     gpu.launch_func
+// CHECK:         return
+
+// A cotangent computed from the forward's own loss cannot exist before the
+// forward (availableBefore): no single-launch step; the forward runs on the
+// Hopper kernel with g split into hi + lo parts (per-slice statistics), and
+// the backward's kernels read the split's hi rows (the fused backward's
+// reinterpret_cast of g; ecf-backward.mlir).
+// CHECK-LABEL: func.func @cotangent_from_the_loss(
+// CHECK-NOT:     sigreg_single_launch
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_projection_split_rows
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_fused_ecf_wgmma
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_ecf_cotangent
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_ecf_grad_wgmma
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_project_transpose_wgmma
 // CHECK:         return
 
 // The kernel's step stages. Stage 1: the B fragments' g, rounded, stored by
@@ -116,4 +129,10 @@ func.func @cotangent_after_forward(%x: tensor<1x96x64xbf16>, %seed: i64, %g: ten
   %dy = sigreg.ecf_grad %y, %dc, %ds t_max = 3.0 : tensor<1x96x48xf32>, tensor<1x48x17xf32>
   %dx = sigreg.project_transpose %dy, %a : tensor<1x96x48xf32>, tensor<64x48xf32> -> tensor<1x96x64xf32>
   return %dx : tensor<1x96x64xf32>
+}
+
+func.func @cotangent_from_the_loss(%x: tensor<96x64xbf16>, %seed: i64) -> (tensor<48xf32>, tensor<96x64xf32>) {
+  %l = sigreg.loss %x seed(%seed) slices = 48 points = 17 reduction = none : tensor<96x64xbf16> -> tensor<48xf32>
+  %dx = sigreg.loss_grad %x seed(%seed) grad(%l : tensor<48xf32>) slices = 48 points = 17 reduction = none : tensor<96x64xbf16> -> tensor<96x64xf32>
+  return %l, %dx : tensor<48xf32>, tensor<96x64xf32>
 }
