@@ -3,7 +3,7 @@
 # session): the single launch's changes against an earlier compiler's kernels, the ECF on the
 # mma.sync accumulators, the k loop's step groups, and the fused backward set (per-slice steps at
 # N <= 256 compile since this session). Needs `grad-fused` packed too. Results under $OUT. About
-# 7 minutes.
+# 9 minutes.
 export SIGREG_GPU_BUILD=.gpu/rt
 # 1. This compiler's single launch (g rounded in pairs, y scaled by one reciprocal per thread)
 # against 1b8a104's (base-NAME, .gpu/singleab), three rounds of pairs.
@@ -25,8 +25,10 @@ for g in 2 8; do
   timeout 60 bash scripts/gpu-ab.sh .gpu/stepgroup --prefix sg$g- --skip-validate --rounds 2 \
     --out $OUT/sg$g-bench 2>&1 | grep -E ' r[0-9] |gpu-ab'
 done
-# 4. The fused backward set, validated (its fused artifacts; gradf-n96-none-bf16 and
-# gradf-n200-zero-none-f16: the per-slice single-launch step, new), sanitizers on the new ones.
-timeout 150 bash scripts/gpu-ab.sh .gpu/grad-fused --prefix none- --skip-bench \
-  --sanitize "gradf-n96-none-bf16 gradf-n200-zero-none-f16" --out $OUT/gradf 2>&1 |
-  grep -E 'rc=|gpu-ab: done'
+# 4. The fused backward set, validated (its fused artifacts; new: gradf-n96-none-bf16 and
+# gradf-n200-zero-none-f16, the per-slice single-launch step; gradf-step- and
+# gradf-phased-n300-d72-s48-bf16, the backward reading the split forward's hi rows), sanitizers
+# on three of the new ones.
+timeout 280 bash scripts/gpu-ab.sh .gpu/grad-fused --prefix none- --skip-bench \
+  --sanitize "gradf-n96-none-bf16 gradf-n200-zero-none-f16 gradf-step-n300-d72-s48-bf16" \
+  --out $OUT/gradf 2>&1 | grep -E 'rc=|gpu-ab: done'
