@@ -6,7 +6,7 @@
 #   SET: all (default: anchors, variants, hopper, split, single, grad, step, phased and random) | anchors |
 #        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
-#        cooperative | stagger | fragment | stepgroup | warps16 |
+#        cooperative | stagger | fragment | stepgroup | staggerfast | warps16 |
 #        perslice | p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -609,6 +609,16 @@ stepgroup_set() {
     done
   done
 }
+# The staggered k walk with the fast normals together (stgf-NAME: --single-launch-stagger
+# --single-launch-fast-normals), which measured blog 12.6 -> 10.9 us (twenty-third session),
+# on the timed single-launch anchors and steps: NAME and stgf-NAME, for gpu-ab.sh --prefix stgf-.
+staggerfast_set() {
+  fast_normals_configs
+  emit views-ragged 3 40 1000 300 9 f16 clamp_min 0.5 mean seed
+  PREFIX=stgf- EXTRA="--single-launch-stagger --single-launch-fast-normals" fast_normals_configs
+  PREFIX=stgf- EXTRA="--single-launch-stagger --single-launch-fast-normals" \
+    emit views-ragged 3 40 1000 300 9 f16 clamp_min 0.5 mean seed
+}
 # The single launch in blocks of 16 warps (--single-launch-warps=16, schedule warps = 16):
 # the single set, the training steps that take the single launch, and the seed read from a
 # step counter (the packed loss word, the fenced counter forced at N = 4096), each as NAME (8
@@ -672,6 +682,7 @@ case "$set_" in
   stagger) stagger_set ;;
   fragment) fragment_set ;;
   stepgroup) stepgroup_set ;;
+  staggerfast) staggerfast_set ;;
   tpersistent) tpersistent_set ;;
   transposed) transposed_set ;;
   p65) for w in 64 128 256; do
