@@ -763,7 +763,8 @@ LogicalResult Lowering::checkLowerable(Operation *op) {
     return success();
   if (auto proj = bwd.getProjection().getDefiningOp<ProjectionOp>()) {
     // Row-major 16-bit: g itself, or the Hopper forward's hi + lo split,
-    // whose first D rows are g rounded (backwardProjection).
+    // whose first D rows are g rounded (read as such by
+    // lowerFusedEcfBackward).
     MemRefType gType = seededGType(proj);
     int64_t rows = gType.getDimSize(0);
     if (gType.getElementType() != elem || gType.getDimSize(1) != S ||
