@@ -545,52 +545,55 @@ generate_set() {
   done
 }
 # The one-tile Hopper kernel whose grid generates g before a grid barrier (--wgmma-cooperative,
-# projection = cooperative, a cooperative launch): each shape as NAME (the rule: the projection
-# kernel, then the Hopper kernel) and coop-NAME (one launch), for scripts/gpu-ab.sh --prefix coop-.
+# projection = cooperative, a cooperative launch): each shape as NAME (--wgmma-cooperative=0: the
+# projection kernel, then the Hopper kernel) and coop-NAME (=1: one launch wherever it can), for
+# scripts/gpu-ab.sh --prefix coop-. The rule (-1) takes the one launch where each thread generates
+# at most 32 rows (all but n512-d2048 here).
 cooperative_set() {
-  local o="--wgmma-cooperative" shape
+  local o="--wgmma-cooperative=1" two="--wgmma-cooperative=0" shape
   for shape in "mid 0 1024 1024 1024 17 bf16 none 0 mean" "ragged 0 1000 1000 1000 17 bf16 none 0 mean" \
       "n512-d2048 0 512 2048 1024 17 bf16 none 0 mean" "f16-sum 0 1024 1024 520 9 f16 none 0 sum" \
       "clamp 0 1024 1024 1024 17 bf16 clamp_min 0.5 mean" "views 2 512 1024 1024 17 bf16 none 0 mean" \
       "n2048-s2048 0 2048 1024 2048 17 bf16 none 0 mean" "p33-ragged 0 700 520 900 33 f16 zero_below 0.5 mean"; do
     set -- $shape
-    emit "$1-$7" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused
+    emit "$1-$7" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused "$two"
     emit "coop-$1-$7" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused "$o"
   done
   # The seed read from a step counter (the module's path): the tail advances it.
-  emit mid-step-bf16 0 1024 1024 1024 17 bf16 none 0 mean step fused
+  emit mid-step-bf16 0 1024 1024 1024 17 bf16 none 0 mean step fused "$two"
   emit coop-mid-step-bf16 0 1024 1024 1024 17 bf16 none 0 mean step fused "$o"
 }
 # The single launch's blocks walking their k steps from different first steps
-# (--single-launch-stagger): NAME (the rule) and stg-NAME, for scripts/gpu-ab.sh --prefix stg-;
-# blog also as stgf-blog-bf16 with the fast normals besides.
+# (--single-launch-stagger=1): NAME (=0, unstaggered) and stg-NAME, for scripts/gpu-ab.sh
+# --prefix stg-; blog also as stgf-blog-bf16 with the fast normals besides (the rule's kernel
+# at blog since the twenty-fourth session).
 stagger_set() {
   local shape
   for shape in "blog-bf16 0 32 2048 1024 17 bf16 none 0 mean" "slm-n256-d1024-sum 0 256 1024 256 17 bf16 none 0 sum" \
       "views-ragged 3 40 1000 300 9 f16 clamp_min 0.5 mean"; do
     set -- $shape
-    emit "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused
-    emit "stg-$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused --single-launch-stagger
+    emit "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused --single-launch-stagger=0
+    emit "stg-$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused --single-launch-stagger=1
   done
   emit stgf-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused \
-    "--single-launch-stagger --single-launch-fast-normals"
+    "--single-launch-stagger=1 --single-launch-fast-normals"
 }
 # The single launch's ECF on the mma.sync accumulators in registers where its GEMM has one k
-# group (--single-launch-fragment-ecf, D <= 16): NAME (the rule) and fe-NAME, for
-# scripts/gpu-ab.sh --prefix fe-. minimal; masked rows (a ragged batch, a tile of 64 rows
+# group (--single-launch-fragment-ecf=1, D <= 16): NAME (=0, the y tile in shared memory) and
+# fe-NAME, for scripts/gpu-ab.sh --prefix fe-; the rule (-1) takes fe- at tiles of 128 rows or more. minimal; masked rows (a ragged batch, a tile of 64 rows
 # in 8 warps of 16), 16-slice blocks (two column fragments), per-slice f16 with a clip, several
 # batch tiles (single-launch=2), and P = 3 (not applicable: fe- is the rule's kernel).
 fragment_set() {
-  local shape o=--single-launch-fragment-ecf
+  local shape o=--single-launch-fragment-ecf=1 off=--single-launch-fragment-ecf=0
   for shape in "minimal-bf16 4 256 16 256 17 bf16 none 0 mean" \
       "ragged-f16 0 200 13 150 9 f16 none 0 mean" "views-none 3 40 8 64 17 bf16 none 0 none" \
       "n128-s2048 0 128 16 2048 17 bf16 none 0 sum" \
       "clamp-none-f16 2 256 16 300 5 f16 clamp_min 0.5 none" "p3 0 256 16 256 3 bf16 none 0 mean"; do
     set -- $shape
-    emit "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused
+    emit "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused "$off"
     emit "fe-$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused "$o"
   done
-  emit tiles-bf16 2 1000 16 64 17 bf16 none 0 mean seed fused --single-launch=2
+  emit tiles-bf16 2 1000 16 64 17 bf16 none 0 mean seed fused "--single-launch=2 $off"
   emit fe-tiles-bf16 2 1000 16 64 17 bf16 none 0 mean seed fused "--single-launch=2 $o"
 }
 # The single launch's tensor-core k loop with 2 or 8 k steps per iteration instead of the
@@ -609,14 +612,15 @@ stepgroup_set() {
     done
   done
 }
-# The staggered k walk with the fast normals together (stgf-NAME: --single-launch-stagger
+# The staggered k walk with the fast normals together (stgf-NAME: --single-launch-stagger=1
 # --single-launch-fast-normals), which measured blog 12.6 -> 10.9 us (twenty-third session),
-# on the timed single-launch anchors and steps: NAME and stgf-NAME, for gpu-ab.sh --prefix stgf-.
+# on the timed single-launch anchors and steps: NAME (--single-launch-stagger=0, neither) and
+# stgf-NAME, for gpu-ab.sh --prefix stgf-. The rule (-1) takes stgf- at blog's 32-row tile.
 staggerfast_set() {
-  fast_normals_configs
-  emit views-ragged 3 40 1000 300 9 f16 clamp_min 0.5 mean seed
-  PREFIX=stgf- EXTRA="--single-launch-stagger --single-launch-fast-normals" fast_normals_configs
-  PREFIX=stgf- EXTRA="--single-launch-stagger --single-launch-fast-normals" \
+  EXTRA=--single-launch-stagger=0 fast_normals_configs
+  EXTRA=--single-launch-stagger=0 emit views-ragged 3 40 1000 300 9 f16 clamp_min 0.5 mean seed
+  PREFIX=stgf- EXTRA="--single-launch-stagger=1 --single-launch-fast-normals" fast_normals_configs
+  PREFIX=stgf- EXTRA="--single-launch-stagger=1 --single-launch-fast-normals" \
     emit views-ragged 3 40 1000 300 9 f16 clamp_min 0.5 mean seed
 }
 # The single launch in blocks of 16 warps (--single-launch-warps=16, schedule warps = 16):

@@ -106,11 +106,14 @@ struct Options {
                      "itself, split among a cluster of the slice tile's "
                      "CTAs: the forward in one launch (measured slower "
                      "than two launches at mid)")};
-  llvm::cl::opt<bool> wgmmaCooperative{
+  llvm::cl::opt<int64_t> wgmmaCooperative{
       "wgmma-cooperative",
       llvm::cl::desc("sm_90a: the one-tile Hopper kernel's grid generates g "
                      "itself before a grid-wide barrier, launched "
-                     "cooperatively: the forward in one launch")};
+                     "cooperatively: the forward in one launch (-1: by "
+                     "rule, where each thread generates at most 32 rows; 0: "
+                     "never; 1: wherever it can)"),
+      llvm::cl::init(-1)};
   llvm::cl::opt<bool> wgmmaPersistent{
       "wgmma-persistent",
       llvm::cl::desc("sm_90a: a persistent Hopper kernel: the ping-pong "
@@ -134,16 +137,22 @@ struct Options {
       llvm::cl::desc("the single launch's tensor-core GEMM generates g with "
                      "the fast normals too (default: the exact mapping, "
                      "measured faster)")};
-  llvm::cl::opt<bool> singleLaunchStagger{
+  llvm::cl::opt<int64_t> singleLaunchStagger{
       "single-launch-stagger",
       llvm::cl::desc("the single launch's blocks walk their k steps from "
                      "different first steps, so that they do not all read "
-                     "the same x lines at once")};
-  llvm::cl::opt<bool> singleLaunchFragmentEcf{
+                     "the same x lines at once (-1: by rule, tiles of at "
+                     "most 32 rows, with the fast normals of "
+                     "--fast-normals; 0: never; 1: wherever the steps "
+                     "allow)"),
+      llvm::cl::init(-1)};
+  llvm::cl::opt<int64_t> singleLaunchFragmentEcf{
       "single-launch-fragment-ecf",
       llvm::cl::desc("the single launch's ECF runs on the mma.sync "
                      "accumulators in registers where its GEMM has one k "
-                     "group (D <= 16)")};
+                     "group (D <= 16) (-1: by rule, tiles of at least 128 "
+                     "rows; 0: never; 1: wherever it can)"),
+      llvm::cl::init(-1)};
   llvm::cl::opt<int64_t> singleLaunchStepGroup{
       "single-launch-step-group",
       llvm::cl::desc("the single launch's tensor-core k loop takes this many "

@@ -52,8 +52,8 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "TMA + wgmma kernel: persistent, the ping-pong kernel (one consumer warpgroup's ECF beside the other's MMAs), or with wgmma-rows=256 the transposed tile (its CTAs walk the batch tiles of one slice tile) wherever it can; by rule the transposed tile is persistent where that keeps its waves, and wgmma-rows=256 alone keeps one tile per CTA">,
     Option<"wgmmaGenerate", "wgmma-generate", "bool", "false",
            "TMA + wgmma kernel: the 64-slice tile generates its g tile itself, split among a cluster of the slice tile's CTAs (one launch; measured slower than two at mid)">,
-    Option<"wgmmaCooperative", "wgmma-cooperative", "bool", "false",
-           "TMA + wgmma kernel: the one-tile kernel's grid generates g itself before a grid-wide barrier, launched cooperatively (one launch, no projection launch)">,
+    Option<"wgmmaCooperative", "wgmma-cooperative", "int64_t", "-1",
+           "TMA + wgmma kernel: the one-tile kernel's grid generates g itself before a grid-wide barrier, launched cooperatively (one launch, no projection launch): -1 by rule (where each thread generates at most 32 rows), 0 never, 1 wherever it can">,
     Option<"wgmmaCluster", "wgmma-cluster", "int64_t", "0",
            "TMA + wgmma kernel: CTAs per cluster sharing the g tile by multicast "
            "(1, 2 or 4; 0: by rule)">,
@@ -72,13 +72,15 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
     Option<"singleLaunchFastNormals", "single-launch-fast-normals", "bool", "false",
            "The single launch's tensor-core GEMM generates g with fast-normals' mapping too "
            "(by default it keeps the exact one: measured faster with 8 warps)">,
-    Option<"singleLaunchStagger", "single-launch-stagger", "bool", "false",
+    Option<"singleLaunchStagger", "single-launch-stagger", "int64_t", "-1",
            "The single launch's blocks walk their tensor-core k steps from different first "
            "steps (block b from step group b mod the groups), so that they do not all read the "
-           "same x lines at once">,
-    Option<"singleLaunchFragmentEcf", "single-launch-fragment-ecf", "bool", "false",
+           "same x lines at once: -1 by rule (tiles of at most 32 rows, with the fast normals "
+           "of fast-normals), 0 never, 1 wherever the steps allow">,
+    Option<"singleLaunchFragmentEcf", "single-launch-fragment-ecf", "int64_t", "-1",
            "The single launch's ECF runs on the mma.sync accumulators in registers where the "
-           "GEMM has one k group (D <= 16): no partials or y tile in shared memory">,
+           "GEMM has one k group (D <= 16): no partials or y tile in shared memory; -1 by rule "
+           "(tiles of at least 128 rows), 0 never, 1 wherever it can">,
     Option<"singleLaunchStepGroup", "single-launch-step-group", "int64_t", "0",
            "The single launch's tensor-core k loop takes this many k steps per iteration "
            "(their x loads issued together) where every warp's steps divide by it (0: by rule, "

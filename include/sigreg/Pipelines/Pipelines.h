@@ -83,12 +83,13 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::desc("TMA + wgmma kernel: the 64-slice tile generates its g "
                      "tile itself (one launch)"),
       llvm::cl::init(false)};
-  PassOptions::Option<bool> wgmmaCooperative{
+  PassOptions::Option<int64_t> wgmmaCooperative{
       *this, "wgmma-cooperative",
       llvm::cl::desc("TMA + wgmma kernel: the one-tile kernel's grid "
                      "generates g itself before a grid-wide barrier, "
-                     "launched cooperatively (one launch)"),
-      llvm::cl::init(false)};
+                     "launched cooperatively (one launch): -1 by rule, 0 "
+                     "never, 1 wherever it can"),
+      llvm::cl::init(-1)};
   PassOptions::Option<bool> wgmmaPersistent{
       *this, "wgmma-persistent",
       llvm::cl::desc("TMA + wgmma kernel: persistent, the ping-pong kernel, "
@@ -111,18 +112,21 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::desc("The single launch's tensor-core GEMM generates g with "
                      "fast-normals' mapping too (default: the exact one)"),
       llvm::cl::init(false)};
-  PassOptions::Option<bool> singleLaunchStagger{
+  PassOptions::Option<int64_t> singleLaunchStagger{
       *this, "single-launch-stagger",
       llvm::cl::desc("The single launch's blocks walk their k steps from "
                      "different first steps, so that they do not all read "
-                     "the same x lines at once"),
-      llvm::cl::init(false)};
-  PassOptions::Option<bool> singleLaunchFragmentEcf{
+                     "the same x lines at once: -1 by rule (tiles of at "
+                     "most 32 rows, with the fast normals), 0 never, 1 "
+                     "wherever the steps allow"),
+      llvm::cl::init(-1)};
+  PassOptions::Option<int64_t> singleLaunchFragmentEcf{
       *this, "single-launch-fragment-ecf",
       llvm::cl::desc("The single launch's ECF runs on the mma.sync "
                      "accumulators in registers where the GEMM has one k "
-                     "group (D <= 16)"),
-      llvm::cl::init(false)};
+                     "group (D <= 16): -1 by rule (tiles of at least 128 "
+                     "rows), 0 never, 1 wherever it can"),
+      llvm::cl::init(-1)};
   PassOptions::Option<int64_t> singleLaunchStepGroup{
       *this, "single-launch-step-group",
       llvm::cl::desc("The single launch's tensor-core k loop takes this many "

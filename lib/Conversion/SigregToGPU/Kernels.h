@@ -487,6 +487,9 @@ struct SingleLaunchShape {
   /// at a time instead of all the same ones. The sums over k run in another
   /// order per block (deterministic, not the unstaggered bits).
   bool staggerSteps = false;
+  /// staggerSteps where the tensor-core k loop can stagger: every warp has
+  /// the same whole step groups, and more than one.
+  bool staggersSteps() const;
   /// single-launch-fragment-ecf: where ecfFromFragments() allows, the ECF
   /// runs on the mma.sync accumulators in registers (no partials, no y tile
   /// in shared memory; stages 3-5 in one, emitFragmentEcf).
@@ -566,6 +569,15 @@ struct SingleLaunchShape {
     return std::max<int64_t>(1, blockRows / 16 / (warps / mmaWarpsK()));
   }
 };
+/// The largest single-launch tile (rows) whose k walk is staggered, with the
+/// fast normals, by rule (single-launch-stagger = -1): blog's 32-row tile
+/// gained 14% on the H200, N 256 D 1024 (a 256-row batch) lost 30%.
+constexpr int64_t kSingleLaunchStaggerMaxRows = 32;
+/// The smallest single-launch tile (rows) whose ECF runs on the mma.sync
+/// accumulators by rule (single-launch-fragment-ecf = -1, where
+/// ecfFromFragments allows): tiles of 128 and 256 rows gained 0.1-0.4 us on
+/// the H200, 40 rows in a 64-row tile lost 0.1-0.3.
+constexpr int64_t kSingleLaunchFragmentEcfMinRows = 128;
 /// (seed : i64 | step : memref<i64> (deviceStep) | A : memref<DxS>, x :
 /// memref<VxNxD>, out : memref<f32> or
 /// memref<VxSxf32>, counters : memref<Cxi32> (zero at the first launch, left

@@ -231,8 +231,8 @@ public:
   Lowering(gpu::GPUModuleOp kernels, const EcfScheduleOptions &schedule,
            bool deferCotangent, NormalMapping normals,
            bool singleLaunchFastNormals = false,
-           bool singleLaunchStagger = false,
-           bool singleLaunchFragmentEcf = false,
+           int64_t singleLaunchStagger = -1,
+           int64_t singleLaunchFragmentEcf = -1,
            int64_t singleLaunchStepGroup = 0)
       : kernels(kernels), schedule(schedule), deferCotangent(deferCotangent),
         normals(normals), singleLaunchFastNormals(singleLaunchFastNormals),
@@ -384,10 +384,12 @@ private:
   /// single-launch-fast-normals: `normals` in the single launch's
   /// tensor-core GEMM too (else the exact mapping there).
   bool singleLaunchFastNormals;
-  /// single-launch-stagger: SingleLaunchShape::staggerSteps.
-  bool singleLaunchStagger;
-  /// single-launch-fragment-ecf: SingleLaunchShape::fragmentEcf.
-  bool singleLaunchFragmentEcf;
+  /// single-launch-stagger: SingleLaunchShape::staggerSteps (-1: by rule,
+  /// staggerByRule).
+  int64_t singleLaunchStagger;
+  /// single-launch-fragment-ecf: SingleLaunchShape::fragmentEcf (-1: by
+  /// rule, tiles of at least kSingleLaunchFragmentEcfMinRows rows).
+  int64_t singleLaunchFragmentEcf;
   /// single-launch-step-group: SingleLaunchShape::stepGroup.
   int64_t singleLaunchStepGroup;
   /// The kernel module's symbols, read again for each function (a kernel
@@ -1652,18 +1654,18 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   fillEcfProblem(ecf, sh);
   auto proj = ecf.getProjection().getDefiningOp<ProjectionOp>();
   sh.seeded = bool(proj);
-  // The single launch generates g with the exact mapping whatever
-  // fast-normals says: with the approximate functions its k loop has 27%
-  // fewer instructions, but ptxas sinks the x loads below the generation
-  // (blog 0.0127 -> 0.0162 ms), and with those loads issued one step group
-  // ahead it gains nothing (docs/PERF-NOTES.md, seventeenth session).
+  // The single launch generates g with the exact mapping unless its k walk
+  // is staggered by rule (below): with the approximate functions alone its
+  // k loop has 27% fewer instructions, but ptxas sinks the x loads below
+  // the generation (blog 0.0127 -> 0.0162 ms), and with those loads issued
+  // one step group ahead it gains nothing (docs/PERF-NOTES.md, seventeenth
+  // session); staggered, the blocks' loads spread and it gains 14%.
   // single-launch-fast-normals asks for the fast mapping on tensor cores
-  // anyway (with 16 warps the sunk loads may hide behind the other warps:
-  // not yet measured).
+  // anyway.
   if (singleLaunchFastNormals)
     sh.normals = normals;
-  sh.staggerSteps = singleLaunchStagger;
-  sh.fragmentEcf = singleLaunchFragmentEcf;
+  sh.staggerSteps = singleLaunchStagger == 1;
+  sh.fragmentEcf = singleLaunchFragmentEcf == 1;
   sh.stepGroup = singleLaunchStepGroup;
   sh.projectionElement =
       proj ? Type() : ecf.getProjection().getType().getElementType();
@@ -1688,6 +1690,27 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   sh.clip = knobs.clip;
   sh.clipValue = knobs.clipValue;
   sh.reduction = knobs.reduction;
+  // By rule, tiles of at most kSingleLaunchStaggerMaxRows rows walk their k
+  // steps staggered, generating g with the fast normals: on the H200 blog
+  // went 12.5-12.8 -> 10.8-11.1 us with both, while each alone gained at
+  // most 2% (the fast normals' shorter loop exposed the x loads that every
+  // block issued in the same order) and both lost at 256 rows (N 256 D 1024
+  // 11.7 -> 15.4; docs/PERF-NOTES.md, twenty-third session).
+  if (singleLaunchStagger == -1 &&
+      sh.blockRows <= kSingleLaunchStaggerMaxRows) {
+    sh.staggerSteps = true;
+    if (sh.staggersSteps())
+      sh.normals = normals;
+    else
+      sh.staggerSteps = false;
+  }
+  // By rule the ECF runs on the accumulators (where ecfFromFragments allows)
+  // in tiles of at least kSingleLaunchFragmentEcfMinRows rows: on the H200
+  // minimal went 6.5-6.8 -> 6.3-6.5 us and the 128- and 256-row shapes of
+  // the fragment set gained 0.1-0.4 us, while 40 rows in a 64-row tile lost
+  // 0.1-0.3.
+  if (singleLaunchFragmentEcf == -1)
+    sh.fragmentEcf = sh.blockRows >= kSingleLaunchFragmentEcfMinRows;
 
   Type f32 = rewriter.getF32Type();
   int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints,
@@ -1879,13 +1902,25 @@ struct ConvertSigregToGPUPass
       return;
     std::string optionError = scheduleOptionError(
         blockRows, blockSlices, wgmmaSlices, singleLaunch, wgmmaCluster,
-        wgmmaRows, singleLaunchWarps, promoteAccumulators);
+        wgmmaRows, singleLaunchWarps, promoteAccumulators, wgmmaCooperative);
     if (!optionError.empty()) {
       module.emitError(optionError);
       return signalPassFailure();
     }
     if (projectionChunk < 1) {
       module.emitError("projection-chunk must be positive");
+      return signalPassFailure();
+    }
+    if (singleLaunchFragmentEcf < -1 || singleLaunchFragmentEcf > 1) {
+      module.emitError("single-launch-fragment-ecf must be -1 (by rule), 0 "
+                       "(never) or 1 (wherever it can), got ")
+          << static_cast<int64_t>(singleLaunchFragmentEcf);
+      return signalPassFailure();
+    }
+    if (singleLaunchStagger < -1 || singleLaunchStagger > 1) {
+      module.emitError("single-launch-stagger must be -1 (by rule), 0 "
+                       "(never) or 1 (wherever the steps allow), got ")
+          << static_cast<int64_t>(singleLaunchStagger);
       return signalPassFailure();
     }
     if (!llvm::is_contained({0, 1, 2, 4, 8}, singleLaunchStepGroup)) {

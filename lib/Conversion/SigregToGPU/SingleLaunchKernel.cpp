@@ -501,7 +501,7 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
   // around (every warp has whole groups: U > 1, or WK dividing the steps).
   int64_t steps = sh.mmaSteps(), groups = steps / (WK * U);
   Value rotation;
-  if (sh.staggerSteps && steps % (WK * U) == 0 && groups > 1)
+  if (sh.staggersSteps())
     rotation = k.mul(k.rem(k.blockId(gpu::Dimension::x), k.idx(groups)),
                      k.idx(WK * U));
   // The group's x loads, then its Philox work (independent of the loads,
@@ -1056,6 +1056,13 @@ int64_t mlir::sigreg::SingleLaunchShape::mmaWarpsK() const {
                     wk * blockRows * blockSlices > 8192))
     wk /= 2;
   return wk;
+}
+
+bool mlir::sigreg::SingleLaunchShape::staggersSteps() const {
+  if (!staggerSteps || !tensorCores)
+    return false;
+  int64_t span = mmaWarpsK() * mmaStepGroup();
+  return mmaSteps() % span == 0 && mmaSteps() / span > 1;
 }
 
 int64_t mlir::sigreg::SingleLaunchShape::mmaStepGroup() const {

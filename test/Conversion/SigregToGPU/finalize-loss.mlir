@@ -1,4 +1,4 @@
-// RUN: sigreg-opt %s -split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=hopper=1 single-launch=0 wgmma-rows=128" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
+// RUN: sigreg-opt %s -split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=hopper=1 single-launch=0 wgmma-rows=128 wgmma-cooperative=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
 
 // sigreg_ecf_finalize_loss (EpilogueKernels.cpp, docs/GPU-SCHEDULES.md): with
 // more batch tiles than the Hopper kernel's tail gathers (> 16), the batch

@@ -1,9 +1,11 @@
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-fragment-ecf=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch=0 --sigreg-gpu-bufferize | FileCheck %s --check-prefix=OFF
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch=2 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TILES
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch=2 single-launch-fragment-ecf=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TILES
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=tensor-cores=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=SIMT
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-warps=16 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=W16
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-warps=16 single-launch-fragment-ecf=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=W16
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stagger=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=STAGGER
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=STAGGER
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stagger=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=NOSTAGGER
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-step-group=2 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=GROUP2
 
 // The blog shape: the whole chain is one launch of sigreg_single_launch
@@ -11,8 +13,10 @@
 // rounded to bf16): block = 8 slices x 32 rows, 128 blocks. One batch
 // tile: the counters workspace (zero_init) goes unused; the loss's 64-bit
 // accumulator, zero_init too.
-// single-launch-stagger: block b (grid x, its slice tile) walks the 4 step
-// groups of 32 steps from group b mod 4, wrapping around at 128.
+// single-launch-stagger=1, and by rule (-1) at blog's 32-row tile: block b
+// (grid x, its slice tile) walks the 4 step groups of 32 steps from group b
+// mod 4, wrapping around at 128 (by rule with the fast normals besides:
+// compile-only-single-launch.mlir); =0 walks from step group 0.
 // STAGGER-LABEL: func.func @blog
 // STAGGER:         %[[BX:.*]] = gpu.block_id  x
 // STAGGER:         %[[GROUP:.*]] = arith.remui %[[BX]], %c4 : index
@@ -23,6 +27,10 @@
 // STAGGER-NEXT:      %[[IN:.*]] = arith.cmpi ult, %[[TURNED]], %c128 : index
 // STAGGER-NEXT:      %{{.*}} = arith.select %[[IN]], %[[TURNED]], %[[WRAPPED]] : index
 // STAGGER-COUNT-16:  vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>
+// NOSTAGGER-LABEL: func.func @blog
+// NOSTAGGER:         scf.for %[[STEP:.*]] = %{{.*}} to %c128 step %c32
+// NOSTAGGER-NOT:       arith.select
+// NOSTAGGER:           vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>
 // single-launch-step-group=2: two k steps per iteration (step 8 x 2), the
 // x loads of the two (8 of them) at the top, then their 4 mma.sync.
 // GROUP2-LABEL: func.func @blog
@@ -357,8 +365,11 @@ func.func @loss_sum_fallback(%x: tensor<4096x16xbf16>, %seed: i64) -> tensor<f32
 
 // -----
 
-// The minimal shape (4 views, N = 256, D = 16; P = 5 here): 256-row tiles of
-// 8 slices, 8 elements of the y tile per thread, all inside the batch, so
+// The minimal shape (4 views, N = 256, D = 16; P = 5 here) with its ECF on
+// the y tile (single-launch-fragment-ecf=0 in the CHECK, TILES and W16 runs;
+// by rule it runs on the accumulators, single-launch-fragment-ecf.mlir):
+// 256-row tiles of 8 slices, 8 elements of the y tile per thread, all inside
+// the batch, so
 // stage 5 takes them two at a time (elements i and i + 1 of one slice):
 // u = (y_a + y_b) dt / 2, v = (y_a - y_b) dt / 2 (dt / 2 = 0.375), a
 // reduced sin/cos of each, and cos(p a) + cos(p b) = cos(p u) 2 cos(p v)

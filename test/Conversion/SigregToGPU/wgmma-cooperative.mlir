@@ -1,5 +1,6 @@
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu="hopper=1 wgmma-cooperative=1" --split-input-file --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
-// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu="hopper=1" --split-input-file --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=RULE
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu="hopper=1" --split-input-file --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu="hopper=1 wgmma-cooperative=0" --split-input-file --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=NEVER
 
 // The one-tile Hopper kernel whose grid generates g (projection =
 // cooperative, WgmmaEcfKernel.cpp emitGridProjection): N = 1000 (8 batch
@@ -9,7 +10,9 @@
 // D x S / 8192 = 13 rows per thread, rounded up to a multiple of 4
 // (cooperativeChunkRows); the last chunk has 8 rows. Then one grid barrier,
 // and the kernel reads g by TMA as from the projection kernel: the forward
-// is one launch, marked cooperative (every CTA resident at once).
+// is one launch, marked cooperative (every CTA resident at once). The rule
+// (wgmma-cooperative = -1, the default) takes it here: 16 rows a thread, at
+// most kCooperativeRuleMaxRows = 32.
 
 // The host: g [D, S], its 33 chunks' sums of squares and the barrier's
 // counter (zeroed once, sigreg.zero_init) are workspaces; the seed is an
@@ -24,13 +27,13 @@
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         return
 
-// The rule (no option): the projection kernel, then the Hopper kernel, which
+// wgmma-cooperative = 0: the projection kernel, then the Hopper kernel, which
 // is not cooperative.
-// RULE-LABEL:  func.func @cooperative
-// RULE:          gpu.launch_func  @sigreg_kernels::@sigreg_projection_rows
-// RULE:          gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma
-// RULE-NOT:      sigreg.cooperative
-// RULE:          return
+// NEVER-LABEL: func.func @cooperative
+// NEVER:         gpu.launch_func  @sigreg_kernels::@sigreg_projection_rows
+// NEVER:         gpu.launch_func  @sigreg_kernels::@sigreg_fused_ecf_wgmma
+// NEVER-NOT:     sigreg.cooperative
+// NEVER:         return
 
 // No clusters.
 // CHECK:       gpu.func @sigreg_fused_ecf_wgmma(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[SUMSQ:.*]]: memref<33x200xf32>, %[[SEED:.*]]: i64, %[[GOUT:.*]]: memref<520x200xbf16>, %[[COUNTER:.*]]: memref<1xi64>,

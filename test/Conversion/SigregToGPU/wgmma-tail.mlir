@@ -1,5 +1,5 @@
-// RUN: sigreg-opt %s -split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=hopper=1 single-launch=0 wgmma-rows=128" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
-// RUN: sigreg-opt %s -split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=hopper=1 single-launch=0 wgmma-rows=128 wgmma-atomic-sums=1" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=ATOMIC
+// RUN: sigreg-opt %s -split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=hopper=1 single-launch=0 wgmma-rows=128 wgmma-cooperative=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
+// RUN: sigreg-opt %s -split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=hopper=1 single-launch=0 wgmma-rows=128 wgmma-cooperative=0 wgmma-atomic-sums=1" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=ATOMIC
 
 // The Hopper kernel's 64-slice tile and its tail (WgmmaEcfKernel.cpp,
 // docs/GPU-SCHEDULES.md "the tail").

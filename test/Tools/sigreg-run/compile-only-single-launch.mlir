@@ -9,9 +9,11 @@
 // RUN: rm -rf %t.w && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-warps=16 --emit-artifact=%t.w > /dev/null
 // RUN: FileCheck %s --check-prefix=W16 < %t.w/fused/manifest.json
 // RUN: %ptxas -arch=sm_90a -v %t.w/fused/sigreg.ptx -o %t.w/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS16 --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
-// RUN: rm -rf %t.f && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-fast-normals --emit-artifact=%t.f > /dev/null
-// RUN: FileCheck %s --check-prefix=EXACT < %t/fused/sigreg.ptx
-// RUN: FileCheck %s --check-prefix=FAST < %t.f/fused/sigreg.ptx
+// RUN: rm -rf %t.e && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-stagger=0 --emit-artifact=%t.e > /dev/null
+// RUN: FileCheck %s --check-prefix=EXACT < %t.e/fused/sigreg.ptx
+// RUN: FileCheck %s --check-prefix=FAST < %t/fused/sigreg.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.e/fused/sigreg.ptx -o %t.e/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXASE --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
+// RUN: not sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-stagger=2 --emit-artifact=%t.bad 2>&1 | FileCheck %s --check-prefix=BADSTAGGER
 
 // The blog shape as one launch, through the whole pipeline: one step,
 // zero_init workspaces (the counter, unused with one batch tile, and the
@@ -61,27 +63,31 @@
 // reduction, a path the ECF's angles never take; no spills.
 // PTXAS: Compiling entry function 'sigreg_single_launch' for 'sm_90a'
 // PTXAS: {{[0-9]+}} bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-// PTXAS: Used 92 registers
+// PTXAS: Used 76 registers
 
 // In blocks of 16 warps (--single-launch-warps=16): 512 threads, still no
-// spills (95 registers, within the 128 a 512-thread block allows).
+// spills (84 registers, within the 128 a 512-thread block allows).
 // W16:      "block": [
 // W16-NEXT:   512,
 // W16:      "kernel": "sigreg_single_launch",
 // PTXAS16: Compiling entry function 'sigreg_single_launch' for 'sm_90a'
 // PTXAS16: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-// PTXAS16: Used 95 registers
+// PTXAS16: Used 84 registers
 
-// The GEMM's g: the exact mapping by default (its log through the correctly
-// rounded division of the polynomial mapping, no approximate log2: the
-// ECF's one sin.approx/cos.approx pair only); with
-// --single-launch-fast-normals the projection kernels' fast mapping
-// (lg2.approx, sin/cos.approx per Box-Muller pair).
+// The GEMM's g: by rule at blog's 32-row tile the projection kernels' fast
+// mapping (lg2.approx, sin/cos.approx per Box-Muller pair), its k walk
+// staggered (single-launch-kernel.mlir); with --single-launch-stagger=0
+// neither: the exact mapping (its log through the correctly rounded
+// division of the polynomial mapping, no approximate log2: the ECF's one
+// sin.approx/cos.approx pair only), 92 registers.
 // EXACT-NOT: lg2.approx
 // EXACT:     div.rn.f32
 // EXACT-NOT: lg2.approx
 // FAST:      lg2.approx.f32
 // FAST:      sin.approx.f32
+// PTXASE: Compiling entry function 'sigreg_single_launch' for 'sm_90a'
+// PTXASE: Used 92 registers
+// BADSTAGGER: single-launch-stagger must be -1 (by rule), 0 (never) or 1 (wherever the steps allow), got 2
 func.func @sigreg(%x: tensor<?x2048xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<?x2048xbf16> -> tensor<f32>
   return %l : tensor<f32>

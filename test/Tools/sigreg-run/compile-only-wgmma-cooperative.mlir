@@ -1,5 +1,5 @@
 // REQUIRES: cuda-toolkit, ptxas
-// RUN: rm -rf %t && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --wgmma-cooperative --emit-artifact=%t | FileCheck %s --check-prefix=OUT
+// RUN: rm -rf %t && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --wgmma-cooperative=1 --emit-artifact=%t | FileCheck %s --check-prefix=OUT
 // RUN: FileCheck %s --check-prefix=PTX < %t/fused/sigreg.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/fused/manifest.json
 // RUN: %ptxas -arch=sm_90a -v %t/fused/sigreg.ptx -o %t/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="{{[1-9][0-9]*}} bytes spill"

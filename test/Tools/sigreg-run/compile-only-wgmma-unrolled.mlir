@@ -1,12 +1,14 @@
 // REQUIRES: cuda-toolkit, ptxas
-// RUN: rm -rf %t && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --emit-artifact=%t | FileCheck %s --check-prefix=OUT
+// RUN: rm -rf %t && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --wgmma-cooperative=0 --emit-artifact=%t | FileCheck %s --check-prefix=OUT
 // RUN: FileCheck %s --check-prefix=PTX < %t/fused/sigreg.ptx
 // RUN: %ptxas -arch=sm_90a -v %t/fused/sigreg.ptx -o %t/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="{{[1-9][0-9]*}} bytes spill" --implicit-check-not=C7520
 
 // Mid bf16 through the whole pipeline: the Hopper kernel on 64-slice tiles,
 // one CTA per multiprocessor with an 8-stage ring, its 16 k-tiles unrolled
 // (emitUnrolledWgmmaMainloop): 16 x 4 m64n64k16 wgmmas in straight-line
-// code, no minimum of CTAs per multiprocessor, no spills.
+// code, no minimum of CTAs per multiprocessor, no spills. With
+// --wgmma-cooperative=0: the projection kernel generates g (by rule the
+// kernel's grid does, compile-only-wgmma-cooperative.mlir).
 
 // OUT: fused pipeline: 2 steps
 

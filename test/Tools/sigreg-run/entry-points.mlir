@@ -14,12 +14,13 @@
 // RUN: not sigreg-run %s --target=cuda --compile-only --shape=2x100x136 --emit-artifact=%t.x 2>&1 | FileCheck %s --check-prefix=SHAPE
 
 // OUT: sigreg-run: target=cuda entry=@forward x=2x300x136xbf16 S=72 P=9 t_max=2.5 {{.*}} projection=seed entry_point=ecf output=cos,sin
-// OUT: sigreg-run: fused pipeline: 2 steps
+// OUT: sigreg-run: fused pipeline: 1 steps
 
-// The forward: the Hopper kernel (its tail adding the 3 batch tiles) writes
-// the means straight into the outputs
-// (sigreg.reduced on the results: the caller's loss is reduced over the
-// slices, so g may be rounded to 16 bits).
+// The forward: one cooperative launch of the Hopper kernel, whose grid
+// generates g (the rule: 4 rows a thread) and whose tail adds the 3 batch
+// tiles and writes the means straight into the outputs (sigreg.reduced on
+// the results: the caller's loss is reduced over the slices, so g may be
+// rounded to 16 bits).
 // FWD:       "name": "x",
 // FWD-NEXT:  "role": "input",
 // FWD:       "name": "cos",
@@ -27,11 +28,12 @@
 // FWD:       "name": "sin",
 // FWD-NEXT:  "role": "output",
 // FWD:       "entry_point": "ecf",
-// FWD:       "kernel": "sigreg_projection_rows",
+// FWD-NOT:   "kernel": "sigreg_projection_rows",
 // FWD:       "buffer": "cos"
 // FWD-NEXT:  },
 // FWD-NEXT:  {
 // FWD-NEXT:    "buffer": "sin"
+// FWD:       "cooperative": true,
 // FWD:       "kernel": "sigreg_fused_ecf_wgmma",
 // FWD-NOT:   "kernel": "sigreg_ecf_finalize_sm",
 // FWD-NOT:   "op": "copy"

@@ -29,7 +29,7 @@ struct SigregChooseSchedulePass
     Operation *root = getOperation();
     std::string optionError = scheduleOptionError(
         blockRows, blockSlices, wgmmaSlices, singleLaunch, wgmmaCluster,
-        wgmmaRows, singleLaunchWarps, promoteAccumulators);
+        wgmmaRows, singleLaunchWarps, promoteAccumulators, wgmmaCooperative);
     if (!optionError.empty()) {
       root->emitError(optionError);
       return signalPassFailure();

@@ -5,7 +5,9 @@
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-persistent=true wgmma-rows=256 wgmma-cluster=2" | FileCheck %s --check-prefix=TPERSIST
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-generate=true" | FileCheck %s --check-prefix=GEN
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-generate=true wgmma-cluster=2" | FileCheck %s --check-prefix=GEN2
-// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-cooperative=true" | FileCheck %s --check-prefix=COOP
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-cooperative=1" | FileCheck %s --check-prefix=COOP
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-cooperative=0" | FileCheck %s --check-prefix=NOCOOP
+// RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-cooperative=2" 2>&1 | FileCheck %s --check-prefix=BADCOOP
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-rows=128" | FileCheck %s --check-prefix=R128
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-rows=256" | FileCheck %s --check-prefix=R256
 // RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true wgmma-rows=64" 2>&1 | FileCheck %s --check-prefix=BADROWS
@@ -57,7 +59,7 @@
 // WARPS-LABEL:  func.func @minimal
 // WARPS:          schedule = #sigreg.schedule<kernel = single_launch, tile = [256, 8], k_tile = 16, batch_tiles = 1, projection = split, warps = 16>}
 // WARPS-LABEL:  func.func @mid
-// WARPS:          schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = rounded>}
+// WARPS:          schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = cooperative>}
 // BADWARPS:       error: single-launch-warps must be 0, 8 or 16, got 4
 // promote-accumulators=N: the tensor cores' sums promoted to f32 registers
 // every N k-tiles, on the kernels with room for them: mma.sync, and on
@@ -67,7 +69,7 @@
 // PROMOTE-LABEL:    func.func @blog(
 // PROMOTE:            schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = rounded>}
 // PROMOTE-LABEL:    func.func @mid
-// PROMOTE:            schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = rounded, promote = 4>}
+// PROMOTE:            schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = cooperative, promote = 4>}
 // PROMOTE-LABEL:    func.func @large(
 // PROMOTE:            schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 64, projection = rounded, promote = 4>}
 // PROMOTE-LABEL:    func.func @none_bf16
@@ -116,11 +118,12 @@ func.func @minimal(%x: tensor<4x256x16xbf16>, %seed: i64) -> tensor<f32> {
 // Mid (N = D = S = 1024, bf16): mma.sync with g rounded to 16 bits (a loss
 // reduced over the slices) by default; on sm_90a the Hopper kernel with
 // 64-slice tiles (32 tiles of 128 x 256, or 64 of 128 x 128, would leave
-// SMs idle).
+// SMs idle), whose grid generates g by rule (projection = cooperative: 8
+// rows a thread, at most kCooperativeRuleMaxRows = 32).
 // CHECK-LABEL:  func.func @mid
 // CHECK:          schedule = #sigreg.schedule<kernel = mma, tile = [64, 128], k_tile = 16, batch_tiles = 16, projection = rounded>
 // HOPPER-LABEL: func.func @mid
-// HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = rounded>
+// HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = cooperative>
 // SIMT-LABEL:   func.func @mid
 // SIMT:           schedule = #sigreg.schedule<kernel = simt, tile = [64, 32], k_tile = 16, batch_tiles = 16, projection = f32>
 // BLOCKS-LABEL: func.func @mid
@@ -137,21 +140,37 @@ func.func @minimal(%x: tensor<4x256x16xbf16>, %seed: i64) -> tensor<f32> {
 // GEN:           schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = split>
 // GEN2-LABEL:  func.func @mid
 // GEN2:          schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = generated, cluster = 2>
-// --wgmma-cooperative: the one-tile kernel's 128 CTAs (one per
+// --wgmma-cooperative=1: the one-tile kernel's 128 CTAs (one per
 // multiprocessor) generate g together before a grid barrier: no projection
 // launch. Large (a persistent kernel) and statistics that need the split
 // (none_bf16, none_d1024) keep the projection kernel (schedule-invalid.mlir
-// has the grid that is too large).
+// has the grid that is too large). =0: the projection kernel everywhere.
 // COOP-LABEL:  func.func @mid
 // COOP:          schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = cooperative>
+// COOP-LABEL:  func.func @n512_d2048
+// COOP:          schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 4, projection = cooperative>
 // COOP-LABEL:  func.func @large(
 // COOP:          projection = rounded>
 // COOP-LABEL:  func.func @none_bf16
 // COOP:          projection = split>
 // COOP-LABEL:  func.func @none_d1024
 // COOP:          projection = split>
+// NOCOOP-LABEL: func.func @mid
+// NOCOOP:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = rounded>
+// BADCOOP:        error: wgmma-cooperative must be -1 (by rule), 0 (never) or 1 (wherever it can), got 2
 func.func @mid(%x: tensor<1024x1024xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<1024x1024xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// N = 512, D = 2048, S = 1024: 64 CTAs of the 64-slice tile, whose 16384
+// threads would generate 128 rows each: by rule the projection kernel (the
+// one launch measured 5% slower on the H200; wgmma-cooperative=1 takes it,
+// the COOP lines above).
+// HOPPER-LABEL: func.func @n512_d2048
+// HOPPER:         schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 4, projection = rounded>
+func.func @n512_d2048(%x: tensor<512x2048xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<512x2048xbf16> -> tensor<f32>
   return %l : tensor<f32>
 }
 

@@ -138,8 +138,8 @@ def SigregChooseSchedule : Pass<"sigreg-choose-schedule"> {
            "keeps one tile per CTA">,
     Option<"wgmmaGenerate", "wgmma-generate", "bool", "false",
            "TMA + wgmma kernel: the 64-slice tile generates its g tile itself, split among a cluster of the slice tile's CTAs (one launch; measured slower than two at mid)">,
-    Option<"wgmmaCooperative", "wgmma-cooperative", "bool", "false",
-           "TMA + wgmma kernel: the one-tile kernel's grid generates g itself before a grid-wide barrier, launched cooperatively (one launch, no projection launch)">,
+    Option<"wgmmaCooperative", "wgmma-cooperative", "int64_t", "-1",
+           "TMA + wgmma kernel: the one-tile kernel's grid generates g itself before a grid-wide barrier, launched cooperatively (one launch, no projection launch): -1 by rule (where each thread generates at most 32 rows), 0 never, 1 wherever it can">,
     Option<"wgmmaCluster", "wgmma-cluster", "int64_t", "0",
            "TMA + wgmma kernel: CTAs per cluster sharing the g tile by multicast "
            "(1, 2 or 4; 0: by rule)">,

@@ -222,6 +222,12 @@ std::string wgmmaCooperativeObstacle(FusedEcfOp op, const EcfSchedule &s,
 /// Philox call makes 4 rows), so that each consumer thread takes about one
 /// item.
 int64_t cooperativeChunkRows(int64_t features, int64_t slices, int64_t ctas);
+/// The most rows of D each thread generates where --wgmma-cooperative's rule
+/// (-1) makes the grid generate g: measured on the H200 (2026-12-05), one
+/// cooperative launch beat the two launches at 8 to 32 rows a thread (mid
+/// 18.3 -> 18.1 us, N 2048 S 2048 42.0 -> 40.2) and lost at 128 (N 512 D
+/// 2048, 22.8 -> 23.9: 64 CTAs generate serially before the grid barrier).
+constexpr int64_t kCooperativeRuleMaxRows = 32;
 
 /// The user-facing knobs (pass options) that the schedule follows. Zero tile
 /// sizes mean "by shape".
@@ -242,8 +248,10 @@ struct EcfScheduleOptions {
   bool wgmmaGenerate = false;
   /// Hopper kernel: the one-tile kernel's grid generates g itself before a
   /// grid-wide barrier (projection = cooperative, where
-  /// wgmmaCooperativeObstacle allows).
-  bool wgmmaCooperative = false;
+  /// wgmmaCooperativeObstacle allows): -1 by rule (where
+  /// cooperativeChunkRows is at most kCooperativeRuleMaxRows), 0 never, 1
+  /// wherever it can.
+  int64_t wgmmaCooperative = -1;
   /// Hopper kernel: CTAs per thread block cluster sharing the g tile by
   /// multicast, 1, 2 or 4 (0: by rule, wgmmaClusterOf).
   int64_t wgmmaCluster = 0;
@@ -280,7 +288,8 @@ std::string scheduleOptionError(int64_t blockRows, int64_t blockSlices,
                                 int64_t wgmmaSlices, int64_t singleLaunch,
                                 int64_t wgmmaCluster = 0, int64_t wgmmaRows = 0,
                                 int64_t singleLaunchWarps = 0,
-                                int64_t promoteKTiles = -1);
+                                int64_t promoteKTiles = -1,
+                                int64_t wgmmaCooperative = -1);
 
 /// The schedule of one sigreg.fused_ecf.
 struct EcfSchedule {
