@@ -6,7 +6,7 @@
 #   SET: all (default: anchors, variants, hopper, split, single, grad, step, phased and random) | anchors |
 #        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
-#        cooperative | stagger | fragment | stepgroup | staggerfast | warps16 |
+#        cooperative | samebench | stagger | fragment | stepgroup | staggerfast | warps16 |
 #        perslice | p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -677,12 +677,22 @@ perslice_set() {
   emit ps-n1024-d1024 0 1024 1024 1024 17 bf16 none 0 none seed fused
   emit ps-n1024-d1024-mma 0 1024 1024 1024 17 bf16 none 0 none seed fused --chip=sm_90
 }
+# The shapes of scripts/gpu-calls/call-rules24-bench.sh's same-process comparison with PyTorch:
+# blog, minimal, mid, the small shapes, and two views of N 512 (a cooperative grid by rule).
+samebench_set() {
+  emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit minimal-bf16 4 256 16 256 17 bf16 none 0 mean seed fused
+  emit mid-bf16 0 1024 1024 1024 17 bf16 none 0 mean seed fused
+  small_shapes
+  emit views2-n512-bf16 2 512 1024 1024 17 bf16 none 0 mean seed fused
+}
 case "$set_" in
   perslice) perslice_set ;;
   warps16) warps16_set ;;
   pingpong) pingpong_set ;;
   generate) generate_set ;;
   cooperative) cooperative_set ;;
+  samebench) samebench_set ;;
   stagger) stagger_set ;;
   fragment) fragment_set ;;
   stepgroup) stepgroup_set ;;

@@ -224,21 +224,32 @@ struct SeededProjection {
   }
 };
 
+/// The single launch's knobs, the pass options single-launch-*.
+struct SingleLaunchKnobs {
+  /// fast-normals' Box-Muller step in the tensor-core GEMM wherever it runs
+  /// (by rule only where the k walk is staggered; else the exact mapping).
+  bool fastNormals = false;
+  /// SingleLaunchShape::staggerSteps: -1 by rule (tiles of at most
+  /// kSingleLaunchStaggerMaxRows rows, with fast-normals' mapping), 0 never,
+  /// 1 wherever the steps allow.
+  int64_t stagger = -1;
+  /// SingleLaunchShape::fragmentEcf: -1 by rule (tiles of at least
+  /// kSingleLaunchFragmentEcfMinRows rows), 0 never, 1 wherever
+  /// ecfFromFragments allows.
+  int64_t fragmentEcf = -1;
+  /// SingleLaunchShape::stepGroup (0: mmaStepGroup's rule).
+  int64_t stepGroup = 0;
+};
+
 /// The state the patterns share: the kernel module, the schedule knobs, and
 /// what FunctionPlan::check decided about each function's op chains.
 class Lowering {
 public:
   Lowering(gpu::GPUModuleOp kernels, const EcfScheduleOptions &schedule,
            bool deferCotangent, NormalMapping normals,
-           bool singleLaunchFastNormals = false,
-           int64_t singleLaunchStagger = -1,
-           int64_t singleLaunchFragmentEcf = -1,
-           int64_t singleLaunchStepGroup = 0)
+           SingleLaunchKnobs single = {})
       : kernels(kernels), schedule(schedule), deferCotangent(deferCotangent),
-        normals(normals), singleLaunchFastNormals(singleLaunchFastNormals),
-        singleLaunchStagger(singleLaunchStagger),
-        singleLaunchFragmentEcf(singleLaunchFragmentEcf),
-        singleLaunchStepGroup(singleLaunchStepGroup) {}
+        normals(normals), single(single) {}
 
   LogicalResult check(func::FuncOp func);
   /// Ops that stay legal during the conversion: their work is done, and
@@ -381,17 +392,8 @@ private:
   bool deferCotangent;
   /// fast-normals: the Box-Muller step of every generated g.
   NormalMapping normals;
-  /// single-launch-fast-normals: `normals` in the single launch's
-  /// tensor-core GEMM too (else the exact mapping there).
-  bool singleLaunchFastNormals;
-  /// single-launch-stagger: SingleLaunchShape::staggerSteps (-1: by rule,
-  /// staggerByRule).
-  int64_t singleLaunchStagger;
-  /// single-launch-fragment-ecf: SingleLaunchShape::fragmentEcf (-1: by
-  /// rule, tiles of at least kSingleLaunchFragmentEcfMinRows rows).
-  int64_t singleLaunchFragmentEcf;
-  /// single-launch-step-group: SingleLaunchShape::stepGroup.
-  int64_t singleLaunchStepGroup;
+  /// The single launch's knobs.
+  SingleLaunchKnobs single;
   /// The kernel module's symbols, read again for each function (a kernel
   /// whose name is taken gets the first free suffix from _0 on).
   std::optional<SymbolTable> kernelTable;
@@ -1662,11 +1664,11 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   // session); staggered, the blocks' loads spread and it gains 14%.
   // single-launch-fast-normals asks for the fast mapping on tensor cores
   // anyway.
-  if (singleLaunchFastNormals)
+  if (single.fastNormals)
     sh.normals = normals;
-  sh.staggerSteps = singleLaunchStagger == 1;
-  sh.fragmentEcf = singleLaunchFragmentEcf == 1;
-  sh.stepGroup = singleLaunchStepGroup;
+  sh.staggerSteps = single.stagger == 1;
+  sh.fragmentEcf = single.fragmentEcf == 1;
+  sh.stepGroup = single.stepGroup;
   sh.projectionElement =
       proj ? Type() : ecf.getProjection().getType().getElementType();
   sh.chunkRows = projectionChunkRows(schedule.projectionChunk);
@@ -1696,8 +1698,7 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   // most 2% (the fast normals' shorter loop exposed the x loads that every
   // block issued in the same order) and both lost at 256 rows (N 256 D 1024
   // 11.7 -> 15.4; docs/PERF-NOTES.md, twenty-third session).
-  if (singleLaunchStagger == -1 &&
-      sh.blockRows <= kSingleLaunchStaggerMaxRows) {
+  if (single.stagger == -1 && sh.blockRows <= kSingleLaunchStaggerMaxRows) {
     sh.staggerSteps = true;
     if (sh.staggersSteps())
       sh.normals = normals;
@@ -1709,7 +1710,7 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   // minimal went 6.5-6.8 -> 6.3-6.5 us and the 128- and 256-row shapes of
   // the fragment set gained 0.1-0.4 us, while 40 rows in a 64-row tile lost
   // 0.1-0.3.
-  if (singleLaunchFragmentEcf == -1)
+  if (single.fragmentEcf == -1)
     sh.fragmentEcf = sh.blockRows >= kSingleLaunchFragmentEcfMinRows;
 
   Type f32 = rewriter.getF32Type();
@@ -1947,10 +1948,11 @@ struct ConvertSigregToGPUPass
     opts.singleLaunchWarps = singleLaunchWarps;
     opts.promoteAccumulators = promoteAccumulators;
     opts.deferCotangent = deferCotangent;
-    Lowering lowering(kernels, scheduleOptions(opts), deferCotangent,
-                      fastNormals ? NormalMapping::Fast : NormalMapping::Exact,
-                      singleLaunchFastNormals, singleLaunchStagger,
-                      singleLaunchFragmentEcf, singleLaunchStepGroup);
+    Lowering lowering(
+        kernels, scheduleOptions(opts), deferCotangent,
+        fastNormals ? NormalMapping::Fast : NormalMapping::Exact,
+        SingleLaunchKnobs{singleLaunchFastNormals, singleLaunchStagger,
+                          singleLaunchFragmentEcf, singleLaunchStepGroup});
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<ProjectionLowering, FusedEcfLowering, AllReduceMeanLowering,
