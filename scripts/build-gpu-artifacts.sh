@@ -622,6 +622,10 @@ staggerfast_set() {
   PREFIX=stgf- EXTRA="--single-launch-stagger=1 --single-launch-fast-normals" fast_normals_configs
   PREFIX=stgf- EXTRA="--single-launch-stagger=1 --single-launch-fast-normals" \
     emit views-ragged 3 40 1000 300 9 f16 clamp_min 0.5 mean seed
+  # A 16-row tile (the rule's class, not measured before the rule took it).
+  EXTRA=--single-launch-stagger=0 emit views8-n16-bf16 8 16 384 256 17 bf16 none 0 mean seed fused
+  PREFIX=stgf- EXTRA="--single-launch-stagger=1 --single-launch-fast-normals" \
+    emit views8-n16-bf16 8 16 384 256 17 bf16 none 0 mean seed fused
 }
 # The single launch in blocks of 16 warps (--single-launch-warps=16, schedule warps = 16):
 # the single set, the training steps that take the single launch, and the seed read from a

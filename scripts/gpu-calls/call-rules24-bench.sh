@@ -14,7 +14,7 @@ export SIGREG_GPU_BUILD=.gpu/rt
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader
 short() { awk '/ r[0-9] /{for(i=1;i<=NF;i++){if($i=="full_forward")f=$(i+1); if($i=="full_forward_graph")g=$(i+1)}; print $1, $2, $3, f, g} /gpu-ab/'; }
 timeout 60 bash scripts/gpu-ab.sh .gpu/staggerfast --prefix stgf- --skip-validate --rounds 2 \
-  --pairs "blog-bf16 ds-blog-bf16 step-blog-bf16" --out $OUT/stgf 2>&1 | short
+  --pairs "blog-bf16 ds-blog-bf16 step-blog-bf16 views8-n16-bf16" --out $OUT/stgf 2>&1 | short
 timeout 60 bash scripts/gpu-ab.sh .gpu/cooperative --prefix coop- --skip-validate --rounds 2 \
   --pairs "mid-bf16 n2048-s2048-bf16 n512-d2048-bf16" --out $OUT/coop 2>&1 | short
 timeout 40 bash scripts/gpu-ab.sh .gpu/fragment --prefix fe- --skip-validate --rounds 2 \
