@@ -98,6 +98,9 @@ struct CudaDriver::Api {
   CUresult (*cuLaunchKernelEx)(const void *, CUfunction, void **,
                                void **) = nullptr;
   CUresult (*cuCtxSetLimit)(int, size_t) = nullptr;
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction,
+                                                          int,
+                                                          size_t) = nullptr;
   CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *,
                                      const uint64_t *, const uint64_t *,
                                      const uint32_t *, const uint32_t *, int,
@@ -220,6 +223,9 @@ CudaDriver *CudaDriver::get(std::string &err) {
       api->cuLaunchKernelEx = nullptr;
     if (!resolve(handle, api->cuCtxSetLimit, {"cuCtxSetLimit"}, optional))
       api->cuCtxSetLimit = nullptr;
+    if (!resolve(handle, api->cuOccupancyMaxActiveBlocksPerMultiprocessor,
+                 {"cuOccupancyMaxActiveBlocksPerMultiprocessor"}, optional))
+      api->cuOccupancyMaxActiveBlocksPerMultiprocessor = nullptr;
     auto *driver = new CudaDriver();
     driver->api = api;
     CUresult r = api->cuInit(0);
@@ -369,6 +375,18 @@ Status CudaDriver::functionInfo(CUfunction function, FunctionInfo &info) {
   return check("cuFuncGetAttribute",
                api->cuFuncGetAttribute(&info.maxThreadsPerBlock,
                                        kFuncAttrMaxThreadsPerBlock, function));
+}
+
+Status CudaDriver::maxActiveBlocksPerMultiprocessor(CUfunction function,
+                                                    int blockThreads,
+                                                    size_t sharedBytes,
+                                                    int &blocks) {
+  blocks = -1;
+  if (!api->cuOccupancyMaxActiveBlocksPerMultiprocessor)
+    return Status::success();
+  return check("cuOccupancyMaxActiveBlocksPerMultiprocessor",
+               api->cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                   &blocks, function, blockThreads, sharedBytes));
 }
 
 Status CudaDriver::setMaxDynamicShared(CUfunction function, int bytes) {

@@ -36,6 +36,23 @@ int parseChip(const std::string &chip) {
 }
 } // namespace
 
+std::string sigreg::runtime::cooperativeGridError(size_t index,
+                                                  const std::string &kernel,
+                                                  int64_t ctas, int blocksPerSM,
+                                                  const DeviceInfo &device) {
+  if (blocksPerSM < 0 ||
+      ctas <= int64_t(blocksPerSM) * int64_t(device.multiprocessors))
+    return "";
+  return "step " + std::to_string(index) + " (launch " + kernel +
+         ") is a cooperative launch of " + std::to_string(ctas) +
+         " CTAs, all resident at once, but device " +
+         std::to_string(device.ordinal) + " (" + device.name + ", " +
+         std::to_string(device.multiprocessors) + " multiprocessors) holds " +
+         std::to_string(int64_t(blocksPerSM) * device.multiprocessors) +
+         ": the artifact was compiled for the 132 multiprocessors of an H100 "
+         "or H200 SXM; compile it again with --wgmma-cooperative=0";
+}
+
 Status Executor::create(const Manifest &manifest, const std::string &ptx,
                         std::unique_ptr<Executor> &out, int device) {
   std::unique_ptr<Executor> e(new Executor());
@@ -144,6 +161,24 @@ Status Executor::init(const Manifest &manifest, const std::string &ptx,
                 .withContext("kernel '" + kernelReports[k].name + "'"));
         break;
       }
+  }
+
+  // A cooperative launch's CTAs must all be resident at once.
+  for (size_t i = 0; i < m.steps.size(); ++i) {
+    const Step &s = m.steps[i];
+    if (s.op != StepOp::Launch || !s.cooperative)
+      continue;
+    int blocks = -1;
+    SIGREG_RETURN_IF_ERROR(
+        drv->maxActiveBlocksPerMultiprocessor(
+               stepFunction[i],
+               static_cast<int>(s.block[0] * s.block[1] * s.block[2]),
+               s.sharedBytes, blocks)
+            .withContext("kernel '" + s.kernel + "'"));
+    int64_t ctas = int64_t(s.grid[0]) * s.grid[1] * s.grid[2];
+    std::string why = cooperativeGridError(i, s.kernel, ctas, blocks, dev);
+    if (!why.empty())
+      return Status::error(why);
   }
 
   // The buffers each step reads or writes (by index), for ensureAllocated;

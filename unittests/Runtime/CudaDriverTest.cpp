@@ -65,3 +65,34 @@ TEST(Status, Basics) {
   EXPECT_EQ(bad.withContext("while testing").message(), "while testing: boom");
 }
 } // namespace
+
+// A cooperative launch whose CTAs the device cannot hold at once is refused
+// at load time with the step, the counts and the remedy (no GPU needed: the
+// occupancy is an argument).
+TEST(CooperativeGrid, RefusesAGridTheDeviceCannotHold) {
+  DeviceInfo h100pcie;
+  h100pcie.ordinal = 1;
+  h100pcie.name = "NVIDIA H100 PCIe";
+  h100pcie.multiprocessors = 114;
+  std::string why =
+      cooperativeGridError(0, "sigreg_fused_ecf_wgmma", 128, 1, h100pcie);
+  EXPECT_NE(why.find("step 0 (launch sigreg_fused_ecf_wgmma)"),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find("cooperative launch of 128 CTAs"), std::string::npos)
+      << why;
+  EXPECT_NE(why.find("device 1 (NVIDIA H100 PCIe, 114 multiprocessors) "
+                     "holds 114"),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find("--wgmma-cooperative=0"), std::string::npos) << why;
+  // Two CTAs per multiprocessor hold it; so do 132 multiprocessors.
+  EXPECT_EQ(cooperativeGridError(0, "k", 128, 2, h100pcie), "");
+  DeviceInfo h200;
+  h200.multiprocessors = 132;
+  EXPECT_EQ(cooperativeGridError(0, "k", 128, 1, h200), "");
+  EXPECT_EQ(cooperativeGridError(0, "k", 132, 1, h200), "");
+  EXPECT_NE(cooperativeGridError(0, "k", 133, 1, h200), "");
+  // An unknown occupancy (no query in the driver) checks nothing.
+  EXPECT_EQ(cooperativeGridError(0, "k", 1000, -1, h200), "");
+}

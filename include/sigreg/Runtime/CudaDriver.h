@@ -84,6 +84,11 @@ public:
   Status getFunction(CUmodule module, const std::string &name,
                      CUfunction &function);
   Status functionInfo(CUfunction function, FunctionInfo &info);
+  /// How many CTAs of `blockThreads` threads and `sharedBytes` of dynamic
+  /// shared memory one multiprocessor holds at once; -1 when the driver does
+  /// not export the occupancy query.
+  Status maxActiveBlocksPerMultiprocessor(CUfunction function, int blockThreads,
+                                          size_t sharedBytes, int &blocks);
   /// Allows `bytes` of dynamic shared memory (needed above 48 KiB).
   Status setMaxDynamicShared(CUfunction function, int bytes);
 

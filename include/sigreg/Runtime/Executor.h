@@ -32,6 +32,16 @@ struct RegionTime {
   double ms = 0.0;
 };
 
+/// Why step `index`, a cooperative launch of `ctas` CTAs of kernel `kernel`,
+/// cannot run on `device` (empty when it can): every CTA of a cooperative
+/// launch waits at a grid barrier, so all must be resident at once, at most
+/// `blocksPerSM` per multiprocessor (the driver's occupancy; negative: not
+/// known, no check). The compiler sizes the grid for the 132
+/// multiprocessors of an H100 or H200 SXM.
+std::string cooperativeGridError(size_t index, const std::string &kernel,
+                                 int64_t ctas, int blocksPerSM,
+                                 const DeviceInfo &device);
+
 /// Resources of one kernel after JIT (from the driver).
 struct KernelReport {
   std::string name;
