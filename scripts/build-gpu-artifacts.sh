@@ -6,7 +6,7 @@
 #   SET: all (default: anchors, variants, hopper, split, single, grad, step, phased and random) | anchors |
 #        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
-#        cooperative | samebench | stagger | fragment | stepgroup | staggerfast | warps16 |
+#        cooperative | samebench | probe24 | stagger | fragment | stepgroup | staggerfast | warps16 |
 #        perslice | p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -690,6 +690,27 @@ samebench_set() {
   small_shapes
   emit views2-n512-bf16 2 512 1024 1024 17 bf16 none 0 mean seed fused
 }
+# Probes of the rules' kernels (twenty-fourth session, scripts/gpu-calls/call-probe24.sh): the
+# D <= 16 shapes in smaller batch tiles (br128-, br64-: --block-rows, more blocks, their sums
+# added by the last block of each column) and the single launch in blocks of 16 warps (w16-)
+# now that the rule staggers blog's k walk; NAME is the rule.
+probe24_set() {
+  local shape
+  for shape in "minimal-bf16 4 256 16 256 17 bf16 none 0 mean" \
+      "clamp-none-f16 2 256 16 300 5 f16 clamp_min 0.5 none" \
+      "n128-s2048 0 128 16 2048 17 bf16 none 0 sum"; do
+    set -- $shape
+    emit "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused
+    emit "br64-$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused --block-rows=64
+    [ "$3" -gt 128 ] && emit "br128-$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused --block-rows=128
+    emit "w16-$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused --single-launch-warps=16
+  done
+  for shape in "blog-bf16 0 32 2048 1024 17 bf16 none 0 mean" "views8-n16-bf16 8 16 384 256 17 bf16 none 0 mean"; do
+    set -- $shape
+    emit "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused
+    emit "w16-$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused --single-launch-warps=16
+  done
+}
 case "$set_" in
   perslice) perslice_set ;;
   warps16) warps16_set ;;
@@ -697,6 +718,7 @@ case "$set_" in
   generate) generate_set ;;
   cooperative) cooperative_set ;;
   samebench) samebench_set ;;
+  probe24) probe24_set ;;
   stagger) stagger_set ;;
   fragment) fragment_set ;;
   stepgroup) stepgroup_set ;;
