@@ -135,8 +135,9 @@ struct Options {
   llvm::cl::opt<bool> singleLaunchFastNormals{
       "single-launch-fast-normals",
       llvm::cl::desc("the single launch's tensor-core GEMM generates g with "
-                     "the fast normals too (default: the exact mapping, "
-                     "measured faster)")};
+                     "the fast normals wherever it runs (default: only where "
+                     "--single-launch-stagger's rule staggers its k walk; "
+                     "elsewhere the exact mapping, measured faster there)")};
   llvm::cl::opt<int64_t> singleLaunchStagger{
       "single-launch-stagger",
       llvm::cl::desc("the single launch's blocks walk their k steps from "

@@ -110,7 +110,8 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   PassOptions::Option<bool> singleLaunchFastNormals{
       *this, "single-launch-fast-normals",
       llvm::cl::desc("The single launch's tensor-core GEMM generates g with "
-                     "fast-normals' mapping too (default: the exact one)"),
+                     "fast-normals' mapping wherever it runs (default: only "
+                     "where single-launch-stagger's rule staggers it)"),
       llvm::cl::init(false)};
   PassOptions::Option<int64_t> singleLaunchStagger{
       *this, "single-launch-stagger",
