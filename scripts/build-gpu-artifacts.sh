@@ -710,6 +710,15 @@ probe24_set() {
     emit "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused
     emit "w16-$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused --single-launch-warps=16
   done
+  # Blog's k loop with 8 or 2 steps per iteration under the rule's stagger and fast normals
+  # (sg8-, sg2-: more or fewer x loads in flight, now that their latency binds).
+  emit blog-sg-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit_step step-blog-sg-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  for g in 8 2; do
+    emit sg$g-blog-sg-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused --single-launch-step-group=$g
+    emit_step sg$g-step-blog-sg-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused \
+      --single-launch-step-group=$g
+  done
 }
 case "$set_" in
   perslice) perslice_set ;;
