@@ -719,6 +719,17 @@ probe24_set() {
     emit_step sg$g-step-blog-sg-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused \
       --single-launch-step-group=$g
   done
+  # The next step group's x words loaded one iteration ahead (px-: --single-launch-prefetch-x),
+  # where blog's x loads now bind (ncu: long scoreboard 0.92 per issue).
+  emit px-blog-sg-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused --single-launch-prefetch-x
+  emit_step px-step-blog-sg-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused \
+    --single-launch-prefetch-x
+  emit views8-n16-sg-bf16 8 16 384 256 17 bf16 none 0 mean seed fused
+  emit px-views8-n16-sg-bf16 8 16 384 256 17 bf16 none 0 mean seed fused --single-launch-prefetch-x
+  emit n256-d1024-sg-bf16 0 256 1024 256 17 bf16 none 0 sum seed fused
+  emit px-n256-d1024-sg-bf16 0 256 1024 256 17 bf16 none 0 sum seed fused --single-launch-prefetch-x
+  emit ragged-sg-f16 3 40 1000 300 9 f16 clamp_min 0.5 mean seed fused
+  emit px-ragged-sg-f16 3 40 1000 300 9 f16 clamp_min 0.5 mean seed fused --single-launch-prefetch-x
 }
 case "$set_" in
   perslice) perslice_set ;;

@@ -160,6 +160,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   lowerOpts.singleLaunchStagger = options.singleLaunchStagger;
   lowerOpts.singleLaunchFragmentEcf = options.singleLaunchFragmentEcf;
   lowerOpts.singleLaunchStepGroup = options.singleLaunchStepGroup;
+  lowerOpts.singleLaunchPrefetchX = options.singleLaunchPrefetchX;
   lowerOpts.wgmmaAtomicSums = options.wgmmaAtomicSums;
   pm.addPass(createConvertSigregToGPU(lowerOpts));
   // The host side as the naive pipeline bufferizes it: results become

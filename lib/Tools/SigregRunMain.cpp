@@ -154,6 +154,11 @@ struct Options {
                      "group (D <= 16) (-1: by rule, tiles of at least 128 "
                      "rows; 0: never; 1: wherever it can)"),
       llvm::cl::init(-1)};
+  llvm::cl::opt<bool> singleLaunchPrefetchX{
+      "single-launch-prefetch-x",
+      llvm::cl::desc("the single launch's tensor-core k loop loads the next "
+                     "step group's x words one iteration ahead and carries "
+                     "them to it (not yet measured)")};
   llvm::cl::opt<int64_t> singleLaunchStepGroup{
       "single-launch-step-group",
       llvm::cl::desc("the single launch's tensor-core k loop takes this many "
@@ -304,6 +309,7 @@ SmallVector<std::string> cudaOnlyFlags(Options &opts) {
   note(opts.singleLaunchStagger);
   note(opts.singleLaunchFragmentEcf);
   note(opts.singleLaunchStepGroup);
+  note(opts.singleLaunchPrefetchX);
   note(opts.saveSlices);
   note(opts.slicesPhase);
   note(opts.deferCotangent);
@@ -602,6 +608,7 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.singleLaunchStagger = opts.singleLaunchStagger;
   gpuOpts.singleLaunchFragmentEcf = opts.singleLaunchFragmentEcf;
   gpuOpts.singleLaunchStepGroup = opts.singleLaunchStepGroup;
+  gpuOpts.singleLaunchPrefetchX = opts.singleLaunchPrefetchX;
   gpuOpts.saveSlices = opts.saveSlices;
   gpuOpts.slicesPhase = opts.slicesPhase;
   gpuOpts.deferCotangent = opts.deferCotangent;

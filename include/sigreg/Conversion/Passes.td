@@ -82,6 +82,9 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "The single launch's ECF runs on the mma.sync accumulators in registers where the "
            "GEMM has one k group (D <= 16): no partials or y tile in shared memory; -1 by rule "
            "(tiles of at least 128 rows), 0 never, 1 wherever it can">,
+    Option<"singleLaunchPrefetchX", "single-launch-prefetch-x", "bool", "false",
+           "The single launch's tensor-core k loop loads the next step group's x words at the "
+           "top of each iteration and carries them to it (not yet measured)">,
     Option<"singleLaunchStepGroup", "single-launch-step-group", "int64_t", "0",
            "The single launch's tensor-core k loop takes this many k steps per iteration "
            "(their x loads issued together) where every warp's steps divide by it (0: by rule, "

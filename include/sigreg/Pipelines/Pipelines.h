@@ -128,6 +128,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "group (D <= 16): -1 by rule (tiles of at least 128 "
                      "rows), 0 never, 1 wherever it can"),
       llvm::cl::init(-1)};
+  PassOptions::Option<bool> singleLaunchPrefetchX{
+      *this, "single-launch-prefetch-x",
+      llvm::cl::desc("The single launch's tensor-core k loop loads the next "
+                     "step group's x words one iteration ahead (not yet "
+                     "measured)"),
+      llvm::cl::init(false)};
   PassOptions::Option<int64_t> singleLaunchStepGroup{
       *this, "single-launch-step-group",
       llvm::cl::desc("The single launch's tensor-core k loop takes this many "

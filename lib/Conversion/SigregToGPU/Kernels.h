@@ -497,6 +497,12 @@ struct SingleLaunchShape {
   /// single-launch-step-group: the tensor-core k loop's steps per iteration
   /// where the warps' steps divide by it (0: mmaStepGroup's rule, 4 or 2).
   int64_t stepGroup = 0;
+  /// single-launch-prefetch-x: the tensor-core k loop loads the next step
+  /// group's x words at the top of each iteration, inside an scf.if on there
+  /// being one (zeros otherwise), and carries them to it: the branch keeps
+  /// the loads where they are issued, the zeros keep LLVM from folding the
+  /// carried loads back into the loop.
+  bool prefetchX = false;
   /// The GEMM on mma.sync.m16n8k16 (bf16/f16 input, seeded g rounded to the
   /// input's type, or as hi + lo parts with splitProjection).
   bool tensorCores = false, splitProjection = false;

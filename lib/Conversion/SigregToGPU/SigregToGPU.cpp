@@ -239,6 +239,8 @@ struct SingleLaunchKnobs {
   int64_t fragmentEcf = -1;
   /// SingleLaunchShape::stepGroup (0: mmaStepGroup's rule).
   int64_t stepGroup = 0;
+  /// SingleLaunchShape::prefetchX.
+  bool prefetchX = false;
 };
 
 /// The state the patterns share: the kernel module, the schedule knobs, and
@@ -1669,6 +1671,7 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   sh.staggerSteps = single.stagger == 1;
   sh.fragmentEcf = single.fragmentEcf == 1;
   sh.stepGroup = single.stepGroup;
+  sh.prefetchX = single.prefetchX;
   sh.projectionElement =
       proj ? Type() : ecf.getProjection().getType().getElementType();
   sh.chunkRows = projectionChunkRows(schedule.projectionChunk);
@@ -1952,7 +1955,8 @@ struct ConvertSigregToGPUPass
         kernels, scheduleOptions(opts), deferCotangent,
         fastNormals ? NormalMapping::Fast : NormalMapping::Exact,
         SingleLaunchKnobs{singleLaunchFastNormals, singleLaunchStagger,
-                          singleLaunchFragmentEcf, singleLaunchStepGroup});
+                          singleLaunchFragmentEcf, singleLaunchStepGroup,
+                          singleLaunchPrefetchX});
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<ProjectionLowering, FusedEcfLowering, AllReduceMeanLowering,

@@ -464,16 +464,23 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
   // The A registers of row fragment i: a0a1 = (row q, features 4t, 4t + 1),
   // a2a3 = (row q + 8, same), a4a5 = (row q, 4t + 2, 4t + 3), a6a7 = (row
   // q + 8, same).
-  auto loadStep = [&](Value step) {
+  // As i32 words, 4 per row fragment in that order.
+  auto loadStepWords = [&](Value step) {
     Value f0 = k.add(k.mul(step, k.idx(16)), k.mul(l.t, k.idx(4)));
-    SmallVector<SmallVector<Value>> a(MT);
+    SmallVector<Value> words;
     for (int64_t i = 0; i < MT; ++i) {
       std::array<Value, 2> top = loadInputWords(tile, x, rows[2 * i], f0);
       std::array<Value, 2> bottom =
           loadInputWords(tile, x, rows[2 * i + 1], f0);
-      for (Value w : {top[0], bottom[0], top[1], bottom[1]})
-        a[i].push_back(mmaOperand(tile, w));
+      words.append({top[0], bottom[0], top[1], bottom[1]});
     }
+    return words;
+  };
+  auto operandsOf = [&](ArrayRef<Value> words) {
+    SmallVector<SmallVector<Value>> a(MT);
+    for (int64_t i = 0; i < MT; ++i)
+      for (int64_t w = 0; w < 4; ++w)
+        a[i].push_back(mmaOperand(tile, words[4 * i + w]));
     return a;
   };
   // The B fragments of one step: [n][part] (part 1: the lo words).
@@ -504,28 +511,70 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
   if (sh.staggersSteps())
     rotation = k.mul(k.rem(k.blockId(gpu::Dimension::x), k.idx(groups)),
                      k.idx(WK * U));
-  // The group's x loads, then its Philox work (independent of the loads,
-  // so it covers their latency), then its MMAs.
-  SmallVector<Value> inits(MT * NT * 4 + NT, k.f32(0.0f));
-  return k.forEach(
+  auto turn = [&](Value step) {
+    if (!rotation)
+      return step;
+    Value turned = k.add(step, rotation);
+    return k.select(k.lt(turned, k.idx(steps)), turned,
+                    k.sub(turned, k.idx(steps)));
+  };
+  // The x words of the group whose (turned) first step is `first`, as one
+  // vector<U x MT x 4 x i32> (prefetchX carries it).
+  int64_t groupWords = U * MT * 4;
+  VectorType wordsType = VectorType::get({groupWords}, k.b.getI32Type());
+  auto loadGroup = [&](Value first) {
+    SmallVector<Value> words;
+    for (int64_t u = 0; u < U; ++u)
+      words.append(loadStepWords(k.add(first, k.idx(u * WK))));
+    return vector::FromElementsOp::create(k.b, wordsType, words).getResult();
+  };
+  // The group's x loads (prefetchX: the next group's, carried to it), then
+  // its Philox work (independent of the loads, so it covers their latency),
+  // then its MMAs.
+  int64_t numAcc = MT * NT * 4 + NT;
+  SmallVector<Value> inits(numAcc, k.f32(0.0f));
+  Value zeroWords;
+  if (sh.prefetchX) {
+    inits.push_back(loadGroup(turn(l.wk)));
+    zeroWords = arith::ConstantOp::create(
+        k.b,
+        DenseElementsAttr::get(wordsType, k.b.getI32IntegerAttr(0).getValue()));
+  }
+  SmallVector<Value> results = k.forEach(
       l.wk, k.idx(steps), k.idx(WK * U), inits,
       [&](Value step, ValueRange carried) {
-        if (rotation) {
-          Value turned = k.add(step, rotation);
-          step = k.select(k.lt(turned, k.idx(steps)), turned,
-                          k.sub(turned, k.idx(steps)));
+        Value first = turn(step);
+        SmallVector<Value> next(carried.begin(), carried.begin() + numAcc);
+        Value nextWords;
+        if (sh.prefetchX) {
+          Value after = k.add(step, k.idx(WK * U));
+          nextWords = k.ifElse(
+              k.lt(after, k.idx(steps)), [&] { return loadGroup(turn(after)); },
+              zeroWords);
         }
-        SmallVector<Value> next(carried.begin(), carried.end());
         SmallVector<SmallVector<SmallVector<Value>>> a;
         SmallVector<SmallVector<SmallVector<SmallVector<Value>>>> b;
+        for (int64_t u = 0; u < U; ++u) {
+          if (!sh.prefetchX) {
+            a.push_back(operandsOf(loadStepWords(k.add(first, k.idx(u * WK)))));
+            continue;
+          }
+          SmallVector<Value> words;
+          for (int64_t w = 0; w < MT * 4; ++w)
+            words.push_back(vector::ExtractOp::create(
+                k.b, carried.back(), ArrayRef<int64_t>{u * MT * 4 + w}));
+          a.push_back(operandsOf(words));
+        }
         for (int64_t u = 0; u < U; ++u)
-          a.push_back(loadStep(k.add(step, k.idx(u * WK))));
-        for (int64_t u = 0; u < U; ++u)
-          b.push_back(generateStep(k.add(step, k.idx(u * WK)), next));
+          b.push_back(generateStep(k.add(first, k.idx(u * WK)), next));
         for (int64_t u = 0; u < U; ++u)
           multiplyStep(a[u], b[u], next);
+        if (nextWords)
+          next.push_back(nextWords);
         return next;
       });
+  results.resize(numAcc);
+  return results;
 }
 
 /// Stage 3 (tensor cores): the warps' partial accumulators to gs as

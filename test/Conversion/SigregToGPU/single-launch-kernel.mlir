@@ -7,6 +7,7 @@
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=STAGGER
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stagger=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=NOSTAGGER
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-step-group=2 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=GROUP2
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-prefetch-x=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=PREFETCH
 
 // The blog shape: the whole chain is one launch of sigreg_single_launch
 // (usesSingleLaunch) with its GEMM on tensor cores (bf16 input, seeded g
@@ -40,6 +41,28 @@
 // GROUP2-COUNT-4:   nvvm.mma.sync
 // GROUP2-NOT:       nvvm.mma.sync
 // GROUP2:           scf.yield
+// single-launch-prefetch-x: the first group's 16 x loads (4 steps x 2 row
+// fragments x 2 rows) before the loop as one vector of 32 words, carried;
+// each iteration loads the next group's inside an scf.if on there being one
+// (the last iteration's next group is zeros), then runs the Philox work and
+// the MMAs on the carried words, and yields the next group's.
+// PREFETCH-LABEL: func.func @blog
+// PREFETCH:         %[[ZERO:.*]] = arith.constant dense<0> : vector<32xi32>
+// PREFETCH-COUNT-16: vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>
+// PREFETCH:         %[[FIRST:.*]] = vector.from_elements {{.*}} : vector<32xi32>
+// PREFETCH:         scf.for %[[STEP:.*]] = %{{.*}} to %c128 step %c32 iter_args({{.*}}%[[CARRIED:.*]] = %[[FIRST]]) -> ({{.*}}vector<32xi32>)
+// PREFETCH:           %[[AFTER:.*]] = arith.addi %[[STEP]], %c32 : index
+// PREFETCH:           %[[MORE:.*]] = arith.cmpi ult, %[[AFTER]], %c128 : index
+// PREFETCH:           %[[NEXT:.*]] = scf.if %[[MORE]] -> (vector<32xi32>) {
+// PREFETCH-COUNT-16:    vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>
+// PREFETCH:             scf.yield %{{.*}} : vector<32xi32>
+// PREFETCH-NEXT:      } else {
+// PREFETCH-NEXT:        scf.yield %[[ZERO]] : vector<32xi32>
+// PREFETCH-NEXT:      }
+// PREFETCH:           vector.extract %[[CARRIED]][0] : i32 from vector<32xi32>
+// PREFETCH-NOT:       vector.load
+// PREFETCH:           nvvm.mma.sync
+// PREFETCH:           scf.yield {{.*}}, %[[NEXT]] : f32, f32, f32, f32, f32, f32, f32, f32, f32, vector<32xi32>
 // CHECK-LABEL: func.func @blog
 // CHECK:         %[[CNT:.*]] = memref.alloc() {sigreg.zero_init} : memref<1xi32>
 // CHECK:         %[[ACC:.*]] = memref.alloc() {sigreg.zero_init} : memref<1xi64>

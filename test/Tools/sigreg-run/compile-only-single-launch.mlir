@@ -13,6 +13,8 @@
 // RUN: FileCheck %s --check-prefix=EXACT < %t.e/fused/sigreg.ptx
 // RUN: FileCheck %s --check-prefix=FAST < %t/fused/sigreg.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.e/fused/sigreg.ptx -o %t.e/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXASE --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
+// RUN: rm -rf %t.x && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-prefetch-x --emit-artifact=%t.x > /dev/null
+// RUN: %ptxas -arch=sm_90a -v %t.x/fused/sigreg.ptx -o %t.x/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXASX --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
 // RUN: not sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-stagger=2 --emit-artifact=%t.bad 2>&1 | FileCheck %s --check-prefix=BADSTAGGER
 
 // The blog shape as one launch, through the whole pipeline: one step,
@@ -87,6 +89,11 @@
 // FAST:      sin.approx.f32
 // PTXASE: Compiling entry function 'sigreg_single_launch' for 'sm_90a'
 // PTXASE: Used 92 registers
+// With --single-launch-prefetch-x the next step group's 32 x words stay in
+// registers across the loop's back edge: 118 registers, no spills.
+// PTXASX: Compiling entry function 'sigreg_single_launch' for 'sm_90a'
+// PTXASX: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXASX: Used 118 registers
 // BADSTAGGER: single-launch-stagger must be -1 (by rule), 0 (never) or 1 (wherever the steps allow), got 2
 func.func @sigreg(%x: tensor<?x2048xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<?x2048xbf16> -> tensor<f32>
