@@ -555,14 +555,14 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
         SmallVector<SmallVector<SmallVector<Value>>> a;
         SmallVector<SmallVector<SmallVector<SmallVector<Value>>>> b;
         for (int64_t u = 0; u < U; ++u) {
-          if (!sh.prefetchX) {
-            a.push_back(operandsOf(loadStepWords(k.add(first, k.idx(u * WK)))));
-            continue;
-          }
           SmallVector<Value> words;
-          for (int64_t w = 0; w < MT * 4; ++w)
-            words.push_back(vector::ExtractOp::create(
-                k.b, carried.back(), ArrayRef<int64_t>{u * MT * 4 + w}));
+          if (sh.prefetchX) {
+            for (int64_t w = 0; w < MT * 4; ++w)
+              words.push_back(vector::ExtractOp::create(
+                  k.b, carried.back(), ArrayRef<int64_t>{u * MT * 4 + w}));
+          } else {
+            words = loadStepWords(k.add(first, k.idx(u * WK)));
+          }
           a.push_back(operandsOf(words));
         }
         for (int64_t u = 0; u < U; ++u)
