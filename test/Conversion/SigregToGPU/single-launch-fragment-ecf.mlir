@@ -1,6 +1,7 @@
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-fragment-ecf=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=RULE
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-fragment-ecf=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=OFF
+// RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-fragment-ecf=2 2>&1 | FileCheck %s --check-prefix=BAD
 
 // single-launch-fragment-ecf at the minimal shape (V 4, N 256, D 16, S 256,
 // P 17, bf16): one k step, so one k group (mmaWarpsK = 1) and each warp's
@@ -11,6 +12,7 @@
 // By rule (single-launch-fragment-ecf=-1, the default) too: the tile has
 // 256 rows, at least kSingleLaunchFragmentEcfMinRows = 128. With =0 the
 // y tile, as in single-launch-kernel.mlir.
+// BAD: error: single-launch-fragment-ecf must be -1 (by rule), 0 (never) or 1 (wherever it can), got 2
 // RULE-LABEL:  func.func @minimal
 // RULE:          gpu.func @sigreg_single_launch
 // RULE-SAME:       %[[YS:[^ ]*]] : memref<2048xf32,
