@@ -6,8 +6,8 @@
 #   SET: all (default: anchors, variants, hopper, split, single, grad, step, phased and random) | anchors |
 #        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
-#        cooperative | samebench | probe24 | stagger | fragment | stepgroup | staggerfast | warps16 |
-#        perslice | p65 (P = 65 per-slice f16 on every ECF kernel)
+#        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | staggerfast |
+#        warps16 | perslice | p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
 # reduction and both projection kinds, each compiled for both pipelines as random-NNN.
@@ -731,7 +731,27 @@ probe24_set() {
   emit ragged-sg-f16 3 40 1000 300 9 f16 clamp_min 0.5 mean seed fused
   emit px-ragged-sg-f16 3 40 1000 300 9 f16 clamp_min 0.5 mean seed fused --single-launch-prefetch-x
 }
+# Blog's class (tiles of at most 32 rows staggered by rule) with 4 k steps per iteration (NAME:
+# --single-launch-step-group=4, the twenty-fourth session's rule), with the rule's 2 (sg2-NAME:
+# kSingleLaunchStaggerStepGroup) and with 1 (sg1-NAME), for gpu-ab.sh --prefix sg2- / sg1-
+# (twenty-fifth session): the timed forward, the device-step seed, the training step and its
+# phased form, and three shapes that are not anchors (D 1024, four views, a ragged f16 batch).
+stepgroup25_configs() {
+  emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit ds-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean step fused
+  emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit_phased phased-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit n32-d1024-bf16 0 32 1024 1024 17 bf16 none 0 mean seed fused
+  emit views4-n32-bf16 4 32 2048 512 17 bf16 none 0 mean seed fused
+  emit n30-f16-clamp 0 30 2048 1000 9 f16 clamp_min 0.5 none seed fused
+}
+stepgroup25_set() {
+  EXTRA=--single-launch-step-group=4 stepgroup25_configs
+  PREFIX=sg2- stepgroup25_configs
+  PREFIX=sg1- EXTRA=--single-launch-step-group=1 stepgroup25_configs
+}
 case "$set_" in
+  stepgroup25) stepgroup25_set ;;
   perslice) perslice_set ;;
   warps16) warps16_set ;;
   pingpong) pingpong_set ;;

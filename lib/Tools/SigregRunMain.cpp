@@ -158,12 +158,13 @@ struct Options {
       "single-launch-prefetch-x",
       llvm::cl::desc("the single launch's tensor-core k loop loads the next "
                      "step group's x words one iteration ahead and carries "
-                     "them to it (not yet measured)")};
+                     "them to it (slower on the H200 at every shape "
+                     "measured)")};
   llvm::cl::opt<int64_t> singleLaunchStepGroup{
       "single-launch-step-group",
       llvm::cl::desc("the single launch's tensor-core k loop takes this many "
                      "k steps per iteration where every warp's steps divide "
-                     "by it (0: by rule, 4 or 2)"),
+                     "by it (0: by rule, 2 in a staggered walk, else 4 or 2)"),
       llvm::cl::init(0)};
   llvm::cl::opt<int64_t> promoteAccumulators{
       "promote-accumulators",

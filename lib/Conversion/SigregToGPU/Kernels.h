@@ -579,6 +579,14 @@ struct SingleLaunchShape {
 /// fast normals, by rule (single-launch-stagger = -1): blog's 32-row tile
 /// gained 14% on the H200, N 256 D 1024 (a 256-row batch) lost 30%.
 constexpr int64_t kSingleLaunchStaggerMaxRows = 32;
+/// The k steps per iteration of a tile staggered by rule, where
+/// single-launch-step-group is left to the rule, the grid has at most one
+/// block per multiprocessor and every warp's steps divide by it: on the
+/// H200 blog went 11.0-11.1 -> 10.5-10.6 us with 2 against 4 (15.0 with 8,
+/// 11.6-11.8 with 1), the other one-wave shapes gained 0.1-0.9 us, and
+/// four views of blog's batch (256 blocks) lost 0.2-0.5 us
+/// (docs/PERF-NOTES.md, twenty-fifth session).
+constexpr int64_t kSingleLaunchStaggerStepGroup = 2;
 /// The smallest single-launch tile (rows) whose ECF runs on the mma.sync
 /// accumulators by rule (single-launch-fragment-ecf = -1, where
 /// ecfFromFragments allows): tiles of 128 and 256 rows gained 0.1-0.4 us on

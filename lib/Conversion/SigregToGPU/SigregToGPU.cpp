@@ -1708,6 +1708,17 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
     else
       sh.staggerSteps = false;
   }
+  // A staggered walk takes kSingleLaunchStaggerStepGroup steps per
+  // iteration by rule where the grid is at most one block per
+  // multiprocessor and they divide every warp's steps and leave it
+  // staggered: fewer x loads in flight per warp, a loop body half as long.
+  int64_t blocks = sh.numViews * sh.numBatchTiles() * sh.numSliceTiles();
+  if (sh.staggerSteps && single.stepGroup == 0 && blocks <= kMultiprocessors) {
+    sh.stepGroup = kSingleLaunchStaggerStepGroup;
+    if (sh.mmaStepGroup() != kSingleLaunchStaggerStepGroup ||
+        !sh.staggersSteps())
+      sh.stepGroup = 0;
+  }
   // By rule the ECF runs on the accumulators (where ecfFromFragments allows)
   // in tiles of at least kSingleLaunchFragmentEcfMinRows rows: on the H200
   // minimal went 6.5-6.8 -> 6.3-6.5 us and the 128- and 256-row shapes of

@@ -1,23 +1,40 @@
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-fragment-ecf=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-fragment-ecf=0 single-launch-step-group=4" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch=0 --sigreg-gpu-bufferize | FileCheck %s --check-prefix=OFF
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch=2 single-launch-fragment-ecf=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TILES
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=tensor-cores=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=SIMT
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-warps=16 single-launch-fragment-ecf=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=W16
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stagger=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=STAGGER
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=STAGGER
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-warps=16 single-launch-fragment-ecf=0 single-launch-step-group=4" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=W16
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-stagger=1 single-launch-step-group=4" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=STAGGER
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=RULE
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stagger=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=NOSTAGGER
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-step-group=2 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=GROUP2
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-prefetch-x=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=PREFETCH
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-prefetch-x=1 single-launch-step-group=4" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=PREFETCH
 
 // The blog shape: the whole chain is one launch of sigreg_single_launch
 // (usesSingleLaunch) with its GEMM on tensor cores (bf16 input, seeded g
 // rounded to bf16): block = 8 slices x 32 rows, 128 blocks. One batch
 // tile: the counters workspace (zero_init) goes unused; the loss's 64-bit
 // accumulator, zero_init too.
-// single-launch-stagger=1, and by rule (-1) at blog's 32-row tile: block b
-// (grid x, its slice tile) walks the 4 step groups of 32 steps from group b
-// mod 4, wrapping around at 128 (by rule with the fast normals besides:
-// compile-only-single-launch.mlir); =0 walks from step group 0.
+// single-launch-stagger=1 with 4 steps per iteration: block b (grid x, its
+// slice tile) walks the 4 step groups of 32 steps (8 warps x 4) from group
+// b mod 4, wrapping around at 128; =0 walks from step group 0. By rule (-1)
+// blog's 32-row tile is staggered (with the fast normals besides:
+// compile-only-single-launch.mlir) in groups of 2 steps per warp
+// (kSingleLaunchStaggerStepGroup): 8 groups of 16 steps, from group b mod 8,
+// each iteration's 8 x loads before its 4 mma.sync.
+// RULE-LABEL: func.func @blog
+// RULE:         %[[BX:.*]] = gpu.block_id  x
+// RULE:         %[[GROUP:.*]] = arith.remui %[[BX]], %c8 : index
+// RULE:         %[[ROT:.*]] = arith.muli %[[GROUP]], %c16 : index
+// RULE:         scf.for %[[STEP:.*]] = %{{.*}} to %c128 step %c16
+// RULE-NEXT:      %[[TURNED:.*]] = arith.addi %[[STEP]], %[[ROT]] : index
+// RULE-NEXT:      %[[WRAPPED:.*]] = arith.subi %[[TURNED]], %c128 : index
+// RULE-NEXT:      %[[IN:.*]] = arith.cmpi ult, %[[TURNED]], %c128 : index
+// RULE-NEXT:      %{{.*}} = arith.select %[[IN]], %[[TURNED]], %[[WRAPPED]] : index
+// RULE-COUNT-8:   vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>
+// RULE-NOT:       vector.load
+// RULE-COUNT-4:   nvvm.mma.sync
+// RULE-NOT:       nvvm.mma.sync
+// RULE:           scf.yield
 // STAGGER-LABEL: func.func @blog
 // STAGGER:         %[[BX:.*]] = gpu.block_id  x
 // STAGGER:         %[[GROUP:.*]] = arith.remui %[[BX]], %c4 : index
@@ -74,7 +91,8 @@
 // CHECK:         gpu.func @sigreg_single_launch
 // CHECK-SAME:      workgroup(%[[GS:.*]] : memref<2176xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[YS:.*]] : memref<256xf32, {{.*}}, %[[NS:.*]] : memref<64xf32,
 // CHECK-NOT:     gpu.barrier
-// Stages 1-2: warp k group w takes k steps w, w + 8, ... of the 128, four
+// Stages 1-2 (single-launch-step-group=4; by rule two steps, RULE above):
+// warp k group w takes k steps w, w + 8, ... of the 128, four
 // per iteration (16 each: step 4 x 8): first the x loads of the four steps
 // (two row fragments each, 8-byte loads of rows q and q + 8), then the four
 // steps' B fragments (one Philox call each, g^2 summed, g rounded to bf16
@@ -241,6 +259,24 @@
 // OFF-NOT:     sigreg_single_launch
 func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<32x2048xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Four views of blog's batch at 512 slices: 64 slice tiles x 4 views, 256
+// blocks, more than one per multiprocessor, so the rule staggers the walk
+// but keeps 4 steps per iteration (4 groups of 32 steps from group b mod 4).
+// RULE-LABEL: func.func @views4_n32
+// RULE:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch blocks in (%c64, %c1, %c4)
+// RULE:         %[[BX:.*]] = gpu.block_id  x
+// RULE:         arith.remui %[[BX]], %c4 : index
+// RULE:         scf.for %{{.*}} = %{{.*}} to %c128 step %c32
+// RULE:           arith.select
+// RULE-COUNT-16:  vector.load %{{.*}} : memref<4x32x2048xbf16>, vector<4xbf16>
+// RULE-COUNT-8:   nvvm.mma.sync
+func.func @views4_n32(%x: tensor<4x32x2048xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 512 points = 17 : tensor<4x32x2048xbf16> -> tensor<f32>
   return %l : tensor<f32>
 }
 
