@@ -28,15 +28,7 @@ for p in sg2- sg1-; do
   timeout 100 bash scripts/gpu-ab.sh .gpu/stepgroup25 --prefix $p --skip-validate --rounds 3 \
     --out $OUT/$p 2>&1 | short
 done
-export PATH=$PATH:/usr/local/cuda/bin
-st="gpu__time_duration.sum,sm__inst_issued.avg.pct_of_peak_sustained_active"
-for p in alu fma fmaheavy xu lsu; do
-  st=$st,sm__inst_executed_pipe_$p.avg.pct_of_peak_sustained_active
-done
-for r in long_scoreboard short_scoreboard wait math_pipe_throttle no_instruction barrier \
-    lg_throttle mio_throttle not_selected dispatch_stall membar; do
-  st=$st,smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio
-done
+source scripts/gpu-calls/ncu-metrics.sh
 for n in blog-bf16 sg2-blog-bf16; do
   timeout 60 ncu --metrics "$st" -k regex:sigreg_single_launch -c 2 \
     .gpu/rt/bin/sigreg-aot-run .gpu/stepgroup25/$n/fused > $OUT/ncu-$n.txt 2>&1
