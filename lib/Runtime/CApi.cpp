@@ -14,6 +14,10 @@ using namespace sigreg::runtime;
 struct sigreg_aot {
   std::unique_ptr<Executor> exec;
   std::string error;
+  /// sigreg_aot_call's buffers, planned at load; callWhy is the reason the
+  /// one-call form does not apply (empty where it does).
+  CallPlan call;
+  std::string callWhy;
 };
 
 namespace {
@@ -244,6 +248,8 @@ extern "C" int sigreg_aot_load_device(const char *dir, int device,
     loadError = st.message();
     return 1;
   }
+  if (Status st = planCall(f->exec->manifest(), f->call); !st.ok())
+    f->callWhy = st.message();
   *out = f.release();
   return 0;
 }
@@ -283,6 +289,25 @@ extern "C" int sigreg_aot_set_seed(sigreg_aot *f, int64_t seed) {
 extern "C" int sigreg_aot_run(sigreg_aot *f, void *stream) {
   f->exec->useStream(static_cast<CUstream>(stream));
   return report(f, f->exec->run());
+}
+
+extern "C" int sigreg_aot_call(sigreg_aot *f, void *stream, uint64_t x,
+                               uint64_t aux, uint64_t out, int64_t seed) {
+  if (!f->callWhy.empty())
+    return report(f, Status::error("sigreg_aot_call: " + f->callWhy +
+                                   " (bind its buffers and run)"));
+  Executor &e = *f->exec;
+  Status s = e.bindBufferAt(f->call.x, x);
+  if (s.ok() && f->call.aux >= 0)
+    s = e.bindBufferAt(f->call.aux, aux);
+  if (s.ok())
+    s = e.bindBufferAt(f->call.out, out);
+  if (s.ok() && f->call.seeded)
+    s = e.setScalarInt("seed", seed);
+  if (!s.ok())
+    return report(f, s);
+  e.useStream(static_cast<CUstream>(stream));
+  return report(f, e.run());
 }
 
 extern "C" int sigreg_aot_run_phase(sigreg_aot *f, int phase, void *stream) {

@@ -372,7 +372,14 @@ Status Executor::bindBuffer(std::string_view name, CUdeviceptr ptr) {
   int i = bufferIndex(name, s);
   if (i < 0)
     return s;
-  bound[i] = ptr ? ptr : owned[i];
+  return bindBufferAt(i, ptr);
+}
+
+Status Executor::bindBufferAt(int index, CUdeviceptr ptr) {
+  if (index < 0 || static_cast<size_t>(index) >= m.buffers.size())
+    return Status::error("no buffer at index " + std::to_string(index) + " (" +
+                         std::to_string(m.buffers.size()) + " buffers)");
+  bound[index] = ptr ? ptr : owned[index];
   return Status::success();
 }
 

@@ -225,6 +225,41 @@ std::string sigreg::runtime::outputBufferName(const Manifest &m) {
   return name;
 }
 
+Status sigreg::runtime::planCall(const Manifest &m, CallPlan &plan) {
+  plan = CallPlan();
+  int outputs = 0;
+  std::string others;
+  for (size_t i = 0; i < m.buffers.size(); ++i) {
+    const BufferDesc &b = m.buffers[i];
+    int index = static_cast<int>(i);
+    if (b.role == BufferRole::Output) {
+      plan.out = index;
+      ++outputs;
+    } else if (b.role == BufferRole::Input && b.name == "x") {
+      plan.x = index;
+    } else if (b.role == BufferRole::Input) {
+      if (plan.aux < 0)
+        plan.aux = index;
+      others += (others.empty() ? "'" : ", '") + b.name + "'";
+    }
+  }
+  if (plan.x < 0)
+    return Status::error("the artifact has no input 'x'");
+  if (others.find(',') != std::string::npos)
+    return Status::error("the artifact has inputs " + others +
+                         " besides 'x'; the call binds one");
+  if (outputs != 1)
+    return Status::error("the artifact has " + std::to_string(outputs) +
+                         " outputs; the call binds one");
+  for (const ScalarDesc &s : m.scalars) {
+    if (s.name != "seed")
+      return Status::error("the artifact has the scalar '" + s.name +
+                           "'; the call sets only 'seed'");
+    plan.seeded = true;
+  }
+  return Status::success();
+}
+
 /// The buffers of a DDP entry point after x and proj (checked by the
 /// caller): "ecf" has f32 outputs cos and sin [V, S, P]; "ecf_backward" has
 /// f32 inputs dcos and dsin [V, S, P] and the f32 output out [V, N, D].

@@ -87,6 +87,9 @@ def load_library():
     lib.sigreg_aot_set_seed.argtypes = [h, ctypes.c_int64]
     lib.sigreg_aot_run.argtypes = [h, ctypes.c_void_p]
     lib.sigreg_aot_run_phase.argtypes = [h, ctypes.c_int, ctypes.c_void_p]
+    if hasattr(lib, "sigreg_aot_call"):  # older libraries: CapiFunction binds and runs
+        lib.sigreg_aot_call.argtypes = [h, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64,
+                                        ctypes.c_uint64, ctypes.c_int64]
     lib.sigreg_aot_synchronize.argtypes = [h]
     lib.sigreg_aot_last_error.argtypes = [h]
     lib.sigreg_aot_last_error.restype = ctypes.c_char_p
@@ -442,6 +445,33 @@ class _CallSpec:
         return self._tensors_ok(torch, tensors, {})
 
 
+@dataclass(frozen=True)
+class _FastCall:
+    """A call's usual form, checked and run in one step (CapiFunction.__call__): x, the one
+    other input ``aux`` ("proj", "step", "grad" or None), each of its dtype and element count,
+    the output's shape, whether the seed is taken, the artifact's device."""
+
+    aux: Optional[str]
+    x: Tuple[object, int]
+    aux_want: Optional[Tuple[object, int]]
+    out_shape: Tuple[int, ...]
+    seeded: bool
+    device: int
+
+    def accepts(self, tensor, x, aux, seed) -> bool:
+        """_CallSpec.accepts for these two tensors and the seed."""
+        dev, want = self.device, self.x
+        if not (isinstance(x, tensor) and x.dtype == want[0] and x.numel() == want[1]
+                and x.is_contiguous() and x.get_device() == dev):
+            return False
+        if self.seeded and not (type(seed) is int and _INT64_MIN <= seed <= _INT64_MAX):
+            return False
+        want = self.aux_want
+        return want is None or (isinstance(aux, tensor) and aux.dtype == want[0]
+                                and aux.numel() == want[1] and aux.is_contiguous()
+                                and aux.get_device() == dev)
+
+
 _RAW_STREAM = None
 
 
@@ -555,6 +585,23 @@ class CapiFunction:
     def _spec(self) -> _CallSpec:
         return _CallSpec.of(self._torch, self.info, self.device_index)
 
+    @functools.cached_property
+    def _fast(self) -> Optional[_FastCall]:
+        """The one-call form of __call__ (sigreg_aot_call), or None: an entry point, a step, a
+        gradient with a second input besides grad, or a library without sigreg_aot_call."""
+        p = self.problem
+        if p.entry_point or p.step or not hasattr(self._lib, "sigreg_aot_call"):
+            return None
+        aux = {"explicit": "proj", "step": "step"}.get(p.projection)
+        if p.gradient:
+            if aux is not None:
+                return None
+            aux = "grad"
+        spec = self._spec
+        return _FastCall(aux, spec.tensors["x"], spec.tensors[aux] if aux else None,
+                         tuple(p.x_shape() if p.gradient else p.out_shape()), spec.seeded,
+                         self.device_index)
+
     def _check(self, rc: int, what: str):
         if rc != 0:
             raise CapiError(f"{what}: {self._lib.sigreg_aot_last_error(self._h).decode(errors='replace')}")
@@ -585,6 +632,25 @@ class CapiFunction:
 
     def __call__(self, x, seed: Optional[int] = None, proj=None, grad=None, out=None, step=None):
         torch, p = self._torch, self.problem
+        # The fastest path: the usual form (no out=, the one other input the artifact takes)
+        # checked against per-artifact constants, then one C call binds, seeds and runs.
+        fast = self._fast
+        if fast is not None and out is None:
+            a = fast.aux
+            aux = proj if a == "proj" else step if a == "step" else grad if a == "grad" else None
+            given = (proj is not None) + (step is not None) + (grad is not None)
+            if given == (aux is not None) and fast.accepts(torch.Tensor, x, aux, seed):
+                out = x.new_empty(fast.out_shape, dtype=torch.float32)
+                stream = _current_stream(torch, fast.device) or 1
+                rc = self._lib.sigreg_aot_call(self._h, stream, x.data_ptr(),
+                                               0 if aux is None else aux.data_ptr(),
+                                               out.data_ptr(), seed if fast.seeded else 0)
+                # The runtime's bindings and seed changed behind _bind_all and _set_seed.
+                self._bound.clear()
+                self._seed = None
+                if rc != 0:
+                    self._check(rc, "call")
+                return out
         binds = None
         # The fast path: the arguments call_bindings accepts without a message, in the usual
         # form (proj= exactly for an explicit projection, step= exactly for a step counter,

@@ -543,6 +543,97 @@ def precompile(configs) -> int:
     return failed
 
 
+def host_breakdown(configs, iters=200):
+    """Where a no_grad module call's host time goes (``--host-breakdown``): the call as
+    ``--host`` times it, then its parts one by one on the same artifact (the route the module
+    recorded): the module under one outer no_grad, the CapiFunction call, each also through
+    bind + seed + run instead of the one-call form (sigreg_aot_call; first checked to give the
+    same bits), the C ABI run alone (the runtime and cuLaunchKernel), a ctypes call that does
+    nothing, the output's allocation, the stream query, the no_grad block alone, and a torch
+    op for scale. Returns the number of configurations whose two paths differ."""
+    from sigreg import capi  # noqa: PLC0415
+
+    failed = 0
+    print(f"\n{'config':22} {'part':44} {'us/call':>8}")
+    for name, V, N, D, S, P, dt, mode, cv, red in configs:
+        x = _x(V, N, D, dt)
+        m = SIGReg(num_slices=S, n_points=P, clip_value=cv, clip_mode=mode, reduction=red,
+                   backend="compiled").cuda()
+        with torch.no_grad():
+            m(x)
+        routes = m._routes or {}
+        route = next(iter(routes.values()), None)
+        if route is None or route[1] is None:
+            print(f"{name:22} no whole-problem route recorded")
+            continue
+        fn, step = route[1], m._buffers["global_step"]
+        lib, h = fn._lib, fn._h
+        stream = capi._current_stream(torch, x.get_device()) or 1
+        out = torch.empty((), device="cuda")
+        y = torch.zeros(1, device="cuda")
+        kw = {"step": step} if route[3] else {"seed": SEED}
+
+        def per_call_no_grad():
+            with torch.no_grad():
+                m(x)
+
+        def empty_no_grad():
+            with torch.no_grad():
+                pass
+
+        def without_one_call(f):
+            def timed():
+                fast = fn.__dict__.get("_fast")
+                fn.__dict__["_fast"] = None  # the general path: bind, seed, run
+                try:
+                    return _host_us(f, iters)
+                finally:
+                    fn.__dict__["_fast"] = fast
+            return timed
+
+        parts = [("module call, no_grad block per call", per_call_no_grad),
+                 ("  the same, bind + seed + run (no sigreg_aot_call)",
+                  without_one_call(per_call_no_grad))]
+        with torch.no_grad():
+            parts += [("module call under one outer no_grad", lambda: m(x)),
+                      ("CapiFunction call (route's loss artifact)", lambda: fn(x, **kw)),
+                      ("  the same, bind + seed + run (no sigreg_aot_call)",
+                       without_one_call(lambda: fn(x, **kw)))]
+        parts += [
+            # The output bound to a tensor that stays alive, then the runs write there.
+            ("sigreg_aot_bind of out (ctypes)",
+             lambda: lib.sigreg_aot_bind(h, fn.info.output.encode(), out.data_ptr())),
+            ("sigreg_aot_run alone (C ABI + launch)", lambda: lib.sigreg_aot_run(h, stream)),
+            ("ctypes call doing nothing", lambda: lib.sigreg_aot_last_error(h)),
+            ("x.new_empty(()) on the GPU", lambda: x.new_empty((), dtype=torch.float32)),
+            ("torch's current raw stream", lambda: capi._current_stream(torch, 0)),
+            ("_CallSpec.accepts", lambda: fn._spec.accepts(torch, {"x": x, **(
+                {"step": step} if route[3] else {})}, None if route[3] else SEED, exact=False)),
+            ("a no_grad block alone", empty_no_grad),
+            ("torch op y.add_(0)", lambda: y.add_(0)),
+        ]
+        # The two paths give the same bits (the same seed, or copies of the same step).
+        with torch.no_grad():
+            a_kw = {"step": step.clone()} if route[3] else kw
+            b_kw = {"step": step.clone()} if route[3] else kw
+            one = fn(x, **a_kw)
+            fast = fn.__dict__.get("_fast")
+            fn.__dict__["_fast"] = None
+            general = fn(x, **b_kw)
+            fn.__dict__["_fast"] = fast
+            same = bool(torch.equal(one, general)) and (
+                not route[3] or bool(torch.equal(a_kw["step"], b_kw["step"])))
+        failed += 0 if same and fast is not None else 1
+        print(f"{name:22} {'one-call form == bind + seed + run, bitwise':44} "
+              f"{'yes' if same else 'NO'}{'' if fast is not None else ' (no one-call form)'}")
+        for i, (what, f) in enumerate(parts):
+            with torch.no_grad() if 2 <= i <= 4 else contextlib.nullcontext():
+                t = f() if what.startswith("  the same") else _host_us(f, iters)
+            print(f"{name:22} {what:44} {t:8.2f}")
+        fn._bound.clear()  # the bind above moved the output's binding
+    return failed
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bench", action="store_true")
@@ -555,6 +646,8 @@ def main(argv=None):
     ap.add_argument("--skip-check", action="store_true",
                     help="skip the accuracy checks (with --bench or --host)")
     ap.add_argument("--profile", action="store_true", help="with --host: cProfile each")
+    ap.add_argument("--host-breakdown", action="store_true",
+                    help="where a no_grad module call's host time goes, part by part")
     ap.add_argument("--traced", action="store_true",
                     help="also the compiled backend under torch.compile(fullgraph=True)")
     ap.add_argument("--device-step", action="store_true",
@@ -580,6 +673,8 @@ def main(argv=None):
         bench_module(configs)
     if args.host:
         host(configs, args.profile)
+    if args.host_breakdown:
+        failed += host_breakdown(configs)
     if args.train:
         failed += train()
     print(f"\n{'FAIL' if failed else 'PASS'}: {failed} failure(s)")

@@ -446,6 +446,53 @@ def test_capi_function_binds_changed_addresses_and_seeds_only(monkeypatch):
     assert lib.calls[-1] == ("destroy",) and lib.calls.count(("destroy",)) == 1
 
 
+class _FakeCallLib(_FakeLib):
+    """A library with sigreg_aot_call (the one-call form)."""
+
+    def sigreg_aot_call(self, h, stream, x, aux, out, seed):
+        self.calls.append(("call", stream, x, aux, out, seed))
+        return self._rc("call")
+
+
+def test_capi_function_one_call_form(monkeypatch, tmp_path):
+    # The usual call, checked against per-artifact constants, is one sigreg_aot_call (x, the
+    # other input, the output, the seed); out= or anything the constants do not accept takes
+    # the general path (its messages; then bind, seed and run as before, every binding again
+    # since the call moved them). CPU tensors count as being on the artifact's device 0.
+    torch = pytest.importorskip("torch")
+    lib = _FakeCallLib()
+    f = _fake_function(torch, monkeypatch, RAGGED / "fused", lib)
+    monkeypatch.setattr(torch.Tensor, "get_device", lambda self: 0)
+    x = torch.zeros((3, 37, 129), dtype=torch.bfloat16)
+    out = f(x, seed=5)
+    assert out.shape == () and out.dtype == torch.float32
+    assert lib.calls == [("call", 1, x.data_ptr(), 0, out.data_ptr(), 5)]
+    lib.calls.clear()
+    f(x, seed=5, out=out)
+    assert lib.calls == [("bind", "x", x.data_ptr()), ("bind", "out", out.data_ptr()), ("seed", 5),
+                         ("run", 1)]
+    lib.calls.clear()
+    for args, kw in [((x.half(),), dict(seed=1)), ((x,), dict(seed=2 ** 63)), ((x,), dict(seed=True)),
+                     ((x,), dict(seed=1, grad=x)), ((x[:, :, :128],), dict(seed=1))]:
+        with pytest.raises((TypeError, ValueError)):
+            f(*args, **kw)
+    assert lib.calls == []
+    lib.fail = "call"
+    with pytest.raises(capi.CapiError, match="call: the runtime's message"):
+        f(x, seed=5)
+    # A gradient artifact: grad is the other input, dL/dx (x's shape, f32) the output.
+    g = _fake_function(torch, monkeypatch, _write(tmp_path, _gradient_manifest()), lib)
+    lib.fail, lib.calls = None, []
+    cot = torch.ones(())
+    dx = g(x, seed=3, grad=cot)
+    assert dx.shape == (3, 37, 129) and dx.dtype == torch.float32
+    assert lib.calls == [("call", 1, x.data_ptr(), cot.data_ptr(), dx.data_ptr(), 3)]
+    with pytest.raises(ValueError, match="needs grad="):
+        g(x, seed=3)
+    # Entry points and steps are run, not called: no one-call form.
+    assert _fake_function(torch, monkeypatch, _write(tmp_path, ECF, "ecf"), lib)._fast is None
+
+
 def test_capi_function_run_and_errors(monkeypatch, tmp_path):
     torch = pytest.importorskip("torch")
     lib = _FakeLib(fail="run")

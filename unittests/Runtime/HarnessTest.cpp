@@ -396,6 +396,60 @@ TEST(Harness, ChecksStepBuffers) {
 // as computeReference gives them for the loss and the gradient problems; the
 // step's gradient for its cotangent kStepCotangent, the gradient problem's
 // for all ones.
+// sigreg_aot_call's plan: x, the one other input and the one output by
+// manifest index, the seed where declared; a precise refusal for the
+// artifacts it does not fit (bind and run those).
+TEST(Harness, PlansTheOneCallForm) {
+  Manifest m;
+  std::string err;
+  CallPlan plan;
+  ASSERT_TRUE(parseManifest(kArtifact, m, err)) << err;
+  Status s = planCall(m, plan);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(plan.x, 0);
+  EXPECT_EQ(plan.aux, -1);
+  EXPECT_EQ(plan.out, 1);
+  EXPECT_TRUE(plan.seeded);
+
+  const std::string x =
+      R"({"name":"x","role":"input","bytes":131072,"dtype":"bf16"},)";
+  const std::string step = R"({"name":"step","role":"input","bytes":8},)";
+  const std::string seed = R"({"name":"seed","type":"i64"})";
+  std::string counter = with(x, step + x);
+  counter.replace(counter.find(seed), seed.size(), "");
+  ASSERT_TRUE(parseManifest(counter, m, err)) << err;
+  s = planCall(m, plan);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(plan.x, 1);
+  EXPECT_EQ(plan.aux, 0);
+  EXPECT_EQ(plan.out, 2);
+  EXPECT_FALSE(plan.seeded);
+
+  struct Case {
+    std::string json;
+    const char *expected;
+  };
+  const std::string out =
+      R"({"name":"out","role":"output","bytes":4,"dtype":"f32"})";
+  const Case cases[] = {
+      {with(x, ""), "no input 'x'"},
+      {with(x, x + R"({"name":"dcos","role":"input","bytes":4},)" +
+                   R"({"name":"dsin","role":"input","bytes":4},)"),
+       "inputs 'dcos', 'dsin' besides 'x'"},
+      {with(out, out + R"(,{"name":"dx","role":"output","bytes":4})"),
+       "2 outputs"},
+      {with(R"("name":"seed")", R"("name":"k")"), "the scalar 'k'"},
+  };
+  for (const Case &c : cases) {
+    Manifest bad;
+    ASSERT_TRUE(parseManifest(c.json, bad, err)) << err;
+    Status r = planCall(bad, plan);
+    EXPECT_FALSE(r.ok()) << c.expected;
+    EXPECT_NE(r.message().find(c.expected), std::string::npos)
+        << "got: " << r.message();
+  }
+}
+
 TEST(Harness, StepReferences) {
   ProblemDesc p = smallProblem("f32");
   p.step = true;

@@ -13,6 +13,7 @@
  *   sigreg_aot_bind(f, "out", out_dev);      // output: 1 f32, or [S]/[V,S]
  *   sigreg_aot_set_seed(f, step);            // seeded projection
  *   sigreg_aot_run(f, stream);               // enqueue on the caller's stream
+ *   sigreg_aot_call(f, stream, x_dev, 0, out_dev, step);  // the four above
  *   sigreg_aot_destroy(f);
  *
  * sigreg_aot_describe() reads what an artifact computes without a GPU.
@@ -77,6 +78,17 @@ int sigreg_aot_device_bytes(sigreg_aot *f, uint64_t *bytes);
 int sigreg_aot_set_seed(sigreg_aot *f, int64_t seed);
 /* Enqueues every step on `stream` (a CUstream; 0: the runtime's stream). */
 int sigreg_aot_run(sigreg_aot *f, void *stream);
+/* The usual call in one (a loss or its gradient, per training step):
+ * binds "x" to x, the artifact's one other input ("proj", "step" or
+ * "grad"; aux is ignored where there is none) to aux and its one output to
+ * out, sets the seed where the artifact declares it (ignored otherwise),
+ * and enqueues every step on `stream`: sigreg_aot_bind for each,
+ * sigreg_aot_set_seed and sigreg_aot_run in one crossing of the FFI. An
+ * artifact with other inputs, another number of outputs or other scalars
+ * (the DDP entry points, a training step) is an error that says so: bind
+ * and run those. */
+int sigreg_aot_call(sigreg_aot *f, void *stream, uint64_t x, uint64_t aux,
+                    uint64_t out, int64_t seed);
 /* Enqueues one phase of an artifact whose last steps are marked
  * "phase": "backward" (docs/AOT.md): SIGREG_AOT_PHASE_FORWARD (the steps
  * before them, which do not read the input "grad"), SIGREG_AOT_PHASE_BACKWARD

@@ -83,6 +83,9 @@ public:
   /// unbound (zero_init workspaces at creation): a buffer always bound costs
   /// no device memory.
   Status bindBuffer(std::string_view name, CUdeviceptr ptr);
+  /// bindBuffer of the buffer at `index` in the manifest's order (the C
+  /// ABI's per-call path, without a name lookup).
+  Status bindBufferAt(int index, CUdeviceptr ptr);
   /// Bytes of device memory the executor allocated itself (rounded up to its
   /// allocation granule).
   uint64_t ownedBytes() const;

@@ -84,6 +84,19 @@ ProblemDesc stepGradientProblem(const ProblemDesc &step);
 Status checkProblemBuffers(const Manifest &manifest);
 /// Name of the loss output buffer ("out", or the only output).
 std::string outputBufferName(const Manifest &manifest);
+/// The buffers of the C ABI's one-call form (sigreg_aot_call): manifest
+/// indices of the input "x", of the one other input (proj, step or grad; -1
+/// where there is none) and of the one output, and whether the manifest
+/// declares the "seed" scalar.
+struct CallPlan {
+  int x = -1, aux = -1, out = -1;
+  bool seeded = false;
+};
+/// The CallPlan of `manifest`, or an error saying why the one-call form
+/// does not apply: no input "x", more than one other input (the DDP
+/// backward entry point), other than one output (a training step, the DDP
+/// forward entry point), or a scalar other than "seed".
+Status planCall(const Manifest &manifest, CallPlan &plan);
 /// Number of f32 elements of the loss output.
 int64_t outputElementCount(const ProblemDesc &problem);
 
