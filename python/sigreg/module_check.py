@@ -430,9 +430,11 @@ def host(configs, profile=False, iters=200):
     the forward alone under no_grad and with autograd, the forward + backward, and for scale
     an empty launch-sized torch op (``x.add_(0)``), the C ABI call alone, and the floor of any
     module whose forward is an autograd.Function (``_Floor``: it allocates its 0-d output and
-    launches nothing), with autograd."""
+    launches nothing), with autograd, alone and with ``.sum().backward()`` (floor f+b: what the
+    autograd engine costs a forward + backward whatever the kernels)."""
     print(f"\n{'config':22} {'fwd(no_grad)':>12} {'fwd':>12} {'fwd+bwd':>12} "
-          f"{'step run':>12} {'torch op':>12} {'floor':>12}   (us of host time per call)")
+          f"{'step run':>12} {'torch op':>12} {'floor':>12} {'floor f+b':>12}   "
+          "(us of host time per call)")
     floor = _FloorModule()
     for name, V, N, D, S, P, dt, mode, cv, red in configs:
         x = _x(V, N, D, dt).requires_grad_(True)
@@ -462,6 +464,12 @@ def host(configs, profile=False, iters=200):
         y = torch.zeros(1, device="cuda")
         row.append(_host_us(lambda: y.add_(0), iters))
         row.append(_host_us(lambda: floor(x), iters))
+
+        def floor_step():
+            x.grad = None
+            floor(x).sum().backward()
+
+        row.append(_host_us(floor_step, iters))
         print(f"{name:22} " + " ".join(f"{t:12.1f}" if t is not None else f"{'n/a':>12}"
                                        for t in row))
         if profile:
