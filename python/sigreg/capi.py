@@ -588,9 +588,11 @@ class CapiFunction:
     @functools.cached_property
     def _fast(self) -> Optional[_FastCall]:
         """The one-call form of __call__ (sigreg_aot_call), or None: an entry point, a step, a
-        gradient with a second input besides grad, or a library without sigreg_aot_call."""
+        gradient with a second input besides grad, a library without sigreg_aot_call, or
+        SIGREG_NO_ONE_CALL=1 in the environment (bind, seed and run as before it existed)."""
         p = self.problem
-        if p.entry_point or p.step or not hasattr(self._lib, "sigreg_aot_call"):
+        if (p.entry_point or p.step or not hasattr(self._lib, "sigreg_aot_call")
+                or os.environ.get("SIGREG_NO_ONE_CALL", "0") not in ("", "0")):
             return None
         aux = {"explicit": "proj", "step": "step"}.get(p.projection)
         if p.gradient:

@@ -489,8 +489,14 @@ def test_capi_function_one_call_form(monkeypatch, tmp_path):
     assert lib.calls == [("call", 1, x.data_ptr(), cot.data_ptr(), dx.data_ptr(), 3)]
     with pytest.raises(ValueError, match="needs grad="):
         g(x, seed=3)
-    # Entry points and steps are run, not called: no one-call form.
+    # Entry points and steps are run, not called: no one-call form; nor with
+    # SIGREG_NO_ONE_CALL=1 (bind, seed and run).
     assert _fake_function(torch, monkeypatch, _write(tmp_path, ECF, "ecf"), lib)._fast is None
+    monkeypatch.setenv("SIGREG_NO_ONE_CALL", "1")
+    h = _fake_function(torch, monkeypatch, RAGGED / "fused", lib)
+    lib.calls = []
+    out = h(x, seed=5)
+    assert h._fast is None and [c[0] for c in lib.calls] == ["bind", "bind", "seed", "run"]
 
 
 def test_capi_function_run_and_errors(monkeypatch, tmp_path):
