@@ -6,8 +6,8 @@
 #   SET: all (default: anchors, variants, hopper, split, single, grad, step, phased and random) | anchors |
 #        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
-#        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | staggerfast |
-#        warps16 | perslice | p65 (P = 65 per-slice f16 on every ECF kernel)
+#        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | probe25 |
+#        staggerfast | warps16 | perslice | p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
 # reduction and both projection kinds, each compiled for both pipelines as random-NNN.
@@ -750,7 +750,23 @@ stepgroup25_set() {
   PREFIX=sg2- stepgroup25_configs
   PREFIX=sg1- EXTRA=--single-launch-step-group=1 stepgroup25_configs
 }
+# The next step group's x carried one iteration ahead (--single-launch-prefetch-x) under this
+# rule's 2-step groups (px-NAME; measured only with 4-step groups, where it lost): NAME is the
+# rule, on the one-wave shapes the step-group rule takes and a ragged f16 batch (twenty-fifth
+# session, scripts/gpu-calls/call-probe25.sh).
+probe25_configs() {
+  emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit ds-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean step fused
+  emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit n32-d1024-bf16 0 32 1024 1024 17 bf16 none 0 mean seed fused
+  emit n30-f16-clamp 0 30 2048 1000 9 f16 clamp_min 0.5 none seed fused
+}
+probe25_set() {
+  probe25_configs
+  PREFIX=px- EXTRA=--single-launch-prefetch-x probe25_configs
+}
 case "$set_" in
+  probe25) probe25_set ;;
   stepgroup25) stepgroup25_set ;;
   perslice) perslice_set ;;
   warps16) warps16_set ;;
