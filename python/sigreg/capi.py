@@ -386,6 +386,17 @@ def check_buffers(torch, info: Artifact, buffers: Mapping[str, object], seed=Non
 _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 
 
+def _seed_fits(seed) -> bool:
+    """A seed the artifacts take: an int (not a bool) in int64's range."""
+    return type(seed) is int and _INT64_MIN <= seed <= _INT64_MAX
+
+
+def _matches(t, tensor, want: Tuple[object, int], device: int) -> bool:
+    """``t`` is a contiguous tensor of ``want``'s (dtype, element count) on CUDA ``device``."""
+    return (isinstance(t, tensor) and t.dtype == want[0] and t.numel() == want[1]
+            and t.is_contiguous() and t.get_device() == device)
+
+
 @dataclass(frozen=True)
 class _CallSpec:
     """Per-artifact constants of the checks: each input and output's torch dtype and element
@@ -409,7 +420,7 @@ class _CallSpec:
         return _CallSpec(tensors, info.problem.projection == "seed", device)
 
     def _seed_ok(self, seed) -> bool:
-        return not self.seeded or (type(seed) is int and _INT64_MIN <= seed <= _INT64_MAX)
+        return not self.seeded or _seed_fits(seed)
 
     def _tensors_ok(self, torch, tensors: Mapping[str, object],
                     workspaces: Mapping[str, int]) -> bool:
@@ -417,16 +428,17 @@ class _CallSpec:
         dtype and size, or a workspace (``workspaces``: name -> bytes) of at least its bytes."""
         spec, tensor, device = self.tensors, torch.Tensor, self.device
         for name, t in tensors.items():
-            if not isinstance(t, tensor) or not t.is_contiguous() or t.get_device() != device:
-                return False
             want = spec.get(name)
-            if want is None:
-                size = workspaces.get(name)
-                if size is None or t.numel() * t.element_size() < size:
+            if want is not None:
+                if not _matches(t, tensor, want, device):
                     return False
-            elif t.dtype != want[0] or t.numel() != want[1]:
+                continue
+            size = workspaces.get(name)
+            if (size is None or not isinstance(t, tensor) or not t.is_contiguous()
+                    or t.get_device() != device or t.numel() * t.element_size() < size):
                 return False
         return True
+
 
     def accepts_phase(self, torch, phase: str, tensors: Mapping[str, object], seed,
                       workspaces: Mapping[str, int]) -> bool:
@@ -460,16 +472,9 @@ class _FastCall:
 
     def accepts(self, tensor, x, aux, seed) -> bool:
         """_CallSpec.accepts for these two tensors and the seed."""
-        dev, want = self.device, self.x
-        if not (isinstance(x, tensor) and x.dtype == want[0] and x.numel() == want[1]
-                and x.is_contiguous() and x.get_device() == dev):
-            return False
-        if self.seeded and not (type(seed) is int and _INT64_MIN <= seed <= _INT64_MAX):
-            return False
-        want = self.aux_want
-        return want is None or (isinstance(aux, tensor) and aux.dtype == want[0]
-                                and aux.numel() == want[1] and aux.is_contiguous()
-                                and aux.get_device() == dev)
+        return (_matches(x, tensor, self.x, self.device)
+                and (not self.seeded or _seed_fits(seed))
+                and (self.aux_want is None or _matches(aux, tensor, self.aux_want, self.device)))
 
 
 _RAW_STREAM = None
