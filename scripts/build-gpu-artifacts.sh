@@ -736,14 +736,19 @@ probe24_set() {
 # kSingleLaunchStaggerStepGroup) and with 1 (sg1-NAME), for gpu-ab.sh --prefix sg2- / sg1-
 # (twenty-fifth session): the timed forward, the device-step seed, the training step and its
 # phased form, and three shapes that are not anchors (D 1024, four views, a ragged f16 batch).
-stepgroup25_configs() {
+# The one-wave shapes of blog's class: blog, its device-step seed and training step, N 32 D 1024,
+# a ragged f16 batch of 30 rows.
+one_wave_configs() {
   emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
   emit ds-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean step fused
   emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
-  emit_phased phased-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
   emit n32-d1024-bf16 0 32 1024 1024 17 bf16 none 0 mean seed fused
-  emit views4-n32-bf16 4 32 2048 512 17 bf16 none 0 mean seed fused
   emit n30-f16-clamp 0 30 2048 1000 9 f16 clamp_min 0.5 none seed fused
+}
+stepgroup25_configs() {
+  one_wave_configs
+  emit_phased phased-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit views4-n32-bf16 4 32 2048 512 17 bf16 none 0 mean seed fused
 }
 stepgroup25_set() {
   EXTRA=--single-launch-step-group=4 stepgroup25_configs
@@ -754,16 +759,9 @@ stepgroup25_set() {
 # rule's 2-step groups (px-NAME; measured only with 4-step groups, where it lost): NAME is the
 # rule, on the one-wave shapes the step-group rule takes and a ragged f16 batch (twenty-fifth
 # session, scripts/gpu-calls/call-probe25.sh).
-probe25_configs() {
-  emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
-  emit ds-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean step fused
-  emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
-  emit n32-d1024-bf16 0 32 1024 1024 17 bf16 none 0 mean seed fused
-  emit n30-f16-clamp 0 30 2048 1000 9 f16 clamp_min 0.5 none seed fused
-}
 probe25_set() {
-  probe25_configs
-  PREFIX=px- EXTRA=--single-launch-prefetch-x probe25_configs
+  one_wave_configs
+  PREFIX=px- EXTRA=--single-launch-prefetch-x one_wave_configs
 }
 case "$set_" in
   probe25) probe25_set ;;

@@ -22,9 +22,5 @@ timeout 100 bash scripts/gpu-ab.sh .gpu/probe25 --prefix px- --rounds 3 --out $O
 timeout 90 bash scripts/gpu-ab.sh .gpu/probe25 --prefix px- --skip-validate --skip-bench \
   --sanitize "px-blog-bf16" --out $OUT/px-san 2>&1 | grep -E 'rc='
 source scripts/gpu-calls/ncu-metrics.sh
-for n in blog-bf16 px-blog-bf16; do
-  timeout 60 ncu --metrics "$st" -k regex:sigreg_single_launch -c 2 \
-    .gpu/rt/bin/sigreg-aot-run .gpu/probe25/$n/fused > $OUT/ncu-$n.txt 2>&1
-  echo "ncu $n rc=$?"; grep -E 'duration|pct_of_peak|stalled|ERROR' $OUT/ncu-$n.txt | tail -19
-done
+ncu_single .gpu/probe25 blog-bf16 px-blog-bf16
 echo "== done $(date +%T)"

@@ -29,9 +29,5 @@ for p in sg2- sg1-; do
     --out $OUT/$p 2>&1 | short
 done
 source scripts/gpu-calls/ncu-metrics.sh
-for n in blog-bf16 sg2-blog-bf16; do
-  timeout 60 ncu --metrics "$st" -k regex:sigreg_single_launch -c 2 \
-    .gpu/rt/bin/sigreg-aot-run .gpu/stepgroup25/$n/fused > $OUT/ncu-$n.txt 2>&1
-  echo "ncu $n rc=$?"; grep -E 'duration|pct_of_peak|stalled|ERROR' $OUT/ncu-$n.txt | tail -19
-done
+ncu_single .gpu/stepgroup25 blog-bf16 sg2-blog-bf16
 echo "== done $(date +%T)"
