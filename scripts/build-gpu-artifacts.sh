@@ -6,7 +6,7 @@
 #   SET: all (default: anchors, variants, hopper, split, single, grad, step, phased and random) | anchors |
 #        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
-#        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | probe25 |
+#        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | probe25 | probe26 |
 #        staggerfast | warps16 | perslice | p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -763,7 +763,25 @@ probe25_set() {
   one_wave_configs
   PREFIX=px- EXTRA=--single-launch-prefetch-x one_wave_configs
 }
+# Blocks of 16 warps under this session's rules (w16-NAME; last measured in the twenty-fourth
+# session with 4-step groups), beside the rule, at blog, its training step, N 32 D 1024 and
+# minimal: timed and profiled by region (ncu's SASS source page, scripts/ncu-regions.py) to see
+# whether twice the warps shorten the k loop and what they add elsewhere (twenty-sixth session,
+# scripts/gpu-calls/call-probe26.sh).
+probe26_set() {
+  local shape
+  for shape in "blog-bf16 0 32 2048 1024 17 bf16 none 0 mean" \
+      "n32-d1024-bf16 0 32 1024 1024 17 bf16 none 0 mean" \
+      "minimal-bf16 4 256 16 256 17 bf16 none 0 mean"; do
+    set -- $shape
+    emit "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused
+    emit "w16-$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" seed fused --single-launch-warps=16
+  done
+  emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit_step w16-step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused --single-launch-warps=16
+}
 case "$set_" in
+  probe26) probe26_set ;;
   probe25) probe25_set ;;
   stepgroup25) stepgroup25_set ;;
   perslice) perslice_set ;;
