@@ -478,6 +478,15 @@ struct SingleLaunchShape {
   /// elements per thread).
   int64_t warps = 8;
   int64_t threads() const { return 32 * warps; }
+  /// Warps of the stages after the tensor-core k loop (the y tile, the ECF
+  /// and its warp sums, a training step's gradient): all of them, except
+  /// that blocks of more than 8 warps whose y tile has at most 256 elements
+  /// use 8 (one element per thread) and their other warps only meet the
+  /// barriers. With all 16 the ECF stage issued 2.4 times the instructions,
+  /// the extra ones masked, and 16 warps' sums were added
+  /// (docs/PERF-NOTES.md, twenty-sixth session).
+  int64_t ecfWarps() const;
+  int64_t ecfThreads() const { return 32 * ecfWarps(); }
   /// The Box-Muller step of the tensor-core GEMM's g (Exact unless
   /// single-launch-fast-normals asks for the projection kernels' Fast one).
   NormalMapping normals = NormalMapping::Exact;
@@ -543,10 +552,10 @@ struct SingleLaunchShape {
     bool gridCounter = reduction != Reduction::none && !lossSumLayout();
     return std::max<int64_t>(1, columns + (gridCounter ? 1 : 0));
   }
-  /// Rows of the y tile each thread of the ECF stage adds up (the tile has
-  /// BM * BS elements, up to eight per thread of a block of 8 warps).
+  /// Rows of the y tile each thread of the ECF stage (ecfThreads) adds up
+  /// (the tile has BM * BS elements, up to eight per thread of 8 warps).
   int64_t ecfRowsPerThread() const {
-    return std::max<int64_t>(1, blockRows * blockSlices / threads());
+    return std::max<int64_t>(1, blockRows * blockSlices / ecfThreads());
   }
   /// Rows each thread of the GEMM stage multiplies: one shared-memory load
   /// of g serves them all (4 * RG FMAs per 16-byte load).

@@ -91,6 +91,15 @@ struct Tile {
   /// advancesStep: the step counter and the seed read from it at the entry.
   Value step, seed;
 
+  /// `body` on the threads of the stages after the k loop (ecfThreads: a
+  /// warp-uniform branch where the block has more).
+  void ecfOnly(function_ref<void()> body) const {
+    if (sh.ecfThreads() < sh.threads())
+      k.ifThen(k.lt(tid, k.idx(sh.ecfThreads())), body);
+    else
+      body();
+  }
+
   /// Index of g[d, s0 + j] in gs (padded rows: padsProjectionTile).
   Value gIndex(Value d, Value j) const {
     Value row = k.mul(d, k.idx(sh.blockSlices));
@@ -630,19 +639,22 @@ void reduceMmaPartials(Tile &tile) {
   Value norm = math::SqrtOp::create(k.b, sq);
   tile.norm = norm;
   Value inverse = k.divf(k.f32(1.0f), norm);
-  for (int64_t i = 0; i * sh.threads() < BM * BS; ++i) {
-    auto element = [&] {
-      Value e = k.add(tile.tid, k.idx(i * sh.threads()));
-      Value y = k.load(tile.gs, {e});
-      for (int64_t w = 1; w < WK; ++w)
-        y = k.addf(y, k.load(tile.gs, {k.add(e, k.idx(w * BM * BS))}));
-      k.store(k.mulf(y, inverse), tile.ys, {e});
-    };
-    if ((i + 1) * sh.threads() <= BM * BS)
-      element();
-    else
-      k.ifThen(k.lt(tile.tid, k.idx(BM * BS - i * sh.threads())), element);
-  }
+  int64_t ET = sh.ecfThreads();
+  tile.ecfOnly([&] {
+    for (int64_t i = 0; i * ET < BM * BS; ++i) {
+      auto element = [&] {
+        Value e = k.add(tile.tid, k.idx(i * ET));
+        Value y = k.load(tile.gs, {e});
+        for (int64_t w = 1; w < WK; ++w)
+          y = k.addf(y, k.load(tile.gs, {k.add(e, k.idx(w * BM * BS))}));
+        k.store(k.mulf(y, inverse), tile.ys, {e});
+      };
+      if ((i + 1) * ET <= BM * BS)
+        element();
+      else
+        k.ifThen(k.lt(tile.tid, k.idx(BM * BS - i * ET)), element);
+    }
+  });
   k.barrier();
 }
 
@@ -666,8 +678,8 @@ void addElementPairs(Tile &t, MutableArrayRef<Value> sums) {
   Value halfDt =
       k.f32(static_cast<float>(0.5 * sh.tMax / static_cast<double>(P - 1)));
   for (int64_t i = 0; i < RT; i += 2) {
-    Value ya = k.load(t.ys, {k.add(t.tid, k.idx(i * sh.threads()))});
-    Value yb = k.load(t.ys, {k.add(t.tid, k.idx((i + 1) * sh.threads()))});
+    Value ya = k.load(t.ys, {k.add(t.tid, k.idx(i * sh.ecfThreads()))});
+    Value yb = k.load(t.ys, {k.add(t.tid, k.idx((i + 1) * sh.ecfThreads()))});
     forEachHarmonicPair(k, P, ya, yb, halfDt,
                         [&](int64_t p, Value c, Value sn, Value w) {
                           Value &sc = sums[p - 1], &ss = sums[P - 1 + p - 1];
@@ -703,7 +715,7 @@ void gatherWarpSums(Tile &t, Value partC, Value partS) {
     // the row count and 0 replace the results.
     Value qc = k.select(first, k.add(q, k.idx(1)), q);
     Value tc = zero, ts = zero;
-    for (int64_t w = 0; w < sh.warps; ++w) {
+    for (int64_t w = 0; w < sh.ecfWarps(); ++w) {
       tc = k.addf(tc, k.load(t.gs, {k.add(qc, k.idx(w * 2 * BS * P))}));
       ts =
           k.addf(ts, k.load(t.gs, {k.add(qc, k.idx(w * 2 * BS * P + BS * P))}));
@@ -735,64 +747,68 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
   int64_t BS = sh.blockSlices, BM = sh.blockRows, P = sh.numPoints;
   int64_t N = sh.batch;
   int64_t RT = sh.ecfRowsPerThread();
-  Value r = k.div(t.tid, k.idx(BS));
-  Value dt = k.f32(static_cast<float>(sh.tMax / static_cast<double>(P - 1)));
-  Value zero = k.f32(0.0f);
-  // sums[p - 1] (cos) and sums[P - 1 + p - 1] (sin), p = 1..P-1.
-  SmallVector<Value> sums(2 * (P - 1), zero);
-  // Every element is a row of the batch when the tile divides N and the
-  // threads divide the tile: no masks.
-  bool allValid = N % BM == 0 && (BM * BS) % sh.threads() == 0;
-  // 16-bit inputs with every element valid and an even count: elements i
-  // and i + 1 (one slice) together (addElementPairs).
-  bool paired = !sh.inputElement.isF32() && allValid && RT % 2 == 0;
-  if (paired)
-    addElementPairs(t, sums);
-  for (int64_t i = 0; i < RT && !paired; ++i) {
-    Value e = k.add(t.tid, k.idx(i * sh.threads()));
-    Value row = k.add(r, k.idx(i * sh.threads() / BS));
-    Value valid = allValid ? Value()
-                           : k.land(k.lt(e, k.idx(BM * BS)),
-                                    k.lt(k.add(t.n0, row), k.idx(N)));
-    Value y = k.load(t.ys, {allValid ? e : k.min(e, k.idx(BM * BS - 1))});
-    Value theta = k.mulf(y, dt);
-    auto add = [&](int64_t p, Value c, Value sn) {
-      Value vc = valid ? k.select(valid, c, zero) : c;
-      Value vs = valid ? k.select(valid, sn, zero) : sn;
-      sums[p - 1] = i == 0 ? vc : k.addf(sums[p - 1], vc);
-      sums[P - 1 + p - 1] = i == 0 ? vs : k.addf(sums[P - 1 + p - 1], vs);
-    };
-    // 16-bit inputs: sin.approx / cos.approx after a Cody-Waite reduction
-    // and the Chebyshev recurrence (the Hopper kernels' harmonics); f32
-    // inputs: libdevice's sinf / cosf and angle addition.
-    if (!sh.inputElement.isF32()) {
-      forEachHarmonic(k, P, theta, add);
-      continue;
-    }
-    Value c1 = math::CosOp::create(k.b, theta);
-    Value s1 = math::SinOp::create(k.b, theta);
-    Value c = c1, sn = s1;
-    for (int64_t p = 1; p < P; ++p) {
-      add(p, c, sn);
-      if (p + 1 < P) {
-        Value nc = k.subf(k.mulf(c, c1), k.mulf(sn, s1));
-        sn = k.addf(k.mulf(sn, c1), k.mulf(c, s1));
-        c = nc;
+  int64_t ET = sh.ecfThreads();
+  // The threads of the stage (ecfThreads): the others go to the barrier.
+  t.ecfOnly([&] {
+    Value r = k.div(t.tid, k.idx(BS));
+    Value dt = k.f32(static_cast<float>(sh.tMax / static_cast<double>(P - 1)));
+    Value zero = k.f32(0.0f);
+    // sums[p - 1] (cos) and sums[P - 1 + p - 1] (sin), p = 1..P-1.
+    SmallVector<Value> sums(2 * (P - 1), zero);
+    // Every element is a row of the batch when the tile divides N and the
+    // threads divide the tile: no masks.
+    bool allValid = N % BM == 0 && (BM * BS) % ET == 0;
+    // 16-bit inputs with every element valid and an even count: elements i
+    // and i + 1 (one slice) together (addElementPairs).
+    bool paired = !sh.inputElement.isF32() && allValid && RT % 2 == 0;
+    if (paired)
+      addElementPairs(t, sums);
+    for (int64_t i = 0; i < RT && !paired; ++i) {
+      Value e = k.add(t.tid, k.idx(i * ET));
+      Value row = k.add(r, k.idx(i * ET / BS));
+      Value valid = allValid ? Value()
+                             : k.land(k.lt(e, k.idx(BM * BS)),
+                                      k.lt(k.add(t.n0, row), k.idx(N)));
+      Value y = k.load(t.ys, {allValid ? e : k.min(e, k.idx(BM * BS - 1))});
+      Value theta = k.mulf(y, dt);
+      auto add = [&](int64_t p, Value c, Value sn) {
+        Value vc = valid ? k.select(valid, c, zero) : c;
+        Value vs = valid ? k.select(valid, sn, zero) : sn;
+        sums[p - 1] = i == 0 ? vc : k.addf(sums[p - 1], vc);
+        sums[P - 1 + p - 1] = i == 0 ? vs : k.addf(sums[P - 1 + p - 1], vs);
+      };
+      // 16-bit inputs: sin.approx / cos.approx after a Cody-Waite reduction
+      // and the Chebyshev recurrence (the Hopper kernels' harmonics); f32
+      // inputs: libdevice's sinf / cosf and angle addition.
+      if (!sh.inputElement.isF32()) {
+        forEachHarmonic(k, P, theta, add);
+        continue;
+      }
+      Value c1 = math::CosOp::create(k.b, theta);
+      Value s1 = math::SinOp::create(k.b, theta);
+      Value c = c1, sn = s1;
+      for (int64_t p = 1; p < P; ++p) {
+        add(p, c, sn);
+        if (p + 1 < P) {
+          Value nc = k.subf(k.mulf(c, c1), k.mulf(sn, s1));
+          sn = k.addf(k.mulf(sn, c1), k.mulf(c, s1));
+          c = nc;
+        }
       }
     }
-  }
-  // Rows of a warp: lanes j, j + BS, ... (butterfly, same order every run).
-  for (int64_t off = BS; off < 32; off *= 2)
-    for (Value &v : sums)
-      v = addXorShuffled(k, v, static_cast<int32_t>(off));
-  Value lane = k.rem(t.tid, k.idx(32)), warp = k.div(t.tid, k.idx(32));
-  // gs: [warp][cos | sin][j][p], p = 0 left out.
-  k.ifThen(k.lt(lane, k.idx(BS)), [&] {
-    Value base = k.mul(k.add(k.mul(warp, k.idx(2 * BS)), lane), k.idx(P));
-    for (int64_t q = 0; q < 2 * (P - 1); ++q) {
-      int64_t off = (q / (P - 1)) * BS * P + q % (P - 1) + 1;
-      k.store(sums[q], t.gs, {k.add(base, k.idx(off))});
-    }
+    // Rows of a warp: lanes j, j + BS, ... (butterfly, same order every run).
+    for (int64_t off = BS; off < 32; off *= 2)
+      for (Value &v : sums)
+        v = addXorShuffled(k, v, static_cast<int32_t>(off));
+    Value lane = k.rem(t.tid, k.idx(32)), warp = k.div(t.tid, k.idx(32));
+    // gs: [warp][cos | sin][j][p], p = 0 left out.
+    k.ifThen(k.lt(lane, k.idx(BS)), [&] {
+      Value base = k.mul(k.add(k.mul(warp, k.idx(2 * BS)), lane), k.idx(P));
+      for (int64_t q = 0; q < 2 * (P - 1); ++q) {
+        int64_t off = (q / (P - 1)) * BS * P + q % (P - 1) + 1;
+        k.store(sums[q], t.gs, {k.add(base, k.idx(off))});
+      }
+    });
   });
   gatherWarpSums(t, partC, partS);
 }
@@ -1040,18 +1056,21 @@ void emitTileGradient(Tile &t, Value cosOut, Value sinOut, Value lossGrad,
       k, P, sh.tMax, N, k.divf(dt, t.norm), c.dcos, c.dsin);
   Value inSlices = k.lt(s, k.idx(S));
   Value row0 = k.add(k.mul(t.v, k.idx(N)), t.n0);
-  for (int64_t i = 0; i < sh.ecfRowsPerThread(); ++i) {
-    Value e = k.add(t.tid, k.idx(i * sh.threads()));
-    Value row = k.add(r, k.idx(i * sh.threads() / BS));
-    Value y = k.load(t.ys, {k.min(e, k.idx(BM * BS - 1))});
-    Value g = emitGradValue(k, P, k.mulf(y, dt), coef);
-    Value valid = k.land(inSlices, k.land(k.lt(e, k.idx(BM * BS)),
-                                          k.lt(k.add(t.n0, row), k.idx(N))));
-    k.ifThen(valid, [&] {
-      k.store(arith::TruncFOp::create(k.b, sh.inputElement, g), gradOut,
-              {k.add(row0, row), s});
-    });
-  }
+  int64_t ET = sh.ecfThreads();
+  t.ecfOnly([&] {
+    for (int64_t i = 0; i < sh.ecfRowsPerThread(); ++i) {
+      Value e = k.add(t.tid, k.idx(i * ET));
+      Value row = k.add(r, k.idx(i * ET / BS));
+      Value y = k.load(t.ys, {k.min(e, k.idx(BM * BS - 1))});
+      Value g = emitGradValue(k, P, k.mulf(y, dt), coef);
+      Value valid = k.land(inSlices, k.land(k.lt(e, k.idx(BM * BS)),
+                                            k.lt(k.add(t.n0, row), k.idx(N))));
+      k.ifThen(valid, [&] {
+        k.store(arith::TruncFOp::create(k.b, sh.inputElement, g), gradOut,
+                {k.add(row0, row), s});
+      });
+    }
+  });
 }
 
 /// Stage 8 (mean/sum, last block of the grid): thread-strided sums of the
@@ -1092,6 +1111,13 @@ int64_t mlir::sigreg::SingleLaunchShape::gemmRowsPerThread() const {
         threads() / (blockRows / rg) <= blocks)
       return rg;
   return 1;
+}
+
+int64_t mlir::sigreg::SingleLaunchShape::ecfWarps() const {
+  if (tensorCores && !ecfFromFragments() && warps > 8 &&
+      blockRows * blockSlices <= 8 * 32)
+    return 8;
+  return warps;
 }
 
 int64_t mlir::sigreg::SingleLaunchShape::mmaWarpsK() const {

@@ -194,12 +194,17 @@
 // W16-NOT:       memref.load %[[NS]]
 // W16:         math.sqrt
 // W16:         arith.divf
+// The stages after the k loop run on 8 warps (ecfWarps: 256 elements, one
+// per thread); warps 8-15 only meet the barriers.
+// W16:         %[[ECF:.*]] = arith.cmpi ult, %thread_id_x, %c256
+// W16:         scf.if %[[ECF]] {
 // W16-COUNT-16:  memref.load %[[GS]]
 // W16:         arith.mulf
 // W16:         gpu.barrier
+// W16:         scf.if %[[ECF]] {
 // W16:         llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
 // W16:         gpu.barrier
-// W16-COUNT-32:  memref.load %[[GS]]
+// W16-COUNT-16:  memref.load %[[GS]]
 // W16-NOT:       memref.load %[[GS]]
 // W16:         memref.atomic_rmw addi
 // W16:         gpu.return
