@@ -227,7 +227,7 @@ std::string sigreg::runtime::outputBufferName(const Manifest &m) {
 
 Status sigreg::runtime::planCall(const Manifest &m, CallPlan &plan) {
   plan = CallPlan();
-  int outputs = 0;
+  int outputs = 0, inputs = 0;
   std::string others;
   for (size_t i = 0; i < m.buffers.size(); ++i) {
     const BufferDesc &b = m.buffers[i];
@@ -240,12 +240,13 @@ Status sigreg::runtime::planCall(const Manifest &m, CallPlan &plan) {
     } else if (b.role == BufferRole::Input) {
       if (plan.aux < 0)
         plan.aux = index;
+      ++inputs;
       others += (others.empty() ? "'" : ", '") + b.name + "'";
     }
   }
   if (plan.x < 0)
     return Status::error("the artifact has no input 'x'");
-  if (others.find(',') != std::string::npos)
+  if (inputs > 1)
     return Status::error("the artifact has inputs " + others +
                          " besides 'x'; the call binds one");
   if (outputs != 1)

@@ -439,7 +439,6 @@ class _CallSpec:
                 return False
         return True
 
-
     def accepts_phase(self, torch, phase: str, tensors: Mapping[str, object], seed,
                       workspaces: Mapping[str, int]) -> bool:
         """Whether run_phase's checks pass, without raising: _tensors_ok, and the forward

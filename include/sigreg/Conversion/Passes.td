@@ -84,7 +84,8 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "(tiles of at least 128 rows), 0 never, 1 wherever it can">,
     Option<"singleLaunchPrefetchX", "single-launch-prefetch-x", "bool", "false",
            "The single launch's tensor-core k loop loads the next step group's x words at the "
-           "top of each iteration and carries them to it (not yet measured)">,
+           "top of each iteration and carries them to it (measured slower at blog on the H200 and "
+           "the H100; off)">,
     Option<"singleLaunchStepGroup", "single-launch-step-group", "int64_t", "0",
            "The single launch's tensor-core k loop takes this many k steps per iteration "
            "(their x loads issued together) where every warp's steps divide by it (0: by rule, "
