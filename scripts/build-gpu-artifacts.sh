@@ -7,7 +7,8 @@
 #        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
 #        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | probe25 | probe26 |
-#        staggerfast | warps16 | perslice | p65 (P = 65 per-slice f16 on every ECF kernel)
+#        staggerfast | warps16 | perslice | ftz27 |
+#        p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
 # reduction and both projection kinds, each compiled for both pipelines as random-NNN.
@@ -780,7 +781,21 @@ probe26_set() {
   emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
   emit_step w16-step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused --single-launch-warps=16
 }
+# The twenty-seventh session's A/B (scripts/gpu-calls/call-ftz27.sh): the fast normals' log2 and
+# square root as lg2/sqrt.approx.ftz.f32 and the single launch's tensor-core k loop counting in
+# i32. Every kernel these build generates g with the fast normals or walks that loop; built by
+# the previous compiler (BUILD_DIR of that tree) as NAME and by this one with PREFIX=n-.
+ftz27_set() {
+  samebench_set
+  emit ds-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean step fused
+  emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit n32-d1024-bf16 0 32 1024 1024 17 bf16 none 0 mean seed fused
+  emit n30-f16-clamp 0 30 2048 1000 9 f16 clamp_min 0.5 none seed fused
+  emit n24-d1001-bf16 0 24 1001 700 9 bf16 none 0 sum seed fused
+  emit views4-n32-bf16 4 32 2048 512 17 bf16 none 0 mean seed fused
+}
 case "$set_" in
+  ftz27) ftz27_set ;;
   probe26) probe26_set ;;
   probe25) probe25_set ;;
   stepgroup25) stepgroup25_set ;;

@@ -64,6 +64,14 @@ Value mlir::sigreg::toI32(KernelBuilder &k, Value index) {
   return arith::IndexCastUIOp::create(k.b, k.b.getI32Type(), index);
 }
 
+Value mlir::sigreg::fromI32(KernelBuilder &k, Value value) {
+  return arith::IndexCastUIOp::create(k.b, k.b.getIndexType(), value);
+}
+
+Value mlir::sigreg::constI32(KernelBuilder &k, int32_t value) {
+  return arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(value));
+}
+
 Value mlir::sigreg::packPair(KernelBuilder &k, Value lo, Value hi) {
   Type i16 = k.b.getI16Type(), i32 = k.b.getI32Type();
   auto widen = [&](Value v) -> Value {

@@ -36,6 +36,10 @@ MemRefType f32Memref(OpBuilder &b, ArrayRef<int64_t> shape);
 
 /// index -> i32 (unsigned cast).
 Value toI32(KernelBuilder &k, Value index);
+/// i32 -> index (unsigned cast).
+Value fromI32(KernelBuilder &k, Value value);
+/// An i32 constant.
+Value constI32(KernelBuilder &k, int32_t value);
 
 /// Packs two 16-bit floats (lo at the lower address) into an i32 word.
 Value packPair(KernelBuilder &k, Value lo, Value hi);

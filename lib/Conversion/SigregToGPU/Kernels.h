@@ -499,6 +499,14 @@ struct SingleLaunchShape {
   /// staggerSteps where the tensor-core k loop can stagger: every warp has
   /// the same whole step groups, and more than one.
   bool staggersSteps() const;
+  /// The tensor-core k loop counts in i32 and reads its x rows unclamped
+  /// (emitMmaSteps): where every warp's rows lie in the batch and the seed
+  /// is a kernel argument. 10-20% fewer instructions per iteration; with
+  /// rows clamped (a ragged batch) or the seed read from a device step,
+  /// ptxas then sank most of the iteration's x loads to just before the
+  /// MMAs and the kernels got 0.4-1.2 us slower, so those keep the index
+  /// loop (docs/PERF-NOTES.md, twenty-seventh session).
+  bool narrowKLoop() const;
   /// single-launch-fragment-ecf: where ecfFromFragments() allows, the ECF
   /// runs on the mma.sync accumulators in registers (no partials, no y tile
   /// in shared memory; stages 3-5 in one, emitFragmentEcf).

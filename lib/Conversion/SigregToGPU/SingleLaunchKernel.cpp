@@ -397,17 +397,22 @@ Value mmaOperand(Tile &tile, Value word) {
 /// thread's B fragment of column s (0 past D; columns past S repeat S - 1,
 /// whose results are dropped), their squares added to `sumSq`, and the
 /// fragment's words: g rounded to the input's type, then (split) the
-/// rounded remainders.
+/// rounded remainders. `step` and `t` are of the k loop's type (index, or
+/// i32 where narrowKLoop).
 SmallVector<std::array<Value, 2>>
 generateProjectionFragment(Tile &tile, Value seed, Value step, Value t, Value s,
                            Value &sumSq) {
   KernelBuilder &k = tile.k;
   const SingleLaunchShape &sh = tile.sh;
   int64_t D = sh.featureDim, S = sh.numSlices;
-  Value group = k.add(k.mul(step, k.idx(4)), t);
+  bool narrow = step.getType().isInteger(32);
+  Value group = k.add(k.mul(step, narrow ? constI32(k, 4) : k.idx(4)), t);
+  Value group32 = narrow ? group : toI32(k, group);
+  if (narrow)
+    group = fromI32(k, group);
   Value sc = k.min(s, k.idx(S - 1));
   std::array<Value, 4> g = buildProjectionGaussianGroup(
-      k.b, seed, toI32(k, group), toI32(k, sc), sh.normals);
+      k.b, seed, group32, toI32(k, sc), sh.normals);
   Type elem = sh.inputElement;
   for (int64_t i = 0; i < 4; ++i) {
     if (D % 16 != 0)
@@ -463,19 +468,34 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
   int64_t WK = sh.mmaWarpsK(), U = sh.mmaStepGroup();
   if (tile.gOut)
     tile.gWriter = k.land(k.lt(tile.v, k.idx(1)), k.lt(l.wm, k.idx(1)));
+  // narrowKLoop: the loop counts in i32 (steps, groups and features are far
+  // below 2^31), so the rotation, the feature offsets and the Philox groups
+  // are 32-bit arithmetic where index math costs a carry chain per add (the
+  // x offset is widened once, at the loads), and the rows, all in the
+  // batch, are one base apart by constants, which LLVM folds into the
+  // loads' immediate offsets. Elsewhere rows past N read row N - 1.
+  bool narrow = sh.narrowKLoop();
+  auto loopConst = [&](int64_t v) {
+    return narrow ? constI32(k, static_cast<int32_t>(v)) : k.idx(v);
+  };
+  auto toLoop = [&](Value index) { return narrow ? toI32(k, index) : index; };
+  auto toIndex = [&](Value v) { return narrow ? fromI32(k, v) : v; };
   SmallVector<Value> rows;
   for (int64_t i = 0; i < MT; ++i)
     for (int64_t h = 0; h < 2; ++h) {
       Value r = k.add(k.mul(k.add(k.mul(l.wm, k.idx(MT)), k.idx(i)), k.idx(16)),
                       k.add(l.q, k.idx(8 * h)));
-      rows.push_back(k.min(k.add(tile.n0, r), k.idx(sh.batch - 1)));
+      Value row = k.add(tile.n0, r);
+      rows.push_back(narrow ? row : k.min(row, k.idx(sh.batch - 1)));
     }
   // The A registers of row fragment i: a0a1 = (row q, features 4t, 4t + 1),
   // a2a3 = (row q + 8, same), a4a5 = (row q, 4t + 2, 4t + 3), a6a7 = (row
   // q + 8, same).
   // As i32 words, 4 per row fragment in that order.
+  Value tL = toLoop(l.t);
   auto loadStepWords = [&](Value step) {
-    Value f0 = k.add(k.mul(step, k.idx(16)), k.mul(l.t, k.idx(4)));
+    Value f0 =
+        toIndex(k.add(k.mul(step, loopConst(16)), k.mul(tL, loopConst(4))));
     SmallVector<Value> words;
     for (int64_t i = 0; i < MT; ++i) {
       std::array<Value, 2> top = loadInputWords(tile, x, rows[2 * i], f0);
@@ -498,7 +518,7 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
     for (int64_t n = 0; n < NT; ++n) {
       Value s = k.add(tile.s0, k.add(k.idx(8 * n), l.q));
       for (const std::array<Value, 2> &part : generateProjectionFragment(
-               tile, seed, step, l.t, s, acc[MT * NT * 4 + n]))
+               tile, seed, step, tL, s, acc[MT * NT * 4 + n]))
         b[n].push_back({mmaOperand(tile, part[0]), mmaOperand(tile, part[1])});
     }
     return b;
@@ -518,14 +538,14 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
   int64_t steps = sh.mmaSteps(), groups = steps / (WK * U);
   Value rotation;
   if (sh.staggersSteps())
-    rotation = k.mul(k.rem(k.blockId(gpu::Dimension::x), k.idx(groups)),
-                     k.idx(WK * U));
+    rotation = toLoop(k.mul(k.rem(k.blockId(gpu::Dimension::x), k.idx(groups)),
+                            k.idx(WK * U)));
   auto turn = [&](Value step) {
     if (!rotation)
       return step;
     Value turned = k.add(step, rotation);
-    return k.select(k.lt(turned, k.idx(steps)), turned,
-                    k.sub(turned, k.idx(steps)));
+    return k.select(k.lt(turned, loopConst(steps)), turned,
+                    k.sub(turned, loopConst(steps)));
   };
   // The x words of the group whose (turned) first step is `first`, as one
   // vector<U x MT x 4 x i32> (prefetchX carries it).
@@ -534,7 +554,7 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
   auto loadGroup = [&](Value first) {
     SmallVector<Value> words;
     for (int64_t u = 0; u < U; ++u)
-      words.append(loadStepWords(k.add(first, k.idx(u * WK))));
+      words.append(loadStepWords(k.add(first, loopConst(u * WK))));
     return vector::FromElementsOp::create(k.b, wordsType, words).getResult();
   };
   // The group's x loads (prefetchX: the next group's, carried to it), then
@@ -544,22 +564,22 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
   SmallVector<Value> inits(numAcc, k.f32(0.0f));
   Value zeroWords;
   if (sh.prefetchX) {
-    inits.push_back(loadGroup(turn(l.wk)));
+    inits.push_back(loadGroup(turn(toLoop(l.wk))));
     zeroWords = arith::ConstantOp::create(
         k.b,
         DenseElementsAttr::get(wordsType, k.b.getI32IntegerAttr(0).getValue()));
   }
   SmallVector<Value> results = k.forEach(
-      l.wk, k.idx(steps), k.idx(WK * U), inits,
+      toLoop(l.wk), loopConst(steps), loopConst(WK * U), inits,
       [&](Value step, ValueRange carried) {
         Value first = turn(step);
         SmallVector<Value> next(carried.begin(), carried.begin() + numAcc);
         Value nextWords;
         if (sh.prefetchX) {
-          Value after = k.add(step, k.idx(WK * U));
+          Value after = k.add(step, loopConst(WK * U));
           nextWords = k.ifElse(
-              k.lt(after, k.idx(steps)), [&] { return loadGroup(turn(after)); },
-              zeroWords);
+              k.lt(after, loopConst(steps)),
+              [&] { return loadGroup(turn(after)); }, zeroWords);
         }
         SmallVector<SmallVector<SmallVector<Value>>> a;
         SmallVector<SmallVector<SmallVector<SmallVector<Value>>>> b;
@@ -570,12 +590,12 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
               words.push_back(vector::ExtractOp::create(
                   k.b, carried.back(), ArrayRef<int64_t>{u * MT * 4 + w}));
           } else {
-            words = loadStepWords(k.add(first, k.idx(u * WK)));
+            words = loadStepWords(k.add(first, loopConst(u * WK)));
           }
           a.push_back(operandsOf(words));
         }
         for (int64_t u = 0; u < U; ++u)
-          b.push_back(generateStep(k.add(first, k.idx(u * WK)), next));
+          b.push_back(generateStep(k.add(first, loopConst(u * WK)), next));
         for (int64_t u = 0; u < U; ++u)
           multiplyStep(a[u], b[u], next);
         if (nextWords)
@@ -1131,6 +1151,11 @@ int64_t mlir::sigreg::SingleLaunchShape::mmaWarpsK() const {
                     wk * blockRows * blockSlices > 8192))
     wk /= 2;
   return wk;
+}
+
+bool mlir::sigreg::SingleLaunchShape::narrowKLoop() const {
+  return tensorCores && !deviceStep && batch % blockRows == 0 &&
+         blockRows == 16 * mmaRowFragments() * (warps / mmaWarpsK());
 }
 
 bool mlir::sigreg::SingleLaunchShape::staggersSteps() const {

@@ -25,11 +25,15 @@ func.func @blog(%x: tensor<32x2048xbf16>, %step: memref<i64>) -> tensor<f32> {
 
 // The kernel: the seed loaded at the entry, before the generator's first use;
 // seed + 1 stored by the block whose atomic completes the loss word, after it
-// wrote the loss and reset the word.
+// wrote the loss and reset the word. Its tensor-core k loop counts in index,
+// not in i32 as a seed argument's does (narrowKLoop: with the seed read
+// from the counter, ptxas sank the i32 loop's x loads to the MMAs).
 // CHECK-LABEL: gpu.func @sigreg_single_launch(
 // CHECK-SAME:    %[[CTR:[^:]*]]: memref<i64>, %{{.*}}: memref<1x32x2048xbf16>, %[[OUT:[^:]*]]: memref<f32>, %{{.*}}: memref<1xi32>, %[[ACC:[^:]*]]: memref<1xi64>)
 // CHECK:         %[[SEED:.*]] = memref.load %[[CTR]][] : memref<i64>
-// CHECK:         arith.trunci %[[SEED]] : i64 to i32
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c128 step %c16 iter_args({{.*}}) -> ({{.*}}) {
+// CHECK:           arith.trunci %[[SEED]] : i64 to i32
+// CHECK:           nvvm.mma.sync
 // CHECK:         memref.atomic_rmw addi %{{.*}}, %[[ACC]][%{{.*}}] : (i64, memref<1xi64>) -> i64
 // CHECK:         scf.if
 // CHECK:           memref.store %{{.*}}, %[[OUT]][] : memref<f32>

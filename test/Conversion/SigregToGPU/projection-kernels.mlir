@@ -18,15 +18,17 @@ func.func @sigreg(%x: tensor<37x129xf32>, %seed: i64) -> tensor<f32> {
 
 // The exact mapping (docs/PROJECTION.md sections 3-5): the logarithm's
 // division and polynomials, no approximate function. With fast-normals
-// (section 7) each Box-Muller pair is one log2, one square root, one cosine
-// and one sine with the afn flag (lg2/sin/cos.approx.f32 on the GPU), no
-// division and no quadrant select: four pairs in the two-call loop.
+// (section 7) each Box-Muller pair is one log2 and one square root (the
+// NVVM intrinsics lg2/sqrt.approx.ftz.f32: their inputs are never
+// subnormal), one cosine and one sine with the afn flag (sin/cos.approx.f32
+// on the GPU), no division and no quadrant select: four pairs in the
+// two-call loop.
 // FAST-LABEL:  gpu.func @sigreg_projection(
 // FAST:          scf.for
 // FAST-NOT:      arith.divf
-// FAST-COUNT-4:  math.log2 %{{.*}} fastmath<afn> : f32
+// FAST-COUNT-4:  llvm.call_intrinsic "llvm.nvvm.lg2.approx.ftz.f"(%{{.*}}) : (f32) -> f32
 // FAST-NOT:      arith.divf
-// FAST:          math.sqrt %{{.*}} fastmath<afn> : f32
+// FAST:          llvm.call_intrinsic "llvm.nvvm.sqrt.approx.ftz.f"(%{{.*}}) : (f32) -> f32
 // FAST:          math.cos %{{.*}} fastmath<afn> : f32
 // FAST:          math.sin %{{.*}} fastmath<afn> : f32
 // FAST-NOT:      arith.divf

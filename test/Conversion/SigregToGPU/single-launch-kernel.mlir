@@ -24,12 +24,13 @@
 // RULE-LABEL: func.func @blog
 // RULE:         %[[BX:.*]] = gpu.block_id  x
 // RULE:         %[[GROUP:.*]] = arith.remui %[[BX]], %c8 : index
-// RULE:         %[[ROT:.*]] = arith.muli %[[GROUP]], %c16 : index
-// RULE:         scf.for %[[STEP:.*]] = %{{.*}} to %c128 step %c16
-// RULE-NEXT:      %[[TURNED:.*]] = arith.addi %[[STEP]], %[[ROT]] : index
-// RULE-NEXT:      %[[WRAPPED:.*]] = arith.subi %[[TURNED]], %c128 : index
-// RULE-NEXT:      %[[IN:.*]] = arith.cmpi ult, %[[TURNED]], %c128 : index
-// RULE-NEXT:      %{{.*}} = arith.select %[[IN]], %[[TURNED]], %[[WRAPPED]] : index
+// RULE:         %[[ROTI:.*]] = arith.muli %[[GROUP]], %c16 : index
+// RULE:         %[[ROT:.*]] = arith.index_castui %[[ROTI]] : index to i32
+// RULE:         scf.for %[[STEP:.*]] = %{{.*}} to %c128_i32 step %c16_i32
+// RULE-NEXT:      %[[TURNED:.*]] = arith.addi %[[STEP]], %[[ROT]] : i32
+// RULE-NEXT:      %[[WRAPPED:.*]] = arith.subi %[[TURNED]], %c128_i32 : i32
+// RULE-NEXT:      %[[IN:.*]] = arith.cmpi ult, %[[TURNED]], %c128_i32 : i32
+// RULE-NEXT:      %{{.*}} = arith.select %[[IN]], %[[TURNED]], %[[WRAPPED]] : i32
 // RULE-COUNT-8:   vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>
 // RULE-NOT:       vector.load
 // RULE-COUNT-4:   nvvm.mma.sync
@@ -38,21 +39,22 @@
 // STAGGER-LABEL: func.func @blog
 // STAGGER:         %[[BX:.*]] = gpu.block_id  x
 // STAGGER:         %[[GROUP:.*]] = arith.remui %[[BX]], %c4 : index
-// STAGGER:         %[[ROT:.*]] = arith.muli %[[GROUP]], %c32 : index
-// STAGGER:         scf.for %[[STEP:.*]] = %{{.*}} to %c128 step %c32
-// STAGGER-NEXT:      %[[TURNED:.*]] = arith.addi %[[STEP]], %[[ROT]] : index
-// STAGGER-NEXT:      %[[WRAPPED:.*]] = arith.subi %[[TURNED]], %c128 : index
-// STAGGER-NEXT:      %[[IN:.*]] = arith.cmpi ult, %[[TURNED]], %c128 : index
-// STAGGER-NEXT:      %{{.*}} = arith.select %[[IN]], %[[TURNED]], %[[WRAPPED]] : index
+// STAGGER:         %[[ROTI:.*]] = arith.muli %[[GROUP]], %c32 : index
+// STAGGER:         %[[ROT:.*]] = arith.index_castui %[[ROTI]] : index to i32
+// STAGGER:         scf.for %[[STEP:.*]] = %{{.*}} to %c128_i32 step %c32_i32
+// STAGGER-NEXT:      %[[TURNED:.*]] = arith.addi %[[STEP]], %[[ROT]] : i32
+// STAGGER-NEXT:      %[[WRAPPED:.*]] = arith.subi %[[TURNED]], %c128_i32 : i32
+// STAGGER-NEXT:      %[[IN:.*]] = arith.cmpi ult, %[[TURNED]], %c128_i32 : i32
+// STAGGER-NEXT:      %{{.*}} = arith.select %[[IN]], %[[TURNED]], %[[WRAPPED]] : i32
 // STAGGER-COUNT-16:  vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>
 // NOSTAGGER-LABEL: func.func @blog
-// NOSTAGGER:         scf.for %[[STEP:.*]] = %{{.*}} to %c128 step %c32
+// NOSTAGGER:         scf.for %[[STEP:.*]] = %{{.*}} to %c128_i32 step %c32_i32
 // NOSTAGGER-NOT:       arith.select
 // NOSTAGGER:           vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>
 // single-launch-step-group=2: two k steps per iteration (step 8 x 2), the
 // x loads of the two (8 of them) at the top, then their 4 mma.sync.
 // GROUP2-LABEL: func.func @blog
-// GROUP2:         scf.for %{{.*}} = %{{.*}} to %c128 step %c16
+// GROUP2:         scf.for %{{.*}} = %{{.*}} to %c128_i32 step %c16_i32
 // GROUP2-COUNT-8:   vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>
 // GROUP2-NOT:       vector.load
 // GROUP2-COUNT-4:   nvvm.mma.sync
@@ -67,9 +69,9 @@
 // PREFETCH:         %[[ZERO:.*]] = arith.constant dense<0> : vector<32xi32>
 // PREFETCH-COUNT-16: vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>
 // PREFETCH:         %[[FIRST:.*]] = vector.from_elements {{.*}} : vector<32xi32>
-// PREFETCH:         scf.for %[[STEP:.*]] = %{{.*}} to %c128 step %c32 iter_args({{.*}}%[[CARRIED:.*]] = %[[FIRST]]) -> ({{.*}}vector<32xi32>)
-// PREFETCH:           %[[AFTER:.*]] = arith.addi %[[STEP]], %c32 : index
-// PREFETCH:           %[[MORE:.*]] = arith.cmpi ult, %[[AFTER]], %c128 : index
+// PREFETCH:         scf.for %[[STEP:.*]] = %{{.*}} to %c128_i32 step %c32_i32 iter_args({{.*}}%[[CARRIED:.*]] = %[[FIRST]]) -> ({{.*}}vector<32xi32>)
+// PREFETCH:           %[[AFTER:.*]] = arith.addi %[[STEP]], %c32_i32 : i32
+// PREFETCH:           %[[MORE:.*]] = arith.cmpi ult, %[[AFTER]], %c128_i32 : i32
 // PREFETCH:           %[[NEXT:.*]] = scf.if %[[MORE]] -> (vector<32xi32>) {
 // PREFETCH-COUNT-16:    vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>
 // PREFETCH:             scf.yield %{{.*}} : vector<32xi32>
@@ -98,7 +100,7 @@
 // steps' B fragments (one Philox call each, g^2 summed, g rounded to bf16
 // two values at a time: one cvt.rn.bf16x2.f32 per word), then their 8
 // mma.sync; no shared memory.
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %c128 step %c32
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c128_i32 step %c32_i32
 // CHECK-COUNT-16:  vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>
 // CHECK-NOT:       vector.load
 // CHECK-NOT:       nvvm.mma.sync
@@ -185,7 +187,7 @@
 // W16:         gpu.func @sigreg_single_launch
 // W16-SAME:      workgroup(%[[GS:.*]] : memref<4352xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[YS:.*]] : memref<256xf32, {{.*}}, %[[NS:.*]] : memref<128xf32,
 // W16-SAME:      known_block_size = array<i32: 512, 1, 1>
-// W16:         scf.for %{{.*}} = %{{.*}} to %c128 step %c64
+// W16:         scf.for %{{.*}} = %{{.*}} to %c128_i32 step %c64_i32
 // W16-COUNT-16:  vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>
 // W16-COUNT-8:   nvvm.mma.sync
 // W16:           scf.yield
@@ -276,7 +278,7 @@ func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64) -> tensor<f32> {
 // RULE:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch blocks in (%c64, %c1, %c4)
 // RULE:         %[[BX:.*]] = gpu.block_id  x
 // RULE:         arith.remui %[[BX]], %c4 : index
-// RULE:         scf.for %{{.*}} = %{{.*}} to %c128 step %c32
+// RULE:         scf.for %{{.*}} = %{{.*}} to %c128_i32 step %c32_i32
 // RULE:           arith.select
 // RULE-COUNT-16:  vector.load %{{.*}} : memref<4x32x2048xbf16>, vector<4xbf16>
 // RULE-COUNT-8:   nvvm.mma.sync
@@ -348,7 +350,7 @@ func.func @tiles_none(%x: tensor<4x512x16xf32>, %seed: i64) -> tensor<4x256xf32>
 // fragment's two parts multiply both row fragments: 4 mma.sync per step.
 // CHECK-LABEL: func.func @split_none
 // CHECK:         gpu.func @sigreg_single_launch
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %c7 step %c4
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c7_i32 step %c4_i32
 // CHECK:           vector.load %{{.*}} : memref<2x64x100xf16>, vector<4xf16>
 // CHECK:           arith.select %{{.*}}, %{{.*}}, %c0_i32 : i32
 // CHECK-COUNT-4:   arith.truncf %{{.*}} : vector<2xf32> to vector<2xf16>

@@ -12,7 +12,7 @@
 
 // PTX:       .visible .entry sigreg_fused_ecf_wgmma(
 // PTX-NOT:   .reqnctapercluster
-// PTX:       lg2.approx.f32
+// PTX:       lg2.approx.ftz.f32
 // PTX:       cvt.rn.bf16.f32
 // PTX:       fence.proxy.async.global;
 // PTX:       fence.acq_rel.gpu;

@@ -14,7 +14,7 @@
 // PTX:       .explicitcluster
 // PTX:       .reqnctapercluster 1, 8, 1
 // PTX:       mov.u32 {{.*}}, %cluster_ctarank;
-// PTX:       lg2.approx.f32
+// PTX:       lg2.approx.ftz.f32
 // PTX:       cvt.rn.bf16.f32
 // PTX:       fence.proxy.async.global;
 // PTX-NEXT:  barrier.cluster.arrive.aligned;

@@ -30,7 +30,7 @@
 // (docs/PROJECTION.md, sections 4 and 7).
 // FAST-LABEL:  .visible .entry sigreg_projection_rows(
 // FAST-NOT:    div.rn.f32
-// FAST:        lg2.approx.f32
+// FAST:        lg2.approx.ftz.f32
 // FAST:        cos.approx.f32
 // FAST:        sin.approx.f32
 // FAST-NOT:    div.rn.f32

@@ -3,6 +3,7 @@
 #include "sigreg/Dialect/Sigreg/Utils/ProjectionBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
 #include <cmath>
@@ -142,20 +143,32 @@ struct FastBoxMullerPair {
   Value negR, angle;
 };
 
+/// The NVVM intrinsic `name` (an f32 -> f32 approximation) applied to `x`.
+Value approxIntrinsic(ImplicitLocOpBuilder &b, StringRef name, Value x) {
+  return LLVM::CallIntrinsicOp::create(b, b.getF32Type(), b.getStringAttr(name),
+                                       ValueRange{x})
+      .getResult(0);
+}
+
 FastBoxMullerPair buildFastBoxMullerPair(ImplicitLocOpBuilder &b, Value x0,
                                          Value x1) {
   Emitter e{b};
-  auto afn = arith::FastMathFlags::afn;
   // u1 = n 2^-24 exactly; -2 ln u1 = -2 ln 2 log2(u1), clamped at 0 where
-  // the approximate log2 of u1 near 1 comes out positive.
+  // the approximate log2 of u1 near 1 comes out positive. The log2 and the
+  // square root are lg2/sqrt.approx.ftz.f32: their inputs are never
+  // subnormal (u1 >= 2^-24; the radius^2 is 0 or far above 2^-126), so
+  // flushing subnormals changes no result, and it spares the subnormal
+  // test, scale and rescale that ptxas wraps around the non-ftz forms (six
+  // instructions per pair, on the Box-Muller chain).
   Value n = e.addi(e.shr(x0, 8), e.u32(1));
   Value u1 = e.mulf(e.toF(n), e.f(0x1p-24f));
-  Value log2u = math::Log2Op::create(b, u1, afn);
+  Value log2u = approxIntrinsic(b, "llvm.nvvm.lg2.approx.ftz.f", u1);
   Value twoLn2 = e.f(static_cast<float>(-2.0 * 0.6931471805599453));
   Value radius2 =
       arith::MaximumFOp::create(b, e.mulf(log2u, twoLn2), e.f(0.0f));
   FastBoxMullerPair pair;
-  pair.negR = e.negf(math::SqrtOp::create(b, radius2, afn));
+  pair.negR =
+      e.negf(approxIntrinsic(b, "llvm.nvvm.sqrt.approx.ftz.f", radius2));
   // j 2 pi 2^-24 - pi for j = x1 >> 8: the angle 2 pi u2 shifted into the
   // range where sin/cos.approx are accurate.
   Value j = e.toF(e.shr(x1, 8));
