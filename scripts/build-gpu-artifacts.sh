@@ -7,7 +7,7 @@
 #        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
 #        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | probe25 | probe26 |
-#        staggerfast | warps16 | perslice | ftz27 |
+#        staggerfast | warps16 | perslice | ftz27 | stage27 |
 #        p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -794,7 +794,28 @@ ftz27_set() {
   emit n24-d1001-bf16 0 24 1001 700 9 bf16 none 0 sum seed fused
   emit views4-n32-bf16 4 32 2048 512 17 bf16 none 0 mean seed fused
 }
+# Training steps that stage x by rule (single-launch-stage-x, twenty-seventh session): blog's
+# and five more one-wave steps with the i32 loop (views, another D, P = 33, f16 clamp_min, sum),
+# built once with --single-launch-stage-x=0 as NAME and once by rule as PREFIX=n-.
+stage27_set() {
+  emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit_step step-n32-d1024-bf16 0 32 1024 1024 17 bf16 none 0 mean seed fused
+  emit_step step-v2-n32-d1024-bf16 2 32 1024 512 17 bf16 none 0 mean seed fused
+  emit_step step-blog-p33-bf16 0 32 2048 1024 33 bf16 none 0 mean seed fused
+  emit_step step-blog-f16-clamp 0 32 2048 1024 17 f16 clamp_min 0.5 mean seed fused
+  emit_step step-n64-d512-sum-bf16 0 64 512 1024 9 bf16 none 0 sum seed fused
+  emit_phased phased-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  # Forwards, staged by the final rule (forwards and steps alike): blog, D 1024, and shapes
+  # around them (16 and 64 rows, 2048 slices, f16 clamp_min per slice, sum).
+  emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit n32-d1024-bf16 0 32 1024 1024 17 bf16 none 0 mean seed fused
+  emit n16-d2048-bf16 0 16 2048 1024 17 bf16 none 0 mean seed fused
+  emit n64-d1024-bf16 0 64 1024 512 17 bf16 none 0 mean seed fused
+  emit n32-d512-s2048-bf16 0 32 512 2048 9 bf16 none 0 sum seed fused
+  emit n32-f16-clamp-none 0 32 2048 1024 17 f16 clamp_min 0.5 none seed fused
+}
 case "$set_" in
+  stage27) stage27_set ;;
   ftz27) ftz27_set ;;
   probe26) probe26_set ;;
   probe25) probe25_set ;;

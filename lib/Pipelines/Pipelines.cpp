@@ -161,6 +161,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   lowerOpts.singleLaunchFragmentEcf = options.singleLaunchFragmentEcf;
   lowerOpts.singleLaunchStepGroup = options.singleLaunchStepGroup;
   lowerOpts.singleLaunchPrefetchX = options.singleLaunchPrefetchX;
+  lowerOpts.singleLaunchStageX = options.singleLaunchStageX;
   lowerOpts.wgmmaAtomicSums = options.wgmmaAtomicSums;
   pm.addPass(createConvertSigregToGPU(lowerOpts));
   // The host side as the naive pipeline bufferizes it: results become

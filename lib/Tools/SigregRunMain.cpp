@@ -160,6 +160,14 @@ struct Options {
                      "step group's x words one iteration ahead and carries "
                      "them to it (slower on the H200 at every shape "
                      "measured)")};
+  llvm::cl::opt<int64_t> singleLaunchStageX{
+      "single-launch-stage-x",
+      llvm::cl::desc("the single launch's tensor-core k loop reads x from "
+                     "shared memory, copied in by bulk copies at the "
+                     "kernel's start (-1: by rule, training steps and "
+                     "forwards of 32+ rows with D >= 2048; 0: never; 1: "
+                     "wherever it can)"),
+      llvm::cl::init(-1)};
   llvm::cl::opt<int64_t> singleLaunchStepGroup{
       "single-launch-step-group",
       llvm::cl::desc("the single launch's tensor-core k loop takes this many "
@@ -311,6 +319,7 @@ SmallVector<std::string> cudaOnlyFlags(Options &opts) {
   note(opts.singleLaunchFragmentEcf);
   note(opts.singleLaunchStepGroup);
   note(opts.singleLaunchPrefetchX);
+  note(opts.singleLaunchStageX);
   note(opts.saveSlices);
   note(opts.slicesPhase);
   note(opts.deferCotangent);
@@ -610,6 +619,7 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
   gpuOpts.singleLaunchFragmentEcf = opts.singleLaunchFragmentEcf;
   gpuOpts.singleLaunchStepGroup = opts.singleLaunchStepGroup;
   gpuOpts.singleLaunchPrefetchX = opts.singleLaunchPrefetchX;
+  gpuOpts.singleLaunchStageX = opts.singleLaunchStageX;
   gpuOpts.saveSlices = opts.saveSlices;
   gpuOpts.slicesPhase = opts.slicesPhase;
   gpuOpts.deferCotangent = opts.deferCotangent;

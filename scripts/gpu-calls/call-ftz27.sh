@@ -9,6 +9,9 @@
 #    then each pair timed A then B, 3 rounds;
 #  PART=check: the random problems validated; ncu (full set, SASS source page) of the new and
 #    the old blog kernel for the region table (scripts/ncu-regions.py, run here afterwards).
+#  PART=exp, PART=stage, PART=span: the probes below (carry .gpu/exp27, .gpu/sx27, .gpu/span27).
+# The staging rule's final A/B: scripts/gpu-ab.sh .gpu/fin27 --prefix n- --rounds 3 (the stage27
+# set built with --single-launch-stage-x=0 as NAME and by rule as n-NAME, staged pairs only).
 export PATH=$PATH:/usr/local/cuda/bin
 export SIGREG_GPU_BUILD=.gpu/rt
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader
@@ -40,20 +43,39 @@ case "${PART:-ab}" in
     ;;
 esac
 echo "== done $(date +%T)"
-# PART=exp (after PART=ab showed the device-step blog and the ragged f16 batch slower with the
-# i32 loop): .gpu/exp27 holds NAME (the previous compiler) and r-NAME (this one: the i32 loop by
-# rule, narrowKLoop, so the ragged f16 batch and the device-step blog keep the index loop and
-# differ from NAME only in the ftz log2 and square root), validated, then timed in alternation.
-if [ "${PART:-ab}" = exp ]; then
-  for d in .gpu/exp27/r-*; do
-    echo "$(basename $d) $(timeout 60 .gpu/rt/bin/sigreg-aot-run $d/fused 2>&1 | grep -m1 -E 'PASS|FAIL')"
-  done
-  for r in 1 2 3 4; do
-    for n in blog-bf16 ds-blog-bf16 n30-f16-clamp minimal-bf16; do
-      for p in "" r-; do
-        echo "$p$n r$r $(timeout 60 .gpu/rt/bin/sigreg-aot-run .gpu/exp27/$p$n/fused --bench --no-validate 2>&1 |
-          grep -E '^full_forward' | awk '{printf "%s ", $2}')"
-      done
-    done
-  done
-fi
+# The probes after PART=ab, each over its own folder; alternate DIR ROUNDS "NAMES" "PREFIXES"
+# times every PREFIX+NAME in turn, ROUNDS times (full_forward, full_forward_graph ms).
+validate() { for d in "$@"; do
+  echo "$(basename $d) $(timeout 60 .gpu/rt/bin/sigreg-aot-run $d/fused 2>&1 | grep -m1 -E 'PASS|FAIL' | cut -c1-60)"
+done; }
+alternate() {
+  local dir=$1 rounds=$2 names=$3 prefixes=$4 r n p
+  for r in $(seq 1 "$rounds"); do for n in $names; do for p in $prefixes; do
+    [ "$p" = - ] && p=""
+    echo "$p$n r$r $(timeout 60 .gpu/rt/bin/sigreg-aot-run $dir/$p$n/fused --bench --no-validate 2>&1 |
+      grep -E '^full_forward' | awk '{printf "%s ", $2}')"
+  done; done; done
+}
+sanitize() { local tool; for tool in memcheck racecheck synccheck; do
+  echo "$(basename $1) $tool $(timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 \
+    .gpu/rt/bin/sigreg-aot-run $1/fused 2>&1 | grep -m1 -E '(ERROR|RACECHECK) SUMMARY')"
+done; }
+case "${PART:-ab}" in
+  # .gpu/exp27 (after PART=ab showed the device-step blog and the ragged f16 batch slower with
+  # the i32 loop): NAME (the previous compiler) and r-NAME (this one: the i32 loop by rule,
+  # narrowKLoop, so those two keep the index loop and differ from NAME only in the ftz lines).
+  exp)
+    validate .gpu/exp27/r-*
+    alternate .gpu/exp27 4 "blog-bf16 ds-blog-bf16 n30-f16-clamp minimal-bf16" "- r-" ;;
+  # .gpu/sx27: NAME (not staged) and sx-NAME (--single-launch-stage-x=1, one group per copy).
+  stage)
+    validate .gpu/sx27/*
+    sanitize .gpu/sx27/sx-blog-bf16
+    alternate .gpu/sx27 3 "blog-bf16 n32-d1024-bf16 step-blog-bf16" "- sx-" ;;
+  # .gpu/span27: not staged (NAME) and staged variants sGL-NAME: each copy spanning G step
+  # groups (one mbarrier per span), the wait early (e: before the group's Philox work) or late
+  # (l: after it).
+  span)
+    validate .gpu/span27/*
+    alternate .gpu/span27 3 "blog-bf16 step-blog-bf16" "- s1e- s1l- s2e- s2l- s4l- s8l-" ;;
+esac

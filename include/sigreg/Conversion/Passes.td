@@ -86,6 +86,12 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "The single launch's tensor-core k loop loads the next step group's x words at the "
            "top of each iteration and carries them to it (measured slower at blog on the H200 and "
            "the H100; off)">,
+    Option<"singleLaunchStageX", "single-launch-stage-x", "int64_t", "-1",
+           "The single launch's tensor-core k loop reads x from shared memory: the block's rows "
+           "copied in whole by bulk copies (cp.async.bulk, one mbarrier per span of step groups "
+           "of the walk) issued at the kernel's start, where the loop counts in i32, the walk is "
+           "staggered, the grid is one wave and the rows fit; -1 by rule (training steps, and "
+           "forwards of at least 32 rows with D >= 2048), 0 never, 1 wherever it can">,
     Option<"singleLaunchStepGroup", "single-launch-step-group", "int64_t", "0",
            "The single launch's tensor-core k loop takes this many k steps per iteration "
            "(their x loads issued together) where every warp's steps divide by it (0: by rule, "

@@ -134,6 +134,14 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "step group's x words one iteration ahead (slower on "
                      "the H200 at every shape measured)"),
       llvm::cl::init(false)};
+  PassOptions::Option<int64_t> singleLaunchStageX{
+      *this, "single-launch-stage-x",
+      llvm::cl::desc("The single launch's tensor-core k loop reads x from "
+                     "shared memory, copied in by bulk copies at the "
+                     "kernel's start: -1 by rule (training steps, forwards "
+                     "of 32+ rows with D >= 2048), 0 never, 1 wherever it "
+                     "can"),
+      llvm::cl::init(-1)};
   PassOptions::Option<int64_t> singleLaunchStepGroup{
       *this, "single-launch-step-group",
       llvm::cl::desc("The single launch's tensor-core k loop takes this many "

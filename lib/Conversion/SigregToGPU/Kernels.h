@@ -520,6 +520,31 @@ struct SingleLaunchShape {
   /// the loads where they are issued, the zeros keep LLVM from folding the
   /// carried loads back into the loop.
   bool prefetchX = false;
+  /// single-launch-stage-x: the tensor-core k loop reads x from shared
+  /// memory (the block's rows copied in whole): -1 by rule (training steps
+  /// wherever stagesX allows, forwards with at least 32 rows and D >= 2048),
+  /// 0 never, 1 wherever stagesX allows (docs/PERF-NOTES.md,
+  /// twenty-seventh session: on the H200 blog's forward 10.4-10.6 ->
+  /// 10.1-10.3 us, its training step 19.6-20.1 -> 17.3-17.5).
+  int64_t stageX = -1;
+  /// stageX where it applies: the loop counts in i32 (narrowKLoop), its
+  /// walk is staggered by whole step groups (staggersSteps, no prefetchX),
+  /// the grid is at most one block per multiprocessor, D % 8 == 0 (16-byte
+  /// row pieces) and the block's rows fit kSingleLaunchStageMaxBytes.
+  bool stagesX() const;
+  /// Bytes per staged row of x: 2 D + 32 (padded: the 8 rows a warp's
+  /// 8-byte loads read fall in 2 x 128 bytes of banks, no more).
+  int64_t stageRowBytes() const;
+  /// Step groups per copy (and per mbarrier) of stagesX: 2 where the walk's
+  /// groups pair up, else 1. Measured at blog (H100): 1 group per copy
+  /// issues 32 copies per warp and lost 0.4 us in the forward; 2 gained 0.5
+  /// us; 4 and 8 lost 0.3-0.9 us waiting for the first span.
+  int64_t stageSpan() const;
+  /// stagesX: the loop waits for its span after its Philox work (forwards)
+  /// or before it (training steps), as each measured faster (H100: blog forward
+  /// 9.9-10.0 us late against 10.1-10.3 early; the training step 17.5-17.7
+  /// early against 18.3-18.5 late).
+  bool stageLateWait() const;
   /// The GEMM on mma.sync.m16n8k16 (bf16/f16 input, seeded g rounded to the
   /// input's type, or as hi + lo parts with splitProjection).
   bool tensorCores = false, splitProjection = false;
@@ -622,6 +647,11 @@ gpu::GPUFuncOp buildSingleLaunchKernel(OpBuilder &b, Location loc,
                                        const SingleLaunchShape &shape);
 /// f32 elements of the kernel's largest shared buffer (g, then reused).
 int64_t singleLaunchSharedFloats(const SingleLaunchShape &shape);
+/// The single launch's dynamic shared memory: the staged x rows (stagesX),
+/// else 0.
+int64_t singleLaunchDynamicSharedBytes(const SingleLaunchShape &shape);
+/// The most bytes of x a single-launch block stages (stagesX).
+constexpr int64_t kSingleLaunchStageMaxBytes = 160 * 1024;
 
 } // namespace sigreg
 } // namespace mlir

@@ -241,6 +241,9 @@ struct SingleLaunchKnobs {
   int64_t stepGroup = 0;
   /// SingleLaunchShape::prefetchX.
   bool prefetchX = false;
+  /// SingleLaunchShape::stageX (-1 by rule, 0 never, 1 wherever stagesX
+  /// allows).
+  int64_t stageX = -1;
 };
 
 /// The state the patterns share: the kernel module, the schedule knobs, and
@@ -1672,6 +1675,7 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   sh.fragmentEcf = single.fragmentEcf == 1;
   sh.stepGroup = single.stepGroup;
   sh.prefetchX = single.prefetchX;
+  sh.stageX = single.stageX;
   sh.projectionElement =
       proj ? Type() : ecf.getProjection().getType().getElementType();
   sh.chunkRows = projectionChunkRows(schedule.projectionChunk);
@@ -1785,7 +1789,7 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   OpBuilder kb = kernelBuilder();
   gpu::GPUFuncOp kernel = addKernel(buildSingleLaunchKernel(kb, loc, sh));
   createLaunch(rewriter, loc, kernel, {sh.numSliceTiles(), T, V}, sh.threads(),
-               args);
+               args, singleLaunchDynamicSharedBytes(sh));
   if (epi)
     rewriter.replaceOp(epi, toTensor(rewriter, loc, out));
   if (sh.stepCotangent) {
@@ -1938,6 +1942,12 @@ struct ConvertSigregToGPUPass
           << static_cast<int64_t>(singleLaunchStagger);
       return signalPassFailure();
     }
+    if (singleLaunchStageX < -1 || singleLaunchStageX > 1) {
+      module.emitError("single-launch-stage-x must be -1 (by rule), 0 "
+                       "(never) or 1 (wherever it can), got ")
+          << static_cast<int64_t>(singleLaunchStageX);
+      return signalPassFailure();
+    }
     if (!llvm::is_contained({0, 1, 2, 4, 8}, singleLaunchStepGroup)) {
       module.emitError("single-launch-step-group must be 0, 1, 2, 4 or 8, "
                        "got ")
@@ -1967,7 +1977,7 @@ struct ConvertSigregToGPUPass
         fastNormals ? NormalMapping::Fast : NormalMapping::Exact,
         SingleLaunchKnobs{singleLaunchFastNormals, singleLaunchStagger,
                           singleLaunchFragmentEcf, singleLaunchStepGroup,
-                          singleLaunchPrefetchX});
+                          singleLaunchPrefetchX, singleLaunchStageX});
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<ProjectionLowering, FusedEcfLowering, AllReduceMeanLowering,

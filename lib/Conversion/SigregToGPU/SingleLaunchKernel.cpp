@@ -68,6 +68,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -90,6 +91,9 @@ struct Tile {
   Value gOut, gWriter, norm;
   /// advancesStep: the step counter and the seed read from it at the entry.
   Value step, seed;
+  /// stagesX: the staged x rows (dynamic shared memory, i8) and one
+  /// mbarrier per step group of the walk.
+  Value xStage, xBars;
 
   /// `body` on the threads of the stages after the k loop (ecfThreads: a
   /// warp-uniform branch where the block has more).
@@ -447,6 +451,84 @@ generateProjectionFragment(Tile &tile, Value seed, Value step, Value t, Value s,
   return parts;
 }
 
+/// Stage 2a (stagesX): the block's BM rows of x copied into t.xStage, row r
+/// at r * stageRowBytes(), by bulk copies
+/// (cp.async.bulk.shared::cluster.global) in the walk's order, one mbarrier
+/// per span of stageSpan() step groups (features c F .. (c + 1) F - 1, F =
+/// 16 WK U stageSpan()): thread 0 initializes them, and after a barrier
+/// arrives on each with its span's bytes expected; lane 0 of each warp w
+/// then copies rows w, w + warps, ... span by span (a copy's operands are
+/// warp-uniform: one lane per warp issues them, no loop over the lanes).
+/// The copies go out at the kernel's start and hold no registers; the loop
+/// waits on its span's mbarrier (phase 0: each is used once) before reading
+/// its words from shared memory.
+void emitXStageCopies(Tile &tile, Value x, Value rotation) {
+  KernelBuilder &k = tile.k;
+  const SingleLaunchShape &sh = tile.sh;
+  MLIRContext *ctx = k.b.getContext();
+  int64_t WK = sh.mmaWarpsK(), U = sh.mmaStepGroup();
+  int64_t G = sh.stageSpan();
+  int64_t groups = sh.mmaSteps() / (WK * U * G), F = 16 * WK * U * G;
+  int64_t BM = sh.blockRows, D = sh.featureDim, RS = sh.stageRowBytes();
+  Value lane = k.rem(tile.tid, k.idx(32)), warp = k.div(tile.tid, k.idx(32));
+  k.ifThen(k.lt(tile.tid, k.idx(1)), [&] {
+    for (int64_t c = 0; c < groups; ++c)
+      nvgpu::MBarrierInitOp::create(k.b, tile.xBars, k.idx(1), k.idx(c),
+                                    Value());
+  });
+  k.barrier();
+  Type i64 = k.b.getI64Type(), i32 = k.b.getI32Type();
+  auto ptrTo = [&](unsigned space) {
+    return LLVM::LLVMPointerType::get(ctx, space);
+  };
+  auto asI64 = [&](Value index) {
+    return arith::IndexCastUIOp::create(k.b, i64, index).getResult();
+  };
+  Value stageBase =
+      asI64(memref::ExtractAlignedPointerAsIndexOp::create(k.b, tile.xStage));
+  Value xBase = asI64(memref::ExtractAlignedPointerAsIndexOp::create(k.b, x));
+  // The block's first row of x: ((v N + n0) D) elements in.
+  Value rowsBase =
+      k.mul(k.add(k.mul(tile.v, k.idx(sh.batch)), tile.n0), k.idx(D));
+  Value groupShift = k.div(fromI32(k, rotation), k.idx(WK * U * G));
+  auto walkGroup = [&](Value i) {
+    return k.rem(k.add(i, groupShift), k.idx(groups));
+  };
+  k.ifThen(k.lt(tile.tid, k.idx(1)), [&] {
+    k.forEach(k.idx(0), k.idx(groups), k.idx(1), [&](Value i) {
+      nvgpu::MBarrierArriveExpectTxOp::create(
+          k.b, tile.xBars, k.idx(BM * F * 2), walkGroup(i), Value());
+    });
+  });
+  k.ifThen(k.lt(lane, k.idx(1)), [&] {
+    k.forEach(k.idx(0), k.idx(groups), k.idx(1), [&](Value i) {
+      Value c = walkGroup(i);
+      Value bar = LLVM::IntToPtrOp::create(
+          k.b, ptrTo(3),
+          nvgpu::MBarrierGetOp::create(k.b, i32, tile.xBars, c).getResult());
+      Value f0 = k.mul(c, k.idx(F));
+      k.forEach(warp, k.idx(BM), k.idx(sh.warps), [&](Value r) {
+        Value dst = arith::AddIOp::create(
+            k.b, stageBase,
+            asI64(k.add(k.mul(r, k.idx(RS)), k.mul(f0, k.idx(2)))));
+        Value src = arith::AddIOp::create(
+            k.b, xBase,
+            asI64(k.mul(k.add(k.add(rowsBase, k.mul(r, k.idx(D))), f0),
+                        k.idx(2))));
+        Value srcGlobal = LLVM::AddrSpaceCastOp::create(
+            k.b, ptrTo(1), LLVM::IntToPtrOp::create(k.b, ptrTo(0), src));
+        // The CTA's shared window as a shared::cluster address (the form
+        // of the copy that sm_90's PTX has).
+        Value dstCluster = LLVM::AddrSpaceCastOp::create(
+            k.b, ptrTo(7), LLVM::IntToPtrOp::create(k.b, ptrTo(3), dst));
+        NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
+            k.b, dstCluster, srcGlobal, bar,
+            constI32(k, static_cast<int32_t>(F * 2)), Value(), Value());
+      });
+    });
+  });
+}
+
 /// Stage 2 (tensor cores): the warp's k steps (wk, wk + WK, ...): per step
 /// the A fragments of its MT row fragments (rows past N read row N - 1; the
 /// ECF masks them), the B fragments of the NT = BS / 8 column fragments
@@ -505,6 +587,30 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
     }
     return words;
   };
+  // stagesX: the same words from the staged rows (row - n0 of the tile).
+  Value stageRows;
+  auto loadStagedWords = [&](Value step) {
+    Value f0 =
+        toIndex(k.add(k.mul(step, loopConst(16)), k.mul(tL, loopConst(4))));
+    SmallVector<Value> words;
+    for (int64_t i = 0; i < MT; ++i) {
+      std::array<std::array<Value, 2>, 2> rowWords;
+      for (int64_t h = 0; h < 2; ++h) {
+        Value vec = vector::LoadOp::create(
+            k.b, VectorType::get({4}, sh.inputElement), stageRows,
+            ValueRange{k.sub(rows[2 * i + h], tile.n0), f0},
+            /*nontemporal=*/false, llvm::MaybeAlign(8));
+        Value pairs = vector::BitCastOp::create(
+            k.b, VectorType::get({2}, k.b.getI32Type()), vec);
+        for (int64_t w = 0; w < 2; ++w)
+          rowWords[h][w] =
+              vector::ExtractOp::create(k.b, pairs, ArrayRef<int64_t>{w});
+      }
+      words.append(
+          {rowWords[0][0], rowWords[1][0], rowWords[0][1], rowWords[1][1]});
+    }
+    return words;
+  };
   auto operandsOf = [&](ArrayRef<Value> words) {
     SmallVector<SmallVector<Value>> a(MT);
     for (int64_t i = 0; i < MT; ++i)
@@ -547,6 +653,18 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
     return k.select(k.lt(turned, loopConst(steps)), turned,
                     k.sub(turned, loopConst(steps)));
   };
+  // stagesX: the copies go out first; the group's words are then read from
+  // the staged rows after its mbarrier's wait.
+  if (sh.stagesX()) {
+    emitXStageCopies(tile, x, rotation);
+    int64_t rowElems = sh.stageRowBytes() / 2;
+    auto view = MemRefType::get(
+        {sh.blockRows, rowElems}, sh.inputElement, MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(k.b.getContext(),
+                                   gpu::AddressSpace::Workgroup));
+    stageRows =
+        memref::ViewOp::create(k.b, view, tile.xStage, k.idx(0), ValueRange{});
+  }
   // The x words of the group whose (turned) first step is `first`, as one
   // vector<U x MT x 4 x i32> (prefetchX carries it).
   int64_t groupWords = U * MT * 4;
@@ -583,9 +701,21 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
         }
         SmallVector<SmallVector<SmallVector<Value>>> a;
         SmallVector<SmallVector<SmallVector<SmallVector<Value>>>> b;
+        bool late = stageRows && sh.stageLateWait();
+        if (late)
+          for (int64_t u = 0; u < U; ++u)
+            b.push_back(generateStep(k.add(first, loopConst(u * WK)), next));
+        if (stageRows)
+          nvgpu::MBarrierTryWaitParityOp::create(
+              k.b, tile.xBars,
+              arith::ConstantOp::create(k.b, k.b.getBoolAttr(false)),
+              k.idx(10000000),
+              k.div(fromI32(k, first), k.idx(WK * U * sh.stageSpan())));
         for (int64_t u = 0; u < U; ++u) {
           SmallVector<Value> words;
-          if (sh.prefetchX) {
+          if (stageRows) {
+            words = loadStagedWords(k.add(first, loopConst(u * WK)));
+          } else if (sh.prefetchX) {
             for (int64_t w = 0; w < MT * 4; ++w)
               words.push_back(vector::ExtractOp::create(
                   k.b, carried.back(), ArrayRef<int64_t>{u * MT * 4 + w}));
@@ -594,7 +724,7 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
           }
           a.push_back(operandsOf(words));
         }
-        for (int64_t u = 0; u < U; ++u)
+        for (int64_t u = 0; u < U && !late; ++u)
           b.push_back(generateStep(k.add(first, loopConst(u * WK)), next));
         for (int64_t u = 0; u < U; ++u)
           multiplyStep(a[u], b[u], next);
@@ -1153,6 +1283,39 @@ int64_t mlir::sigreg::SingleLaunchShape::mmaWarpsK() const {
   return wk;
 }
 
+bool mlir::sigreg::SingleLaunchShape::stagesX() const {
+  // By rule a forward stages only at blog's class (32 rows or more, D >=
+  // 2048): with 16 rows or D = 1024 it measured the same or 0.1-0.2 us
+  // slower on the H200.
+  bool forwardByRule = !stepCotangent && stageX == -1;
+  if (forwardByRule && (featureDim < 2048 || blockRows < 32))
+    return false;
+  if (stageX == 0 || prefetchX || !narrowKLoop() || !staggersSteps() ||
+      featureDim % 16 != 0)
+    return false;
+  int64_t blocks = numSliceTiles() * numBatchTiles() * numViews;
+  return blocks <= kMultiprocessors &&
+         blockRows * stageRowBytes() <= kSingleLaunchStageMaxBytes;
+}
+
+int64_t mlir::sigreg::SingleLaunchShape::stageSpan() const {
+  int64_t groups = mmaSteps() / (mmaWarpsK() * mmaStepGroup());
+  return groups % 2 == 0 ? 2 : 1;
+}
+
+bool mlir::sigreg::SingleLaunchShape::stageLateWait() const {
+  return !stepCotangent.has_value();
+}
+
+int64_t mlir::sigreg::SingleLaunchShape::stageRowBytes() const {
+  return 2 * featureDim + 32;
+}
+
+int64_t
+mlir::sigreg::singleLaunchDynamicSharedBytes(const SingleLaunchShape &sh) {
+  return sh.stagesX() ? sh.blockRows * sh.stageRowBytes() : 0;
+}
+
 bool mlir::sigreg::SingleLaunchShape::narrowKLoop() const {
   return tensorCores && !deviceStep && batch % blockRows == 0 &&
          blockRows == 16 * mmaRowFragments() * (warps / mmaWarpsK());
@@ -1266,6 +1429,18 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
   t.v = k.blockId(Dimension::z);
   t.s0 = k.mul(t.sliceTile, k.idx(BS));
   t.n0 = k.mul(t.batchTile, k.idx(BM));
+  if (sh.stagesX()) {
+    t.xStage = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                        MemRefLayoutAttrInterface(), wgSpace));
+    t.xBars = nvgpu::MBarrierCreateOp::create(
+        b, loc,
+        nvgpu::MBarrierGroupType::get(
+            ctx, wgSpace,
+            sh.mmaSteps() /
+                (sh.mmaWarpsK() * sh.mmaStepGroup() * sh.stageSpan())));
+  }
   Value x = func.getArgument(1), out = func.getArgument(2),
         counters = func.getArgument(3);
   Value partC = T > 1 ? func.getArgument(4) : Value();

@@ -1,13 +1,15 @@
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-fragment-ecf=0 single-launch-step-group=4" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-fragment-ecf=0 single-launch-step-group=4 single-launch-stage-x=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch=0 --sigreg-gpu-bufferize | FileCheck %s --check-prefix=OFF
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch=2 single-launch-fragment-ecf=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TILES
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch=2 single-launch-fragment-ecf=0 single-launch-stage-x=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TILES
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=tensor-cores=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=SIMT
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-warps=16 single-launch-fragment-ecf=0 single-launch-step-group=4" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=W16
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-stagger=1 single-launch-step-group=4" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=STAGGER
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-warps=16 single-launch-fragment-ecf=0 single-launch-step-group=4 single-launch-stage-x=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=W16
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-stagger=1 single-launch-step-group=4 single-launch-stage-x=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=STAGGER
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=RULE
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stagger=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=NOSTAGGER
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-step-group=2 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=GROUP2
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-step-group=2 single-launch-stage-x=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=GROUP2
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-prefetch-x=1 single-launch-step-group=4" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=PREFETCH
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stage-x=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=STAGE
+// RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stage-x=2 2>&1 | FileCheck %s --check-prefix=BADSTAGE
 
 // The blog shape: the whole chain is one launch of sigreg_single_launch
 // (usesSingleLaunch) with its GEMM on tensor cores (bf16 input, seeded g
@@ -31,7 +33,11 @@
 // RULE-NEXT:      %[[WRAPPED:.*]] = arith.subi %[[TURNED]], %c128_i32 : i32
 // RULE-NEXT:      %[[IN:.*]] = arith.cmpi ult, %[[TURNED]], %c128_i32 : i32
 // RULE-NEXT:      %{{.*}} = arith.select %[[IN]], %[[TURNED]], %[[WRAPPED]] : i32
-// RULE-COUNT-8:   vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>
+// By rule blog's x is staged in shared memory (STAGE below): after the two
+// steps' Philox work, the wait for the span, then the 8 words from the
+// staged rows.
+// RULE:           nvgpu.mbarrier.try_wait.parity
+// RULE-COUNT-8:   vector.load %{{.*}} : memref<32x2064xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
 // RULE-NOT:       vector.load
 // RULE-COUNT-4:   nvvm.mma.sync
 // RULE-NOT:       nvvm.mma.sync
@@ -65,6 +71,38 @@
 // each iteration loads the next group's inside an scf.if on there being one
 // (the last iteration's next group is zeros), then runs the Philox work and
 // the MMAs on the carried words, and yields the next group's.
+// single-launch-stage-x=1 (by rule in training steps, and in forwards of
+// at least 32 rows with D >= 2048, as blog's): x staged in dynamic shared
+// memory, the block's 32 rows at 2 x 2048 + 32 bytes each (132096 bytes at
+// the launch), one mbarrier per span of two step groups of the walk (4).
+// Thread 0 initializes them and, after a barrier, expects each span's 32768
+// bytes; lane 0 of every warp then copies its rows (warp, warp + 8, ...)
+// span by span, 1024 bytes each by cp.async.bulk. The loop (a forward's:
+// after its Philox work) waits on its span's mbarrier (phase 0) and reads its
+// 8 words from the staged rows.
+// STAGE-LABEL: func.func @blog
+// STAGE:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch blocks in (%c128, %c1, %c1) threads in (%c256, %c1, %c1) dynamic_shared_memory_size %c132096_i32
+// STAGE:         %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// STAGE:         %[[BARS:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
+// STAGE-COUNT-4:   nvgpu.mbarrier.init %[[BARS]][%{{.*}}], %c1
+// STAGE-NOT:       nvgpu.mbarrier.init
+// STAGE:         gpu.barrier
+// STAGE:           nvgpu.mbarrier.arrive.expect_tx %[[BARS]][%{{.*}}], %c32768
+// STAGE:           scf.for %{{.*}} = %{{.*}} to %c32 step %c8
+// STAGE:             nvvm.cp.async.bulk.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, %c1024_i32 : !llvm.ptr<7>, <1>
+// STAGE:         %[[ROWS:.*]] = memref.view %[[SMEM]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x2064xbf16, #gpu.address_space<workgroup>>
+// STAGE:         scf.for %{{.*}} = %{{.*}} to %c128_i32 step %c16_i32
+// STAGE:           arith.mului_extended
+// STAGE:           nvgpu.mbarrier.try_wait.parity %[[BARS]][%{{.*}}], %false
+// STAGE-COUNT-8:   vector.load %[[ROWS]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<32x2064xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+// STAGE-NOT:       vector.load
+// STAGE-COUNT-4:   nvvm.mma.sync
+// STAGE:           scf.yield
+// Four views (256 blocks, two per multiprocessor): not staged.
+// STAGE-LABEL: func.func @views4_n32
+// STAGE-NOT:     dynamic_shared_memory_size
+// STAGE:         return
+// BADSTAGE: single-launch-stage-x must be -1 (by rule), 0 (never) or 1 (wherever it can), got 2
 // PREFETCH-LABEL: func.func @blog
 // PREFETCH:         %[[ZERO:.*]] = arith.constant dense<0> : vector<32xi32>
 // PREFETCH-COUNT-16: vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>

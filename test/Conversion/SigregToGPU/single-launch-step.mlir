@@ -9,12 +9,14 @@
 // The schedule's choice is choose-schedule-step.mlir's test.
 
 // The launches: the single launch, then the GEMM as its programmatic
-// dependent, reading the G and g buffers it wrote.
+// dependent, reading the G and g buffers it wrote. By rule a training step's
+// single launch stages x in dynamic shared memory (single-launch-stage-x,
+// single-launch-kernel.mlir's STAGE test): 32 rows of 2 x 2048 + 32 bytes.
 // CHECK-LABEL: func.func @blog(
 // CHECK-SAME:    %[[X:.*]]: tensor<32x2048xbf16>, %[[SEED:.*]]: i64, %[[GRAD:.*]]: tensor<f32>)
 // CHECK:         %[[G:.*]] = memref.alloc() : memref<32x1024xbf16>
 // CHECK:         %[[W:.*]] = memref.alloc() : memref<2048x1024xbf16>
-// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch blocks in (%c128, %c1, %c1) threads in (%c256, %c1, %c1) args(%[[SEED]] : i64, {{.*}}, %{{.*}} : memref<1x1024x17xf32>, %{{.*}} : memref<1x1024x17xf32>, %{{.*}} : memref<f32>, %[[G]] : memref<32x1024xbf16>, %[[W]] : memref<2048x1024xbf16>)
+// CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch blocks in (%c128, %c1, %c1) threads in (%c256, %c1, %c1) dynamic_shared_memory_size %c132096_i32 args(%[[SEED]] : i64, {{.*}}, %{{.*}} : memref<1x1024x17xf32>, %{{.*}} : memref<1x1024x17xf32>, %{{.*}} : memref<f32>, %[[G]] : memref<32x1024xbf16>, %[[W]] : memref<2048x1024xbf16>)
 // CHECK-NOT:     gpu.launch_func
 // CHECK:         memref.cast %[[G]]
 // CHECK:         memref.cast %[[W]]

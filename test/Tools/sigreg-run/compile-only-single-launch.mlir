@@ -41,11 +41,15 @@
 // MANIFEST-NOT:  "memset
 // MANIFEST:      "kernel": "sigreg_single_launch",
 // MANIFEST:      "region": "single_launch",
+// MANIFEST-NEXT: "shared_bytes": 132096
 // MANIFEST-NOT:  "op":
 
-// The GEMM on tensor cores: 8-byte x loads, g in registers.
+// The GEMM on tensor cores: x staged in dynamic shared memory by bulk copies
+// (by rule at blog's shape), read by 8-byte shared loads; g in registers.
+// PTX: .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
 // PTX: .shared .align 16 .b8 __wg_sigreg_single_launch_0[8704];
-// PTX: ld.global.v2.b32
+// PTX: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+// PTX: ld.shared.v2.b32
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX: shfl.sync.bfly.b32
 // The loss: one relaxed 64-bit atomic add per block, no fence.
@@ -68,13 +72,13 @@
 // PTXAS: Used 71 registers
 
 // In blocks of 16 warps (--single-launch-warps=16): 512 threads, still no
-// spills (79 registers, within the 128 a 512-thread block allows).
+// spills (80 registers with x staged, within the 128 a 512-thread block allows).
 // W16:      "block": [
 // W16-NEXT:   512,
 // W16:      "kernel": "sigreg_single_launch",
 // PTXAS16: Compiling entry function 'sigreg_single_launch' for 'sm_90a'
 // PTXAS16: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-// PTXAS16: Used 79 registers
+// PTXAS16: Used 80 registers
 
 // The GEMM's g: by rule at blog's 32-row tile the projection kernels' fast
 // mapping (lg2.approx.ftz, sin/cos.approx per Box-Muller pair), its k walk
