@@ -347,7 +347,14 @@ LogicalResult ManifestBuilder::build(llvm::json::Array &bufferList,
                << "more memref arguments";
       bool isOutput = memrefIndex >= numInputs;
       std::string name = names[memrefIndex++];
-      bufferList.push_back(bufferJson(name, isOutput ? "output" : "input", t));
+      llvm::json::Object buffer =
+          bufferJson(name, isOutput ? "output" : "input", t);
+      // x read by bulk copies into shared memory (convert-sigreg-to-gpu's
+      // kXAlignAttrName): the runtime refuses a misaligned binding.
+      if (name == "x")
+        if (auto align = func->getAttrOfType<IntegerAttr>(kXAlignAttrName))
+          buffer["align"] = align.getInt();
+      bufferList.push_back(std::move(buffer));
       buffers[arg] = {name, 0};
     } else if (arg.getType().isInteger(64)) {
       scalarList.push_back(

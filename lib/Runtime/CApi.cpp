@@ -135,6 +135,8 @@ std::string describe(const Manifest &m) {
     }
     putKey(out, "zero_init");
     out += boolText(b.zeroInit);
+    putKey(out, "align");
+    out += std::to_string(b.align);
     putKey(out, "shares");
     if (b.sharesWith.empty()) {
       out += "null";

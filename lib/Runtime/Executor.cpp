@@ -379,6 +379,19 @@ Status Executor::bindBufferAt(int index, CUdeviceptr ptr) {
   if (index < 0 || static_cast<size_t>(index) >= m.buffers.size())
     return Status::error("no buffer at index " + std::to_string(index) + " (" +
                          std::to_string(m.buffers.size()) + " buffers)");
+  // A kernel that reads the buffer in aligned pieces (bulk copies into
+  // shared memory) would fault on a misaligned address: refused here.
+  uint64_t align = m.buffers[index].align;
+  if (ptr % align != 0) {
+    char where[32];
+    std::snprintf(where, sizeof(where), "0x%llx",
+                  static_cast<unsigned long long>(ptr));
+    return Status::error("buffer '" + m.buffers[index].name + "' bound at " +
+                         where + ", which is not " + std::to_string(align) +
+                         "-byte aligned as its kernels read it (pass a " +
+                         "tensor whose data starts at an aligned address, " +
+                         "e.g. a fresh copy)");
+  }
   bound[index] = ptr ? ptr : owned[index];
   return Status::success();
 }

@@ -28,7 +28,10 @@
 //             steps are correct either way (docs/AOT.md); l2_persist
 //             (bool, default false): the launches of the steps that take
 //             the buffer keep it in L2's persisting portion (an access
-//             policy window; a hint, the results do not depend on it)
+//             policy window; a hint, the results do not depend on it);
+//             align (a power of two <= 256, default 1): a bound address
+//             must be a multiple of it (kernels that copy the buffer into
+//             shared memory in 16-byte pieces declare 16)
 //   scalars   [{name, type: i32|i64|f32|f64}] set by the caller at run time
 //   steps     executed in order on one stream; each may carry "region"
 //             (default "other"), the name its time is counted under:
@@ -663,7 +666,7 @@ bool parseBuffer(Extractor &ex, const JValue &v, const std::string &path,
   if (!ex.expectKind(v, JValue::Kind::Object, path) ||
       !ex.checkKeys(v, path,
                     {"name", "role", "bytes", "dtype", "shape", "zero_init",
-                     "shares", "l2_persist"}))
+                     "shares", "l2_persist", "align"}))
     return false;
   std::string role;
   if (!ex.getString(v, "name", path, b.name, true) ||
@@ -671,8 +674,12 @@ bool parseBuffer(Extractor &ex, const JValue &v, const std::string &path,
       !ex.getU64(v, "bytes", path, b.bytes, true, 1) ||
       !ex.getString(v, "dtype", path, b.dtype, false) ||
       !ex.getBool(v, "zero_init", path, b.zeroInit, false) ||
-      !ex.getBool(v, "l2_persist", path, b.l2Persist, false))
+      !ex.getBool(v, "l2_persist", path, b.l2Persist, false) ||
+      !ex.getU64(v, "align", path, b.align, false, 1))
     return false;
+  if (b.align > 256 || (b.align & (b.align - 1)) != 0)
+    return ex.fail(path + ".align", "must be a power of two up to 256, got " +
+                                        std::to_string(b.align));
   if (b.name.empty())
     return ex.fail(path + ".name", "empty buffer name");
   if (!ex.oneOf(role, path + ".role", {"input", "output", "workspace"}))

@@ -34,7 +34,7 @@ std::string lossManifest(const std::string &xBytes = "120") {
               "reduction": "none"},
   "buffers": [
     {"name": "x", "role": "input", "bytes": )" +
-         xBytes + R"(, "dtype": "f32", "shape": [2, 5, 3]},
+         xBytes + R"(, "dtype": "f32", "shape": [2, 5, 3], "align": 16},
     {"name": "out", "role": "output", "bytes": 32},
     {"name": "ws0", "role": "workspace", "bytes": 64, "zero_init": true}],
   "scalars": [{"name": "seed", "type": "i32"}],
@@ -70,11 +70,11 @@ TEST(CApi, DescribeWritesTheParsedManifest) {
   expectHas(d, R"("conventions_error":null,"output":"out",)");
   expectHas(d, R"("buffers":[{"name":"x","role":"input","bytes":120,)"
                R"("dtype":"f32","shape":[2,5,3],"zero_init":false,)"
-               R"("shares":null},)"
+               R"("align":16,"shares":null},)"
                R"({"name":"out","role":"output","bytes":32,"dtype":null,)"
-               R"("shape":null,"zero_init":false,"shares":null},)"
+               R"("shape":null,"zero_init":false,"align":1,"shares":null},)"
                R"({"name":"ws0","role":"workspace","bytes":64,"dtype":null,)"
-               R"("shape":null,"zero_init":true,"shares":null}])");
+               R"("shape":null,"zero_init":true,"align":1,"shares":null}])");
   expectHas(d, R"("scalars":[{"name":"seed","type":"i32"}])");
   expectHas(d,
             R"("steps":[{"op":"memset32","region":"other","phase":"forward"},)"

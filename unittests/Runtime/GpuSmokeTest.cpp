@@ -57,6 +57,36 @@ TEST_F(GpuSmoke, RunsStepList) {
   EXPECT_GT(exec->kernels()[0].info.numRegisters, 0);
 }
 
+// A buffer whose manifest declares "align" 16 (x of a kernel that copies it
+// into shared memory in 16-byte pieces): an address off that grain is
+// refused at the binding, naming the buffer, before any kernel could fault
+// on it; an aligned one binds. Without the declaration any address binds.
+TEST_F(GpuSmoke, MisalignedBindIsAnError) {
+  std::string ptx, err;
+  Manifest m;
+  ASSERT_TRUE(loadArtifact(SIGREG_GPU_SMOKE_DIR, m, ptx, err)) << err;
+  for (BufferDesc &b : m.buffers)
+    if (b.name == "in")
+      b.align = 16;
+  std::unique_ptr<Executor> e;
+  ASSERT_TRUE(Executor::create(m, ptx, e).ok());
+  CUdeviceptr base = 0;
+  ASSERT_TRUE(e->bufferPointer("in", base).ok());
+  for (CUdeviceptr off : {2u, 4u, 8u}) {
+    Status s = e->bindBuffer("in", base + off);
+    ASSERT_FALSE(s.ok()) << off;
+    EXPECT_NE(s.message().find("buffer 'in'"), std::string::npos)
+        << s.message();
+    EXPECT_NE(s.message().find("16-byte aligned"), std::string::npos)
+        << s.message();
+  }
+  EXPECT_TRUE(e->bindBuffer("in", base).ok());
+  CUdeviceptr fixtureBase = 0;
+  ASSERT_TRUE(exec->bufferPointer("in", fixtureBase).ok());
+  EXPECT_TRUE(exec->bindBuffer("in", fixtureBase + 4).ok());
+  EXPECT_TRUE(exec->bindBuffer("in", 0).ok());
+}
+
 TEST_F(GpuSmoke, PoisonIsVisible) {
   ASSERT_TRUE(exec->poisonOutputs().ok());
   std::vector<uint32_t> out(1000);

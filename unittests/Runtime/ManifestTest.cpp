@@ -152,6 +152,17 @@ TEST(Manifest, L2PersistBuffer) {
   EXPECT_FALSE(m.buffers[0].l2Persist);
 }
 
+TEST(Manifest, BufferAlignment) {
+  // The alignment a bound address needs; absent means 1.
+  std::string text =
+      replaced("\"shape\":[32,2048]", "\"shape\":[32,2048],\"align\":16");
+  Manifest m;
+  std::string err;
+  ASSERT_TRUE(parseManifest(text, m, err)) << err;
+  EXPECT_EQ(m.buffers[0].align, 16u);
+  EXPECT_EQ(m.buffers[2].align, 1u);
+}
+
 TEST(Manifest, WorkspaceSharesOutput) {
   std::string text = replaced(
       "\"bytes\":139264",
@@ -325,6 +336,15 @@ TEST(Manifest, RejectsMalformedInput) {
       {"zero_init not a bool",
        replaced("\"bytes\":139264", "\"bytes\":139264,\"zero_init\":1"),
        "buffers[2].zero_init: expected a bool"},
+      {"align not a power of two",
+       replaced("\"shape\":[32,2048]", "\"shape\":[32,2048],\"align\":24"),
+       "buffers[0].align: must be a power of two up to 256, got 24"},
+      {"align past 256",
+       replaced("\"shape\":[32,2048]", "\"shape\":[32,2048],\"align\":512"),
+       "buffers[0].align: must be a power of two up to 256, got 512"},
+      {"align zero",
+       replaced("\"shape\":[32,2048]", "\"shape\":[32,2048],\"align\":0"),
+       "buffers[0].align"},
       {"l2_persist not a bool",
        replaced("\"bytes\":139264", "\"bytes\":139264,\"l2_persist\":\"yes\""),
        "buffers[2].l2_persist: expected a bool"},

@@ -81,7 +81,8 @@ public:
   /// own allocation. Affects later run()/captureGraph() calls only. The
   /// executor allocates a buffer's own memory only when a call needs it
   /// unbound (zero_init workspaces at creation): a buffer always bound costs
-  /// no device memory.
+  /// no device memory. `ptr` must be aligned to the buffer's manifest
+  /// "align" (an error naming the buffer otherwise).
   Status bindBuffer(std::string_view name, CUdeviceptr ptr);
   /// bindBuffer of the buffer at `index` in the manifest's order (the C
   /// ABI's per-call path, without a name lookup).

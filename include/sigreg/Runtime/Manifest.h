@@ -73,6 +73,10 @@ struct BufferDesc {
   /// Kept in L2's persisting portion while the steps that take it run (an
   /// access policy window on their launches; the manifest's "l2_persist").
   bool l2Persist = false;
+  /// The alignment in bytes a bound address must have (the manifest's
+  /// "align", a power of two up to 256; default 1): the runtime refuses a
+  /// binding off it instead of letting a kernel fault.
+  uint64_t align = 1;
 };
 
 enum class ScalarType { I32, I64, F32, F64 };

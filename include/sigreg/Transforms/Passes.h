@@ -50,6 +50,11 @@ constexpr llvm::StringLiteral kSharesResultAttrName = "sigreg.shares_result";
 /// seeded projection that every batch tile of the one-tile Hopper kernel
 /// re-reads (docs/GPU-SCHEDULES.md).
 constexpr llvm::StringLiteral kL2PersistAttrName = "sigreg.l2_persist";
+/// On a func.func: the byte alignment its kernels need of the input x (the
+/// manifest's "align" of buffer x, which the runtime checks at binding).
+/// --convert-sigreg-to-gpu sets 16 where a single launch copies x into
+/// shared memory by bulk copies (16-byte pieces).
+constexpr llvm::StringLiteral kXAlignAttrName = "sigreg.x_align";
 
 #define GEN_PASS_DECL
 #include "sigreg/Transforms/Passes.h.inc"

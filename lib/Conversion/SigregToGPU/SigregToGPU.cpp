@@ -1790,6 +1790,12 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   gpu::GPUFuncOp kernel = addKernel(buildSingleLaunchKernel(kb, loc, sh));
   createLaunch(rewriter, loc, kernel, {sh.numSliceTiles(), T, V}, sh.threads(),
                args, singleLaunchDynamicSharedBytes(sh));
+  // The bulk copies of x into shared memory move 16-byte pieces from
+  // 16-byte aligned addresses: the artifact's x declares it (the runtime
+  // refuses a misaligned binding instead of the kernel faulting).
+  if (sh.stagesX())
+    if (auto func = ecf->getParentOfType<func::FuncOp>())
+      func->setAttr(kXAlignAttrName, rewriter.getI64IntegerAttr(16));
   if (epi)
     rewriter.replaceOp(epi, toTensor(rewriter, loc, out));
   if (sh.stepCotangent) {

@@ -24,6 +24,12 @@
 
 // OUT: fused pipeline: 1 steps
 
+// x is copied into shared memory in 16-byte pieces (bulk copies): its buffer
+// declares the alignment the runtime checks at binding.
+// MANIFEST:      "align": 16,
+// MANIFEST-NEXT: "bytes": 131072,
+// MANIFEST-NEXT: "dtype": "bf16",
+// MANIFEST-NEXT: "name": "x",
 // MANIFEST:      "dtype": "i32",
 // MANIFEST-NEXT: "name": "ws0",
 // MANIFEST-NEXT: "role": "workspace",
