@@ -529,8 +529,9 @@ struct SingleLaunchShape {
   int64_t stageX = -1;
   /// stageX where it applies: the loop counts in i32 (narrowKLoop), its
   /// walk is staggered by whole step groups (staggersSteps, no prefetchX),
-  /// the grid is at most one block per multiprocessor, D % 8 == 0 (16-byte
-  /// row pieces) and the block's rows fit kSingleLaunchStageMaxBytes.
+  /// the grid is at most one block per multiprocessor, D % 16 == 0 (whole k
+  /// steps, 16-byte row pieces) and the block's rows fit
+  /// kSingleLaunchStageMaxBytes.
   bool stagesX() const;
   /// Bytes per staged row of x: 2 D + 32 (padded: the 8 rows a warp's
   /// 8-byte loads read fall in 2 x 128 bytes of banks, no more).
@@ -540,6 +541,8 @@ struct SingleLaunchShape {
   /// issues 32 copies per warp and lost 0.4 us in the forward; 2 gained 0.5
   /// us; 4 and 8 lost 0.3-0.9 us waiting for the first span.
   int64_t stageSpan() const;
+  /// The spans of stagesX: its mbarriers, one per span.
+  int64_t stageSpans() const;
   /// stagesX: the loop waits for its span after its Philox work (forwards)
   /// or before it (training steps), as each measured faster (H100: blog forward
   /// 9.9-10.0 us late against 10.1-10.3 early; the training step 17.5-17.7

@@ -361,25 +361,34 @@ MmaLanes mmaLanes(Tile &tile) {
 /// The input's pairs x[row, f0 + 0, 1] and x[row, f0 + 2, 3] as i32 words
 /// (mmaOperand makes them operands): one 8-byte vector load when D % 4 == 0,
 /// else four scalar loads; features past D read as 0.
+/// The two i32 words of the four 16-bit elements at `indices` of `source`
+/// (one 8-byte vector load).
+std::array<Value, 2> loadWordPair(KernelBuilder &k, Type elem, Value source,
+                                  ValueRange indices) {
+  Value vec =
+      vector::LoadOp::create(k.b, VectorType::get({4}, elem), source, indices,
+                             /*nontemporal=*/false, llvm::MaybeAlign(8));
+  Value pairs = vector::BitCastOp::create(
+      k.b, VectorType::get({2}, k.b.getI32Type()), vec);
+  std::array<Value, 2> words;
+  for (int64_t w = 0; w < 2; ++w)
+    words[w] = vector::ExtractOp::create(k.b, pairs, ArrayRef<int64_t>{w});
+  return words;
+}
+
 std::array<Value, 2> loadInputWords(Tile &tile, Value x, Value row, Value f0) {
   KernelBuilder &k = tile.k;
   const SingleLaunchShape &sh = tile.sh;
   int64_t D = sh.featureDim;
-  Type elem = sh.inputElement, i32 = k.b.getI32Type();
+  Type elem = sh.inputElement;
   Value zeroWord = arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(0));
   std::array<Value, 2> words;
   if (D % 4 == 0) {
     Value fc = D % 16 == 0 ? f0 : k.min(f0, k.idx(D - 4));
-    Value vec = vector::LoadOp::create(
-        k.b, VectorType::get({4}, elem), x, ValueRange{tile.v, row, fc},
-        /*nontemporal=*/false, llvm::MaybeAlign(8));
-    Value pairs =
-        vector::BitCastOp::create(k.b, VectorType::get({2}, i32), vec);
-    for (int64_t w = 0; w < 2; ++w) {
-      words[w] = vector::ExtractOp::create(k.b, pairs, ArrayRef<int64_t>{w});
-      if (D % 16 != 0)
-        words[w] = k.select(k.lt(f0, k.idx(D)), words[w], zeroWord);
-    }
+    words = loadWordPair(k, elem, x, ValueRange{tile.v, row, fc});
+    if (D % 16 != 0)
+      for (Value &word : words)
+        word = k.select(k.lt(f0, k.idx(D)), word, zeroWord);
   } else {
     Value zero = arith::ConstantOp::create(k.b, k.b.getZeroAttr(elem));
     SmallVector<Value> xs;
@@ -467,8 +476,7 @@ void emitXStageCopies(Tile &tile, Value x, Value rotation) {
   const SingleLaunchShape &sh = tile.sh;
   MLIRContext *ctx = k.b.getContext();
   int64_t WK = sh.mmaWarpsK(), U = sh.mmaStepGroup();
-  int64_t G = sh.stageSpan();
-  int64_t groups = sh.mmaSteps() / (WK * U * G), F = 16 * WK * U * G;
+  int64_t G = sh.stageSpan(), groups = sh.stageSpans(), F = 16 * WK * U * G;
   int64_t BM = sh.blockRows, D = sh.featureDim, RS = sh.stageRowBytes();
   Value lane = k.rem(tile.tid, k.idx(32)), warp = k.div(tile.tid, k.idx(32));
   k.ifThen(k.lt(tile.tid, k.idx(1)), [&] {
@@ -574,40 +582,22 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
   // a2a3 = (row q + 8, same), a4a5 = (row q, 4t + 2, 4t + 3), a6a7 = (row
   // q + 8, same).
   // As i32 words, 4 per row fragment in that order.
-  Value tL = toLoop(l.t);
+  // stagesX: the staged rows (row - n0 of the tile), else x itself.
+  Value tL = toLoop(l.t), stageRows;
   auto loadStepWords = [&](Value step) {
     Value f0 =
         toIndex(k.add(k.mul(step, loopConst(16)), k.mul(tL, loopConst(4))));
+    auto rowWords = [&](Value row) {
+      if (stageRows)
+        return loadWordPair(k, sh.inputElement, stageRows,
+                            ValueRange{k.sub(row, tile.n0), f0});
+      return loadInputWords(tile, x, row, f0);
+    };
     SmallVector<Value> words;
     for (int64_t i = 0; i < MT; ++i) {
-      std::array<Value, 2> top = loadInputWords(tile, x, rows[2 * i], f0);
-      std::array<Value, 2> bottom =
-          loadInputWords(tile, x, rows[2 * i + 1], f0);
+      std::array<Value, 2> top = rowWords(rows[2 * i]);
+      std::array<Value, 2> bottom = rowWords(rows[2 * i + 1]);
       words.append({top[0], bottom[0], top[1], bottom[1]});
-    }
-    return words;
-  };
-  // stagesX: the same words from the staged rows (row - n0 of the tile).
-  Value stageRows;
-  auto loadStagedWords = [&](Value step) {
-    Value f0 =
-        toIndex(k.add(k.mul(step, loopConst(16)), k.mul(tL, loopConst(4))));
-    SmallVector<Value> words;
-    for (int64_t i = 0; i < MT; ++i) {
-      std::array<std::array<Value, 2>, 2> rowWords;
-      for (int64_t h = 0; h < 2; ++h) {
-        Value vec = vector::LoadOp::create(
-            k.b, VectorType::get({4}, sh.inputElement), stageRows,
-            ValueRange{k.sub(rows[2 * i + h], tile.n0), f0},
-            /*nontemporal=*/false, llvm::MaybeAlign(8));
-        Value pairs = vector::BitCastOp::create(
-            k.b, VectorType::get({2}, k.b.getI32Type()), vec);
-        for (int64_t w = 0; w < 2; ++w)
-          rowWords[h][w] =
-              vector::ExtractOp::create(k.b, pairs, ArrayRef<int64_t>{w});
-      }
-      words.append(
-          {rowWords[0][0], rowWords[1][0], rowWords[0][1], rowWords[1][1]});
     }
     return words;
   };
@@ -713,9 +703,7 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
               k.div(fromI32(k, first), k.idx(WK * U * sh.stageSpan())));
         for (int64_t u = 0; u < U; ++u) {
           SmallVector<Value> words;
-          if (stageRows) {
-            words = loadStagedWords(k.add(first, loopConst(u * WK)));
-          } else if (sh.prefetchX) {
+          if (sh.prefetchX) {
             for (int64_t w = 0; w < MT * 4; ++w)
               words.push_back(vector::ExtractOp::create(
                   k.b, carried.back(), ArrayRef<int64_t>{u * MT * 4 + w}));
@@ -1303,6 +1291,10 @@ int64_t mlir::sigreg::SingleLaunchShape::stageSpan() const {
   return groups % 2 == 0 ? 2 : 1;
 }
 
+int64_t mlir::sigreg::SingleLaunchShape::stageSpans() const {
+  return mmaSteps() / (mmaWarpsK() * mmaStepGroup() * stageSpan());
+}
+
 bool mlir::sigreg::SingleLaunchShape::stageLateWait() const {
   return !stepCotangent.has_value();
 }
@@ -1435,11 +1427,7 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
         MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                         MemRefLayoutAttrInterface(), wgSpace));
     t.xBars = nvgpu::MBarrierCreateOp::create(
-        b, loc,
-        nvgpu::MBarrierGroupType::get(
-            ctx, wgSpace,
-            sh.mmaSteps() /
-                (sh.mmaWarpsK() * sh.mmaStepGroup() * sh.stageSpan())));
+        b, loc, nvgpu::MBarrierGroupType::get(ctx, wgSpace, sh.stageSpans()));
   }
   Value x = func.getArgument(1), out = func.getArgument(2),
         counters = func.getArgument(3);
