@@ -7,7 +7,7 @@
 #        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
 #        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | probe25 | probe26 |
-#        staggerfast | warps16 | perslice | ftz27 | stage27 |
+#        staggerfast | warps16 | perslice | ftz27 | stage27 | cluster28 |
 #        p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -814,7 +814,27 @@ stage27_set() {
   emit n32-d512-s2048-bf16 0 32 512 2048 9 bf16 none 0 sum seed fused
   emit n32-f16-clamp-none 0 32 2048 1024 17 f16 clamp_min 0.5 none seed fused
 }
+# x staged in clusters (single-launch-stage-x = 2 or 4, twenty-eighth session): each block of a
+# cluster copies its share of the rows and multicasts it to the cluster. NAME is the rule (staged
+# alone, or not staged), c2-NAME and c4-NAME stage in clusters of 2 and 4 (forwards the rule
+# does not stage included).
+cluster28_configs() {
+  emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused "${1:-}"
+  emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused "${1:-}"
+  emit_phased phased-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused "${1:-}"
+  emit n32-d1024-bf16 0 32 1024 1024 17 bf16 none 0 mean seed fused "${1:-}"
+  emit n16-d2048-bf16 0 16 2048 1024 17 bf16 none 0 mean seed fused "${1:-}"
+  emit n64-d1024-bf16 0 64 1024 512 17 bf16 none 0 mean seed fused "${1:-}"
+  emit_step step-n32-d1024-bf16 0 32 1024 1024 17 bf16 none 0 mean seed fused "${1:-}"
+  emit n32-f16-clamp-none 0 32 2048 1024 17 f16 clamp_min 0.5 none seed fused "${1:-}"
+}
+cluster28_set() {
+  cluster28_configs
+  PREFIX=c2- cluster28_configs --single-launch-stage-x=2
+  PREFIX=c4- cluster28_configs --single-launch-stage-x=4
+}
 case "$set_" in
+  cluster28) cluster28_set ;;
   stage27) stage27_set ;;
   ftz27) ftz27_set ;;
   probe26) probe26_set ;;

@@ -166,7 +166,8 @@ struct Options {
                      "shared memory, copied in by bulk copies at the "
                      "kernel's start (-1: by rule, training steps and "
                      "forwards of 32+ rows with D >= 2048; 0: never; 1: "
-                     "wherever it can)"),
+                     "wherever it can; 2 or 4: wherever it can, the copies "
+                     "shared by clusters of that many blocks)"),
       llvm::cl::init(-1)};
   llvm::cl::opt<int64_t> singleLaunchStepGroup{
       "single-launch-step-group",

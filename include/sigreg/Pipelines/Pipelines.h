@@ -140,7 +140,8 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "shared memory, copied in by bulk copies at the "
                      "kernel's start: -1 by rule (training steps, forwards "
                      "of 32+ rows with D >= 2048), 0 never, 1 wherever it "
-                     "can"),
+                     "can, 2 or 4 wherever it can with the copies shared "
+                     "by clusters of that many blocks"),
       llvm::cl::init(-1)};
   PassOptions::Option<int64_t> singleLaunchStepGroup{
       *this, "single-launch-step-group",

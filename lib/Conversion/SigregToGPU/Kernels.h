@@ -525,7 +525,9 @@ struct SingleLaunchShape {
   /// wherever stagesX allows, forwards with at least 32 rows and D >= 2048),
   /// 0 never, 1 wherever stagesX allows (docs/PERF-NOTES.md,
   /// twenty-seventh session: on the H200 blog's forward 10.4-10.6 ->
-  /// 10.1-10.3 us, its training step 19.6-20.1 -> 17.3-17.5).
+  /// 10.1-10.3 us, its training step 19.6-20.1 -> 17.3-17.5); 2 or 4
+  /// wherever stagesX allows, the copies shared by clusters of that many
+  /// blocks (stageCluster).
   int64_t stageX = -1;
   /// stageX where it applies: the loop counts in i32 (narrowKLoop), its
   /// walk is staggered by whole step groups (staggersSteps, no prefetchX),
@@ -543,6 +545,12 @@ struct SingleLaunchShape {
   int64_t stageSpan() const;
   /// The spans of stagesX: its mbarriers, one per span.
   int64_t stageSpans() const;
+  /// stagesX in clusters: the blocks of a cluster (neighbours along the
+  /// slice tiles, the same rows of x) each copy a 1 / stageCluster() share
+  /// of the rows and multicast it to every block of the cluster, so the
+  /// rows leave L2 once per cluster instead of once per block. stageX (2 or
+  /// 4) where the slice tiles divide by it, else 1 (no cluster).
+  int64_t stageCluster() const;
   /// stagesX: the loop waits for its span after its Philox work (forwards)
   /// or before it (training steps), as each measured faster (H100: blog forward
   /// 9.9-10.0 us late against 10.1-10.3 early; the training step 17.5-17.7

@@ -242,7 +242,7 @@ struct SingleLaunchKnobs {
   /// SingleLaunchShape::prefetchX.
   bool prefetchX = false;
   /// SingleLaunchShape::stageX (-1 by rule, 0 never, 1 wherever stagesX
-  /// allows).
+  /// allows, 2 or 4 the same in clusters of that many blocks).
   int64_t stageX = -1;
 };
 
@@ -1948,9 +1948,10 @@ struct ConvertSigregToGPUPass
           << static_cast<int64_t>(singleLaunchStagger);
       return signalPassFailure();
     }
-    if (singleLaunchStageX < -1 || singleLaunchStageX > 1) {
+    if (!llvm::is_contained({-1, 0, 1, 2, 4}, singleLaunchStageX)) {
       module.emitError("single-launch-stage-x must be -1 (by rule), 0 "
-                       "(never) or 1 (wherever it can), got ")
+                       "(never), 1 (wherever it can) or 2 or 4 (wherever it "
+                       "can, in clusters of that many blocks), got ")
           << static_cast<int64_t>(singleLaunchStageX);
       return signalPassFailure();
     }

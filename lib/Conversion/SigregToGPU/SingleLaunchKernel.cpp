@@ -471,6 +471,15 @@ generateProjectionFragment(Tile &tile, Value seed, Value step, Value t, Value s,
 /// The copies go out at the kernel's start and hold no registers; the loop
 /// waits on its span's mbarrier (phase 0: each is used once) before reading
 /// its words from shared memory.
+///
+/// In a cluster (stageCluster() = CL blocks sharing the rows) the block of
+/// rank q copies the rows w + warps (q + CL j) and multicasts each copy to
+/// every block of the cluster: each mbarrier still expects the span's whole
+/// bytes, of which its own block copies 1 / CL. The mbarriers are
+/// initialized cluster-wide (fence.mbarrier_init, then a cluster barrier)
+/// before any peer's copy can reach them. A block may exit without another
+/// cluster barrier: every multicast write it receives is one its own loop
+/// waits for.
 void emitXStageCopies(Tile &tile, Value x, Value rotation) {
   KernelBuilder &k = tile.k;
   const SingleLaunchShape &sh = tile.sh;
@@ -478,13 +487,28 @@ void emitXStageCopies(Tile &tile, Value x, Value rotation) {
   int64_t WK = sh.mmaWarpsK(), U = sh.mmaStepGroup();
   int64_t G = sh.stageSpan(), groups = sh.stageSpans(), F = 16 * WK * U * G;
   int64_t BM = sh.blockRows, D = sh.featureDim, RS = sh.stageRowBytes();
+  int64_t CL = sh.stageCluster();
   Value lane = k.rem(tile.tid, k.idx(32)), warp = k.div(tile.tid, k.idx(32));
   k.ifThen(k.lt(tile.tid, k.idx(1)), [&] {
     for (int64_t c = 0; c < groups; ++c)
       nvgpu::MBarrierInitOp::create(k.b, tile.xBars, k.idx(1), k.idx(c),
                                     Value());
+    if (CL > 1)
+      NVVM::FenceMbarrierInitOp::create(k.b);
   });
-  k.barrier();
+  Value firstRow = warp, mask;
+  if (CL > 1) {
+    NVVM::ClusterArriveOp::create(k.b, k.b.getUnitAttr());
+    NVVM::ClusterWaitOp::create(k.b, k.b.getUnitAttr());
+    Value rank = arith::IndexCastUIOp::create(
+        k.b, k.b.getIndexType(),
+        NVVM::ClusterId::create(k.b, k.b.getI32Type()).getResult());
+    firstRow = k.add(warp, k.mul(rank, k.idx(sh.warps)));
+    mask = arith::ConstantOp::create(
+        k.b, k.b.getI16IntegerAttr(static_cast<int16_t>((1 << CL) - 1)));
+  } else {
+    k.barrier();
+  }
   Type i64 = k.b.getI64Type(), i32 = k.b.getI32Type();
   auto ptrTo = [&](unsigned space) {
     return LLVM::LLVMPointerType::get(ctx, space);
@@ -515,7 +539,7 @@ void emitXStageCopies(Tile &tile, Value x, Value rotation) {
           k.b, ptrTo(3),
           nvgpu::MBarrierGetOp::create(k.b, i32, tile.xBars, c).getResult());
       Value f0 = k.mul(c, k.idx(F));
-      k.forEach(warp, k.idx(BM), k.idx(sh.warps), [&](Value r) {
+      k.forEach(firstRow, k.idx(BM), k.idx(sh.warps * CL), [&](Value r) {
         Value dst = arith::AddIOp::create(
             k.b, stageBase,
             asI64(k.add(k.mul(r, k.idx(RS)), k.mul(f0, k.idx(2)))));
@@ -531,7 +555,7 @@ void emitXStageCopies(Tile &tile, Value x, Value rotation) {
             k.b, ptrTo(7), LLVM::IntToPtrOp::create(k.b, ptrTo(3), dst));
         NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
             k.b, dstCluster, srcGlobal, bar,
-            constI32(k, static_cast<int32_t>(F * 2)), Value(), Value());
+            constI32(k, static_cast<int32_t>(F * 2)), mask, Value());
       });
     });
   });
@@ -630,12 +654,16 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
               MutableArrayRef<Value>(acc).slice((i * NT + n) * 4, 4));
   };
   // staggerSteps: block b starts at step group b mod groups and wraps
-  // around (every warp has whole groups: U > 1, or WK dividing the steps).
+  // around (every warp has whole groups: U > 1, or WK dividing the steps);
+  // the blocks of a stageCluster() cluster walk alike (b / CL), so that
+  // their copies of a span go out together.
   int64_t steps = sh.mmaSteps(), groups = steps / (WK * U);
   Value rotation;
   if (sh.staggersSteps())
-    rotation = toLoop(k.mul(k.rem(k.blockId(gpu::Dimension::x), k.idx(groups)),
-                            k.idx(WK * U)));
+    rotation = toLoop(k.mul(
+        k.rem(k.div(k.blockId(gpu::Dimension::x), k.idx(sh.stageCluster())),
+              k.idx(groups)),
+        k.idx(WK * U)));
   auto turn = [&](Value step) {
     if (!rotation)
       return step;
@@ -1295,6 +1323,12 @@ int64_t mlir::sigreg::SingleLaunchShape::stageSpans() const {
   return mmaSteps() / (mmaWarpsK() * mmaStepGroup() * stageSpan());
 }
 
+int64_t mlir::sigreg::SingleLaunchShape::stageCluster() const {
+  if (stageX < 2 || !stagesX() || numSliceTiles() % stageX != 0)
+    return 1;
+  return stageX;
+}
+
 bool mlir::sigreg::SingleLaunchShape::stageLateWait() const {
   return !stepCotangent.has_value();
 }
@@ -1402,6 +1436,10 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
                                      b.getI64IntegerAttr(16));
   func.setKnownBlockSizeAttr(
       b.getDenseI32ArrayAttr({static_cast<int32_t>(sh.threads()), 1, 1}));
+  // stageCluster: `.reqnctapercluster CL, 1, 1` along the slice tiles.
+  if (int64_t cl = sh.stageCluster(); cl > 1)
+    func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                  b.getDenseI32ArrayAttr({static_cast<int32_t>(cl), 1, 1}));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(&func.getBody().front());
   gpu::ReturnOp::create(b, loc);

@@ -9,7 +9,8 @@
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-step-group=2 single-launch-stage-x=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=GROUP2
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-prefetch-x=1 single-launch-step-group=4" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=PREFETCH
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stage-x=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=STAGE
-// RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stage-x=2 2>&1 | FileCheck %s --check-prefix=BADSTAGE
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stage-x=2 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=CLUSTER
+// RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stage-x=3 2>&1 | FileCheck %s --check-prefix=BADSTAGE
 
 // The blog shape: the whole chain is one launch of sigreg_single_launch
 // (usesSingleLaunch) with its GEMM on tensor cores (bf16 input, seeded g
@@ -102,7 +103,28 @@
 // STAGE-LABEL: func.func @views4_n32
 // STAGE-NOT:     dynamic_shared_memory_size
 // STAGE:         return
-// BADSTAGE: single-launch-stage-x must be -1 (by rule), 0 (never) or 1 (wherever it can), got 2
+// In clusters of 2 (CLUSTER): the blocks b and b + 1 walk alike (b / 2), the
+// mbarriers are initialized cluster-wide, and each block copies rows w + 8
+// (rank + 2 j) of its warp w, multicast to both blocks (mask 0b11); each
+// mbarrier still expects the span's 32 rows.
+// CLUSTER-LABEL: func.func @blog
+// CLUSTER:         gpu.func @sigreg_single_launch
+// CLUSTER-SAME:      nvvm.cluster_dim = array<i32: 2, 1, 1>
+// CLUSTER:         %[[BX:.*]] = gpu.block_id  x
+// CLUSTER:         %[[PAIR:.*]] = arith.divui %[[BX]], %c2 : index
+// CLUSTER:         arith.remui %[[PAIR]], %c8 : index
+// CLUSTER-COUNT-4:   nvgpu.mbarrier.init
+// CLUSTER-NEXT:      nvvm.fence.mbarrier.init
+// CLUSTER:         nvvm.cluster.arrive {aligned}
+// CLUSTER-NEXT:    nvvm.cluster.wait {aligned}
+// CLUSTER-NEXT:    %[[RANK:.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
+// CLUSTER:           nvgpu.mbarrier.arrive.expect_tx %{{.*}}[%{{.*}}], %c32768
+// CLUSTER:           scf.for %{{.*}} = %{{.*}} to %c32 step %c16
+// CLUSTER:             nvvm.cp.async.bulk.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, %c1024_i32 multicast_mask = %c3_i16 : !llvm.ptr<7>, <1>
+// CLUSTER-LABEL: func.func @views4_n32
+// CLUSTER-NOT:     cluster_dim
+// CLUSTER:         return
+// BADSTAGE: single-launch-stage-x must be -1 (by rule), 0 (never), 1 (wherever it can) or 2 or 4 (wherever it can, in clusters of that many blocks), got 3
 // PREFETCH-LABEL: func.func @blog
 // PREFETCH:         %[[ZERO:.*]] = arith.constant dense<0> : vector<32xi32>
 // PREFETCH-COUNT-16: vector.load %{{.*}} : memref<1x32x2048xbf16>, vector<4xbf16>

@@ -16,6 +16,9 @@
 // RUN: rm -rf %t.x && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-prefetch-x --single-launch-step-group=4 --emit-artifact=%t.x > /dev/null
 // RUN: %ptxas -arch=sm_90a -v %t.x/fused/sigreg.ptx -o %t.x/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXASX --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
 // RUN: not sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-stagger=2 --emit-artifact=%t.bad 2>&1 | FileCheck %s --check-prefix=BADSTAGGER
+// RUN: rm -rf %t.c && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-stage-x=4 --emit-artifact=%t.c > /dev/null
+// RUN: FileCheck %s --check-prefix=CLUSTER < %t.c/fused/sigreg.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.c/fused/sigreg.ptx -o %t.c/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXASC --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
 
 // The blog shape as one launch, through the whole pipeline: one step,
 // zero_init workspaces (the counter, unused with one batch tile, and the
@@ -63,6 +66,18 @@
 // PTX: atom.global.add.u64
 // PTX-NOT: fence
 // PTX-NOT: .extern .func
+
+// x staged in clusters of 4 (--single-launch-stage-x=4): the kernel
+// declares its cluster (launched plainly), initializes its mbarriers
+// cluster-wide, and each block's copies go to the four blocks at once.
+// CLUSTER: .reqnctapercluster 4, 1, 1
+// CLUSTER: fence.mbarrier_init.release.cluster
+// CLUSTER: barrier.cluster.arrive.aligned
+// CLUSTER-NEXT: barrier.cluster.wait.aligned
+// CLUSTER: mov.u32 %r{{[0-9]+}}, %cluster_ctarank
+// CLUSTER: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], %r{{[0-9]+}}, [%rd{{[0-9]+}}], %rs{{[0-9]+}}
+// PTXASC: Compiling entry function 'sigreg_single_launch' for 'sm_90a'
+// PTXASC: 0 bytes spill stores, 0 bytes spill loads
 
 // The projection's square roots: by default libdevice's approximate one
 // (the GPU's g may differ from the host's in the last bit); with
