@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Configures and builds everything into ${BUILD_DIR:-build}.
+# Configures and builds everything into ${BUILD_DIR:-build}, then the torch operator library
+# beside the runtime (scripts/build-torch-ops.sh; skipped without torch or the CUDA headers).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -9,3 +10,4 @@ if [ ! -f "$build/build.ninja" ]; then
     || { cat "$build.cmake.log"; exit 1; }
 fi
 cmake --build "$build" -j"$(nproc)"
+bash "$root/scripts/build-torch-ops.sh" "$build"

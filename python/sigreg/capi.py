@@ -25,10 +25,13 @@ import functools
 import json
 import operator
 import os
+import warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
+
+from . import _ops
 
 __all__ = ["CapiError", "ManifestError", "library_path", "load_library", "Problem", "Buffer", "Scalar",
            "Step", "Artifact", "describe", "call_bindings", "check_buffers", "CapiFunction"]
@@ -57,11 +60,17 @@ def library_path() -> Optional[str]:
 
 
 _LIB = None
+_LIB_PATH: Optional[str] = None
+
+
+def loaded_library_path() -> Optional[str]:
+    """The path :func:`load_library` loaded the runtime from (None before it did)."""
+    return _LIB_PATH
 
 
 def load_library():
     """The C ABI as a ctypes library (loaded once), with its signatures declared."""
-    global _LIB
+    global _LIB, _LIB_PATH
     if _LIB is not None:
         return _LIB
     path = library_path()
@@ -95,7 +104,7 @@ def load_library():
     lib.sigreg_aot_last_error.restype = ctypes.c_char_p
     lib.sigreg_aot_destroy.argtypes = [h]
     lib.sigreg_aot_destroy.restype = None
-    _LIB = lib
+    _LIB, _LIB_PATH = lib, path
     return lib
 
 
@@ -460,7 +469,8 @@ class _CallSpec:
 class _FastCall:
     """A call's usual form, checked and run in one step (CapiFunction.__call__): x, the one
     other input ``aux`` ("proj", "step", "grad" or None), each of its dtype and element count,
-    the output's shape, whether the seed is taken, the artifact's device."""
+    the output's shape, whether the seed is taken, the artifact's device, and the op that runs
+    it where the ops are loaded."""
 
     aux: Optional[str]
     x: Tuple[object, int]
@@ -468,6 +478,10 @@ class _FastCall:
     out_shape: Tuple[int, ...]
     seeded: bool
     device: int
+    # torch.ops.sigreg.call.default where the ops are loaded (sigreg._ops.op), with the handle
+    # it takes; None: through ctypes.
+    op: object = None
+    handle: int = 0
 
     def accepts(self, tensor, x, aux, seed) -> bool:
         """_CallSpec.accepts for these two tensors and the seed."""
@@ -509,6 +523,10 @@ class CapiFunction:
     live in one process; a call makes its device's primary context (torch's) current on the
     calling thread."""
 
+    # The handle as the ops took it (sigreg._ops.register: they own it from then on), or None:
+    # ctypes only.
+    _oph: Optional[int] = None
+
     def __init__(self, artifact_dir: str, device=None):
         import torch  # noqa: PLC0415 (lazy on purpose)
 
@@ -543,6 +561,11 @@ class CapiFunction:
         self._h = handle
         self._bound: Dict[str, int] = {}
         self._seed: Optional[int] = None
+        try:
+            self._oph = _ops.register(self)
+        except (RuntimeError, ValueError) as e:
+            warnings.warn(f"sigreg: the ops do not take {self.artifact_dir} ({e}); running it "
+                          "through ctypes", RuntimeWarning, stacklevel=2)
 
     # -- info -------------------------------------------------------------------
     @property
@@ -604,9 +627,27 @@ class CapiFunction:
                 return None
             aux = "grad"
         spec = self._spec
+        op = _ops.op("call") if self._oph is not None else None
         return _FastCall(aux, spec.tensors["x"], spec.tensors[aux] if aux else None,
                          tuple(p.x_shape() if p.gradient else p.out_shape()), spec.seeded,
-                         self.device_index)
+                         self.device_index, op, self._oph or 0)
+
+    @functools.cached_property
+    def _step_ops(self):
+        """``(op, handle, seeded)`` of the op that runs this training step with its autograd
+        node in C++ (``torch.ops.sigreg.step_phased`` for a phased step, ``step`` otherwise:
+        what sigreg.torch's _StepPhased and _StepCompiled do), or None (not a step, or no ops)."""
+        if self._oph is None or not self.problem.step:
+            return None
+        return _ops.op("step_phased" if self.phased else "step"), self._oph, self._spec.seeded
+
+    def _op_failed(self, e: BaseException) -> None:
+        """After an op raised ``e``: a failure of the runtime raises what the ctypes path
+        raises (CapiError("call: ...")); a refusal of the arguments returns, and the caller
+        then runs the checks that say what is wrong (nothing ran)."""
+        err = _ops.runtime_error(e, CapiError)
+        if err is not None:
+            raise err from None
 
     def _check(self, rc: int, what: str):
         if rc != 0:
@@ -616,6 +657,8 @@ class CapiFunction:
         """Binds each tensor whose address changed since its last binding (the runtime then
         re-encodes the TMA descriptors that refer to it)."""
         bound = self._bound
+        if self._oph is not None:
+            bound.clear()  # the ops bind behind this record
         for name, t in tensors.items():
             ptr = t.data_ptr()
             if bound.get(name) != ptr:
@@ -623,7 +666,7 @@ class CapiFunction:
                 bound[name] = ptr
 
     def _set_seed(self, seed) -> None:
-        if self._spec.seeded and seed != self._seed:
+        if self._spec.seeded and (seed != self._seed or self._oph is not None):
             self._check(self._lib.sigreg_aot_set_seed(self._h, int(seed)), "set_seed")
             self._seed = seed
 
@@ -645,7 +688,17 @@ class CapiFunction:
             a = fast.aux
             aux = proj if a == "proj" else step if a == "step" else grad if a == "grad" else None
             given = (proj is not None) + (step is not None) + (grad is not None)
-            if given == (aux is not None) and fast.accepts(torch.Tensor, x, aux, seed):
+            if given == (aux is not None) and fast.op is not None:
+                # torch.ops.sigreg.call (sigreg._ops): the op checks the tensors itself and
+                # allocates the output (its shape registered with the handle); the seed is
+                # checked here (the op would take a bool or refuse a wider int with another
+                # message). A refusal falls to the checks below.
+                if not fast.seeded or _seed_fits(seed):
+                    try:
+                        return fast.op(x, fast.handle, seed if fast.seeded else 0, aux)
+                    except Exception as e:  # noqa: BLE001 (re-raised or checked below)
+                        self._op_failed(e)
+            elif given == (aux is not None) and fast.accepts(torch.Tensor, x, aux, seed):
                 out = x.new_empty(fast.out_shape, dtype=torch.float32)
                 stream = _current_stream(torch, fast.device) or 1
                 rc = self._lib.sigreg_aot_call(self._h, stream, x.data_ptr(),
@@ -759,7 +812,13 @@ class CapiFunction:
 
     def close(self):
         if getattr(self, "_h", None):
-            self._lib.sigreg_aot_destroy(self._h)
+            if getattr(self, "_oph", None) is not None:
+                # The ops own the handle: destroyed now, or by the last autograd node that
+                # holds it.
+                _ops.release(self._oph)
+                self._oph = None
+            else:
+                self._lib.sigreg_aot_destroy(self._h)
             self._h = None
 
     def __del__(self):

@@ -16,7 +16,9 @@
 - ``--memory`` (first, before the other runs load anything): the peak device memory of the
   first forward + backward above x, torch's allocator and the C runtime's own allocations;
 - ``--train``: a small encoder trained 200 steps on synthetic data with the SIGReg loss alone,
-  once with each backend from the same initialization: the loss curves and the wall times.
+  once with each backend from the same initialization: the loss curves and the wall times;
+- ``--ops``: the torch ops of ``libsigreg_torch_ops.so`` (``sigreg._ops``) against the ctypes
+  path, module calls bitwise; ``--host`` and ``--host-breakdown`` time both paths.
 
 The compiled entry points come from ``sigreg.compile`` (``$SIGREG_CACHE_DIR``; on a machine
 without the compiler, artifacts compiled elsewhere into that cache) and run through the C ABI
@@ -33,6 +35,7 @@ import time
 
 import torch
 
+from . import _ops
 from . import torch as st
 from .torch import SIGReg, projection, sigreg_loss
 from .torch_ref import sigreg_eager
@@ -99,6 +102,32 @@ def _mode(backend):
     """The context of a check's backend: 'split', 'pair' and 'step' force those paths."""
     return {"split": _split_only, "pair": _pair_only, "step": _unphased}.get(
         backend, contextlib.nullcontext)()
+
+
+# The two paths of a compiled call: the torch ops of libsigreg_torch_ops.so (sigreg._ops) and
+# ctypes. Artifacts loaded in a path's block run on it; each path keeps its own cache of them.
+PATHS = ("ops", "ctypes")
+_PATH_CACHES: dict = {}
+
+
+@contextlib.contextmanager
+def _path(name):
+    """Artifacts loaded inside (by a module's first calls) run through the ops ('ops') or
+    ctypes ('ctypes'), each path with its own cache of loaded artifacts (``st._WHOLE``)."""
+    saved = st._WHOLE
+    st._WHOLE = _PATH_CACHES.setdefault(name, {})
+    try:
+        with _ops.ctypes_only() if name == "ctypes" else contextlib.nullcontext():
+            yield
+    finally:
+        st._WHOLE = saved
+
+
+def _path_unavailable(path):
+    """Why ``path`` cannot run here (None: it can)."""
+    if path == "ops" and not _ops.load():
+        return f"not loaded: {_ops.reason()}"
+    return None
 
 
 # The cotangent the checks give the loss: not 1, so that a backward that drops it fails.
@@ -425,67 +454,101 @@ class _FloorModule(torch.nn.Module):
         return _Floor.apply(x)
 
 
+def _route_function(m, x):
+    """The loss artifact of ``m``'s no_grad route on ``x`` (after a no_grad call), with the
+    keyword arguments of its call (``step=`` the module's counter, or ``seed=``), or None."""
+    route = next(iter((m._routes or {}).values()), None)
+    if route is None or route[1] is None:
+        return None, None
+    return route[1], ({"step": m._buffers["global_step"]} if route[3] else {"seed": SEED})
+
+
+def _op_args(fn, x, kw):
+    """The arguments of ``torch.ops.sigreg.call.default`` for the call ``fn(x, **kw)``."""
+    return (x, fn._oph, kw.get("seed", 0), kw.get("step"))
+
+
 def host(configs, profile=False, iters=200):
-    """Host time per module call (``SIGReg`` with backend 'compiled', the step artifact):
-    the forward alone under no_grad and with autograd, the forward + backward, and for scale
-    an empty launch-sized torch op (``x.add_(0)``), the C ABI call alone, and the floor of any
-    module whose forward is an autograd.Function (``_Floor``: it allocates its 0-d output and
-    launches nothing), with autograd, alone and with ``.sum().backward()`` (floor f+b: what the
-    autograd engine costs a forward + backward whatever the kernels)."""
-    print(f"\n{'config':22} {'fwd(no_grad)':>12} {'fwd':>12} {'fwd+bwd':>12} "
-          f"{'step run':>12} {'torch op':>12} {'floor':>12} {'floor f+b':>12}   "
+    """Host time per module call (``SIGReg`` with backend 'compiled', the step artifact), on
+    each path (the ops, ctypes): the forward alone under no_grad and with autograd, the forward
+    + backward, the loss artifact's call alone (ops: ``torch.ops.sigreg.call.default``; ctypes:
+    the ``CapiFunction`` call), the unphased step artifact's run alone, and for scale an empty
+    launch-sized torch op (``x.add_(0)``) and the floor of any module whose forward is an
+    autograd.Function (``_Floor``: it allocates its 0-d output and launches nothing), with
+    autograd, alone and with ``.sum().backward()`` (floor f+b: what the autograd engine costs a
+    forward + backward whatever the kernels)."""
+    print(f"\n{'config':22} {'path':7} {'fwd(no_grad)':>12} {'fwd':>12} {'fwd+bwd':>12} "
+          f"{'call':>12} {'step run':>12} {'torch op':>12} {'floor':>12} {'floor f+b':>12}   "
           "(us of host time per call)")
     floor = _FloorModule()
     for name, V, N, D, S, P, dt, mode, cv, red in configs:
         x = _x(V, N, D, dt).requires_grad_(True)
-        m = SIGReg(num_slices=S, n_points=P, clip_value=cv, clip_mode=mode, reduction=red,
-                   backend="compiled").cuda()
-
-        def fwd_nograd():
-            with torch.no_grad():
-                m(x)
-
-        def fwd():
-            m(x)
-
-        def step():
-            x.grad = None
-            m(x).sum().backward()
-
-        row = [_host_us(fwd_nograd, iters), _host_us(fwd, iters), _host_us(step, iters)]
-        fn = st._whole_function(x, S, P, float(m.t_max), cv, mode, red, False, step=True)
-        if fn is not None:
-            bufs = {"x": x.detach(), "grad": torch.ones((), device="cuda"),
-                    "out": torch.empty((), device="cuda"),
-                    "dx": torch.empty(x.shape, device="cuda")}
-            row.append(_host_us(lambda: fn.run(bufs, seed=SEED), iters))
-        else:
-            row.append(None)
         y = torch.zeros(1, device="cuda")
-        row.append(_host_us(lambda: y.add_(0), iters))
-        row.append(_host_us(lambda: floor(x), iters))
 
         def floor_step():
             x.grad = None
             floor(x).sum().backward()
 
-        row.append(_host_us(floor_step, iters))
-        print(f"{name:22} " + " ".join(f"{t:12.1f}" if t is not None else f"{'n/a':>12}"
-                                       for t in row))
-        if profile:
-            import cProfile  # noqa: PLC0415
-            import pstats  # noqa: PLC0415
+        scale = [_host_us(lambda: y.add_(0), iters), _host_us(lambda: floor(x), iters),
+                 _host_us(floor_step, iters)]
+        for path in PATHS:
+            why = _path_unavailable(path)
+            if why is not None:
+                print(f"{name:22} {path:7} {why}")
+                continue
+            with _path(path):
+                m = SIGReg(num_slices=S, n_points=P, clip_value=cv, clip_mode=mode,
+                           reduction=red, backend="compiled").cuda()
 
-            for what, fn in (("forward under no_grad", fwd_nograd), ("forward", fwd),
-                             ("forward + backward", step)):
-                pr = cProfile.Profile()
-                pr.enable()
-                for _ in range(iters):
-                    fn()
-                pr.disable()
-                torch.cuda.synchronize()
-                print(f"\n{name}: {what}, {iters} calls")
-                pstats.Stats(pr).sort_stats("tottime").print_stats(20)
+                def fwd_nograd():
+                    with torch.no_grad():
+                        m(x)
+
+                def fwd():
+                    m(x)
+
+                def step():
+                    x.grad = None
+                    m(x).sum().backward()
+
+                row = [_host_us(fwd_nograd, iters), _host_us(fwd, iters), _host_us(step, iters)]
+                fn, kw = _route_function(m, x)
+                xd = x.detach()
+                if fn is None:
+                    row.append(None)
+                elif path == "ops":
+                    op, args = torch.ops.sigreg.call.default, _op_args(fn, xd, kw)
+                    row.append(_host_us(lambda: op(*args), iters))
+                else:
+                    row.append(_host_us(lambda: fn(xd, **kw), iters))
+                sfn = st._whole_function(x, S, P, float(m.t_max), cv, mode, red, False, step=True)
+                if sfn is not None and path == "ops" and sfn._oph is not None:
+                    args = (xd, sfn._oph, SEED, None, torch.ones((), device="cuda"))
+                    run = torch.ops.sigreg.step_run.default
+                    row.append(_host_us(lambda: run(*args), iters))
+                elif sfn is not None:
+                    bufs = {"x": xd, "grad": torch.ones((), device="cuda"),
+                            "out": torch.empty((), device="cuda"),
+                            "dx": torch.empty(x.shape, device="cuda")}
+                    row.append(_host_us(lambda: sfn.run(bufs, seed=SEED), iters))
+                else:
+                    row.append(None)
+            print(f"{name:22} {path:7} " + " ".join(
+                f"{t:12.1f}" if t is not None else f"{'n/a':>12}" for t in row + scale))
+            if profile:
+                import cProfile  # noqa: PLC0415
+                import pstats  # noqa: PLC0415
+
+                for what, f in (("forward under no_grad", fwd_nograd), ("forward", fwd),
+                                ("forward + backward", step)):
+                    pr = cProfile.Profile()
+                    pr.enable()
+                    for _ in range(iters):
+                        f()
+                    pr.disable()
+                    torch.cuda.synchronize()
+                    print(f"\n{name} [{path}]: {what}, {iters} calls")
+                    pstats.Stats(pr).sort_stats("tottime").print_stats(20)
 
 
 def train(steps=200):
@@ -552,42 +615,67 @@ def precompile(configs) -> int:
 
 
 def host_breakdown(configs, iters=200):
-    """Where a no_grad module call's host time goes (``--host-breakdown``): the call as
-    ``--host`` times it, then its parts one by one on the same artifact (the route the module
-    recorded): the module under one outer no_grad, the CapiFunction call, each also through
-    bind + seed + run instead of the one-call form (sigreg_aot_call; first checked to give the
-    same bits), the C ABI run alone (the runtime and cuLaunchKernel), a ctypes call that does
-    nothing, the output's allocation, the stream query, the no_grad block alone, and a torch
-    op for scale. Returns the number of configurations whose two paths differ."""
+    """Where a no_grad module call's host time goes (``--host-breakdown``), on each path: the
+    call as ``--host`` times it, then its parts one by one on the same artifact (the route the
+    module recorded): the module under one outer no_grad, the CapiFunction call; on the ops
+    path the op alone (``torch.ops.sigreg.call.default``, through the packet, and a dispatcher
+    call that does nothing for scale); on the ctypes path each also through bind + seed + run
+    instead of the one-call form (sigreg_aot_call), the C ABI run alone (the runtime and
+    cuLaunchKernel), a ctypes call that does nothing, the output's allocation, the stream
+    query; then the no_grad block alone and a torch op for scale. First it checks that the
+    paths give the same bits: the op, the ctypes one-call form and bind + seed + run. Returns
+    the number of configurations where they differ."""
     from sigreg import capi  # noqa: PLC0415
 
     failed = 0
-    print(f"\n{'config':22} {'part':44} {'us/call':>8}")
+    print(f"\n{'config':22} {'part':52} {'us/call':>8}")
     for name, V, N, D, S, P, dt, mode, cv, red in configs:
         x = _x(V, N, D, dt)
-        m = SIGReg(num_slices=S, n_points=P, clip_value=cv, clip_mode=mode, reduction=red,
-                   backend="compiled").cuda()
-        with torch.no_grad():
-            m(x)
-        routes = m._routes or {}
-        route = next(iter(routes.values()), None)
-        if route is None or route[1] is None:
+        fns, modules = {}, {}
+        for path in PATHS:
+            if _path_unavailable(path) is not None:
+                continue
+            with _path(path):
+                m = SIGReg(num_slices=S, n_points=P, clip_value=cv, clip_mode=mode,
+                           reduction=red, backend="compiled").cuda()
+                with torch.no_grad():
+                    m(x)
+            fn, kw = _route_function(m, x)
+            if fn is not None:
+                fns[path], modules[path] = (fn, kw), m
+        if "ctypes" not in fns:
             print(f"{name:22} no whole-problem route recorded")
             continue
-        fn, step = route[1], m._buffers["global_step"]
-        lib, h = fn._lib, fn._h
-        stream = capi._current_stream(torch, x.get_device()) or 1
-        out = torch.empty((), device="cuda")
-        y = torch.zeros(1, device="cuda")
-        kw = {"step": step} if route[3] else {"seed": SEED}
+        if "ops" not in fns:
+            print(f"{name:22} ops path: {_path_unavailable('ops') or 'no route'}")
+        fn, kw = fns["ctypes"]
+        device_step = "step" in kw
+        step = kw.get("step")
 
-        def per_call_no_grad():
-            with torch.no_grad():
-                m(x)
+        # The paths give the same bits (the same seed, or copies of the same step).
+        def same_bits():
+            got = {}
+            for what, g in (("ctypes one call", fn), ("ops", fns.get("ops", (None,))[0]),
+                            ("bind + seed + run", None)):
+                if what == "ops" and g is None:
+                    continue
+                a_kw = {"step": step.clone()} if device_step else dict(kw)
+                with torch.no_grad():
+                    if g is None:
+                        fast = fn.__dict__.get("_fast")
+                        fn.__dict__["_fast"] = None
+                        got[what] = (fn(x, **a_kw), a_kw.get("step"))
+                        fn.__dict__["_fast"] = fast
+                    else:
+                        got[what] = (g(x, **a_kw), a_kw.get("step"))
+            ref = got["ctypes one call"]
+            return all(torch.equal(v[0], ref[0]) and (not device_step or torch.equal(v[1], ref[1]))
+                       for v in got.values()), sorted(got)
 
-        def empty_no_grad():
-            with torch.no_grad():
-                pass
+        same, compared = same_bits()
+        failed += 0 if same and fn._fast is not None else 1
+        print(f"{name:22} {' == '.join(compared) + ', bitwise':52} "
+              f"{'yes' if same else 'NO'}{'' if fn._fast is not None else ' (no one-call form)'}")
 
         def without_one_call(f):
             def timed():
@@ -599,46 +687,154 @@ def host_breakdown(configs, iters=200):
                     fn.__dict__["_fast"] = fast
             return timed
 
-        parts = [("module call, no_grad block per call", per_call_no_grad),
-                 ("  the same, bind + seed + run (no sigreg_aot_call)",
-                  without_one_call(per_call_no_grad))]
-        with torch.no_grad():
-            parts += [("module call under one outer no_grad", lambda: m(x)),
-                      ("CapiFunction call (route's loss artifact)", lambda: fn(x, **kw)),
-                      ("  the same, bind + seed + run (no sigreg_aot_call)",
-                       without_one_call(lambda: fn(x, **kw)))]
+        def empty_no_grad():
+            with torch.no_grad():
+                pass
+
+        parts = []
+        for path in PATHS:
+            if path not in fns:
+                continue
+            m, (f, fkw) = modules[path], fns[path]
+
+            def per_call_no_grad(m=m):
+                with torch.no_grad():
+                    m(x)
+
+            parts += [(f"[{path}] module call, no_grad block per call", per_call_no_grad, False),
+                      (f"[{path}] module call under one outer no_grad", lambda m=m: m(x), True),
+                      (f"[{path}] CapiFunction call (route's loss artifact)",
+                       lambda f=f, fkw=fkw: f(x, **fkw), True)]
+            if path == "ops":
+                op, packet, args = (torch.ops.sigreg.call.default, torch.ops.sigreg.call,
+                                    _op_args(f, x, fkw))
+                parts += [("[ops] torch.ops.sigreg.call.default alone", lambda: op(*args), True),
+                          ("[ops] torch.ops.sigreg.call (packet) alone",
+                           lambda: packet(*args), True),
+                          ("[ops] a dispatcher op doing nothing",
+                           torch.ops.sigreg.runtime_call_address.default, False)]
+            else:
+                parts += [("[ctypes] module call, bind + seed + run (no sigreg_aot_call)",
+                           without_one_call(per_call_no_grad), None),
+                          ("[ctypes] CapiFunction call, bind + seed + run",
+                           without_one_call(lambda: fn(x, **kw)), None)]
+        lib, h = fn._lib, fn._h
+        stream = capi._current_stream(torch, x.get_device()) or 1
+        out = torch.empty((), device="cuda")
+        y = torch.zeros(1, device="cuda")
         parts += [
             # The output bound to a tensor that stays alive, then the runs write there.
-            ("sigreg_aot_bind of out (ctypes)",
-             lambda: lib.sigreg_aot_bind(h, fn.info.output.encode(), out.data_ptr())),
-            ("sigreg_aot_run alone (C ABI + launch)", lambda: lib.sigreg_aot_run(h, stream)),
-            ("ctypes call doing nothing", lambda: lib.sigreg_aot_last_error(h)),
-            ("x.new_empty(()) on the GPU", lambda: x.new_empty((), dtype=torch.float32)),
-            ("torch's current raw stream", lambda: capi._current_stream(torch, 0)),
+            ("[ctypes] sigreg_aot_bind of out",
+             lambda: lib.sigreg_aot_bind(h, fn.info.output.encode(), out.data_ptr()), False),
+            ("[ctypes] sigreg_aot_run alone (C ABI + launch)",
+             lambda: lib.sigreg_aot_run(h, stream), False),
+            ("[ctypes] ctypes call doing nothing", lambda: lib.sigreg_aot_last_error(h), False),
+            ("x.new_empty(()) on the GPU", lambda: x.new_empty((), dtype=torch.float32), False),
+            ("torch's current raw stream", lambda: capi._current_stream(torch, 0), False),
             ("_CallSpec.accepts", lambda: fn._spec.accepts(torch, {"x": x, **(
-                {"step": step} if route[3] else {})}, None if route[3] else SEED, exact=False)),
-            ("a no_grad block alone", empty_no_grad),
-            ("torch op y.add_(0)", lambda: y.add_(0)),
+                {"step": step} if device_step else {})}, None if device_step else SEED,
+                exact=False), False),
+            ("a no_grad block alone", empty_no_grad, False),
+            ("torch op y.add_(0)", lambda: y.add_(0), False),
         ]
-        # The two paths give the same bits (the same seed, or copies of the same step).
-        with torch.no_grad():
-            a_kw = {"step": step.clone()} if route[3] else kw
-            b_kw = {"step": step.clone()} if route[3] else kw
-            one = fn(x, **a_kw)
-            fast = fn.__dict__.get("_fast")
-            fn.__dict__["_fast"] = None
-            general = fn(x, **b_kw)
-            fn.__dict__["_fast"] = fast
-            same = bool(torch.equal(one, general)) and (
-                not route[3] or bool(torch.equal(a_kw["step"], b_kw["step"])))
-        failed += 0 if same and fast is not None else 1
-        print(f"{name:22} {'one-call form == bind + seed + run, bitwise':44} "
-              f"{'yes' if same else 'NO'}{'' if fast is not None else ' (no one-call form)'}")
-        for i, (what, f) in enumerate(parts):
-            with torch.no_grad() if 2 <= i <= 4 else contextlib.nullcontext():
-                t = f() if what.startswith("  the same") else _host_us(f, iters)
-            print(f"{name:22} {what:44} {t:8.2f}")
+        for what, f, nograd in parts:
+            with torch.no_grad() if nograd else contextlib.nullcontext():
+                t = f() if nograd is None else _host_us(f, iters)
+            print(f"{name:22} {what:52} {t:8.2f}")
         fn._bound.clear()  # the bind above moved the output's binding
+    return failed
+
+
+def _run_case(m, x, train, calls=3):
+    """``calls`` module calls on copies of ``x`` (the loss, and dL/dx for the cotangent
+    COTANGENT when ``train``), then the module's step."""
+    got = []
+    for _ in range(calls):
+        xi = x.detach().clone().requires_grad_(train)
+        if train:
+            loss = m(xi)
+            (loss.sum() * COTANGENT).backward()
+            got += [loss.detach().clone(), xi.grad.clone()]
+        else:
+            with torch.no_grad():
+                got.append(m(xi).clone())
+    return got + [m.global_step.detach().clone()]
+
+
+def _run_graph(m, x, replays=3):
+    """A forward + backward captured in a CUDA graph, replayed ``replays`` times from step
+    SEED + 10: each replay's loss and dL/dx, then the step."""
+    x = x.detach().clone().requires_grad_(True)
+    out = {}
+
+    def captured():
+        x.grad = None
+        out["loss"] = m(x)
+        (out["loss"].sum() * COTANGENT).backward()
+
+    g = _capture(captured)
+    m.global_step.fill_(SEED + 10)
+    got = []
+    for _ in range(replays):
+        g.replay()
+        torch.cuda.synchronize()
+        got += [out["loss"].detach().clone(), x.grad.clone()]
+    return got + [m.global_step.detach().clone()]
+
+
+def check_ops(configs):
+    """``--ops``: the ops path (torch.ops.sigreg, sigreg._ops) against the ctypes path in one
+    process, bitwise: each case's module calls on both from the same step (three calls, each
+    loss and dL/dx, then the step), and a second ctypes run as the control (the kernels'
+    determinism). Cases: a no_grad forward (the loss artifact, ``call``) and a training step
+    (the phased step, ``step_phased``), with the module's step on the GPU and with a host seed;
+    the step run whole (``step``), the loss and gradient artifacts (``_LossCompiled`` over
+    ``call``), and a forward + backward replayed from a CUDA graph. Returns the number of cases
+    that differ."""
+    why = _path_unavailable("ops")
+    if why is not None:
+        print(f"\nops path: {why}")
+        return 1
+    cases = [("no_grad", {}, False, contextlib.nullcontext, _run_case),
+             ("train (phased)", {}, True, contextlib.nullcontext, _run_case),
+             ("seed, no_grad", {"seed": SEED}, False, contextlib.nullcontext, _run_case),
+             ("seed, train (phased)", {"seed": SEED}, True, contextlib.nullcontext, _run_case),
+             ("train, step whole", {}, True, _unphased, _run_case),
+             ("train, loss + gradient", {}, True, _pair_only, _run_case),
+             ("graph, train (phased)", {}, True, contextlib.nullcontext, _run_graph)]
+    failed = 0
+    print(f"\n{'config':22} {'case':24} {'ops == ctypes':>13} {'control':>8} result   "
+          "(bitwise: losses, dL/dx, the step after)")
+    for name, V, N, D, S, P, dt, _mode, cv, red in configs:
+        if cv is not None:
+            continue  # clipped: the split, not these paths
+        x = _x(V, N, D, dt)
+        for case, kw, train, ctx, run in cases:
+            got = {}
+            for run_name in ("ops", "ctypes", "control"):
+                path = "ops" if run_name == "ops" else "ctypes"
+                with _path(path), ctx():
+                    m = SIGReg(num_slices=S, n_points=P, reduction=red, backend="compiled",
+                               **kw).cuda()
+                    m.global_step.fill_(SEED)
+                    try:
+                        got[run_name] = run(m, x, train)
+                    except Exception as e:  # noqa: BLE001 (reported as a failure)
+                        got[run_name] = f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"
+            if any(isinstance(v, str) for v in got.values()):
+                failed += 1
+                print(f"{name:22} {case:24} FAIL: " + "; ".join(
+                    f"{k} {v}" for k, v in got.items() if isinstance(v, str)))
+                continue
+
+            def equal(a, b):
+                return len(a) == len(b) and all(torch.equal(u, v) for u, v in zip(a, b))
+
+            same, control = equal(got["ops"], got["ctypes"]), equal(got["control"],
+                                                                      got["ctypes"])
+            failed += not same
+            print(f"{name:22} {case:24} {'yes' if same else 'NO':>13} "
+                  f"{'yes' if control else 'NO':>8} {'PASS' if same else 'FAIL'}")
     return failed
 
 
@@ -656,6 +852,8 @@ def main(argv=None):
     ap.add_argument("--profile", action="store_true", help="with --host: cProfile each")
     ap.add_argument("--host-breakdown", action="store_true",
                     help="where a no_grad module call's host time goes, part by part")
+    ap.add_argument("--ops", action="store_true",
+                    help="the torch ops path against the ctypes path, module calls bitwise")
     ap.add_argument("--traced", action="store_true",
                     help="also the compiled backend under torch.compile(fullgraph=True)")
     ap.add_argument("--device-step", action="store_true",
@@ -681,6 +879,8 @@ def main(argv=None):
         bench_module(configs)
     if args.host:
         host(configs, args.profile)
+    if args.ops:
+        failed += check_ops(configs)
     if args.host_breakdown:
         failed += host_breakdown(configs)
     if args.train:

@@ -33,7 +33,7 @@ import torch.distributed as dist
 from torch import nn
 
 from . import philox
-from .capi import _current_stream
+from .capi import _current_stream, _seed_fits
 
 __all__ = ["SIGReg", "sigreg_loss", "projection", "precompile", "CompiledBackendUnavailable"]
 
@@ -473,6 +473,13 @@ class _LossCompiled(torch.autograd.Function):
 _UNIT_COTANGENT: dict = {}
 
 
+def _unit_cotangent(device) -> torch.Tensor:
+    unit = _UNIT_COTANGENT.get(device)
+    if unit is None:
+        unit = _UNIT_COTANGENT[device] = torch.ones((), dtype=torch.float32, device=device)
+    return unit
+
+
 class _StepCompiled(torch.autograd.Function):
     """A training step in one compiled call: the step artifact (``sigreg.loss`` and
     ``sigreg.loss_grad`` in one function, sharing one forward: its means feed both, its slices
@@ -482,10 +489,7 @@ class _StepCompiled(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x, seed, step_fn, counter=None):
-        dev = x.device
-        unit = _UNIT_COTANGENT.get(dev)
-        if unit is None:
-            unit = _UNIT_COTANGENT[dev] = torch.ones((), dtype=torch.float32, device=dev)
+        unit = _unit_cotangent(x.device)
         # new_empty: x's device without parsing a device argument (cheaper than torch.empty).
         loss = x.new_empty((), dtype=torch.float32)
         dx = x.new_empty(x.shape, dtype=torch.float32)
@@ -647,11 +651,31 @@ def _run_whole(route, x, value):
     step_fn, loss_fn, grad_fn, device_step = route
     seed, counter = (None, value) if device_step else (value, None)
     if step_fn is not None:
+        x = x.contiguous()
+        # The ops (sigreg._ops, docs/TORCH.md "The ops path"): the step with its autograd node
+        # in C++. They check the tensors; the seed is checked here. A refusal takes the
+        # autograd.Function below, whose checks say what is wrong.
+        ops = getattr(step_fn, "_step_ops", None)
+        if ops is not None and (_seed_fits(seed) if ops[2] else seed is None):
+            try:
+                if step_fn.phased:
+                    return ops[0](x, ops[1], seed or 0, counter)
+                return ops[0](x, ops[1], seed or 0, counter, _unit_cotangent(x.device))
+            except Exception as e:  # noqa: BLE001 (re-raised, or checked below)
+                step_fn._op_failed(e)
         if step_fn.phased:
-            return _StepPhased.apply(x.contiguous(), seed, step_fn, counter)
-        return _StepCompiled.apply(x.contiguous(), seed, step_fn, counter)
+            return _StepPhased.apply(x, seed, step_fn, counter)
+        return _StepCompiled.apply(x, seed, step_fn, counter)
     if grad_fn is None:  # no autograd node to record: the loss artifact alone
-        return loss_fn(x.contiguous(), seed=seed, step=counter)
+        x = x.contiguous()
+        fast = getattr(loss_fn, "_fast", None)
+        if (fast is not None and fast.op is not None
+                and (_seed_fits(seed) if fast.seeded else seed is None)):
+            try:  # torch.ops.sigreg.call, as CapiFunction.__call__ runs it
+                return fast.op(x, fast.handle, seed or 0, counter)
+            except Exception as e:  # noqa: BLE001 (re-raised, or checked below)
+                loss_fn._op_failed(e)
+        return loss_fn(x, seed=seed, step=counter)
     return _LossCompiled.apply(x, value, loss_fn, grad_fn)
 
 
@@ -669,11 +693,15 @@ def _whole_loss(x, seed, S: int, P: int, t_max: float, clip_value, clip_mode: st
     return _run_whole(route, x, value)
 
 
+# torch.distributed is built in (fixed for the process; asked once, not per call).
+_DIST_AVAILABLE = dist.is_available()
+
+
 def _is_distributed(distributed: Optional[bool] = None) -> bool:
     """A call's ``distributed`` knob: as given, by default whether torch.distributed is
     initialized."""
     if distributed is None:
-        return dist.is_available() and dist.is_initialized()
+        return _DIST_AVAILABLE and dist.is_initialized()
     return distributed
 
 

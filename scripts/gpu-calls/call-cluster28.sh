@@ -51,6 +51,17 @@ case "${PART:-probe}" in
         "$OUT/$n-details.csv" | awk -F'","' '{print $(NF-2), $NF}'
       rm -f "$OUT/$n.ncu-rep"
     done ;;
+  # PART=all (one call, about 9 minutes with call-ops28.sh after it): unit tests, validation,
+  # 2 rounds of timing, the sanitizers, then ncu of the clustered blog while time is left.
+  all)
+    echo "== unit tests $(date +%T)"
+    bash scripts/gpu-calls/call-check27.sh
+    echo "== validate $(date +%T)"
+    validate $(ls -d .gpu/cl28/*/ | grep -v '\.log')
+    echo "== time $(date +%T)"
+    alternate .gpu/cl28 2 "blog-bf16 step-blog-bf16 phased-blog-bf16 n32-d1024-bf16 n16-d2048-bf16 n64-d1024-bf16 step-n32-d1024-bf16" "- c2- c4-"
+    echo "== sanitize $(date +%T)"
+    sanitize .gpu/cl28/c2-blog-bf16 ;;
   time)
     alternate .gpu/cl28 3 "blog-bf16 step-blog-bf16 phased-blog-bf16 n32-d1024-bf16 n16-d2048-bf16 n64-d1024-bf16 step-n32-d1024-bf16 n32-f16-clamp-none" "- c2- c4-" ;;
 esac
