@@ -8,6 +8,8 @@
 #    float64 (bitwise repeat, graph replay); memcheck, racecheck, synccheck on the clustered
 #    blog forward and training step; ncu (full set, SASS source page) of blog's forward by the
 #    rule, in clusters of 2, and of minimal's, for scripts/ncu-regions.py (run here after).
+#  PART=all (the default): PART=probe's checks, 2 rounds of PART=time, the sanitizers on the
+#    clustered blog forward only.
 #  PART=time (about 3 minutes): NAME (the rule), c2-NAME and c4-NAME alternating, 3 rounds
 #    (full_forward, full_forward_graph ms).
 export PATH=$PATH:/usr/local/cuda/bin
@@ -29,40 +31,42 @@ alternate() {
       grep -E '^full_forward' | awk '{printf "%s ", $2}')"
   done; done; done
 }
-case "${PART:-probe}" in
+check() {
+  echo "== unit tests $(date +%T)"
+  bash scripts/gpu-calls/call-check27.sh
+  echo "== validate $(date +%T)"
+  validate $(ls -d .gpu/cl28/*/ | grep -v '\.log')
+}
+profile() { local a n; for a in "$@"; do
+  n=$(echo $a | tr / -)
+  echo "== ncu $n $(date +%T)"
+  timeout 100 ncu --set full --import-source yes --warp-sampling-interval 0 --clock-control none \
+    -k regex:sigreg_single_launch --launch-skip 1 -c 1 -o "$OUT/$n" -f \
+    .gpu/rt/bin/sigreg-aot-run ".gpu/$a/fused" > "$OUT/ncu-$n.log" 2>&1
+  echo "ncu rc=$?"
+  ncu -i "$OUT/$n.ncu-rep" --page source --csv --print-source sass > "$OUT/$n-source.csv" 2>&1
+  ncu -i "$OUT/$n.ncu-rep" --page details --csv > "$OUT/$n-details.csv" 2>&1
+  grep -E '"(Duration|Elapsed Cycles|SM Active Cycles|Executed Instructions|L2 Cache Throughput)"' \
+    "$OUT/$n-details.csv" | awk -F'","' '{print $(NF-2), $NF}'
+  rm -f "$OUT/$n.ncu-rep"
+done; }
+configs="blog-bf16 step-blog-bf16 phased-blog-bf16 n32-d1024-bf16 n16-d2048-bf16 n64-d1024-bf16 step-n32-d1024-bf16 n32-f16-clamp-none"
+case "${PART:-all}" in
   probe)
-    echo "== unit tests $(date +%T)"
-    bash scripts/gpu-calls/call-check27.sh
-    echo "== validate $(date +%T)"
-    validate $(ls -d .gpu/cl28/*/ | grep -v '\.log')
+    check
     echo "== sanitize $(date +%T)"
     sanitize .gpu/cl28/c2-blog-bf16
     sanitize .gpu/cl28/c4-step-blog-bf16
-    for a in cl28/blog-bf16 cl28/c2-blog-bf16 ftz27/n-minimal-bf16; do
-      n=$(echo $a | tr / -)
-      echo "== ncu $n $(date +%T)"
-      timeout 100 ncu --set full --import-source yes --warp-sampling-interval 0 --clock-control none \
-        -k regex:sigreg_single_launch --launch-skip 1 -c 1 -o "$OUT/$n" -f \
-        .gpu/rt/bin/sigreg-aot-run ".gpu/$a/fused" > "$OUT/ncu-$n.log" 2>&1
-      echo "ncu rc=$?"
-      ncu -i "$OUT/$n.ncu-rep" --page source --csv --print-source sass > "$OUT/$n-source.csv" 2>&1
-      ncu -i "$OUT/$n.ncu-rep" --page details --csv > "$OUT/$n-details.csv" 2>&1
-      grep -E '"(Duration|Elapsed Cycles|SM Active Cycles|Executed Instructions|L2 Cache Throughput|Max Bandwidth)"' \
-        "$OUT/$n-details.csv" | awk -F'","' '{print $(NF-2), $NF}'
-      rm -f "$OUT/$n.ncu-rep"
-    done ;;
-  # PART=all (one call, about 9 minutes with call-ops28.sh after it): unit tests, validation,
-  # 2 rounds of timing, the sanitizers, then ncu of the clustered blog while time is left.
+    profile cl28/blog-bf16 cl28/c2-blog-bf16 ftz27/n-minimal-bf16 ;;
+  # PART=all (one call, about 5 minutes; call-ops28.sh after it): the checks, 2 rounds of
+  # timing, the sanitizers on the clustered blog forward.
   all)
-    echo "== unit tests $(date +%T)"
-    bash scripts/gpu-calls/call-check27.sh
-    echo "== validate $(date +%T)"
-    validate $(ls -d .gpu/cl28/*/ | grep -v '\.log')
+    check
     echo "== time $(date +%T)"
-    alternate .gpu/cl28 2 "blog-bf16 step-blog-bf16 phased-blog-bf16 n32-d1024-bf16 n16-d2048-bf16 n64-d1024-bf16 step-n32-d1024-bf16" "- c2- c4-"
+    alternate .gpu/cl28 2 "$configs" "- c2- c4-"
     echo "== sanitize $(date +%T)"
     sanitize .gpu/cl28/c2-blog-bf16 ;;
   time)
-    alternate .gpu/cl28 3 "blog-bf16 step-blog-bf16 phased-blog-bf16 n32-d1024-bf16 n16-d2048-bf16 n64-d1024-bf16 step-n32-d1024-bf16 n32-f16-clamp-none" "- c2- c4-" ;;
+    alternate .gpu/cl28 3 "$configs" "- c2- c4-" ;;
 esac
 echo "== done $(date +%T)"
