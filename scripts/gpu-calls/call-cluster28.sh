@@ -68,5 +68,16 @@ case "${PART:-all}" in
     sanitize .gpu/cl28/c2-blog-bf16 ;;
   time)
     alternate .gpu/cl28 3 "$configs" "- c2- c4-" ;;
+  # PART=short (about 2.5 minutes, for the last minutes of a session's device time): the unit
+  # tests, blog's forward and steps validated and timed (2 rounds), the sanitizers on c2-blog.
+  short)
+    echo "== unit tests $(date +%T)"
+    bash scripts/gpu-calls/call-check27.sh
+    echo "== validate $(date +%T)"
+    validate .gpu/cl28/{,c2-,c4-}{blog-bf16,step-blog-bf16,phased-blog-bf16}
+    echo "== time $(date +%T)"
+    alternate .gpu/cl28 2 "blog-bf16 step-blog-bf16 n32-d1024-bf16" "- c2- c4-"
+    echo "== sanitize $(date +%T)"
+    sanitize .gpu/cl28/c2-blog-bf16 ;;
 esac
 echo "== done $(date +%T)"
