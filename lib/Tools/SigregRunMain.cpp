@@ -36,6 +36,11 @@ namespace {
 enum class Target { Auto, Cpu, Cuda };
 
 struct Options {
+  // The GPU compiler's options (GpuPipelineOptions), as flags.
+#define SIGREG_GPU_OPTION(TYPE, NAME, FLAG, DEFAULT, DESCRIPTION)              \
+  llvm::cl::opt<TYPE> NAME{FLAG, llvm::cl::desc(DESCRIPTION),                  \
+                           llvm::cl::init(DEFAULT)};
+#include "sigreg/Pipelines/GpuOptions.def"
   llvm::cl::opt<std::string> input{llvm::cl::Positional,
                                    llvm::cl::desc("<input .mlir>"),
                                    llvm::cl::init("-")};
@@ -81,152 +86,6 @@ struct Options {
       "compile-only",
       llvm::cl::desc("CUDA: compile (and emit artifacts), do not run; needs "
                      "no GPU")};
-  llvm::cl::opt<std::string> chip{"chip", llvm::cl::desc("CUDA target SM"),
-                                  llvm::cl::init("sm_90a")};
-  llvm::cl::opt<int64_t> blockRows{
-      "block-rows", llvm::cl::desc("Fused ECF batch tile (0: by shape)"),
-      llvm::cl::init(0)};
-  llvm::cl::opt<bool> tensorCores{
-      "tensor-cores",
-      llvm::cl::desc("bf16/f16: allow the tensor-core fused ECF kernel"),
-      llvm::cl::init(true)};
-  llvm::cl::opt<int64_t> singleLaunch{
-      "single-launch",
-      llvm::cl::desc("whole forward in one launch: 0 never, 1 by the cost "
-                     "rule, 2 wherever it applies"),
-      llvm::cl::init(1)};
-  llvm::cl::opt<int64_t> singleLaunchWarps{
-      "single-launch-warps",
-      llvm::cl::desc("warps per block of the single launch, 8 or 16 (0: by "
-                     "rule, 8)"),
-      llvm::cl::init(0)};
-  llvm::cl::opt<bool> wgmmaGenerate{
-      "wgmma-generate",
-      llvm::cl::desc("sm_90a: the 64-slice Hopper tile generates its g tile "
-                     "itself, split among a cluster of the slice tile's "
-                     "CTAs: the forward in one launch (measured slower "
-                     "than two launches at mid)")};
-  llvm::cl::opt<int64_t> wgmmaCooperative{
-      "wgmma-cooperative",
-      llvm::cl::desc("sm_90a: the one-tile Hopper kernel's grid generates g "
-                     "itself before a grid-wide barrier, launched "
-                     "cooperatively: the forward in one launch (-1: by "
-                     "rule, where each thread generates at most 32 rows; 0: "
-                     "never; 1: wherever it can)"),
-      llvm::cl::init(-1)};
-  llvm::cl::opt<bool> wgmmaPersistent{
-      "wgmma-persistent",
-      llvm::cl::desc("sm_90a: a persistent Hopper kernel: the ping-pong "
-                     "kernel (slower than the default at every shape "
-                     "measured), or with --wgmma-rows=256 the transposed "
-                     "tile made persistent wherever it can (by rule it is "
-                     "where it keeps its waves; --wgmma-rows=256 alone "
-                     "keeps one tile per CTA)")};
-  llvm::cl::opt<bool> wgmmaAtomicSums{
-      "wgmma-atomic-sums",
-      llvm::cl::desc("sm_90a, more than 16 batch tiles: the tiles' sums "
-                     "through 64-bit integer atomics, finalized in the "
-                     "kernel's tail (less memory, measured slower)")};
-  llvm::cl::opt<bool> preciseSqrt{
-      "precise-sqrt",
-      llvm::cl::desc("correctly rounded f32 square roots in the kernels "
-                     "(a seeded projection is then the host's bit for bit; "
-                     "the default, sqrt.approx.f32, is faster)")};
-  llvm::cl::opt<bool> singleLaunchFastNormals{
-      "single-launch-fast-normals",
-      llvm::cl::desc("the single launch's tensor-core GEMM generates g with "
-                     "the fast normals wherever it runs (default: only where "
-                     "--single-launch-stagger's rule staggers its k walk; "
-                     "elsewhere the exact mapping, measured faster there)")};
-  llvm::cl::opt<int64_t> singleLaunchStagger{
-      "single-launch-stagger",
-      llvm::cl::desc("the single launch's blocks walk their k steps from "
-                     "different first steps, so that they do not all read "
-                     "the same x lines at once (-1: by rule, tiles of at "
-                     "most 32 rows, with the fast normals of "
-                     "--fast-normals; 0: never; 1: wherever the steps "
-                     "allow)"),
-      llvm::cl::init(-1)};
-  llvm::cl::opt<int64_t> singleLaunchFragmentEcf{
-      "single-launch-fragment-ecf",
-      llvm::cl::desc("the single launch's ECF runs on the mma.sync "
-                     "accumulators in registers where its GEMM has one k "
-                     "group (D <= 16) (-1: by rule, tiles of at least 128 "
-                     "rows; 0: never; 1: wherever it can)"),
-      llvm::cl::init(-1)};
-  llvm::cl::opt<bool> singleLaunchPrefetchX{
-      "single-launch-prefetch-x",
-      llvm::cl::desc("the single launch's tensor-core k loop loads the next "
-                     "step group's x words one iteration ahead and carries "
-                     "them to it (slower on the H200 at every shape "
-                     "measured)")};
-  llvm::cl::opt<int64_t> singleLaunchStageX{
-      "single-launch-stage-x",
-      llvm::cl::desc("the single launch's tensor-core k loop reads x from "
-                     "shared memory, copied in by bulk copies at the "
-                     "kernel's start (-1: by rule, training steps and "
-                     "forwards of 32+ rows with D >= 2048; 0: never; 1: "
-                     "wherever it can; 2 or 4: wherever it can, the copies "
-                     "shared by clusters of that many blocks)"),
-      llvm::cl::init(-1)};
-  llvm::cl::opt<int64_t> singleLaunchStepGroup{
-      "single-launch-step-group",
-      llvm::cl::desc("the single launch's tensor-core k loop takes this many "
-                     "k steps per iteration where every warp's steps divide "
-                     "by it (0: by rule, 2 in a staggered walk, else 4 or 2)"),
-      llvm::cl::init(0)};
-  llvm::cl::opt<int64_t> promoteAccumulators{
-      "promote-accumulators",
-      llvm::cl::desc("tensor-core kernels: their sums added into f32 "
-                     "registers every N k-tiles (the mma.sync kernel, or "
-                     "the Hopper kernel's 128 x 64 tile, which N > 0 "
-                     "selects; 0: never; -1: by rule, per-slice "
-                     "statistics whose truncated MMA sums would cost more "
-                     "than 1e-3)"),
-      llvm::cl::init(-1)};
-  llvm::cl::opt<bool> fastNormals{
-      "fast-normals",
-      llvm::cl::desc("generated projections: the Box-Muller step through the "
-                     "GPU's approximate log2, sine and cosine (default on; "
-                     "--fast-normals=false or --precise-sqrt: the exact "
-                     "mapping)"),
-      llvm::cl::init(true)};
-  llvm::cl::opt<bool> deferCotangent{
-      "defer-cotangent",
-      llvm::cl::desc("a training step with a scalar loss: the cotangent "
-                     "scales only the backward GEMM, so the artifact runs in "
-                     "two phases (forward, then backward with the cotangent)")};
-  llvm::cl::opt<bool> saveSlices{
-      "save-slices",
-      llvm::cl::desc("sigreg.loss_grad: the fused backward reads the "
-                     "forward's slices instead of recomputing them, where the "
-                     "cost rule allows (default true)"),
-      llvm::cl::init(true)};
-  llvm::cl::opt<bool> slicesPhase{
-      "slices-phase",
-      llvm::cl::desc("16-bit inputs: the saved slices are y's 16-bit phase "
-                     "(half the bytes; dL/dy written over them) instead of y "
-                     "in f32 (default true)"),
-      llvm::cl::init(true)};
-  llvm::cl::opt<int64_t> wgmmaSlices{
-      "wgmma-slices",
-      llvm::cl::desc("sm_90a: slices per tile of the TMA + wgmma kernel, "
-                     "64, 128 or 256 (0: by rule)"),
-      llvm::cl::init(0)};
-  llvm::cl::opt<int64_t> wgmmaCluster{
-      "wgmma-cluster",
-      llvm::cl::desc("sm_90a: CTAs per cluster of the TMA + wgmma kernel "
-                     "sharing the g tile by multicast, 1, 2 or 4 (0: by "
-                     "rule)"),
-      llvm::cl::init(0)};
-  llvm::cl::opt<int64_t> wgmmaRows{
-      "wgmma-rows",
-      llvm::cl::desc("sm_90a: batch rows per tile of the TMA + wgmma kernel, "
-                     "128 or 256 (the transposed 256 x 128 tile; 0: by rule)"),
-      llvm::cl::init(0)};
-  llvm::cl::opt<int64_t> blockSlices{
-      "block-slices", llvm::cl::desc("Fused ECF slice tile (0: by shape)"),
-      llvm::cl::init(0)};
   llvm::cl::opt<std::string> maxMemory{
       "max-memory",
       llvm::cl::desc("Memory budget (bytes, or with a K/M/G/T suffix) for "
@@ -289,43 +148,23 @@ LogicalResult checkProblemSize(func::FuncOp func, const rt::ProblemDesc &p,
   return success();
 }
 
-/// The flags that only the CUDA target reads, as given on the command line.
+/// The flags that only the CUDA target reads, in the order they were given on
+/// the command line.
 SmallVector<std::string> cudaOnlyFlags(Options &opts) {
-  SmallVector<std::string> given;
+  SmallVector<std::pair<unsigned, std::string>> given;
   auto note = [&](llvm::cl::Option &o) {
     if (o.getNumOccurrences())
-      given.push_back("--" + o.ArgStr.str());
+      given.push_back({o.getPosition(), "--" + o.ArgStr.str()});
   };
   note(opts.compileOnly);
   note(opts.emitArtifact);
   note(opts.pipeline);
-  note(opts.chip);
-  note(opts.blockRows);
-  note(opts.blockSlices);
-  note(opts.tensorCores);
-  note(opts.singleLaunch);
-  note(opts.singleLaunchWarps);
-  note(opts.wgmmaSlices);
-  note(opts.wgmmaCluster);
-  note(opts.wgmmaRows);
-  note(opts.wgmmaPersistent);
-  note(opts.wgmmaGenerate);
-  note(opts.wgmmaCooperative);
-  note(opts.wgmmaAtomicSums);
-  note(opts.preciseSqrt);
-  note(opts.fastNormals);
-  note(opts.promoteAccumulators);
-  note(opts.singleLaunchFastNormals);
-  note(opts.singleLaunchStagger);
-  note(opts.singleLaunchFragmentEcf);
-  note(opts.singleLaunchStepGroup);
-  note(opts.singleLaunchPrefetchX);
-  note(opts.singleLaunchStageX);
-  note(opts.saveSlices);
-  note(opts.slicesPhase);
-  note(opts.deferCotangent);
+#define SIGREG_GPU_OPTION(TYPE, NAME, FLAG, DEFAULT, DESCRIPTION)              \
+  note(opts.NAME);
+#include "sigreg/Pipelines/GpuOptions.def"
   note(opts.warmup); // the CPU benchmark has no warm-up runs
-  return given;
+  llvm::sort(given);
+  return llvm::to_vector(llvm::make_second_range(given));
 }
 
 /// Fails unless `path` can be created or overwritten as a file.
@@ -601,31 +440,9 @@ int runOnCuda(ModuleOp module, func::FuncOp func, Options &opts,
     return fail("--pipeline must be fused, naive or both, got '" + which + "'");
 
   GpuPipelineOptions gpuOpts;
-  gpuOpts.chip = opts.chip;
-  gpuOpts.blockRows = opts.blockRows;
-  gpuOpts.blockSlices = opts.blockSlices;
-  gpuOpts.tensorCores = opts.tensorCores;
-  gpuOpts.wgmmaSlices = opts.wgmmaSlices;
-  gpuOpts.wgmmaCluster = opts.wgmmaCluster;
-  gpuOpts.wgmmaRows = opts.wgmmaRows;
-  gpuOpts.wgmmaPersistent = opts.wgmmaPersistent;
-  gpuOpts.wgmmaGenerate = opts.wgmmaGenerate;
-  gpuOpts.wgmmaCooperative = opts.wgmmaCooperative;
-  gpuOpts.wgmmaAtomicSums = opts.wgmmaAtomicSums;
-  gpuOpts.preciseSqrt = opts.preciseSqrt;
-  gpuOpts.fastNormals = opts.fastNormals;
-  gpuOpts.promoteAccumulators = opts.promoteAccumulators;
-  gpuOpts.singleLaunchFastNormals = opts.singleLaunchFastNormals;
-  gpuOpts.singleLaunchStagger = opts.singleLaunchStagger;
-  gpuOpts.singleLaunchFragmentEcf = opts.singleLaunchFragmentEcf;
-  gpuOpts.singleLaunchStepGroup = opts.singleLaunchStepGroup;
-  gpuOpts.singleLaunchPrefetchX = opts.singleLaunchPrefetchX;
-  gpuOpts.singleLaunchStageX = opts.singleLaunchStageX;
-  gpuOpts.saveSlices = opts.saveSlices;
-  gpuOpts.slicesPhase = opts.slicesPhase;
-  gpuOpts.deferCotangent = opts.deferCotangent;
-  gpuOpts.singleLaunch = opts.singleLaunch;
-  gpuOpts.singleLaunchWarps = opts.singleLaunchWarps;
+#define SIGREG_GPU_OPTION(TYPE, NAME, FLAG, DEFAULT, DESCRIPTION)              \
+  gpuOpts.NAME = opts.NAME;
+#include "sigreg/Pipelines/GpuOptions.def"
   std::string jsonReports;
   int exitCode = 0;
   ArtifactStaging staging(opts.emitArtifact);
