@@ -817,7 +817,7 @@ stage27_set() {
 # x staged in clusters (single-launch-stage-x = 2 or 4, twenty-eighth session): each block of a
 # cluster copies its share of the rows and multicasts it to the cluster. NAME is the rule (staged
 # alone, or not staged), c2-NAME and c4-NAME stage in clusters of 2 and 4 (forwards the rule
-# does not stage included).
+# does not stage included); g4-NAME and g4c2-NAME below.
 cluster28_configs() {
   emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused "${1:-}"
   emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused "${1:-}"
@@ -828,10 +828,19 @@ cluster28_configs() {
   emit_step step-n32-d1024-bf16 0 32 1024 1024 17 bf16 none 0 mean seed fused "${1:-}"
   emit n32-f16-clamp-none 0 32 2048 1024 17 f16 clamp_min 0.5 none seed fused "${1:-}"
 }
+# With x staged the loop's loads no longer wait on L2: 4 k steps per iteration (g4-NAME, more
+# independent Philox work per iteration; measured before staging only), alone and in clusters
+# of 2 (g4c2-NAME), at blog's forward and training step.
 cluster28_set() {
   cluster28_configs
   PREFIX=c2- cluster28_configs --single-launch-stage-x=2
   PREFIX=c4- cluster28_configs --single-launch-stage-x=4
+  local v
+  for v in "g4- --single-launch-step-group=4" \
+      "g4c2- --single-launch-step-group=4 --single-launch-stage-x=2"; do
+    emit "${v%% *}blog-bf16" 0 32 2048 1024 17 bf16 none 0 mean seed fused "${v#* }"
+    emit_step "${v%% *}step-blog-bf16" 0 32 2048 1024 17 bf16 none 0 mean seed fused "${v#* }"
+  done
 }
 case "$set_" in
   cluster28) cluster28_set ;;

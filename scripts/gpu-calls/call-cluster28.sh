@@ -64,6 +64,7 @@ case "${PART:-all}" in
     check
     echo "== time $(date +%T)"
     alternate .gpu/cl28 2 "$configs" "- c2- c4-"
+    alternate .gpu/cl28 2 "blog-bf16 step-blog-bf16" "- g4- g4c2-"
     echo "== sanitize $(date +%T)"
     sanitize .gpu/cl28/c2-blog-bf16 ;;
   time)
@@ -74,9 +75,11 @@ case "${PART:-all}" in
     echo "== unit tests $(date +%T)"
     bash scripts/gpu-calls/call-check27.sh
     echo "== validate $(date +%T)"
-    validate .gpu/cl28/{,c2-,c4-}{blog-bf16,step-blog-bf16,phased-blog-bf16}
+    validate .gpu/cl28/{,c2-,c4-}{blog-bf16,step-blog-bf16,phased-blog-bf16} \
+      .gpu/cl28/{g4-,g4c2-}{blog-bf16,step-blog-bf16}
     echo "== time $(date +%T)"
     alternate .gpu/cl28 2 "blog-bf16 step-blog-bf16 n32-d1024-bf16" "- c2- c4-"
+    alternate .gpu/cl28 2 "blog-bf16 step-blog-bf16" "g4- g4c2-"
     echo "== sanitize $(date +%T)"
     sanitize .gpu/cl28/c2-blog-bf16 ;;
 esac
