@@ -15,41 +15,13 @@
 export PATH=$PATH:/usr/local/cuda/bin
 export SIGREG_GPU_BUILD=.gpu/rt
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader
-validate() { for d in "$@"; do
-  echo "$(basename $d) $(timeout 60 .gpu/rt/bin/sigreg-aot-run $d/fused 2>&1 |
-    grep -E 'PASS|FAIL|bitwise|rror' | tr '\n' ' ' | cut -c1-150)"
-done; }
-sanitize() { local tool; for tool in memcheck racecheck synccheck; do
-  echo "$(basename $1) $tool $(timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 \
-    .gpu/rt/bin/sigreg-aot-run $1/fused 2>&1 | grep -m1 -E '(ERROR|RACECHECK) SUMMARY')"
-done; }
-alternate() {
-  local dir=$1 rounds=$2 names=$3 prefixes=$4 r n p
-  for r in $(seq 1 "$rounds"); do for n in $names; do for p in $prefixes; do
-    [ "$p" = - ] && p=""
-    echo "$p$n r$r $(timeout 60 .gpu/rt/bin/sigreg-aot-run $dir/$p$n/fused --bench --no-validate 2>&1 |
-      grep -E '^full_forward' | awk '{printf "%s ", $2}')"
-  done; done; done
-}
+. scripts/gpu-calls/lib.sh
 check() {
   echo "== unit tests $(date +%T)"
   bash scripts/gpu-calls/call-check27.sh
   echo "== validate $(date +%T)"
   validate $(ls -d .gpu/cl28/*/ | grep -v '\.log')
 }
-profile() { local a n; for a in "$@"; do
-  n=$(echo $a | tr / -)
-  echo "== ncu $n $(date +%T)"
-  timeout 100 ncu --set full --import-source yes --warp-sampling-interval 0 --clock-control none \
-    -k regex:sigreg_single_launch --launch-skip 1 -c 1 -o "$OUT/$n" -f \
-    .gpu/rt/bin/sigreg-aot-run ".gpu/$a/fused" > "$OUT/ncu-$n.log" 2>&1
-  echo "ncu rc=$?"
-  ncu -i "$OUT/$n.ncu-rep" --page source --csv --print-source sass > "$OUT/$n-source.csv" 2>&1
-  ncu -i "$OUT/$n.ncu-rep" --page details --csv > "$OUT/$n-details.csv" 2>&1
-  grep -E '"(Duration|Elapsed Cycles|SM Active Cycles|Executed Instructions|L2 Cache Throughput)"' \
-    "$OUT/$n-details.csv" | awk -F'","' '{print $(NF-2), $NF}'
-  rm -f "$OUT/$n.ncu-rep"
-done; }
 configs="blog-bf16 step-blog-bf16 phased-blog-bf16 n32-d1024-bf16 n16-d2048-bf16 n64-d1024-bf16 step-n32-d1024-bf16 n32-f16-clamp-none"
 case "${PART:-all}" in
   probe)
