@@ -858,21 +858,19 @@ TORCH_LIBRARY(sigreg, m) {
         "-> Tensor");
 }
 
-// The kernels that run artifacts take CPU tensors too, to refuse them with
-// a message rather than the dispatcher's "no kernel for CPU".
-TORCH_LIBRARY_IMPL(sigreg, CUDA, m) {
+// The kernels that run artifacts, for CUDA tensors and for CPU ones too, to
+// refuse those with a message rather than the dispatcher's "no kernel for
+// CPU".
+static void implRunners(torch::Library &m) {
   m.impl("call", &call);
   m.impl("step_run", &stepRun);
   m.impl("phase_forward", &phaseForward);
   m.impl("phase_backward", &phaseBackward);
 }
 
-TORCH_LIBRARY_IMPL(sigreg, CPU, m) {
-  m.impl("call", &call);
-  m.impl("step_run", &stepRun);
-  m.impl("phase_forward", &phaseForward);
-  m.impl("phase_backward", &phaseBackward);
-}
+TORCH_LIBRARY_IMPL(sigreg, CUDA, m) { implRunners(m); }
+
+TORCH_LIBRARY_IMPL(sigreg, CPU, m) { implRunners(m); }
 
 // Meta kernels: what FakeTensor and torch.compile trace with.
 TORCH_LIBRARY_IMPL(sigreg, Meta, m) {
