@@ -317,6 +317,43 @@ Value mlir::sigreg::addXorShuffled(KernelBuilder &k, Value value,
                            .getShuffleResult());
 }
 
+/// Whether `lane`'s bit `offset` is set.
+static Value laneBit(KernelBuilder &k, Value lane, int32_t offset) {
+  return k.lt(k.idx(0), k.rem(k.div(lane, k.idx(offset)), k.idx(2)));
+}
+
+SmallVector<Value> mlir::sigreg::addXorHalving(KernelBuilder &k, Value lane,
+                                               ArrayRef<Value> values,
+                                               ArrayRef<int32_t> offsets) {
+  assert(values.size() % (size_t{1} << offsets.size()) == 0 &&
+         "addXorHalving: the values halve at every offset");
+  SmallVector<Value> sum(values);
+  for (int32_t off : offsets) {
+    Value upper = laneBit(k, lane, off);
+    size_t half = sum.size() / 2;
+    SmallVector<Value> kept;
+    for (size_t i = 0; i < half; ++i) {
+      Value give = k.select(upper, sum[i], sum[half + i]);
+      Value keep = k.select(upper, sum[half + i], sum[i]);
+      Value got =
+          gpu::ShuffleOp::create(k.b, give, off, 32, gpu::ShuffleMode::XOR)
+              .getShuffleResult();
+      kept.push_back(k.addf(keep, got));
+    }
+    sum = std::move(kept);
+  }
+  return sum;
+}
+
+Value mlir::sigreg::halvedPart(KernelBuilder &k, Value lane,
+                               ArrayRef<int32_t> offsets) {
+  Value part = k.idx(0);
+  for (int32_t off : offsets)
+    part = k.add(k.mul(part, k.idx(2)),
+                 k.select(laneBit(k, lane, off), k.idx(1), k.idx(0)));
+  return part;
+}
+
 Value mlir::sigreg::emitBlockShuffleSum(KernelBuilder &k, Value tid,
                                         Value value, Value scratch,
                                         function_ref<void()> barrier,

@@ -175,6 +175,25 @@ Value emitGradValue(KernelBuilder &k, int64_t P, Value theta,
 /// butterfly sum (every lane of the warp takes part).
 Value addXorShuffled(KernelBuilder &k, Value value, int32_t offset);
 
+/// The sums of `values` over the lanes that differ in the bits `offsets`
+/// (powers of two below 32, in the order given), each lane keeping a part:
+/// at each offset the lane whose bit is clear keeps the lower half of what it
+/// holds and sends the upper half to the lane `offset` away, which keeps the
+/// upper half; both add what they receive to what they keep. The lane ends
+/// with values.size() / 2^n sums (n offsets; values.size() a multiple of
+/// 2^n): part halvedPart(lane, offsets) of the list. The shuffles are
+/// values.size() (1 - 1/2^n) where addXorShuffled level by level takes
+/// values.size() n, and each sum has the same bits as that butterfly in the
+/// same order of offsets (both add the same two values at every level).
+/// Every lane of the warp takes part.
+SmallVector<Value> addXorHalving(KernelBuilder &k, Value lane,
+                                 ArrayRef<Value> values,
+                                 ArrayRef<int32_t> offsets);
+
+/// Which part of addXorHalving's list `lane` keeps: its bits `offsets`,
+/// the first the most significant.
+Value halvedPart(KernelBuilder &k, Value lane, ArrayRef<int32_t> offsets);
+
 /// The sum of `value` over the `threads` threads (kBlockThreads unless
 /// given), in a fixed order: an xor butterfly of shuffles inside each warp,
 /// then thread 0 adds the warps' sums in ascending order (through the

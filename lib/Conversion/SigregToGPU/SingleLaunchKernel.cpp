@@ -23,8 +23,9 @@
 //      storeMmaPartials and reduceMmaPartials add the warps' k groups and
 //      the sums of g^2 in a fixed order: the y tile [BM][BS].
 //   5. emitTileEcf: thread = (row, slice); one sincos, the angle-addition
-//      recurrence over the points; rows added by a butterfly of xor shuffles
-//      inside each warp, then the warps in order (gatherWarpSums).
+//      recurrence over the points; rows added by a halving butterfly of xor
+//      shuffles inside each warp (each lane of a slice keeps part of its
+//      sums), then the warps in order (gatherWarpSums).
 //   3-5 from the accumulators (ecfFromFragments: tensor cores, one k group,
 //      single-launch-fragment-ecf): emitFragmentEcf forms y and the ECF
 //      sums in registers, adds them over a column's lanes by a halving
@@ -963,14 +964,35 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
       }
     }
     // Rows of a warp: lanes j, j + BS, ... (butterfly, same order every run).
-    for (int64_t off = BS; off < 32; off *= 2)
-      for (Value &v : sums)
-        v = addXorShuffled(k, v, static_cast<int32_t>(off));
-    Value lane = k.rem(t.tid, k.idx(32)), warp = k.div(t.tid, k.idx(32));
     // gs: [warp][cos | sin][j][p], p = 0 left out.
+    Value lane = k.rem(t.tid, k.idx(32)), warp = k.div(t.tid, k.idx(32));
+    SmallVector<int32_t> offsets;
+    for (int64_t off = BS; off < 32; off *= 2)
+      offsets.push_back(static_cast<int32_t>(off));
+    int64_t L = 2 * (P - 1);
+    if (32 % BS == 0 && L % (32 / BS) == 0) {
+      // Halving (addXorHalving): lane j + BS c keeps part c of the list,
+      // the same sums (same bits) in 32 / BS lanes instead of one.
+      SmallVector<Value> kept = addXorHalving(k, lane, sums, offsets);
+      int64_t R = static_cast<int64_t>(kept.size());
+      Value part = halvedPart(k, lane, offsets);
+      Value j = k.rem(lane, k.idx(BS));
+      Value base = k.mul(k.add(k.mul(warp, k.idx(2 * BS)), j), k.idx(P));
+      for (int64_t r = 0; r < R; ++r) {
+        Value q = k.add(k.mul(part, k.idx(R)), k.idx(r));
+        Value cs = k.div(q, k.idx(P - 1));
+        Value at = k.add(k.mul(cs, k.idx(BS * P)),
+                         k.add(k.rem(q, k.idx(P - 1)), k.idx(1)));
+        k.store(kept[r], t.gs, {k.add(base, at)});
+      }
+      return;
+    }
+    for (int32_t off : offsets)
+      for (Value &v : sums)
+        v = addXorShuffled(k, v, off);
     k.ifThen(k.lt(lane, k.idx(BS)), [&] {
       Value base = k.mul(k.add(k.mul(warp, k.idx(2 * BS)), lane), k.idx(P));
-      for (int64_t q = 0; q < 2 * (P - 1); ++q) {
+      for (int64_t q = 0; q < L; ++q) {
         int64_t off = (q / (P - 1)) * BS * P + q % (P - 1) + 1;
         k.store(sums[q], t.gs, {k.add(base, k.idx(off))});
       }
@@ -1063,22 +1085,9 @@ void emitFragmentEcf(Tile &tile, const MmaLanes &l, ArrayRef<Value> acc) {
       }
     }
     for (int64_t e = 0; e < 2; ++e) {
-      // The halving butterfly over the column's lanes q.
-      SmallVector<Value> sum = sums[e];
-      for (int32_t off : {16, 8, 4}) {
-        Value upper = k.lt(k.idx(0), k.rem(k.div(lane, k.idx(off)), k.idx(2)));
-        size_t half = sum.size() / 2;
-        SmallVector<Value> kept;
-        for (size_t i = 0; i < half; ++i) {
-          Value give = k.select(upper, sum[i], sum[half + i]);
-          Value keep = k.select(upper, sum[half + i], sum[i]);
-          Value got =
-              gpu::ShuffleOp::create(k.b, give, off, 32, gpu::ShuffleMode::XOR)
-                  .getShuffleResult();
-          kept.push_back(k.addf(keep, got));
-        }
-        sum = std::move(kept);
-      }
+      // The halving butterfly over the column's lanes q (lane q keeps part
+      // q: its lane bits 16, 8, 4).
+      SmallVector<Value> sum = addXorHalving(k, lane, sums[e], {16, 8, 4});
       // gs[((warp 2 + cs) BS + j) P + p] for the lane's sums L / 8 q + r.
       Value j = k.add(k.idx(8 * n + e), k.mul(l.t, k.idx(2)));
       for (int64_t r = 0; r < L / 8; ++r) {

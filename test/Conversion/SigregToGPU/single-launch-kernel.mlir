@@ -197,8 +197,11 @@
 // CHECK:         gpu.barrier
 // Stage 5, ECF: one sincos on the special-function unit after a range
 // reduction (a bf16 input), no masks (the tile is the batch), the
-// Chebyshev recurrence (2 c_1 c_p - c_{p-1}), xor shuffles over the rows
-// of the 2 x 16 sums of p = 1..16 (p = 0 is the row count, not summed).
+// Chebyshev recurrence (2 c_1 c_p - c_{p-1}), then the 2 x 16 sums of
+// p = 1..16 (p = 0 is the row count, not summed) added over the warp's 4
+// rows by a halving butterfly: at lane bit 8 each lane gives one half
+// (select by the bit) and keeps the other (16 shuffles), at bit 16 a half
+// of that (8 shuffles), and the 4 lanes of a slice store 8 sums each.
 // CHECK:         math.roundeven
 // CHECK:         llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
 // CHECK:         llvm.call_intrinsic "llvm.nvvm.cos.approx.f"
@@ -206,10 +209,19 @@
 // CHECK:         arith.negf
 // CHECK:         math.fma
 // CHECK-NOT:     arith.select
-// CHECK-COUNT-32: gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32 : f32
+// CHECK:         %[[B8:.*]] = arith.divui %{{.*}}, %c8 : index
+// CHECK-NEXT:    %[[R8:.*]] = arith.remui %[[B8]], %c2 : index
+// CHECK-NEXT:    %[[UP8:.*]] = arith.cmpi ugt, %[[R8]], %c0 : index
+// CHECK-NEXT:    %[[GIVE:.*]] = arith.select %[[UP8]], %[[LO:.*]], %[[HI:.*]] : f32
+// CHECK-NEXT:    %[[KEEP:.*]] = arith.select %[[UP8]], %[[HI]], %[[LO]] : f32
+// CHECK-NEXT:    %[[GOT:.*]], %{{.*}} = gpu.shuffle  xor %[[GIVE]], %c8_i32, %c32_i32 : f32
+// CHECK-NEXT:    arith.addf %[[KEEP]], %[[GOT]] : f32
+// CHECK-COUNT-15: gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32 : f32
 // CHECK-NOT:     gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32 : f32
-// CHECK-COUNT-32: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK-COUNT-8: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
 // CHECK-NOT:     gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK-COUNT-8: memref.store %{{.*}}, %arg5[%{{.*}}] : memref<2176xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT:     memref.store
 // CHECK:         gpu.barrier
 // Stages 7-8 (lossSumLayout: 128 arrivals, 8 count bits, 8 poison bits,
 // a 48-bit sum): warp 0's statistics added by a butterfly, then thread 0
