@@ -6,7 +6,8 @@
 # build DIR cluster28`, and the ragged and view configurations of set ftz27); o-NAME and
 # oc2-NAME the same configurations by the previous compiler (0af6573). The new ECF sums the
 # same values in the same order, so o-NAME and NAME must give the same loss, bit for bit.
-# Results under $OUT. About 4 minutes; PART=time: the timing alone.
+# Results under $OUT. About 4 minutes; PART=time: the timing alone (first: it decides), PART=check:
+# validation (with the bitwise comparison), the runtime's GPU unit tests, sanitizers.
 export PATH=$PATH:/usr/local/cuda/bin
 export SIGREG_GPU_BUILD=.gpu/rt
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader
@@ -28,17 +29,21 @@ validate_pairs() { local d n a b; for d in $(ls -d $set/*/ | grep -v '/o'); do
     [ -n "$a" ] && [ "$a" = "$b" ] && echo " | same loss as o-" || echo " | o- $b, new $a"
   else echo; fi
 done; }
+check() {
+  echo "== validate $(date +%T)"
+  validate_pairs
+  echo "== unit tests $(date +%T)"
+  timeout 90 bash scripts/gpu-calls/call-check27.sh
+  echo "== sanitize $(date +%T)"
+  sanitize $set/blog-bf16
+  sanitize $set/c2-blog-bf16
+}
 case "${PART:-all}" in
   time) time_all ;;
+  check) check ;;
   *)
-    echo "== unit tests $(date +%T)"
-    timeout 90 bash scripts/gpu-calls/call-check27.sh
     echo "== time $(date +%T)"
     time_all
-    echo "== validate $(date +%T)"
-    validate_pairs
-    echo "== sanitize $(date +%T)"
-    sanitize $set/blog-bf16
-    sanitize $set/c2-blog-bf16 ;;
+    check ;;
 esac
 echo "== done $(date +%T)"
