@@ -19,7 +19,7 @@ time_all() {
 }
 # validate_pairs: each new artifact against float64, and its loss beside the previous
 # compiler's (same inputs and seed): "same" when the reported losses match in all 9 digits (an f32 round trip).
-validate_pairs() { local d n a b; for d in $(ls -d $set/*/ | grep -v '/o'); do
+validate_pairs() { local d n a b; for d in $(ls -d $set/*/ | grep -Ev '/(o|oc2)-'); do
   n=$(basename $d)
   timeout 60 .gpu/rt/bin/sigreg-aot-run $d/fused --json=$OUT/$n.json > $OUT/$n.log 2>&1
   echo -n "$n $(grep -E 'PASS|FAIL|rror' $OUT/$n.log | tr '\n' ' ' | cut -c1-110)"

@@ -964,19 +964,14 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
       }
     }
     // Rows of a warp: lanes j, j + BS, ... (butterfly, same order every run).
-    // gs: [warp][cos | sin][j][p], p = 0 left out.
     Value lane = k.rem(t.tid, k.idx(32)), warp = k.div(t.tid, k.idx(32));
     SmallVector<int32_t> offsets;
     for (int64_t off = BS; off < 32; off *= 2)
       offsets.push_back(static_cast<int32_t>(off));
-    int64_t L = 2 * (P - 1);
-    if (32 % BS == 0 && L % (32 / BS) == 0) {
-      // Halving (addXorHalving): lane j + BS c keeps part c of the list,
-      // the same sums (same bits) in 32 / BS lanes instead of one.
-      SmallVector<Value> kept = addXorHalving(k, lane, sums, offsets);
+    // gs: [warp][cos | sin][j][p], p = 0 left out; `kept` holds the sums
+    // part * R .. part * R + R - 1 of the list of slice j.
+    auto store = [&](ArrayRef<Value> kept, Value part, Value j) {
       int64_t R = static_cast<int64_t>(kept.size());
-      Value part = halvedPart(k, lane, offsets);
-      Value j = k.rem(lane, k.idx(BS));
       Value base = k.mul(k.add(k.mul(warp, k.idx(2 * BS)), j), k.idx(P));
       for (int64_t r = 0; r < R; ++r) {
         Value q = k.add(k.mul(part, k.idx(R)), k.idx(r));
@@ -985,18 +980,19 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
                          k.add(k.rem(q, k.idx(P - 1)), k.idx(1)));
         k.store(kept[r], t.gs, {k.add(base, at)});
       }
+    };
+    if (32 % BS == 0 && sums.size() % (32 / BS) == 0) {
+      // Halving (addXorHalving): lane j + BS c keeps part c of the list,
+      // the same sums (same bits) in 32 / BS lanes instead of one.
+      SmallVector<Value> kept = addXorHalving(k, lane, sums, offsets);
+      Value part = halvedPart(k, lane, offsets);
+      store(kept, part, k.rem(lane, k.idx(BS)));
       return;
     }
     for (int32_t off : offsets)
       for (Value &v : sums)
         v = addXorShuffled(k, v, off);
-    k.ifThen(k.lt(lane, k.idx(BS)), [&] {
-      Value base = k.mul(k.add(k.mul(warp, k.idx(2 * BS)), lane), k.idx(P));
-      for (int64_t q = 0; q < L; ++q) {
-        int64_t off = (q / (P - 1)) * BS * P + q % (P - 1) + 1;
-        k.store(sums[q], t.gs, {k.add(base, k.idx(off))});
-      }
-    });
+    k.ifThen(k.lt(lane, k.idx(BS)), [&] { store(sums, k.idx(0), lane); });
   });
   gatherWarpSums(t, partC, partS);
 }
