@@ -7,7 +7,7 @@
 #        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
 #        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | probe25 | probe26 |
-#        staggerfast | warps16 | perslice | ftz27 | stage27 | cluster28 |
+#        staggerfast | warps16 | perslice | ftz27 | stage27 | cluster28 | minctasm30 | minctasm30b |
 #        p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -842,7 +842,51 @@ cluster28_set() {
     emit_step "${v%% *}step-blog-bf16" 0 32 2048 1024 17 bf16 none 0 mean seed fused "${v#* }"
   done
 }
+# The single launch's .minnctapersm 1 by rule (single-launch-minctasm, thirtieth session): the
+# anchors, the small shapes, the cluster28 forwards and steps and the ragged and view shapes of
+# ftz27, by rule as NAME and with --single-launch-minctasm=0 (the rule before) as h-NAME.
+minctasm30_configs() {
+  local o=${1:-}
+  emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused "$o"
+  emit minimal-bf16 4 256 16 256 17 bf16 none 0 mean seed fused "$o"
+  emit mid-bf16 0 1024 1024 1024 17 bf16 none 0 mean seed fused "$o"
+  emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused "$o"
+  emit_phased phased-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused "$o"
+  emit n32-d1024-bf16 0 32 1024 1024 17 bf16 none 0 mean seed fused "$o"
+  emit n16-d2048-bf16 0 16 2048 1024 17 bf16 none 0 mean seed fused "$o"
+  emit n64-d1024-bf16 0 64 1024 512 17 bf16 none 0 mean seed fused "$o"
+  emit_step step-n32-d1024-bf16 0 32 1024 1024 17 bf16 none 0 mean seed fused "$o"
+  emit n32-f16-clamp-none 0 32 2048 1024 17 f16 clamp_min 0.5 none seed fused "$o"
+  emit ds-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean step fused "$o"
+  emit n30-f16-clamp 0 30 2048 1000 9 f16 clamp_min 0.5 none seed fused "$o"
+  emit n24-d1001-bf16 0 24 1001 700 9 bf16 none 0 sum seed fused "$o"
+  emit views4-n32-bf16 4 32 2048 512 17 bf16 none 0 mean seed fused "$o"
+  emit views8-n16-bf16 8 16 384 256 17 bf16 none 0 mean seed fused "$o"
+  emit n128-d1024-bf16 0 128 1024 1024 17 bf16 none 0 mean seed fused "$o"
+  emit n256-d1024-bf16 0 256 1024 1024 17 bf16 none 0 mean seed fused "$o"
+  emit views2-n64-bf16 2 64 768 512 17 bf16 none 0 mean seed fused "$o"
+  emit odd-v3-n100-bf16 3 100 500 300 9 bf16 none 0 mean seed fused "$o"
+}
+minctasm30_set() {
+  minctasm30_configs
+  PREFIX=h- minctasm30_configs --single-launch-minctasm=0
+}
+# Under the minctasm rule, the variants measured before it (thirtieth session, call-mc30b.sh):
+# 16 warps (w16-) and 4-step groups (g4-) at blog, x staged (s1-) where the rule does not
+# stage; NAME by rule (with minctasm30_set's h-NAME beside them).
+minctasm30b_set() {
+  minctasm30_set
+  emit w16-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused --single-launch-warps=16
+  emit g4-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused --single-launch-step-group=4
+  emit_step g4-step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused \
+    --single-launch-step-group=4
+  emit s1-n32-d1024-bf16 0 32 1024 1024 17 bf16 none 0 mean seed fused --single-launch-stage-x=1
+  emit s1-n16-d2048-bf16 0 16 2048 1024 17 bf16 none 0 mean seed fused --single-launch-stage-x=1
+  emit s1-n64-d1024-bf16 0 64 1024 512 17 bf16 none 0 mean seed fused --single-launch-stage-x=1
+}
 case "$set_" in
+  minctasm30) minctasm30_set ;;
+  minctasm30b) minctasm30b_set ;;
   cluster28) cluster28_set ;;
   stage27) stage27_set ;;
   ftz27) ftz27_set ;;

@@ -162,6 +162,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   lowerOpts.singleLaunchStepGroup = options.singleLaunchStepGroup;
   lowerOpts.singleLaunchPrefetchX = options.singleLaunchPrefetchX;
   lowerOpts.singleLaunchStageX = options.singleLaunchStageX;
+  lowerOpts.singleLaunchMinctasm = options.singleLaunchMinctasm;
   lowerOpts.wgmmaAtomicSums = options.wgmmaAtomicSums;
   pm.addPass(createConvertSigregToGPU(lowerOpts));
   // The host side as the naive pipeline bufferizes it: results become

@@ -34,12 +34,10 @@ _CTYPES_ONLY = 0  # depth of ctypes_only() blocks
 
 
 def disabled() -> bool:
-    """The ctypes path only: unless ``SIGREG_TORCH_OPS=1``, or with ``SIGREG_NO_TORCH_OPS`` set
-    to anything but "" or "0". The ops path is opt-in until it has run on a GPU (docs/TORCH.md,
-    "The ops path": built and checked on the CPU machine only so far)."""
-    if os.environ.get("SIGREG_NO_TORCH_OPS", "0") not in ("", "0"):
-        return True
-    return os.environ.get("SIGREG_TORCH_OPS", "0") in ("", "0")
+    """The ctypes path only: with ``SIGREG_NO_TORCH_OPS`` set to anything but "" or "0". The
+    ops path is the default since it ran on a GPU (thirtieth session, docs/TORCH.md "The ops
+    path": the ctypes path's bits, less host time per call)."""
+    return os.environ.get("SIGREG_NO_TORCH_OPS", "0") not in ("", "0")
 
 
 def library_path() -> Optional[Path]:
@@ -64,7 +62,7 @@ def load() -> bool:
         return _LOADED
     _LOADED = False
     if disabled():
-        _REASON = "SIGREG_TORCH_OPS=1 not set, or SIGREG_NO_TORCH_OPS set"
+        _REASON = "SIGREG_NO_TORCH_OPS is set"
         return False
     path = library_path()
     if path is None or not path.is_file():

@@ -63,10 +63,6 @@ def ops():
         pytest.skip(f"the runtime is not in a build folder's lib/ ({path})")
     if os.environ.get("SIGREG_NO_TORCH_OPS", "0") not in ("", "0"):
         pytest.skip("SIGREG_NO_TORCH_OPS is set")
-    # The ops path is opt-in (SIGREG_TORCH_OPS=1) until it has run on a GPU; set for this
-    # module's tests only.
-    before = os.environ.get("SIGREG_TORCH_OPS")
-    os.environ["SIGREG_TORCH_OPS"] = "1"
     r = subprocess.run(["bash", str(REPO / "scripts" / "build-torch-ops.sh"), str(lib_dir.parent)],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -86,10 +82,6 @@ def ops():
     yield s
     for h in (PHASED, STEP, LOSS):
         s.release_artifact(h)
-    if before is None:
-        os.environ.pop("SIGREG_TORCH_OPS", None)
-    else:
-        os.environ["SIGREG_TORCH_OPS"] = before
 
 
 def test_library_loads_beside_the_runtime_with_its_schemas(ops):
@@ -247,12 +239,7 @@ def test_switch_and_import_order():
             "hasattr(torch.ops.sigreg, 'step_phased'))")
     env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
     env.pop("SIGREG_NO_TORCH_OPS", None)
-    env.pop("SIGREG_TORCH_OPS", None)
-    # Opt-in until the ops path has run on a GPU: off without SIGREG_TORCH_OPS=1.
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         timeout=120)
-    assert out.stdout.split() == ["False", "True", "False"], out.stderr
-    env["SIGREG_TORCH_OPS"] = "1"
+    # The default: the ops path.
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          timeout=120)
     assert out.stdout.split() == ["True", "True", "True"], out.stderr

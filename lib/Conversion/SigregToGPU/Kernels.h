@@ -556,6 +556,11 @@ struct SingleLaunchShape {
   /// 9.9-10.0 us late against 10.1-10.3 early; the training step 17.5-17.7
   /// early against 18.3-18.5 late).
   bool stageLateWait() const;
+  /// `.minnctapersm` of the kernel (nvvm.minctasm; 0: none), the blocks per
+  /// multiprocessor that ptxas fits its registers to. Without it ptxas
+  /// fitted the tensor-core k loop's schedule to the registers the rest of
+  /// the kernel needed (single-launch-minctasm).
+  int64_t minctasm = 0;
   /// The GEMM on mma.sync.m16n8k16 (bf16/f16 input, seeded g rounded to the
   /// input's type, or as hi + lo parts with splitProjection).
   bool tensorCores = false, splitProjection = false;
@@ -628,6 +633,13 @@ struct SingleLaunchShape {
     return std::max<int64_t>(1, blockRows / 16 / (warps / mmaWarpsK()));
   }
 };
+/// The most blocks per multiprocessor that single-launch-minctasm's rule
+/// declares (.minnctapersm): a grid of up to this many waves of one block
+/// per multiprocessor. ptxas then keeps the k loop's loads at its top
+/// within the registers those blocks leave (blog 56 registers for 1, four
+/// views of blog's batch 92 for 2: 15.5 -> 13.7 us on the H100; eight views
+/// of 16 rows, D 384, 7.2 -> 7.3).
+constexpr int64_t kSingleLaunchMaxMinctasm = 2;
 /// The largest single-launch tile (rows) whose k walk is staggered, with the
 /// fast normals, by rule (single-launch-stagger = -1): blog's 32-row tile
 /// gained 14% on the H200, N 256 D 1024 (a 256-row batch) lost 30%.

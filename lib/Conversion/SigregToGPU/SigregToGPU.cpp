@@ -244,6 +244,10 @@ struct SingleLaunchKnobs {
   /// SingleLaunchShape::stageX (-1 by rule, 0 never, 1 wherever stagesX
   /// allows, 2 or 4 the same in clusters of that many blocks).
   int64_t stageX = -1;
+  /// SingleLaunchShape::minctasm: -1 by rule (the blocks per multiprocessor
+  /// of a one-wave grid, up to kSingleLaunchMaxMinctasm, else none), 0 none,
+  /// N >= 1 that many.
+  int64_t minctasm = -1;
 };
 
 /// The state the patterns share: the kernel module, the schedule knobs, and
@@ -1730,6 +1734,15 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   // 0.1-0.3.
   if (single.fragmentEcf == -1)
     sh.fragmentEcf = sh.blockRows >= kSingleLaunchFragmentEcfMinRows;
+  // By rule a grid of one wave tells ptxas the blocks each multiprocessor
+  // holds (.minnctapersm, at most kSingleLaunchMaxMinctasm): without it
+  // ptxas fitted blog's k loop to the registers of the stages after it,
+  // which the halving butterfly had lowered to 42, sinking the loop's x
+  // loads to its MMAs (docs/PERF-NOTES.md, thirtieth session).
+  int64_t perSM = (blocks + kMultiprocessors - 1) / kMultiprocessors;
+  sh.minctasm = single.minctasm != -1               ? single.minctasm
+                : perSM <= kSingleLaunchMaxMinctasm ? perSM
+                                                    : 0;
 
   Type f32 = rewriter.getF32Type();
   int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints,
@@ -1955,6 +1968,12 @@ struct ConvertSigregToGPUPass
           << static_cast<int64_t>(singleLaunchStageX);
       return signalPassFailure();
     }
+    if (singleLaunchMinctasm < -1 || singleLaunchMinctasm > 32) {
+      module.emitError("single-launch-minctasm must be -1 (by rule), 0 "
+                       "(none) or a block count from 1 to 32, got ")
+          << static_cast<int64_t>(singleLaunchMinctasm);
+      return signalPassFailure();
+    }
     if (!llvm::is_contained({0, 1, 2, 4, 8}, singleLaunchStepGroup)) {
       module.emitError("single-launch-step-group must be 0, 1, 2, 4 or 8, "
                        "got ")
@@ -1984,7 +2003,8 @@ struct ConvertSigregToGPUPass
         fastNormals ? NormalMapping::Fast : NormalMapping::Exact,
         SingleLaunchKnobs{singleLaunchFastNormals, singleLaunchStagger,
                           singleLaunchFragmentEcf, singleLaunchStepGroup,
-                          singleLaunchPrefetchX, singleLaunchStageX});
+                          singleLaunchPrefetchX, singleLaunchStageX,
+                          singleLaunchMinctasm});
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<ProjectionLowering, FusedEcfLowering, AllReduceMeanLowering,

@@ -1441,6 +1441,9 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
                                      b.getI64IntegerAttr(16));
   func.setKnownBlockSizeAttr(
       b.getDenseI32ArrayAttr({static_cast<int32_t>(sh.threads()), 1, 1}));
+  if (sh.minctasm > 0)
+    func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  b.getI32IntegerAttr(static_cast<int32_t>(sh.minctasm)));
   // stageCluster: `.reqnctapercluster CL, 1, 1` along the slice tiles.
   if (int64_t cl = sh.stageCluster(); cl > 1)
     func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),

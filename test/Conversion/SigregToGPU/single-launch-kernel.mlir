@@ -23,8 +23,11 @@
 // blog's 32-row tile is staggered (with the fast normals besides:
 // compile-only-single-launch.mlir) in groups of 2 steps per warp
 // (kSingleLaunchStaggerStepGroup): 8 groups of 16 steps, from group b mod 8,
-// each iteration's 8 x loads before its 4 mma.sync.
+// each iteration's 8 x loads before its 4 mma.sync. The grid is one block per
+// multiprocessor, which the kernel declares to ptxas (nvvm.minctasm = 1, by
+// the rule of single-launch-minctasm).
 // RULE-LABEL: func.func @blog
+// RULE:         gpu.func @sigreg_single_launch{{.*}} attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 1 : i32, sigreg.region = "single_launch"}
 // RULE:         %[[BX:.*]] = gpu.block_id  x
 // RULE:         %[[GROUP:.*]] = arith.remui %[[BX]], %c8 : index
 // RULE:         %[[ROTI:.*]] = arith.muli %[[GROUP]], %c16 : index
@@ -346,8 +349,10 @@ func.func @blog(%x: tensor<32x2048xbf16>, %seed: i64) -> tensor<f32> {
 // Four views of blog's batch at 512 slices: 64 slice tiles x 4 views, 256
 // blocks, more than one per multiprocessor, so the rule staggers the walk
 // but keeps 4 steps per iteration (4 groups of 32 steps from group b mod 4).
+// Its one wave needs two blocks per multiprocessor, which it declares.
 // RULE-LABEL: func.func @views4_n32
 // RULE:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch blocks in (%c64, %c1, %c4)
+// RULE:         gpu.func @sigreg_single_launch{{.*}} attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, sigreg.region = "single_launch"}
 // RULE:         %[[BX:.*]] = gpu.block_id  x
 // RULE:         arith.remui %[[BX]], %c4 : index
 // RULE:         scf.for %{{.*}} = %{{.*}} to %c128_i32 step %c32_i32
