@@ -19,9 +19,4 @@ random() {
   echo "$(grep -c PASS "$OUT/random-all.txt") of $(wc -l < "$OUT/random-all.txt") PASS"
 }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader
-for part in ${PART:-time_all random}; do
-  echo "== $part $(date +%T)"
-  $part > "$OUT/$part.txt" 2>&1
-  cat "$OUT/$part.txt"
-done
-echo "== done $(date +%T)"
+run_parts ${PART:-time_all random}

@@ -29,9 +29,4 @@ ops() {
     --device-step 2>&1 | grep -v -i warn | tail -60
 }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader
-for part in ${PART:-time_all check ops}; do
-  echo "== $part $(date +%T)"
-  $part > "$OUT/$part.txt" 2>&1
-  cat "$OUT/$part.txt"
-done
-echo "== done $(date +%T)"
+run_parts ${PART:-time_all check ops}

@@ -21,9 +21,4 @@ check() {
   sanitize $set/views4-n32-bf16
 }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader
-for part in ${PART:-time_all check}; do
-  echo "== $part $(date +%T)"
-  $part > "$OUT/$part.txt" 2>&1
-  cat "$OUT/$part.txt"
-done
-echo "== done $(date +%T)"
+run_parts ${PART:-time_all check}

@@ -6,6 +6,7 @@
 #  alternate DIR ROUNDS "NAMES" "PREFIXES"
 #                        every PREFIX+NAME in turn (- for none), ROUNDS times: full_forward and
 #                        full_forward_graph in ms;
+#  run_parts PART...     each named function in turn, its output to $OUT/PART.txt and printed;
 #  profile SET/NAME...   ncu's full set of the single launch (second launch) with its SASS source
 #                        page for scripts/ncu-regions.py, and the duration, cycles, instructions
 #                        and L2 throughput.
@@ -38,3 +39,8 @@ profile() { local a n; for a in "$@"; do
     "$OUT/$n-details.csv" | awk -F'","' '{print $(NF-2), $NF}'
   rm -f "$OUT/$n.ncu-rep"
 done; }
+run_parts() { local part; for part in "$@"; do
+  echo "== $part $(date +%T)"
+  $part > "$OUT/$part.txt" 2>&1
+  cat "$OUT/$part.txt"
+done; echo "== done $(date +%T)"; }
