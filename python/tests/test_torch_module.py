@@ -537,6 +537,13 @@ def test_module_reuses_the_route_of_its_last_calls(monkeypatch):
     for _ in range(2):
         check(fixed(x), x, 17)
     assert [c[2] for c in calls[-2:]] == [17, 17] and int(fixed.global_step) == 0
+    # A buffer replaced without __setattr__ (as Module._apply does for .to()): the next call
+    # does not take the last call's route as it was (SIGReg._last), and seeds from the new
+    # buffer's step.
+    m._buffers["global_step"] = torch.tensor(50)
+    check(m(x), x, 50, S=12)
+    check(m(x), x, 51, S=12)
+    assert len(asked) == 6 and int(m.global_step) == 52  # the fixed-seed module asked once
 
 
 @pytest.mark.parametrize("case", ["no-whole-artifact", "clipped"])
