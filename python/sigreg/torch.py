@@ -1069,13 +1069,13 @@ class SIGReg(nn.Module):
         return (torch.is_grad_enabled() and x.requires_grad, x.shape, x.dtype, x.device)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        last = self._last
-        if (last is not None and not torch.compiler.is_compiling()
-                and not (_DIST_AVAILABLE and dist.is_initialized())
-                and x.shape == last[1] and x.dtype == last[2] and x.device == last[3]
-                and (torch.is_grad_enabled() and x.requires_grad) == last[0]
-                and self._buffers["global_step"] is last[5]):
-            return self._run_route(last[4], x)
+        if not torch.compiler.is_compiling():  # traced code never reads _last
+            last = self._last
+            if (last is not None and not (_DIST_AVAILABLE and dist.is_initialized())
+                    and x.shape == last[1] and x.dtype == last[2] and x.device == last[3]
+                    and (torch.is_grad_enabled() and x.requires_grad) == last[0]
+                    and self._buffers["global_step"] is last[5]):
+                return self._run_route(last[4], x)
         key = self._route_key(x)
         routes = self._routes
         if key is not None and routes is not None:
