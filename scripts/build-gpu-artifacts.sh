@@ -7,7 +7,7 @@
 #        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
 #        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | probe25 | probe26 |
-#        staggerfast | warps16 | perslice | ftz27 | stage27 | cluster28 | minctasm30 | minctasm30b |
+#        staggerfast | warps16 | perslice | ftz27 | stage27 | cluster28 | minctasm30 | minctasm30b | minctasm30f |
 #        p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -884,7 +884,22 @@ minctasm30b_set() {
   emit s1-n16-d2048-bf16 0 16 2048 1024 17 bf16 none 0 mean seed fused --single-launch-stage-x=1
   emit s1-n64-d1024-bf16 0 64 1024 512 17 bf16 none 0 mean seed fused --single-launch-stage-x=1
 }
+# The minctasm rule on the single launch's other kernels: f32 inputs (SIMT FMAs) and an
+# explicit projection; NAME by rule, h-NAME with --single-launch-minctasm=0.
+minctasm30f_configs() {
+  local o=${1:-}
+  emit blog-f32 0 32 2048 1024 17 f32 none 0 mean seed fused "$o"
+  emit minimal-f32 4 256 16 256 17 f32 none 0 mean seed fused "$o"
+  emit n32-d1024-f32 0 32 1024 1024 17 f32 none 0 mean seed fused "$o"
+  emit explicit-n37-f16 0 37 129 77 9 f16 none 0 mean explicit fused "$o"
+  emit explicit-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean explicit fused "$o"
+}
+minctasm30f_set() {
+  minctasm30f_configs
+  PREFIX=h- minctasm30f_configs --single-launch-minctasm=0
+}
 case "$set_" in
+  minctasm30f) minctasm30f_set ;;
   minctasm30) minctasm30_set ;;
   minctasm30b) minctasm30b_set ;;
   cluster28) cluster28_set ;;

@@ -96,8 +96,8 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "copies its share of the rows and multicasts it to the cluster)">,
     Option<"singleLaunchMinctasm", "single-launch-minctasm", "int64_t", "-1",
            "The single launch's .minnctapersm, the blocks per multiprocessor ptxas plans its "
-           "registers for: -1 by rule (the blocks per multiprocessor of the grid's one wave, "
-           "where that is 1 or 2; without it ptxas scheduled blog's k loop for the registers of "
+           "registers for: -1 by rule (the tensor-core GEMM's kernels: the blocks per "
+           "multiprocessor of the grid's one wave, where that is 1 or 2; without it ptxas scheduled blog's k loop for the registers of "
            "the stages after it and sank the x loads to the MMAs), 0 none, N >= 1 that many">,
     Option<"singleLaunchStepGroup", "single-launch-step-group", "int64_t", "0",
            "The single launch's tensor-core k loop takes this many k steps per iteration "

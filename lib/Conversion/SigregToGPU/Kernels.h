@@ -559,7 +559,8 @@ struct SingleLaunchShape {
   /// `.minnctapersm` of the kernel (nvvm.minctasm; 0: none), the blocks per
   /// multiprocessor that ptxas fits its registers to. Without it ptxas
   /// fitted the tensor-core k loop's schedule to the registers the rest of
-  /// the kernel needed (single-launch-minctasm).
+  /// the kernel needed (single-launch-minctasm; by rule on tensor cores
+  /// only).
   int64_t minctasm = 0;
   /// The GEMM on mma.sync.m16n8k16 (bf16/f16 input, seeded g rounded to the
   /// input's type, or as hi + lo parts with splitProjection).

@@ -1734,15 +1734,17 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   // 0.1-0.3.
   if (single.fragmentEcf == -1)
     sh.fragmentEcf = sh.blockRows >= kSingleLaunchFragmentEcfMinRows;
-  // By rule a grid of one wave tells ptxas the blocks each multiprocessor
-  // holds (.minnctapersm, at most kSingleLaunchMaxMinctasm): without it
-  // ptxas fitted blog's k loop to the registers of the stages after it,
-  // which the halving butterfly had lowered to 42, sinking the loop's x
-  // loads to its MMAs (docs/PERF-NOTES.md, thirtieth session).
+  // By rule a tensor-core kernel whose grid is one wave tells ptxas the
+  // blocks each multiprocessor holds (.minnctapersm, at most
+  // kSingleLaunchMaxMinctasm): without it ptxas fitted blog's k loop to the
+  // registers of the stages after it, which the halving butterfly had
+  // lowered to 42, sinking the loop's x loads to its MMAs. The SIMT kernels
+  // (f32 inputs, explicit projections) measured 0.1-0.4 us slower with it,
+  // bar one (docs/PERF-NOTES.md, thirtieth session).
   int64_t perSM = (blocks + kMultiprocessors - 1) / kMultiprocessors;
-  sh.minctasm = single.minctasm != -1               ? single.minctasm
-                : perSM <= kSingleLaunchMaxMinctasm ? perSM
-                                                    : 0;
+  sh.minctasm = single.minctasm != -1 ? single.minctasm
+                : sh.tensorCores && perSM <= kSingleLaunchMaxMinctasm ? perSM
+                                                                      : 0;
 
   Type f32 = rewriter.getF32Type();
   int64_t V = sh.numViews, S = sh.numSlices, P = sh.numPoints,

@@ -294,8 +294,11 @@
 // SIMT:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in {{.*}} args(%{{.*}} : i64, %{{.*}} : memref<1x32x2048xbf16>, %{{.*}} : memref<f32>, %[[CNT]] : memref<1xi32>, %[[ST]] : memref<1xi64>) {sigreg.region = "single_launch"}
 // SIMT-NOT:     gpu.launch_func
 // SIMT:         gpu.func @sigreg_single_launch
-// g's rows are padded (4 floats per 8 rows): 8192 + 1024 floats.
+// g's rows are padded (4 floats per 8 rows): 8192 + 1024 floats. The SIMT
+// kernels declare no blocks per multiprocessor (single-launch-minctasm's
+// rule is the tensor-core GEMM's: the SIMT ones measured slower with it).
 // SIMT-SAME:      workgroup(%[[GS:.*]] : memref<9216xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}
+// SIMT-SAME:      attributes {known_block_size = array<i32: 256, 1, 1>, sigreg.region = "single_launch"}
 // Stage 1, projection generation: g of 4 slices x 2048 rows into shared
 // memory, one Philox call (rounds of mulhi) per 4 rows of a column: 512
 // groups x 4 slices in a thread-strided loop, four stores each.
