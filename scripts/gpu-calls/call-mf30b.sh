@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Thirtieth session (docs/PERF-NOTES.md): the SIMT single launch (f32 inputs, explicit
-# projections) before and after the twenty-ninth session's halving butterfly, neither with
-# .minnctapersm (the rule leaves them without). Set mf30 plus p-NAME: the h-NAME configurations
-# built by this compiler with 262e40e and 5a7a584 reverted in its source files (a temporary
-# `git revert --no-commit 5a7a584 262e40e`, then `git revert --abort`). Carry [".gpu/rt",
-# ".gpu/mf30"]. About 1 minute.
+# Thirtieth session (docs/PERF-NOTES.md; not run, the device time ran out): the SIMT single
+# launch (f32 inputs, explicit projections) with the twenty-ninth session's halving butterfly
+# (h-NAME of set mf30, built before emitTileEcf kept the halving for tensor cores) against the
+# full butterfly (p-NAME: the same configurations built with 262e40e and 5a7a584 reverted in
+# the compiler's sources, a temporary `git revert --no-commit 5a7a584 262e40e`; the same SASS as
+# this compiler's NAME since the halving is the tensor cores' only). Neither has .minnctapersm.
+# Carry [".gpu/rt", ".gpu/mf30"]. About 1 minute.
 export SIGREG_GPU_BUILD=.gpu/rt
 . scripts/gpu-calls/lib.sh
 time_all() {

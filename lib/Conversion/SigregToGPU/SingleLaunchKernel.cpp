@@ -23,9 +23,9 @@
 //      storeMmaPartials and reduceMmaPartials add the warps' k groups and
 //      the sums of g^2 in a fixed order: the y tile [BM][BS].
 //   5. emitTileEcf: thread = (row, slice); one sincos, the angle-addition
-//      recurrence over the points; rows added by a halving butterfly of xor
-//      shuffles inside each warp (each lane of a slice keeps part of its
-//      sums), then the warps in order (gatherWarpSums).
+//      recurrence over the points; rows added by xor shuffles inside each
+//      warp (on tensor cores a halving butterfly: each lane of a slice
+//      keeps part of its sums), then the warps in order (gatherWarpSums).
 //   3-5 from the accumulators (ecfFromFragments: tensor cores, one k group,
 //      single-launch-fragment-ecf): emitFragmentEcf forms y and the ECF
 //      sums in registers, adds them over a column's lanes by a halving
@@ -981,9 +981,13 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
         k.store(kept[r], t.gs, {k.add(base, at)});
       }
     };
-    if (32 % BS == 0 && sums.size() % (32 / BS) == 0) {
-      // Halving (addXorHalving): lane j + BS c keeps part c of the list,
-      // the same sums (same bits) in 32 / BS lanes instead of one.
+    // Halving (addXorHalving) on the tensor-core GEMM's kernels, where it
+    // was measured with single-launch-minctasm's rule; the SIMT kernels keep
+    // the full butterfly (the halving moved their loop's x loads later and
+    // was never timed there: docs/PERF-NOTES.md, thirtieth session).
+    if (t.sh.tensorCores && 32 % BS == 0 && sums.size() % (32 / BS) == 0) {
+      // Lane j + BS c keeps part c of the list, the same sums (same bits)
+      // in 32 / BS lanes instead of one.
       SmallVector<Value> kept = addXorHalving(k, lane, sums, offsets);
       Value part = halvedPart(k, lane, offsets);
       store(kept, part, k.rem(lane, k.idx(BS)));
