@@ -964,13 +964,12 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
       }
     }
     // Rows of a warp: lanes j, j + BS, ... (butterfly, same order every run).
-    Value lane = k.rem(t.tid, k.idx(32)), warp = k.div(t.tid, k.idx(32));
     SmallVector<int32_t> offsets;
     for (int64_t off = BS; off < 32; off *= 2)
       offsets.push_back(static_cast<int32_t>(off));
     // gs: [warp][cos | sin][j][p], p = 0 left out; `kept` holds the sums
     // part * R .. part * R + R - 1 of the list of slice j.
-    auto store = [&](ArrayRef<Value> kept, Value part, Value j) {
+    auto store = [&](ArrayRef<Value> kept, Value part, Value warp, Value j) {
       int64_t R = static_cast<int64_t>(kept.size());
       Value base = k.mul(k.add(k.mul(warp, k.idx(2 * BS)), j), k.idx(P));
       for (int64_t r = 0; r < R; ++r) {
@@ -988,15 +987,17 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
     if (t.sh.tensorCores && 32 % BS == 0 && sums.size() % (32 / BS) == 0) {
       // Lane j + BS c keeps part c of the list, the same sums (same bits)
       // in 32 / BS lanes instead of one.
+      Value lane = k.rem(t.tid, k.idx(32)), warp = k.div(t.tid, k.idx(32));
       SmallVector<Value> kept = addXorHalving(k, lane, sums, offsets);
       Value part = halvedPart(k, lane, offsets);
-      store(kept, part, k.rem(lane, k.idx(BS)));
+      store(kept, part, warp, k.rem(lane, k.idx(BS)));
       return;
     }
     for (int32_t off : offsets)
       for (Value &v : sums)
         v = addXorShuffled(k, v, off);
-    k.ifThen(k.lt(lane, k.idx(BS)), [&] { store(sums, k.idx(0), lane); });
+    Value lane = k.rem(t.tid, k.idx(32)), warp = k.div(t.tid, k.idx(32));
+    k.ifThen(k.lt(lane, k.idx(BS)), [&] { store(sums, k.idx(0), warp, lane); });
   });
   gatherWarpSums(t, partC, partS);
 }
