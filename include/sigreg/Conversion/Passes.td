@@ -97,8 +97,9 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
     Option<"singleLaunchMinctasm", "single-launch-minctasm", "int64_t", "-1",
            "The single launch's .minnctapersm, the blocks per multiprocessor ptxas plans its "
            "registers for: -1 by rule (the tensor-core GEMM's kernels: the blocks per "
-           "multiprocessor of the grid's one wave, where that is 1 or 2; without it ptxas scheduled blog's k loop for the registers of "
-           "the stages after it and sank the x loads to the MMAs), 0 none, N >= 1 that many">,
+           "multiprocessor of the grid's one wave, where that is 1 or 2; without it ptxas "
+           "scheduled blog's k loop for the registers of the stages after it and sank the x "
+           "loads to the MMAs), 0 none, N >= 1 that many">,
     Option<"singleLaunchStepGroup", "single-launch-step-group", "int64_t", "0",
            "The single launch's tensor-core k loop takes this many k steps per iteration "
            "(their x loads issued together) where every warp's steps divide by it (0: by rule, "

@@ -244,9 +244,9 @@ struct SingleLaunchKnobs {
   /// SingleLaunchShape::stageX (-1 by rule, 0 never, 1 wherever stagesX
   /// allows, 2 or 4 the same in clusters of that many blocks).
   int64_t stageX = -1;
-  /// SingleLaunchShape::minctasm: -1 by rule (the blocks per multiprocessor
-  /// of a one-wave grid, up to kSingleLaunchMaxMinctasm, else none), 0 none,
-  /// N >= 1 that many.
+  /// SingleLaunchShape::minctasm: -1 by rule (on tensor cores, the blocks per
+  /// multiprocessor of a one-wave grid up to kSingleLaunchMaxMinctasm; else
+  /// none), 0 none, N >= 1 that many.
   int64_t minctasm = -1;
 };
 
