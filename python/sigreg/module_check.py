@@ -617,7 +617,8 @@ def precompile(configs) -> int:
 def host_breakdown(configs, iters=200):
     """Where a no_grad module call's host time goes (``--host-breakdown``), on each path: the
     call as ``--host`` times it, then its parts one by one on the same artifact (the route the
-    module recorded): the module under one outer no_grad, the CapiFunction call; on the ops
+    module recorded): the module under one outer no_grad, and through _run_route instead of
+    the direct call of its op (then the first row again), the CapiFunction call; on the ops
     path the op alone (``torch.ops.sigreg.call.default``, through the packet, and a dispatcher
     call that does nothing for scale); on the ctypes path each also through bind + seed + run
     instead of the one-call form (sigreg_aot_call), the C ABI run alone (the runtime and
@@ -691,6 +692,20 @@ def host_breakdown(configs, iters=200):
             with torch.no_grad():
                 pass
 
+        def without_direct(m, f):
+            """``f`` timed with the module's last route taken through _run_route, as before
+            SIGReg.forward called a device-step route's op itself (n/a: no direct call)."""
+            def timed():
+                last = m._last
+                if last is None or last[6] is None:
+                    return float("nan")
+                m.__dict__["_last"] = last[:6] + (None,)
+                try:
+                    return _host_us(f, iters)
+                finally:
+                    m.__dict__["_last"] = last
+            return timed
+
         parts = []
         for path in PATHS:
             if path not in fns:
@@ -703,6 +718,10 @@ def host_breakdown(configs, iters=200):
 
             parts += [(f"[{path}] module call, no_grad block per call", per_call_no_grad, False),
                       (f"[{path}] module call under one outer no_grad", lambda m=m: m(x), True),
+                      (f"[{path}] module call, no_grad block, through _run_route",
+                       without_direct(m, per_call_no_grad), None),
+                      (f"[{path}] module call, no_grad block per call (again)", per_call_no_grad,
+                       False),
                       (f"[{path}] CapiFunction call (route's loss artifact)",
                        lambda f=f, fkw=fkw: f(x, **fkw), True)]
             if path == "ops":

@@ -644,6 +644,32 @@ def _whole_route(x, S: int, P: int, t_max: float, clip_value, clip_mode: str, re
     return None, loss_fn, grad_fn, device_step
 
 
+def _direct_call(route, x):
+    """What :func:`_run_whole` calls for a device-step ``route`` on ``x`` where an op runs its
+    artifact and the host has nothing to check (the seed is the step counter): ``(op, handle,
+    the unit cotangent or None)``, the op called as ``op(x, handle, 0, counter[, unit])``;
+    None for any other route (SIGReg.forward then takes _run_route)."""
+    step_fn, loss_fn, grad_fn, device_step = route
+    if not device_step:
+        return None
+    if step_fn is not None:
+        ops = getattr(step_fn, "_step_ops", None)
+        if ops is None or ops[2]:
+            return None
+        return ops[0], ops[1], None if step_fn.phased else _unit_cotangent(x.device)
+    if grad_fn is not None:
+        return None
+    fast = getattr(loss_fn, "_fast", None)
+    if fast is None or fast.op is None or fast.seeded:
+        return None
+    return fast.op, fast.handle, None
+
+
+def _route_artifact(route):
+    """The artifact a route's op runs: its step, else its loss."""
+    return route[0] if route[0] is not None else route[1]
+
+
 def _run_whole(route, x, value):
     """The loss of ``x`` on the artifacts of a :func:`_whole_route`: with the int seed
     ``value``, or for a device-step route the step counter ``value`` (a 0-d int64 tensor on
@@ -1029,13 +1055,19 @@ class SIGReg(nn.Module):
         advances the step without the host)."""
         buf = self._buffers["global_step"]
         loss = _run_whole(route, x, buf)
+        self._advance_host_step(buf, x)
+        return loss
+
+    def _advance_host_step(self, buf: torch.Tensor, x: torch.Tensor) -> None:
+        """After a device-step call on ``buf``: the host's copy of the step advances with it,
+        or is dropped (under CUDA-graph capture, or when it no longer describes ``buf``)."""
         mirror = self._host_step
-        if (mirror is not None and mirror[0] is buf and mirror[1] == buf._version
-                and not _capturing(x)):
+        if mirror is None:
+            return
+        if mirror[0] is buf and mirror[1] == buf._version and not _capturing(x):
             self.__dict__["_host_step"] = (buf, buf._version, mirror[2] + 1)
         else:
             self.__dict__["_host_step"] = None
-        return loss
 
     # The fast path of forward. A call on an x takes sigreg_loss, which records the
     # whole-problem route it ran (_whole_route); the next calls on an x of the same shape,
@@ -1045,9 +1077,10 @@ class SIGReg(nn.Module):
     # routes).
     _routes: Optional[dict] = None  # _route_key -> the route of _whole_route
     # The last route forward took, with its key's parts: (grad, shape, dtype, device, route,
-    # the global_step tensor then). A call like the one before it compares those parts
-    # instead of building and hashing the key (0.4 us of the module's Python per call on the
-    # CPU machine).
+    # the global_step tensor then, its direct call). A call like the one before it compares
+    # those parts instead of building and hashing the key (0.4 us of the module's Python per
+    # call on the CPU machine); where the route runs on global_step through an op
+    # (_direct_call), it calls the op itself.
     _last: Optional[tuple] = None
 
     def __setattr__(self, name, value):
@@ -1076,7 +1109,22 @@ class SIGReg(nn.Module):
                     and x.shape == last[1] and x.dtype == last[2] and x.device == last[3]
                     and (torch.is_grad_enabled() and x.requires_grad) == last[0]
                     and self._buffers["global_step"] is last[5]):
-                return self._run_route(last[4], x)
+                direct = last[6]
+                if direct is None:
+                    return self._run_route(last[4], x)
+                # _run_device_step through the op, flattened (each frame and lookup it saves
+                # is host time of every call).
+                op, handle, unit = direct
+                buf = last[5]
+                try:
+                    loss = (op(x.contiguous(), handle, 0, buf) if unit is None
+                            else op(x.contiguous(), handle, 0, buf, unit))
+                except Exception as e:  # noqa: BLE001 (re-raised, or checked below)
+                    _route_artifact(last[4])._op_failed(e)
+                    return self._run_route(last[4], x)  # its checks say what is wrong
+                if self._host_step is not None:
+                    self._advance_host_step(buf, x)
+                return loss
         key = self._route_key(x)
         routes = self._routes
         if key is not None and routes is not None:
@@ -1085,7 +1133,8 @@ class SIGReg(nn.Module):
                 if route[3] and self._buffers["global_step"].device != x.device:
                     route = None  # the step moved (.to()): ask again below
                 else:
-                    self.__dict__["_last"] = key + (route, self._buffers["global_step"])
+                    self.__dict__["_last"] = key + (route, self._buffers["global_step"],
+                                                    _direct_call(route, x))
                     return self._run_route(route, x)
         knobs = dict(num_slices=self.num_slices, num_points=self.n_points, t_max=self.t_max,
                      clip_value=self.clip_value, clip_mode=self.clip_mode,

@@ -12,6 +12,7 @@ import copy
 import math
 import os
 import tempfile
+import types
 
 import numpy as np
 import pytest
@@ -632,3 +633,88 @@ def test_gloo_two_ranks_match_full_batch(knobs):
         # And exactly what LeJEPA-style autograd through all_reduce gives.
         torch.testing.assert_close(res["loss"], res["ref_loss"], rtol=1e-5, atol=1e-6)
         torch.testing.assert_close(res["grad"], res["ref_grad"], rtol=1e-4, atol=1e-7)
+
+
+class _FakeDeviceStepLoss:
+    """Stands in for a loss artifact seeded from the step counter (projection "step") whose
+    one-call form an op runs (sigreg.capi's ``_fast``): the op reads the counter, advances it
+    as the kernels do (no version bump: the real op writes it below autograd) and returns the
+    torch backend's loss; ``refuse`` calls raise as an op refusing its arguments does."""
+
+    def __init__(self, calls, knobs):
+        self.calls, self.knobs, self.refuse, self.failed = calls, knobs, 0, []
+        self._fast = types.SimpleNamespace(op=self.op, handle=0x77, seeded=False)
+
+    def op(self, x, handle, seed, counter):
+        if self.refuse:
+            self.refuse -= 1
+            raise ValueError("sigreg::call: refused (test)")
+        assert handle == 0x77 and seed == 0 and x.is_contiguous() and counter.dim() == 0
+        return self._run("op", x, counter)
+
+    def __call__(self, x, seed=None, step=None):
+        assert seed is None and step is not None
+        return self._run("call", x, step)
+
+    def _run(self, how, x, counter):
+        step = int(counter)
+        counter.data.add_(1)
+        self.calls.append((how, step))
+        return st.sigreg_loss(x.double(), seed=step, backend="torch", **self.knobs).float()
+
+    def _op_failed(self, e):
+        self.failed.append(str(e))
+
+
+def test_module_calls_the_op_of_a_device_step_route_directly(monkeypatch):
+    # From the third no_grad call on the same x (the first asks sigreg_loss, the second takes
+    # the keyed route and remembers it as SIGReg._last with its direct call), forward calls
+    # the op itself: each call the next global_step, the host's copy following without a read
+    # back. An op that refuses its arguments takes the general route (whose checks would say
+    # what is wrong); a replaced step buffer or another shape takes the keyed routes again.
+    calls = []
+    made = []
+
+    def whole(x, S, P, t_max, clip_value, clip_mode, reduction, gradient, step=False,
+              phased=False, device_step=False):
+        if not device_step or step or gradient:
+            return None
+        made.append(_FakeDeviceStepLoss(calls, dict(num_slices=S, num_points=P, t_max=t_max,
+                                                     clip_value=clip_value, clip_mode=clip_mode,
+                                                     reduction=reduction)))
+        return made[-1]
+
+    monkeypatch.setattr(st, "_compiled_obstacle", lambda x: None)
+    monkeypatch.setattr(st, "_whole_function", whole)
+    g = torch.Generator().manual_seed(9)
+    x = torch.randn((20, 12), generator=g).to(torch.bfloat16)
+    m = st.SIGReg(num_slices=10, n_points=9)
+    m.global_step.fill_(29)
+
+    def check(loss, seed, v=x):
+        torch.testing.assert_close(loss.double(), st.sigreg_loss(
+            v.double(), seed=seed, num_slices=10, num_points=9, backend="torch"),
+            rtol=1e-6, atol=1e-9)
+
+    # A call seeded from the host (autograd needs dL/dx: no device-step artifact here, so the
+    # torch backend) starts the host's copy of the step.
+    with pytest.warns(RuntimeWarning, match="running torch ops"):
+        check(m(x.clone().requires_grad_()), 29)
+    assert m._host_step[2] == 30
+    with torch.no_grad():
+        for i in range(4):
+            check(m(x), 30 + i)
+            assert m._host_step[0] is m.global_step and m._host_step[2] == 31 + i
+        assert m._last is not None and m._last[6] == (made[0].op, 0x77, None)
+        assert [c[0] for c in calls] == ["op"] * 4 and len(made) == 1
+        made[0].refuse = 2  # the direct call and _run_whole's: then the ctypes-style call
+        check(m(x), 34)
+        assert calls[-1] == ("call", 34) and len(made[0].failed) == 2
+        check(m(x), 35)
+        assert calls[-1] == ("op", 35)
+        m._buffers["global_step"] = torch.tensor(60)
+        check(m(x), 60)
+        check(m(x), 61)
+        y = torch.randn((8, 12), generator=g).to(torch.bfloat16)
+        check(m(y), 62, y)
+    assert int(m.global_step) == 63 and len(made) == 2
