@@ -91,7 +91,8 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "copied in whole by bulk copies (cp.async.bulk, one mbarrier per span of step groups "
            "of the walk) issued at the kernel's start, where the loop counts in i32, the walk is "
            "staggered, the grid is one wave and the rows fit; -1 by rule (training steps, and "
-           "forwards of at least 32 rows with D >= 2048), 0 never, 1 wherever it can, 2 or 4 "
+           "forwards of at least 32 rows with D >= 2048; in clusters of 2 where the slice tiles "
+           "pair up), 0 never, 1 wherever it can, 2 or 4 "
            "wherever it can with the copies shared by clusters of that many blocks (each block "
            "copies its share of the rows and multicasts it to the cluster)">,
     Option<"singleLaunchMinctasm", "single-launch-minctasm", "int64_t", "-1",

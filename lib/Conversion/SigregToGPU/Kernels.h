@@ -549,7 +549,8 @@ struct SingleLaunchShape {
   /// slice tiles, the same rows of x) each copy a 1 / stageCluster() share
   /// of the rows and multicast it to every block of the cluster, so the
   /// rows leave L2 once per cluster instead of once per block. stageX (2 or
-  /// 4) where the slice tiles divide by it, else 1 (no cluster).
+  /// 4), by rule (stageX -1) kSingleLaunchStageRuleCluster, where the slice
+  /// tiles divide by it, else 1 (no cluster).
   int64_t stageCluster() const;
   /// stagesX: the loop waits for its span after its Philox work (forwards)
   /// or before it (training steps), as each measured faster (H100: blog forward
@@ -676,6 +677,15 @@ int64_t singleLaunchSharedFloats(const SingleLaunchShape &shape);
 int64_t singleLaunchDynamicSharedBytes(const SingleLaunchShape &shape);
 /// The most bytes of x a single-launch block stages (stagesX).
 constexpr int64_t kSingleLaunchStageMaxBytes = 160 * 1024;
+/// The blocks per cluster of stagesX by rule (stageCluster). With the
+/// cluster barrier after the mbarriers' initialization arrived relaxed
+/// (thread 0's fence.mbarrier_init orders the initialization), clusters of
+/// 2 measured 0.3-0.4 us faster than single blocks at blog's forward and
+/// both of its training steps (H100, docs/PERF-NOTES.md thirty-first
+/// session); with the default release arrive, a cluster-scope fence in
+/// every warp, they had been 0.1-0.3 us slower. Clusters of 4 measured 6 us
+/// slower (twenty-eighth session's form).
+constexpr int64_t kSingleLaunchStageRuleCluster = 2;
 
 } // namespace sigreg
 } // namespace mlir

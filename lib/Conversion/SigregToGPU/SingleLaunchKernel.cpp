@@ -477,8 +477,9 @@ generateProjectionFragment(Tile &tile, Value seed, Value step, Value t, Value s,
 /// rank q copies the rows w + warps (q + CL j) and multicasts each copy to
 /// every block of the cluster: each mbarrier still expects the span's whole
 /// bytes, of which its own block copies 1 / CL. The mbarriers are
-/// initialized cluster-wide (fence.mbarrier_init, then a cluster barrier)
-/// before any peer's copy can reach them. A block may exit without another
+/// initialized cluster-wide (fence.mbarrier_init by thread 0, then a cluster
+/// barrier arrived relaxed) before any peer's copy can reach them. A block
+/// may exit without another
 /// cluster barrier: every multicast write it receives is one its own loop
 /// waits for.
 void emitXStageCopies(Tile &tile, Value x, Value rotation) {
@@ -499,7 +500,11 @@ void emitXStageCopies(Tile &tile, Value x, Value rotation) {
   });
   Value firstRow = warp, mask;
   if (CL > 1) {
-    NVVM::ClusterArriveOp::create(k.b, k.b.getUnitAttr());
+    // Relaxed: thread 0's fence.mbarrier_init orders the initialization;
+    // the default release arrive cost every warp a cluster-scope fence
+    // (ERRBAR: 8% of blog's warp time, docs/PERF-NOTES.md thirty-first
+    // session).
+    NVVM::ClusterArriveRelaxedOp::create(k.b, k.b.getUnitAttr());
     NVVM::ClusterWaitOp::create(k.b, k.b.getUnitAttr());
     Value rank = arith::IndexCastUIOp::create(
         k.b, k.b.getIndexType(),
@@ -1334,9 +1339,10 @@ int64_t mlir::sigreg::SingleLaunchShape::stageSpans() const {
 }
 
 int64_t mlir::sigreg::SingleLaunchShape::stageCluster() const {
-  if (stageX < 2 || !stagesX() || numSliceTiles() % stageX != 0)
+  int64_t cluster = stageX == -1 ? kSingleLaunchStageRuleCluster : stageX;
+  if (cluster < 2 || !stagesX() || numSliceTiles() % cluster != 0)
     return 1;
-  return stageX;
+  return cluster;
 }
 
 bool mlir::sigreg::SingleLaunchShape::stageLateWait() const {

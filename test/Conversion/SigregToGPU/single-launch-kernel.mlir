@@ -25,11 +25,13 @@
 // (kSingleLaunchStaggerStepGroup): 8 groups of 16 steps, from group b mod 8,
 // each iteration's 8 x loads before its 4 mma.sync. The grid is one block per
 // multiprocessor, which the kernel declares to ptxas (nvvm.minctasm = 1, by
-// the rule of single-launch-minctasm).
+// the rule of single-launch-minctasm). Its x is staged by rule in clusters of
+// 2 (CLUSTER below): the pair b, b + 1 walks from group (b / 2) mod 8.
 // RULE-LABEL: func.func @blog
-// RULE:         gpu.func @sigreg_single_launch{{.*}} attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 1 : i32, sigreg.region = "single_launch"}
+// RULE:         gpu.func @sigreg_single_launch{{.*}} attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.cluster_dim = array<i32: 2, 1, 1>, nvvm.minctasm = 1 : i32, sigreg.region = "single_launch"}
 // RULE:         %[[BX:.*]] = gpu.block_id  x
-// RULE:         %[[GROUP:.*]] = arith.remui %[[BX]], %c8 : index
+// RULE:         %[[PAIR:.*]] = arith.divui %[[BX]], %c2 : index
+// RULE:         %[[GROUP:.*]] = arith.remui %[[PAIR]], %c8 : index
 // RULE:         %[[ROTI:.*]] = arith.muli %[[GROUP]], %c16 : index
 // RULE:         %[[ROT:.*]] = arith.index_castui %[[ROTI]] : index to i32
 // RULE:         scf.for %[[STEP:.*]] = %{{.*}} to %c128_i32 step %c16_i32
@@ -106,8 +108,10 @@
 // STAGE-LABEL: func.func @views4_n32
 // STAGE-NOT:     dynamic_shared_memory_size
 // STAGE:         return
-// In clusters of 2 (CLUSTER): the blocks b and b + 1 walk alike (b / 2), the
-// mbarriers are initialized cluster-wide, and each block copies rows w + 8
+// In clusters of 2 (CLUSTER; blog's rule too): the blocks b and b + 1 walk
+// alike (b / 2), the mbarriers are initialized cluster-wide (thread 0's
+// fence, then the cluster barrier arrived relaxed: a release arrive would
+// fence every warp at cluster scope), and each block copies rows w + 8
 // (rank + 2 j) of its warp w, multicast to both blocks (mask 0b11); each
 // mbarrier still expects the span's 32 rows.
 // CLUSTER-LABEL: func.func @blog
@@ -118,7 +122,7 @@
 // CLUSTER:         arith.remui %[[PAIR]], %c8 : index
 // CLUSTER-COUNT-4:   nvgpu.mbarrier.init
 // CLUSTER-NEXT:      nvvm.fence.mbarrier.init
-// CLUSTER:         nvvm.cluster.arrive {aligned}
+// CLUSTER:         nvvm.cluster.arrive.relaxed {aligned}
 // CLUSTER-NEXT:    nvvm.cluster.wait {aligned}
 // CLUSTER-NEXT:    %[[RANK:.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
 // CLUSTER:           nvgpu.mbarrier.arrive.expect_tx %{{.*}}[%{{.*}}], %c32768

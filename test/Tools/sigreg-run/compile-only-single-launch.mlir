@@ -60,12 +60,19 @@
 // The GEMM on tensor cores: x staged in dynamic shared memory by bulk copies
 // (by rule at blog's shape), read by 8-byte shared loads; g in registers.
 // The grid (128 blocks) is one block per multiprocessor, which the kernel
-// tells ptxas (single-launch-minctasm's rule).
+// tells ptxas (single-launch-minctasm's rule), in clusters of 2 that share
+// the copies of x (by rule; the cluster barrier after the mbarriers'
+// initialization arrived relaxed).
 // PTX: .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
 // PTX: .maxntid 256, 1, 1
 // PTX-NEXT: .minnctapersm 1
+// PTX-NEXT: .explicitcluster
+// PTX-NEXT: .reqnctapercluster 2, 1, 1
 // PTX: .shared .align 16 .b8 __wg_sigreg_single_launch_0[8704];
-// PTX: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+// PTX: fence.mbarrier_init.release.cluster
+// PTX: barrier.cluster.arrive.relaxed.aligned
+// PTX-NEXT: barrier.cluster.wait.aligned
+// PTX: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
 // PTX: ld.shared.v2.b32
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX: shfl.sync.bfly.b32
@@ -80,7 +87,7 @@
 // cluster-wide, and each block's copies go to the four blocks at once.
 // CLUSTER: .reqnctapercluster 4, 1, 1
 // CLUSTER: fence.mbarrier_init.release.cluster
-// CLUSTER: barrier.cluster.arrive.aligned
+// CLUSTER: barrier.cluster.arrive.relaxed.aligned
 // CLUSTER-NEXT: barrier.cluster.wait.aligned
 // CLUSTER: mov.u32 %r{{[0-9]+}}, %cluster_ctarank
 // CLUSTER: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], %r{{[0-9]+}}, [%rd{{[0-9]+}}], %rs{{[0-9]+}}
