@@ -15,6 +15,7 @@ N="blog-bf16 step-blog-bf16 phased-blog-bf16 n32-f16-clamp-none step-n32-d1024-b
 check() { local n; for n in $N n32-f16-clamp-none-unclipped; do validate .gpu/c31/$n; done
   sanitize .gpu/c31/step-n32-d1024-bf16; sanitize .gpu/c31/phased-blog-bf16; }
 time_all() { alternate .gpu/c31 3 "$N" "o- -"; }
+quick() { local n; for n in $N; do validate .gpu/c31/$n; done; }  # PART="quick time_all": again on another card
 module() { PYTHONPATH=python timeout 300 python3 -m sigreg.module_check --only blog,minimal,mid \
   --ops --device-step 2>&1 | grep -v -i warn | tail -75; }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader

@@ -1315,11 +1315,16 @@ int64_t mlir::sigreg::SingleLaunchShape::mmaWarpsK() const {
 }
 
 bool mlir::sigreg::SingleLaunchShape::stagesX() const {
-  // By rule a forward stages only at blog's class (32 rows or more, D >=
-  // 2048): with 16 rows or D = 1024 it measured the same or 0.1-0.2 us
-  // slower on the H200.
+  // By rule a forward stages only with 32 rows or more and D >= 2048, or D
+  // >= 1024 where the slice tiles pair up into the rule's clusters
+  // (stageCluster): in single blocks 16 rows or D = 1024 measured the same
+  // or 0.1-0.2 us slower on the H200; in clusters of 2 N 32 and N 64 at D =
+  // 1024 measured 0.15-0.3 us faster, 16 rows at D = 2048 0.5 us slower
+  // (H100, docs/PERF-NOTES.md thirty-first session).
   bool forwardByRule = !stepCotangent && stageX == -1;
-  if (forwardByRule && (featureDim < 2048 || blockRows < 32))
+  int64_t minDim =
+      numSliceTiles() % kSingleLaunchStageRuleCluster == 0 ? 1024 : 2048;
+  if (forwardByRule && (featureDim < minDim || blockRows < 32))
     return false;
   if (stageX == 0 || prefetchX || !narrowKLoop() || !staggersSteps() ||
       featureDim % 16 != 0)

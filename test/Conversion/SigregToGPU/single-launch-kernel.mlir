@@ -378,6 +378,32 @@ func.func @views4_n32(%x: tensor<4x32x2048xbf16>, %seed: i64) -> tensor<f32> {
 
 // -----
 
+// A forward of 32 rows at D = 1024 stages x by rule only in clusters of 2
+// (its 128 slice tiles pair up); 16 rows never do.
+// RULE-LABEL: func.func @n32_d1024
+// RULE:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch blocks in (%c128, %c1, %c1) threads in (%c256, %c1, %c1) dynamic_shared_memory_size %c66560_i32
+// RULE:         gpu.func @sigreg_single_launch{{.*}} attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.cluster_dim = array<i32: 2, 1, 1>, nvvm.minctasm = 1 : i32, sigreg.region = "single_launch"}
+// RULE:           nvvm.cluster.arrive.relaxed {aligned}
+// RULE:           nvvm.cp.async.bulk.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, %c1024_i32 multicast_mask = %c3_i16
+func.func @n32_d1024(%x: tensor<32x1024xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<32x1024xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// RULE-LABEL: func.func @n16_d2048
+// RULE-NOT:     dynamic_shared_memory_size
+// RULE:         gpu.func @sigreg_single_launch{{.*}} attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 1 : i32, sigreg.region = "single_launch"}
+// RULE-NOT:       nvvm.cluster
+// RULE:           gpu.return
+func.func @n16_d2048(%x: tensor<16x2048xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<16x2048xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
 // Minimal (N = 256): one batch tile of 256 rows x 4 slices, 256 blocks.
 // The GEMM multiplies two rows per thread (128 row threads x 2 k parts);
 // each thread of the ECF adds four y elements (rows r, r + 64, r + 128,
