@@ -367,6 +367,19 @@ def test_phased_step_shared_workspace(monkeypatch):
     assert first != second and calls[2][3] - grads[1].data_ptr() == 12 * 40
 
 
+def _fake_module(monkeypatch, whole, seed, rows, step):
+    """A SIGReg (10 slices, 9 points) whose whole-problem artifacts come from ``whole`` (in
+    place of sigreg.torch._whole_function), a bf16 x of ``rows`` x 12 drawn from ``seed``, the
+    generator, and the module's global_step set to ``step``."""
+    monkeypatch.setattr(st, "_compiled_obstacle", lambda x: None)
+    monkeypatch.setattr(st, "_whole_function", whole)
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn((rows, 12), generator=g).to(torch.bfloat16)
+    m = st.SIGReg(num_slices=10, n_points=9)
+    m.global_step.fill_(step)
+    return m, x, g
+
+
 def test_device_step(monkeypatch):
     # SIGReg's own global_step in a single process seeds artifacts that read it where it lives
     # (projection "step") and advance it: the module launches nothing to write the step, the
@@ -383,12 +396,7 @@ def test_device_step(monkeypatch):
                      clip_mode=clip_mode, reduction=reduction)
         return _FakePhasedArtifact(calls, knobs, tuple(x.shape))
 
-    monkeypatch.setattr(st, "_compiled_obstacle", lambda x: None)
-    monkeypatch.setattr(st, "_whole_function", whole)
-    g = torch.Generator().manual_seed(5)
-    x = torch.randn((24, 12), generator=g).to(torch.bfloat16)
-    m = st.SIGReg(num_slices=10, n_points=9)
-    m.global_step.fill_(40)
+    m, x, _ = _fake_module(monkeypatch, whole, seed=5, rows=24, step=40)
     version = m.global_step._version
     for i in range(3):
         xa = x.clone().requires_grad_()
@@ -684,12 +692,7 @@ def test_module_calls_the_op_of_a_device_step_route_directly(monkeypatch):
                                                      reduction=reduction)))
         return made[-1]
 
-    monkeypatch.setattr(st, "_compiled_obstacle", lambda x: None)
-    monkeypatch.setattr(st, "_whole_function", whole)
-    g = torch.Generator().manual_seed(9)
-    x = torch.randn((20, 12), generator=g).to(torch.bfloat16)
-    m = st.SIGReg(num_slices=10, n_points=9)
-    m.global_step.fill_(29)
+    m, x, g = _fake_module(monkeypatch, whole, seed=9, rows=20, step=29)
 
     def check(loss, seed, v=x):
         torch.testing.assert_close(loss.double(), st.sigreg_loss(
