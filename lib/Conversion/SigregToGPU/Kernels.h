@@ -501,11 +501,15 @@ struct SingleLaunchShape {
   bool staggersSteps() const;
   /// The tensor-core k loop counts in i32 and reads its x rows unclamped
   /// (emitMmaSteps): where every warp's rows lie in the batch and the seed
-  /// is a kernel argument. 10-20% fewer instructions per iteration; with
-  /// rows clamped (a ragged batch) or the seed read from a device step,
-  /// ptxas then sank most of the iteration's x loads to just before the
-  /// MMAs and the kernels got 0.4-1.2 us slower, so those keep the index
-  /// loop (docs/PERF-NOTES.md, twenty-seventh session).
+  /// is a kernel argument, or is read from a device step and x is staged
+  /// (stagesXIf). 10-20% fewer instructions per iteration; with rows
+  /// clamped (a ragged batch) or the seed read from a device step and x
+  /// read from L2, ptxas then sank most of the iteration's x loads to just
+  /// before the MMAs and the kernels got 0.4-1.2 us slower, so those keep
+  /// the index loop (docs/PERF-NOTES.md, twenty-seventh session). Staged, the
+  /// device-step forward at blog measured 10.7-10.8 -> 9.5-9.7 us and its
+  /// phased training step 22.6-22.7 -> 19.2-19.3 (H100, thirty-first
+  /// session).
   bool narrowKLoop() const;
   /// single-launch-fragment-ecf: where ecfFromFragments() allows, the ECF
   /// runs on the mma.sync accumulators in registers (no partials, no y tile
@@ -535,6 +539,8 @@ struct SingleLaunchShape {
   /// steps, 16-byte row pieces) and the block's rows fit
   /// kSingleLaunchStageMaxBytes.
   bool stagesX() const;
+  /// stagesX were the loop counting in i32 or not (`narrow`).
+  bool stagesXIf(bool narrow) const;
   /// Bytes per staged row of x: 2 D + 32 (padded: the 8 rows a warp's
   /// 8-byte loads read fall in 2 x 128 bytes of banks, no more).
   int64_t stageRowBytes() const;

@@ -1315,6 +1315,10 @@ int64_t mlir::sigreg::SingleLaunchShape::mmaWarpsK() const {
 }
 
 bool mlir::sigreg::SingleLaunchShape::stagesX() const {
+  return stagesXIf(narrowKLoop());
+}
+
+bool mlir::sigreg::SingleLaunchShape::stagesXIf(bool narrow) const {
   // By rule a forward stages only with 32 rows or more and D >= 2048, or D
   // >= 1024 where the slice tiles pair up into the rule's clusters
   // (stageCluster): in single blocks 16 rows or D = 1024 measured the same
@@ -1326,7 +1330,7 @@ bool mlir::sigreg::SingleLaunchShape::stagesX() const {
       numSliceTiles() % kSingleLaunchStageRuleCluster == 0 ? 1024 : 2048;
   if (forwardByRule && (featureDim < minDim || blockRows < 32))
     return false;
-  if (stageX == 0 || prefetchX || !narrowKLoop() || !staggersSteps() ||
+  if (stageX == 0 || prefetchX || !narrow || !staggersSteps() ||
       featureDim % 16 != 0)
     return false;
   int64_t blocks = numSliceTiles() * numBatchTiles() * numViews;
@@ -1364,8 +1368,10 @@ mlir::sigreg::singleLaunchDynamicSharedBytes(const SingleLaunchShape &sh) {
 }
 
 bool mlir::sigreg::SingleLaunchShape::narrowKLoop() const {
-  return tensorCores && !deviceStep && batch % blockRows == 0 &&
-         blockRows == 16 * mmaRowFragments() * (warps / mmaWarpsK());
+  if (!tensorCores || batch % blockRows != 0 ||
+      blockRows != 16 * mmaRowFragments() * (warps / mmaWarpsK()))
+    return false;
+  return !deviceStep || stagesXIf(true);
 }
 
 bool mlir::sigreg::SingleLaunchShape::staggersSteps() const {
