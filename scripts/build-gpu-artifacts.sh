@@ -8,6 +8,7 @@
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
 #        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | probe25 | probe26 |
 #        staggerfast | warps16 | perslice | ftz27 | stage27 | cluster28 | minctasm30 | minctasm30b | minctasm30f |
+#        stat32 | stat32-timed | fn32 |
 #        p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -884,6 +885,53 @@ minctasm30b_set() {
   emit s1-n16-d2048-bf16 0 16 2048 1024 17 bf16 none 0 mean seed fused --single-launch-stage-x=1
   emit s1-n64-d1024-bf16 0 64 1024 512 17 bf16 none 0 mean seed fused --single-launch-stage-x=1
 }
+# Thirty-second session: the last step's statistic over four lanes per column
+# (emitPackedLossSum). stat32_timed: the configurations timed against the compiler before it
+# (PREFIX=o- stat32_timed, built by that compiler); stat32_set: those, the rule set, the packed
+# loss with clipping and the SIMT kernel, and minimal with fast-normals' mapping (fn-).
+stat32_timed() {
+  emit minimal-bf16 4 256 16 256 17 bf16 none 0 mean seed fused
+  emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit views8-n16-bf16 8 16 384 256 17 bf16 none 0 mean seed fused
+  emit n24-d1001-bf16 0 24 1001 700 9 bf16 none 0 sum seed fused
+  emit minimal-f32 4 256 16 256 17 f32 none 0 mean seed fused
+}
+stat32_set() {
+  minctasm30_configs
+  emit minimal-f32 4 256 16 256 17 f32 none 0 mean seed fused
+  emit blog-f32 0 32 2048 1024 17 f32 none 0 mean seed fused
+  emit ragged-bf16-clamp 3 37 129 77 9 bf16 clamp_min 1.0 mean seed fused
+  emit_step step-views-f16-zero-sum 3 37 136 72 9 f16 zero_below 0.9 sum seed fused
+  emit_step step-n129-p33-f16-clamp 0 129 520 136 33 f16 clamp_min 0.3 mean seed fused
+  emit fn-minimal-bf16 4 256 16 256 17 bf16 none 0 mean seed fused --single-launch-fast-normals
+  emit fn-n64-d1024-bf16 0 64 1024 512 17 bf16 none 0 mean seed fused --single-launch-fast-normals
+  emit fn-n128-d1024-bf16 0 128 1024 1024 17 bf16 none 0 mean seed fused --single-launch-fast-normals
+  emit fn-odd-v3-n100-bf16 3 100 500 300 9 bf16 none 0 mean seed fused --single-launch-fast-normals
+}
+# Thirty-second session: fast-normals' mapping where the rule keeps the exact one (tiles of
+# more than 32 rows, unstaggered walks): NAME by rule, fn-NAME with
+# --single-launch-fast-normals (forwards, training steps, the device step).
+fn32_configs() {
+  emit minimal-bf16 4 256 16 256 17 bf16 none 0 mean seed fused "$@"
+  emit minimal-f16 4 256 16 256 17 f16 none 0 mean seed fused "$@"
+  emit n64-d1024-bf16 0 64 1024 512 17 bf16 none 0 mean seed fused "$@"
+  emit n128-d1024-bf16 0 128 1024 1024 17 bf16 none 0 mean seed fused "$@"
+  emit n256-d1024-bf16 0 256 1024 1024 17 bf16 none 0 mean seed fused "$@"
+  emit views2-n64-bf16 2 64 768 512 17 bf16 none 0 mean seed fused "$@"
+  emit odd-v3-n100-bf16 3 100 500 300 9 bf16 none 0 mean seed fused "$@"
+  emit n24-d1001-bf16 0 24 1001 700 9 bf16 none 0 sum seed fused "$@"
+  emit ragged-bf16-clamp 3 37 129 77 9 bf16 clamp_min 1.0 mean seed fused "$@"
+  emit n200-d136-f16 0 200 136 40 9 f16 none 0 mean seed fused "$@"
+  emit ds-minimal-bf16 4 256 16 256 17 bf16 none 0 mean step fused "$@"
+  emit_step step-minimal-bf16 4 256 16 256 17 bf16 none 0 mean seed fused "$@"
+  emit_step step-n128-d1024-bf16 0 128 1024 1024 17 bf16 none 0 mean seed fused "$@"
+  emit_phased phased-minimal-bf16 4 256 16 256 17 bf16 none 0 mean seed fused "$@"
+}
+fn32_set() {
+  fn32_configs
+  PREFIX=fn- fn32_configs --single-launch-fast-normals
+}
 # The minctasm rule on the single launch's other kernels: f32 inputs (SIMT FMAs) and an
 # explicit projection; NAME by rule, h-NAME with --single-launch-minctasm=0.
 minctasm30f_configs() {
@@ -901,6 +949,9 @@ minctasm30f_set() {
 case "$set_" in
   minctasm30f) minctasm30f_set ;;
   minctasm30) minctasm30_set ;;
+  stat32) stat32_set ;;
+  fn32) fn32_set ;;
+  stat32-timed) stat32_timed ;;
   minctasm30b) minctasm30b_set ;;
   cluster28) cluster28_set ;;
   stage27) stage27_set ;;

@@ -71,8 +71,9 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "Warps per block of the single launch, 8 or 16 (0: by rule, 8)">,
     Option<"singleLaunchFastNormals", "single-launch-fast-normals", "bool", "false",
            "The single launch's tensor-core GEMM generates g with fast-normals' mapping "
-           "wherever it runs (by default only where its k walk is staggered by rule; "
-           "elsewhere the exact one, measured faster there)">,
+           "wherever it runs (by default where its k walk is staggered by rule and in "
+           "unstaggered tiles of at most 128 Ki x elements; elsewhere the exact one, "
+           "measured faster there; fast-normals=0: nowhere)">,
     Option<"singleLaunchStagger", "single-launch-stagger", "int64_t", "-1",
            "The single launch's blocks walk their tensor-core k steps from different first "
            "steps (block b from step group b mod the groups), so that they do not all read the "

@@ -652,6 +652,13 @@ constexpr int64_t kSingleLaunchMaxMinctasm = 2;
 /// fast normals, by rule (single-launch-stagger = -1): blog's 32-row tile
 /// gained 14% on the H200, N 256 D 1024 (a 256-row batch) lost 30%.
 constexpr int64_t kSingleLaunchStaggerMaxRows = 32;
+/// The largest x tile (block rows x D elements) of an unstaggered
+/// tensor-core single launch that generates g with the fast normals by rule
+/// (single-launch-fast-normals unset): on the H100 (thirty-second session)
+/// the tiles up to 128 x 1024 gained 0.05-1.0 us (N 24 D 1001 11.6-11.7 ->
+/// 10.6, N 128 D 1024 15.7-16.0 -> 15.3-15.4, minimal 0.05-0.1), while N 256
+/// D 1024's 256 x 1024 tile lost 0.5-0.7 us (26.7-26.8 -> 27.3-27.5).
+constexpr int64_t kSingleLaunchFastNormalsMaxTile = 128 * 1024;
 /// The k steps per iteration of a tile staggered by rule, where
 /// single-launch-step-group is left to the rule, the grid has at most one
 /// block per multiprocessor and every warp's steps divide by it: on the

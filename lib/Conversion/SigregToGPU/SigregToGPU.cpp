@@ -1666,11 +1666,12 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   auto proj = ecf.getProjection().getDefiningOp<ProjectionOp>();
   sh.seeded = bool(proj);
   // The single launch generates g with the exact mapping unless its k walk
-  // is staggered by rule (below): with the approximate functions alone its
-  // k loop has 27% fewer instructions, but ptxas sinks the x loads below
-  // the generation (blog 0.0127 -> 0.0162 ms), and with those loads issued
-  // one step group ahead it gains nothing (docs/PERF-NOTES.md, seventeenth
-  // session); staggered, the blocks' loads spread and it gains 14%.
+  // is staggered by rule or its x tile is small (below): at blog, with the
+  // approximate functions alone its k loop has 27% fewer instructions, but
+  // ptxas sinks the x loads below the generation (blog 0.0127 -> 0.0162
+  // ms), and with those loads issued one step group ahead it gains nothing
+  // (docs/PERF-NOTES.md, seventeenth session); staggered, the blocks' loads
+  // spread and it gains 14%.
   // single-launch-fast-normals asks for the fast mapping on tensor cores
   // anyway.
   if (single.fastNormals)
@@ -1716,6 +1717,12 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
     else
       sh.staggerSteps = false;
   }
+  // By rule the unstaggered tensor-core tiles of at most
+  // kSingleLaunchFastNormalsMaxTile x elements take the fast normals too:
+  // what bound them is the generation's instructions, not x's loads.
+  if (sh.tensorCores && !sh.staggerSteps &&
+      sh.blockRows * sh.featureDim <= kSingleLaunchFastNormalsMaxTile)
+    sh.normals = normals;
   // A staggered walk takes kSingleLaunchStaggerStepGroup steps per
   // iteration by rule where the grid is at most one block per
   // multiprocessor and they divide every warp's steps and leave it

@@ -1130,9 +1130,9 @@ void gatherBatchTiles(Tile &t, Value partC, Value partS) {
   });
 }
 
-/// T[v, s0 + j] of the block's column j < BS (s0 + j < S) from the ECF
-/// means, as buildEpilogueKernel computes it (same operations, same order).
-Value computeSliceStatistic(Tile &t, Value j) {
+/// The statistic's sum over points, w_p ((c_p - phi_p)^2 + s_p^2), of the
+/// block's column j < BS from the ECF means (t.ecf), in ascending p.
+Value computeSliceDot(Tile &t, Value j) {
   KernelBuilder &k = t.k;
   const SingleLaunchShape &sh = t.sh;
   int64_t BS = sh.blockSlices, P = sh.numPoints;
@@ -1146,6 +1146,14 @@ Value computeSliceStatistic(Tile &t, Value j) {
     Value err = k.addf(k.mulf(d, d), k.mulf(sn, sn));
     dot = k.addf(dot, k.mulf(err, k.f32(static_cast<float>(grid.w[p]))));
   }
+  return dot;
+}
+
+/// The statistic from its sum over points: scaled by the global count, then
+/// clipped, as buildEpilogueKernel does.
+Value finishSliceStatistic(Tile &t, Value dot) {
+  KernelBuilder &k = t.k;
+  const SingleLaunchShape &sh = t.sh;
   Value stat = k.mulf(dot, k.f32(static_cast<float>(sh.globalCount)));
   Value clipV = k.f32(static_cast<float>(sh.clipValue));
   if (sh.clip == ClipMode::clamp_min)
@@ -1155,6 +1163,52 @@ Value computeSliceStatistic(Tile &t, Value j) {
         arith::CmpFOp::create(k.b, arith::CmpFPredicate::OLT, stat, clipV),
         k.f32(0.0f), stat);
   return stat;
+}
+
+/// T[v, s0 + j] of the block's column j < BS (s0 + j < S) from the ECF
+/// means, as buildEpilogueKernel computes it (same operations, same order).
+Value computeSliceStatistic(Tile &t, Value j) {
+  return finishSliceStatistic(t, computeSliceDot(t, j));
+}
+
+/// Lanes of warp 0 per column in emitPackedLossSum: the largest power of
+/// two L <= 8 with L BS <= 32.
+int64_t statisticLanes(int64_t blockSlices) {
+  int64_t lanes = 1;
+  while (lanes < 8 && 2 * lanes * blockSlices <= 32)
+    lanes *= 2;
+  return lanes;
+}
+
+/// Lane g's share (g < L) of column j's sum over points: the points p = g,
+/// g + L, g + 2 L, ... below P, in ascending p (phi_p and w_p chosen by g;
+/// w = 0 past P).
+Value computeSliceDotShare(Tile &t, Value j, Value g, int64_t L) {
+  KernelBuilder &k = t.k;
+  const SingleLaunchShape &sh = t.sh;
+  int64_t BS = sh.blockSlices, P = sh.numPoints;
+  IntegrationGrid grid = computeIntegrationGrid(P, sh.tMax);
+  auto constantAt = [&](const std::vector<double> &table, int64_t i) {
+    auto at = [&](int64_t r) {
+      int64_t p = r + L * i;
+      return k.f32(p < P ? static_cast<float>(table[p]) : 0.0f);
+    };
+    Value v = at(L - 1);
+    for (int64_t r = L - 2; r >= 0; --r)
+      v = k.select(k.lt(g, k.idx(r + 1)), at(r), v);
+    return v;
+  };
+  Value dot = k.f32(0.0f);
+  Value base = k.mul(j, k.idx(P));
+  for (int64_t i = 0; i * L < P; ++i) {
+    Value p = k.min(k.add(g, k.idx(L * i)), k.idx(P - 1));
+    Value c = k.load(t.ecf, {k.add(base, p)});
+    Value sn = k.load(t.ecf, {k.add(base, k.add(p, k.idx(BS * P)))});
+    Value d = k.subf(c, constantAt(grid.phi, i));
+    Value err = k.addf(k.mulf(d, d), k.mulf(sn, sn));
+    dot = k.addf(dot, k.mulf(err, constantAt(grid.w, i)));
+  }
+  return dot;
 }
 
 /// Stage 7: T[v, s0 + j] (computeSliceStatistic) to `out` [V, S] (reduction
@@ -1175,10 +1229,13 @@ void emitTileStatistic(Tile &t, Value out, Value stats) {
   });
 }
 
-/// Stages 7 and 8 for mean/sum with lossSumLayout: warp 0 holds the block's
-/// statistics (BS <= 16 lanes; 0 elsewhere) and adds them by an xor
-/// butterfly; thread 0 adds that block sum, in fixed point, with one to the
-/// arrival count, to the 64-bit word `acc` (one relaxed atom.add). Integer
+/// Stages 7 and 8 for mean/sum with lossSumLayout: warp 0 forms the block's
+/// statistics, L = statisticLanes(BS) lanes per column (lane = j L + g; each
+/// adds its share of the points, computeSliceDotShare, then the L lanes add
+/// theirs by an xor butterfly: a chain of P / L terms instead of P), and
+/// adds the columns' statistics by an xor butterfly over the lanes g = 0
+/// (offsets 16 .. L); thread 0 adds that block sum, in fixed point, with one to
+/// the arrival count, to the 64-bit word `acc` (one relaxed atom.add). Integer
 /// addition does not depend on the order in which the blocks arrive, so the
 /// sum is the same bits every run, and the block that brings the count to
 /// numLossArrivals has the whole sum in the word its atomic returned: no
@@ -1190,12 +1247,16 @@ void emitPackedLossSum(Tile &t, Value acc, Value out) {
   int64_t BS = sh.blockSlices, S = sh.numSlices;
   k.barrier();
   k.ifThen(k.lt(t.tid, k.idx(32)), [&] {
-    Value s = k.add(t.s0, t.tid);
-    Value valid = k.land(k.lt(t.tid, k.idx(BS)), k.lt(s, k.idx(S)));
-    Value stat = computeSliceStatistic(t, k.min(t.tid, k.idx(BS - 1)));
-    Value sum = k.select(valid, stat, k.f32(0.0f));
-    for (int32_t off = 16; off >= 1; off /= 2)
-      sum = addXorShuffled(k, sum, off);
+    int64_t L = statisticLanes(BS);
+    Value j = k.div(t.tid, k.idx(L)), g = k.rem(t.tid, k.idx(L));
+    Value s = k.add(t.s0, j);
+    Value valid = k.land(k.lt(j, k.idx(BS)), k.lt(s, k.idx(S)));
+    Value dot = computeSliceDotShare(t, k.min(j, k.idx(BS - 1)), g, L);
+    for (int64_t off = L / 2; off >= 1; off /= 2)
+      dot = addXorShuffled(k, dot, static_cast<int32_t>(off));
+    Value sum = k.select(valid, finishSliceStatistic(t, dot), k.f32(0.0f));
+    for (int64_t off = 16; off >= L; off /= 2)
+      sum = addXorShuffled(k, sum, static_cast<int32_t>(off));
     k.ifThen(k.lt(t.tid, k.idx(1)), [&] {
       emitPackedLossAdd(k, *sh.lossSumLayout(), sum, acc, out,
                         sh.numLossArrivals(), sh.reduction, sh.numViews * S,

@@ -11,6 +11,7 @@
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stage-x=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=STAGE
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stage-x=2 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=CLUSTER
 // RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stage-x=3 2>&1 | FileCheck %s --check-prefix=BADSTAGE
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=fast-normals=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=NORMALS
 
 // The blog shape: the whole chain is one launch of sigreg_single_launch
 // (usesSingleLaunch) with its GEMM on tensor cores (bf16 input, seeded g
@@ -231,15 +232,29 @@
 // CHECK-NOT:     memref.store
 // CHECK:         gpu.barrier
 // Stages 7-8 (lossSumLayout: 128 arrivals, 8 count bits, 8 poison bits,
-// a 48-bit sum): warp 0's statistics added by a butterfly, then thread 0
-// adds the block's sum in fixed point (NaN or out of range: one poison
-// count) and one arrival in a single relaxed atom.add on the 64-bit word;
-// no fence. The block that brings the count to 128 writes the mean (NaN if
-// poisoned) and resets the word.
+// a 48-bit sum): warp 0 forms the 8 slices' statistics, 4 lanes per slice
+// (lane = 4 j + g): lane g adds the points g, g + 4, ... (5 loads of cos and
+// sin; phi_p and w_p chosen by g, w = 0 past P), the 4 lanes add theirs (xor
+// 2, 1), then the slices' statistics are added over lanes 0, 4, ... (xor 16,
+// 8, 4). Thread 0 adds the block's sum in fixed point (NaN or out of range:
+// one poison count) and one arrival in a single relaxed atom.add on the
+// 64-bit word; no fence. The block that brings the count to 128 writes the
+// mean (NaN if poisoned) and resets the word.
 // CHECK:         gpu.barrier
 // CHECK-NOT:     llvm.fence
+// CHECK:         %[[G:.*]] = arith.remui %thread_id_x, %c4 : index
+// CHECK:         %[[G3:.*]] = arith.cmpi ult, %[[G]], %c3 : index
+// CHECK-NEXT:    arith.select %[[G3]]
+// CHECK-COUNT-5: memref.load %{{.*}} : memref<272xf32, #gpu.address_space<workgroup>>
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
+// CHECK-NEXT:    arith.addf
+// CHECK-NEXT:    gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
 // CHECK:         gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
-// CHECK:         gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
+// CHECK-NEXT:    arith.addf
+// CHECK-NEXT:    gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32 : f32
+// CHECK-NEXT:    arith.addf
+// CHECK-NEXT:    gpu.shuffle  xor %{{.*}}, %c4_i32, %c32_i32 : f32
+// CHECK-NOT:     gpu.shuffle
 // CHECK:         arith.cmpf oge
 // CHECK:         math.roundeven
 // CHECK:         arith.fptoui %{{.*}} : f32 to i64
@@ -577,6 +592,14 @@ func.func @loss_sum_fallback(%x: tensor<4096x16xbf16>, %seed: i64) -> tensor<f32
 // CHECK:         gpu.shuffle  xor
 // In blocks of 16 warps: one 16-row fragment per warp (g split: two MMAs),
 // 4 elements per thread, two pairs.
+// With the pipeline's fast normals (fast-normals=1), by rule
+// (kSingleLaunchFastNormalsMaxTile) the unstaggered 256 x 16 tile generates
+// g through them too: the approximate log2 and square root of Box-Muller.
+// NORMALS-LABEL: func.func @minimal_pairs
+// NORMALS:         gpu.func @sigreg_single_launch
+// NORMALS:           llvm.call_intrinsic "llvm.nvvm.lg2.approx.ftz.f"
+// NORMALS:           llvm.call_intrinsic "llvm.nvvm.sqrt.approx.ftz.f"
+// NORMALS:           nvvm.mma.sync
 // W16-LABEL: func.func @minimal_pairs
 // W16:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch blocks in (%c32, %c1, %c4) threads in (%c512, %c1, %c1)
 // W16:         gpu.func @sigreg_single_launch
@@ -587,5 +610,22 @@ func.func @loss_sum_fallback(%x: tensor<4096x16xbf16>, %seed: i64) -> tensor<f32
 // W16:           gpu.shuffle  xor
 func.func @minimal_pairs(%x: tensor<4x256x16xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 256 points = 5 reduction = mean : tensor<4x256x16xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// N 256, D 1024: a 256 x 1024 x tile (8 slices per block), over
+// kSingleLaunchFastNormalsMaxTile, keeps the exact mapping (its log through
+// the polynomial's correctly rounded division) with fast-normals=1: the
+// fast normals measured 0.5-0.7 us slower there (ptxas sinks the x loads).
+// NORMALS-LABEL: func.func @n256_d1024
+// NORMALS:         gpu.func @sigreg_single_launch
+// NORMALS-NOT:       llvm.nvvm.lg2.approx
+// NORMALS:           nvvm.mma.sync
+// NORMALS-NOT:       llvm.nvvm.lg2.approx
+// NORMALS:           gpu.return
+func.func @n256_d1024(%x: tensor<256x1024xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<256x1024xbf16> -> tensor<f32>
   return %l : tensor<f32>
 }
