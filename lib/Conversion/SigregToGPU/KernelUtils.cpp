@@ -273,7 +273,7 @@ void mlir::sigreg::forEachHarmonic(
 
 void mlir::sigreg::forEachHarmonicPair(
     KernelBuilder &k, int64_t P, Value ya, Value yb, Value halfScale,
-    function_ref<void(int64_t, Value, Value, Value)> point) {
+    function_ref<void(int64_t, Value, Value, Value)> point, Value swapped) {
   Value u = k.mulf(k.addf(ya, yb), halfScale);
   Value v = k.mulf(k.subf(ya, yb), halfScale);
   auto [su, cu] = reducedSinCos(k, u);
@@ -281,6 +281,17 @@ void mlir::sigreg::forEachHarmonicPair(
   Value twoCu = k.addf(cu, cu), twoCv = k.addf(cv, cv);
   Value cPrev = k.f32(1.0f), sPrev = k.f32(0.0f), wPrev = k.f32(2.0f);
   Value c = cu, sn = su, w = twoCv;
+  // Swapped: the c recurrence starts from sin's values and the s one from
+  // cos's (both run on 2 cos u), so `point` gets sin(p u) as c.
+  auto swap = [&](Value &first, Value &second) {
+    if (!swapped)
+      return;
+    Value f = k.select(swapped, second, first);
+    second = k.select(swapped, first, second);
+    first = f;
+  };
+  swap(cPrev, sPrev);
+  swap(c, sn);
   auto neg = [&](Value x) { return arith::NegFOp::create(k.b, x); };
   for (int64_t p = 1; p < P; ++p) {
     if (p > 1 && (p - 1) % kHarmonicSegment == 0) {
@@ -294,6 +305,8 @@ void mlir::sigreg::forEachHarmonicPair(
       sPrev = k.fma(sp, cu, neg(k.mulf(cp, su)));
       Value vPrev = k.fma(cpv, cv, k.mulf(spv, sv));
       wPrev = k.addf(vPrev, vPrev);
+      swap(cPrev, sPrev);
+      swap(c, sn);
     }
     point(p, c, sn, w);
     if (p + 1 < P) {

@@ -148,10 +148,14 @@ void forEachHarmonic(KernelBuilder &k, int64_t P, Value theta,
 /// from w_0 = 2, w_1 = 2 cos v) and two fmas per point for both elements,
 /// against two recurrences and two adds per point for each element in
 /// forEachHarmonic; restarts every kHarmonicSegment points as there. For
-/// the 16-bit inputs' ECFs.
-void forEachHarmonicPair(
-    KernelBuilder &k, int64_t P, Value ya, Value yb, Value halfScale,
-    function_ref<void(int64_t, Value, Value, Value)> point);
+/// the 16-bit inputs' ECFs. Where the i1 `swapped` is given and true, c and
+/// s trade places (point gets c = sin(p u), s = cos(p u)): the recurrences
+/// start from each other's values (selects at the start and at each
+/// restart), the same operations otherwise.
+void forEachHarmonicPair(KernelBuilder &k, int64_t P, Value ya, Value yb,
+                         Value halfScale,
+                         function_ref<void(int64_t, Value, Value, Value)> point,
+                         Value swapped = {});
 
 /// The coefficients of dL/dy / ||g_s|| for one slice (docs/BACKWARD.md):
 /// a_p = t_p dsin_p / (N ||g_s||) and -b_p = -t_p dcos_p / (N ||g_s||),

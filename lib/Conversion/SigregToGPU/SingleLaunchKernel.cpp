@@ -1015,12 +1015,19 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
 /// 4 (2 t + c % 2) after the butterfly over t, as reduceMmaPartials forms
 /// it), the sums over its 2 MT rows of cos/sin(t_p y), p = 1..P-1 (rows q
 /// and q + 8 of a fragment as a pair, addElementPairs' identity, where no
-/// row is masked), then the 8 lanes of the column (same t) add those
-/// 2 (P - 1) sums by a halving butterfly: at offsets 16, 8, 4 each lane
-/// sends the half it gives up and adds the other lane's to the half it
-/// keeps, so lane q ends with the sums (P - 1) / 4 q .. (P - 1) / 4 (q + 1)
-/// - 1 of [cos p = 1..P-1 | sin p = 1..P-1], 28 shuffles for P = 17 where a
-/// full butterfly takes 96. They go to gs as emitTileEcf leaves them
+/// row is masked), then the 8 lanes of a column (same t) add those
+/// 2 (P - 1) sums by a halving butterfly. At offset 16 the lane gives up a
+/// whole column: the lanes whose bit 16 is set form their two columns'
+/// sums in swapped roles (the kept column 2 t + b, b that bit, the sent one
+/// 2 t + 1 - b; selects on the accumulators, not on the sums), so each
+/// sends all of one column and adds what it gets to the other, with no
+/// select per sum. At offsets 8 and 4 each lane sends the half it gives up
+/// and adds the other lane's to the half it keeps, so the lane ends with
+/// the sums (P - 1) / 2 r .. (P - 1) / 2 (r + 1) - 1 (r its bits 8, 4) of
+/// [cos p = 1..P-1 | sin p = 1..P-1] of column 2 t + b: 44 shuffles and 24
+/// selects for P = 17 where halving each column takes 56 and 112, a full
+/// butterfly 192 shuffles; the same additions in the same order, so the
+/// same bits. They go to gs as emitTileEcf leaves them
 /// ([warp][cos | sin][j][p]; warps past the tile's rows store zeros), for
 /// gatherWarpSums. Neither the partials nor the y tile pass through shared
 /// memory, and stages 3 and 4's two barriers are gone.
@@ -1044,14 +1051,22 @@ void emitFragmentEcf(Tile &tile, const MmaLanes &l, ArrayRef<Value> acc) {
   for (Value &v : sumSq)
     for (int32_t off : {1, 2})
       v = addXorShuffled(k, v, off);
+  // Bit 16 of the lane: the lane's kept column of a pair is 2 t + b. Bit 8:
+  // the lane keeps the sines at offset 8, and lists them first.
+  Value b = k.rem(k.div(lane, k.idx(16)), k.idx(2));
+  Value swapped = k.lt(k.idx(0), b);
+  Value sinesFirst = k.lt(k.idx(0), k.rem(k.div(lane, k.idx(8)), k.idx(2)));
   // The two columns of a column fragment n together: their harmonics first
   // (four independent recurrences per thread for minimal's 2 MT = 4 rows),
-  // then their butterflies.
+  // then the butterfly.
   for (int64_t n = 0; n < NT; ++n) {
+    // sums[0]: column 2 t + b (kept), sums[1]: column 2 t + 1 - b (sent).
     std::array<SmallVector<Value>, 2> sums;
     for (int64_t e = 0; e < 2; ++e) {
-      Value from =
-          toI32(k, k.mul(k.add(k.mul(l.t, k.idx(2)), k.idx(e)), k.idx(4)));
+      // The column of role e: 2 t + (e xor b); its accumulator element.
+      Value column =
+          k.add(k.mul(l.t, k.idx(2)), e == 0 ? b : k.sub(k.idx(1), b));
+      Value from = toI32(k, k.mul(column, k.idx(4)));
       Value sq = gpu::ShuffleOp::create(
                      k.b, sumSq[n], from,
                      arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(32)),
@@ -1062,24 +1077,29 @@ void emitFragmentEcf(Tile &tile, const MmaLanes &l, ArrayRef<Value> acc) {
       SmallVector<Value> ys, valid;
       for (int64_t i = 0; i < MT; ++i)
         for (int64_t h = 0; h < 2; ++h) {
-          ys.push_back(k.mulf(acc[(i * NT + n) * 4 + 2 * h + e], inverse));
+          Value own = acc[(i * NT + n) * 4 + 2 * h + e];
+          Value other = acc[(i * NT + n) * 4 + 2 * h + 1 - e];
+          ys.push_back(k.mulf(k.select(swapped, other, own), inverse));
           if (allValid)
             continue;
           Value row = k.add(rowBase, k.add(k.idx(16 * i + 8 * h), l.q));
           valid.push_back(k.land(k.lt(row, k.idx(BM)),
                                  k.lt(k.add(tile.n0, row), k.idx(N))));
         }
-      // sums[e][p - 1] (cos) and sums[e][P - 1 + p - 1] (sin), p = 1..P-1.
+      // sums[e][p - 1] (cos) and sums[e][P - 1 + p - 1] (sin), p = 1..P-1;
+      // sin first, then cos, where bit 8 is set (sinesFirst).
       SmallVector<Value> &sum = sums[e];
       sum.assign(L, zero);
       for (size_t a = 0; a < ys.size(); a += allValid ? 2 : 1) {
         if (allValid) {
-          forEachHarmonicPair(k, P, ys[a], ys[a + 1], halfDt,
-                              [&](int64_t p, Value c, Value sn, Value w) {
-                                Value &sc = sum[p - 1], &ss = sum[P - 2 + p];
-                                sc = a == 0 ? k.mulf(c, w) : k.fma(c, w, sc);
-                                ss = a == 0 ? k.mulf(sn, w) : k.fma(sn, w, ss);
-                              });
+          forEachHarmonicPair(
+              k, P, ys[a], ys[a + 1], halfDt,
+              [&](int64_t p, Value c, Value sn, Value w) {
+                Value &sc = sum[p - 1], &ss = sum[P - 2 + p];
+                sc = a == 0 ? k.mulf(c, w) : k.fma(c, w, sc);
+                ss = a == 0 ? k.mulf(sn, w) : k.fma(sn, w, ss);
+              },
+              sinesFirst);
           continue;
         }
         forEachHarmonic(k, P, k.mulf(ys[a], dt),
@@ -1089,21 +1109,44 @@ void emitFragmentEcf(Tile &tile, const MmaLanes &l, ArrayRef<Value> acc) {
                           ss = k.addf(ss, k.select(valid[a], sn, zero));
                         });
       }
+      // Masked rows went one element at a time: the sines first by selects.
+      if (!allValid)
+        for (int64_t i = 0; i < P - 1; ++i) {
+          Value c = sum[i], sn = sum[P - 1 + i];
+          sum[i] = k.select(sinesFirst, sn, c);
+          sum[P - 1 + i] = k.select(sinesFirst, c, sn);
+        }
     }
-    for (int64_t e = 0; e < 2; ++e) {
-      // The halving butterfly over the column's lanes q (lane q keeps part
-      // q: its lane bits 16, 8, 4).
-      SmallVector<Value> sum = addXorHalving(k, lane, sums[e], {16, 8, 4});
-      // gs[((warp 2 + cs) BS + j) P + p] for the lane's sums L / 8 q + r.
-      Value j = k.add(k.idx(8 * n + e), k.mul(l.t, k.idx(2)));
-      for (int64_t r = 0; r < L / 8; ++r) {
-        Value at = k.add(k.mul(l.q, k.idx(L / 8)), k.idx(r));
-        Value cs = k.div(at, k.idx(P - 1));
-        Value p = k.add(k.rem(at, k.idx(P - 1)), k.idx(1));
-        Value row =
-            k.add(k.mul(k.add(k.mul(warp, k.idx(2)), cs), k.idx(BS)), j);
-        k.store(sum[r], tile.gs, {k.add(k.mul(row, k.idx(P)), p)});
-      }
+    // keep[i] + send[i] of the lane `offset` away (xor): what that lane
+    // sends is what this one keeps.
+    auto addSent = [&](ArrayRef<Value> keep, ArrayRef<Value> send,
+                       int32_t offset) {
+      SmallVector<Value> added;
+      for (size_t i = 0; i < keep.size(); ++i)
+        added.push_back(
+            k.addf(keep[i], gpu::ShuffleOp::create(k.b, send[i], offset, 32,
+                                                   gpu::ShuffleMode::XOR)
+                                .getShuffleResult()));
+      return added;
+    };
+    // Offset 16: the sent column to the lane 16 away, whose kept column it
+    // is. Offset 8: every lane keeps the first half of its list (the sines
+    // where bit 8 is set) and sends the second, the other lane's kept half.
+    // Then the halving butterfly over bit 4 (part r of the list: bits 8, 4).
+    SmallVector<Value> kept = addSent(sums[0], sums[1], 16);
+    size_t half = kept.size() / 2;
+    SmallVector<Value> quarter = addSent(ArrayRef(kept).take_front(half),
+                                         ArrayRef(kept).drop_front(half), 8);
+    SmallVector<Value> sum = addXorHalving(k, lane, quarter, {4});
+    Value part = halvedPart(k, lane, {8, 4});
+    // gs[((warp 2 + cs) BS + j) P + p] for the lane's sums L / 4 r + i.
+    Value j = k.add(k.idx(8 * n), k.add(k.mul(l.t, k.idx(2)), b));
+    for (int64_t i = 0; i < L / 4; ++i) {
+      Value at = k.add(k.mul(part, k.idx(L / 4)), k.idx(i));
+      Value cs = k.div(at, k.idx(P - 1));
+      Value p = k.add(k.rem(at, k.idx(P - 1)), k.idx(1));
+      Value row = k.add(k.mul(k.add(k.mul(warp, k.idx(2)), cs), k.idx(BS)), j);
+      k.store(sum[i], tile.gs, {k.add(k.mul(row, k.idx(P)), p)});
     }
   }
 }

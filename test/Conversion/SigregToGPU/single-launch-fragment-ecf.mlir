@@ -31,36 +31,56 @@
 // CHECK-COUNT-4: nvvm.mma.sync
 // CHECK-NOT:     memref.store
 // The column norms: the sums of g^2 over the four lanes t, then per column
-// 2 t + e of the thread the sum from lane 4 (2 t + e), its square root and
-// one reciprocal.
+// of the thread the sum from lane 4 c, its square root and one reciprocal.
+// The lanes whose bit 16 is set (b) take their two columns in swapped
+// roles: the kept column is 2 t + b (its norm from lane 4 (2 t + b), its
+// accumulators picked by a select on b), the sent one 2 t + 1 - b.
 // CHECK:         gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
 // CHECK:         gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
-// CHECK:         %[[SQ0:.*]], %{{.*}} = gpu.shuffle  idx
+// CHECK:         %[[B16:.*]] = arith.divui %{{.*}}, %c16 : index
+// CHECK-NEXT:    %[[B:.*]] = arith.remui %[[B16]], %c2 : index
+// CHECK-NEXT:    %[[SWAP:.*]] = arith.cmpi ugt, %[[B]], %c0 : index
+// CHECK:         %[[T2:.*]] = arith.muli %{{.*}}, %c2 : index
+// CHECK-NEXT:    %[[KEPT:.*]] = arith.addi %[[T2]], %[[B]] : index
+// CHECK-NEXT:    %[[FROM:.*]] = arith.muli %[[KEPT]], %c4 : index
+// CHECK-NEXT:    %[[FROMI:.*]] = arith.index_castui %[[FROM]] : index to i32
+// CHECK-NEXT:    %[[SQ0:.*]], %{{.*}} = gpu.shuffle  idx %{{.*}}, %[[FROMI]], %c32_i32 : f32
 // CHECK-NEXT:    %[[N0:.*]] = math.sqrt %[[SQ0]] : f32
 // CHECK-NEXT:    %[[I0:.*]] = arith.divf %{{.*}}, %[[N0]] : f32
-// CHECK:         arith.mulf %{{.*}}, %[[I0]] : f32
+// CHECK-NEXT:    %[[A0:.*]] = arith.select %[[SWAP]], %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:    arith.mulf %[[A0]], %[[I0]] : f32
 // Rows q and q + 8 of a fragment as a pair (no masks: the tile is the
-// batch, every warp has rows): two range-reduced sincos, no selects.
-// CHECK:         llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
-// CHECK-NOT:     arith.select
+// batch, every warp has rows): two range-reduced sincos; where the lane's
+// bit 8 is set the cos and sin recurrences start from each other's values
+// (four selects), so its list holds the sines first.
+// CHECK:         %[[SU:.*]] = llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+// CHECK-NEXT:    %[[CU:.*]] = llvm.call_intrinsic "llvm.nvvm.cos.approx.f"
+// CHECK:         arith.select %[[SINES:.*]], %cst{{.*}}, %cst{{.*}} : f32
+// CHECK-NEXT:    arith.select %[[SINES]], %cst{{.*}}, %cst{{.*}} : f32
+// CHECK-NEXT:    arith.select %[[SINES]], %[[SU]], %[[CU]] : f32
+// CHECK-NEXT:    arith.select %[[SINES]], %[[CU]], %[[SU]] : f32
 // CHECK:         %[[SQ1:.*]], %{{.*}} = gpu.shuffle  idx
 // CHECK-NEXT:    %[[N1:.*]] = math.sqrt %[[SQ1]] : f32
 // CHECK-NEXT:    %[[I1:.*]] = arith.divf %{{.*}}, %[[N1]] : f32
 // CHECK-NOT:     memref.store
 // CHECK-NOT:     gpu.barrier
-// Per column the halving butterfly over the lanes q: 16, 8, then 4 shuffles
-// of the 32 sums' halves (each lane's half picked by a select on its lane
-// bit), then the lane's 4 sums to the warp's slots of gs.
-// CHECK-COUNT-16: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
-// CHECK-NOT:     gpu.shuffle  xor %{{.*}}, %c16_i32
-// CHECK-COUNT-8: gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32 : f32
-// CHECK-NOT:     gpu.shuffle  xor %{{.*}}, %c8_i32
-// CHECK-COUNT-4: gpu.shuffle  xor %{{.*}}, %c4_i32, %c32_i32 : f32
-// CHECK-COUNT-4: memref.store %{{.*}}, %[[GS]][%{{.*}}] : memref<2176xf32
-// CHECK-COUNT-16: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
-// CHECK-COUNT-8: gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32 : f32
-// CHECK-COUNT-4: gpu.shuffle  xor %{{.*}}, %c4_i32, %c32_i32 : f32
-// CHECK-COUNT-4: memref.store %{{.*}}, %[[GS]][%{{.*}}] : memref<2176xf32
+// The butterfly over the lanes q: at offset 16 the sent column's 32 sums
+// whole (no selects: the lane 16 away keeps that column), each added to the
+// kept column's; at offset 8 the second half of the list (sin, or cos where
+// the sines come first: the other lane's kept half), no selects either;
+// then 8 shuffles of the halves picked by a select on the lane's bit 4, and
+// the lane's 8 sums of column 2 t + b to the warp's slots of gs.
+// CHECK:         %[[GOT:.*]], %{{.*}} = gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK-NEXT:    arith.addf %{{.*}}, %[[GOT]] : f32
+// CHECK-COUNT-31: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK-NOT:     arith.select
+// CHECK-COUNT-16: gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32 : f32
+// CHECK-NOT:     arith.select
+// CHECK:         arith.select
+// CHECK-COUNT-8: gpu.shuffle  xor %{{.*}}, %c4_i32, %c32_i32 : f32
+// CHECK-NOT:     gpu.shuffle  xor %{{.*}}, %c4_i32
+// CHECK-NOT:     gpu.shuffle  xor %{{.*}}, %c4_i32
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[GS]][%{{.*}}] : memref<2176xf32
 // CHECK-NOT:     memref.store %{{.*}}, %[[YS]]
 // Then the warps' sums in warp order, as without the option.
 // CHECK:         gpu.barrier
