@@ -8,7 +8,7 @@
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
 #        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | probe25 | probe26 |
 #        staggerfast | warps16 | perslice | ftz27 | stage27 | cluster28 | minctasm30 | minctasm30b | minctasm30f |
-#        stat32 | stat32-timed | fn32 |
+#        stat32 | stat32-timed | fn32 | sines32 |
 #        p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -932,6 +932,14 @@ fn32_set() {
   fn32_configs
   PREFIX=fn- fn32_configs --single-launch-fast-normals
 }
+# Thirty-second session: the halving butterfly without selects at its first level (the lanes
+# that keep the sines list them first): the rule set and two masked or f16 shapes; NAME by
+# this compiler, o-NAME (PREFIX=o-) by the compiler before it.
+sines32_set() {
+  minctasm30_configs
+  emit ragged-bf16-clamp 3 37 129 77 9 bf16 clamp_min 1.0 mean seed fused
+  emit n200-d136-f16 0 200 136 40 9 f16 none 0 mean seed fused
+}
 # The minctasm rule on the single launch's other kernels: f32 inputs (SIMT FMAs) and an
 # explicit projection; NAME by rule, h-NAME with --single-launch-minctasm=0.
 minctasm30f_configs() {
@@ -951,6 +959,7 @@ case "$set_" in
   minctasm30) minctasm30_set ;;
   stat32) stat32_set ;;
   fn32) fn32_set ;;
+  sines32) sines32_set ;;
   stat32-timed) stat32_timed ;;
   minctasm30b) minctasm30b_set ;;
   cluster28) cluster28_set ;;

@@ -244,12 +244,27 @@ std::pair<Value, Value> mlir::sigreg::reducedSinCos(KernelBuilder &k,
   return {call("llvm.nvvm.sin.approx.f"), call("llvm.nvvm.cos.approx.f")};
 }
 
+/// Where `swapped` is given: first, second = second, first if it is true.
+static void swapIf(KernelBuilder &k, Value swapped, Value &first,
+                   Value &second) {
+  if (!swapped)
+    return;
+  Value f = k.select(swapped, second, first);
+  second = k.select(swapped, first, second);
+  first = f;
+}
+
 void mlir::sigreg::forEachHarmonic(
     KernelBuilder &k, int64_t P, Value theta,
-    function_ref<void(int64_t, Value, Value)> point, bool inRange) {
+    function_ref<void(int64_t, Value, Value)> point, bool inRange,
+    Value swapped) {
   auto [s1, c1] = reducedSinCos(k, theta, inRange);
   Value twoC1 = k.addf(c1, c1);
   Value cPrev = k.f32(1.0f), sPrev = k.f32(0.0f), c = c1, sn = s1;
+  // Swapped: the recurrences start from each other's values (both run on
+  // 2 cos theta), so `point` gets sin(p theta) as c.
+  swapIf(k, swapped, cPrev, sPrev);
+  swapIf(k, swapped, c, sn);
   for (int64_t p = 1; p < P; ++p) {
     if (p > 1 && (p - 1) % kHarmonicSegment == 0) {
       auto [sp, cp] =
@@ -258,6 +273,8 @@ void mlir::sigreg::forEachHarmonic(
       sn = sp;
       cPrev = k.fma(cp, c1, k.mulf(sp, s1));
       sPrev = k.fma(sp, c1, arith::NegFOp::create(k.b, k.mulf(cp, s1)));
+      swapIf(k, swapped, cPrev, sPrev);
+      swapIf(k, swapped, c, sn);
     }
     point(p, c, sn);
     if (p + 1 < P) {
@@ -283,15 +300,8 @@ void mlir::sigreg::forEachHarmonicPair(
   Value c = cu, sn = su, w = twoCv;
   // Swapped: the c recurrence starts from sin's values and the s one from
   // cos's (both run on 2 cos u), so `point` gets sin(p u) as c.
-  auto swap = [&](Value &first, Value &second) {
-    if (!swapped)
-      return;
-    Value f = k.select(swapped, second, first);
-    second = k.select(swapped, first, second);
-    first = f;
-  };
-  swap(cPrev, sPrev);
-  swap(c, sn);
+  swapIf(k, swapped, cPrev, sPrev);
+  swapIf(k, swapped, c, sn);
   auto neg = [&](Value x) { return arith::NegFOp::create(k.b, x); };
   for (int64_t p = 1; p < P; ++p) {
     if (p > 1 && (p - 1) % kHarmonicSegment == 0) {
@@ -305,8 +315,8 @@ void mlir::sigreg::forEachHarmonicPair(
       sPrev = k.fma(sp, cu, neg(k.mulf(cp, su)));
       Value vPrev = k.fma(cpv, cv, k.mulf(spv, sv));
       wPrev = k.addf(vPrev, vPrev);
-      swap(cPrev, sPrev);
-      swap(c, sn);
+      swapIf(k, swapped, cPrev, sPrev);
+      swapIf(k, swapped, c, sn);
     }
     point(p, c, sn, w);
     if (p + 1 < P) {
@@ -356,6 +366,20 @@ SmallVector<Value> mlir::sigreg::addXorHalving(KernelBuilder &k, Value lane,
     sum = std::move(kept);
   }
   return sum;
+}
+
+SmallVector<Value> mlir::sigreg::addXorSent(KernelBuilder &k,
+                                            ArrayRef<Value> keep,
+                                            ArrayRef<Value> send,
+                                            int32_t offset) {
+  assert(keep.size() == send.size() && "addXorSent: one sent per kept");
+  SmallVector<Value> added;
+  for (size_t i = 0; i < keep.size(); ++i)
+    added.push_back(
+        k.addf(keep[i], gpu::ShuffleOp::create(k.b, send[i], offset, 32,
+                                               gpu::ShuffleMode::XOR)
+                            .getShuffleResult()));
+  return added;
 }
 
 Value mlir::sigreg::halvedPart(KernelBuilder &k, Value lane,

@@ -134,9 +134,11 @@ constexpr int64_t kHarmonicSegment = 16;
 /// docs/PERF-NOTES.md m3). For the 16-bit inputs' ECFs.
 /// `inRange`: theta lies in [-pi, pi] (its first sincos needs no
 /// reduction; the restarts' p theta still do).
+/// Where the i1 `swapped` is given and true, c and sin trade places (point
+/// gets c = sin(p theta), s = cos(p theta)), as in forEachHarmonicPair.
 void forEachHarmonic(KernelBuilder &k, int64_t P, Value theta,
                      function_ref<void(int64_t, Value, Value)> point,
-                     bool inRange = false);
+                     bool inRange = false, Value swapped = {});
 
 /// The harmonics of two elements' angles a = 2 h y_a and b = 2 h y_b
 /// together (`halfScale` h: half the angle per unit of y), for sums over
@@ -193,6 +195,13 @@ Value addXorShuffled(KernelBuilder &k, Value value, int32_t offset);
 SmallVector<Value> addXorHalving(KernelBuilder &k, Value lane,
                                  ArrayRef<Value> values,
                                  ArrayRef<int32_t> offsets);
+
+/// keep[i] + send[i] of the lane `offset` away (xor), for lists laid out so
+/// that what that lane sends is what this one keeps: the first level of
+/// addXorHalving without its selects (the same sums, the same bits, where
+/// the lanes whose bit `offset` is set hold their list's halves swapped).
+SmallVector<Value> addXorSent(KernelBuilder &k, ArrayRef<Value> keep,
+                              ArrayRef<Value> send, int32_t offset);
 
 /// Which part of addXorHalving's list `lane` keeps: its bits `offsets`,
 /// the first the most significant.

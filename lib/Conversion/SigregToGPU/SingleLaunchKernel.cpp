@@ -843,7 +843,7 @@ void multiplyTileMma(Tile &tile, Value seed, Value x) {
 /// 1) (T threads: rows r + i T / BS and the next, one slice) through
 /// forEachHarmonicPair (angles dt y_a and dt y_b); the first pair's products
 /// start `sums` (cos, then sin, p = 1..P-1), the others add theirs by fma.
-void addElementPairs(Tile &t, MutableArrayRef<Value> sums) {
+void addElementPairs(Tile &t, MutableArrayRef<Value> sums, Value swapped) {
   KernelBuilder &k = t.k;
   const SingleLaunchShape &sh = t.sh;
   int64_t P = sh.numPoints, RT = sh.ecfRowsPerThread();
@@ -852,12 +852,14 @@ void addElementPairs(Tile &t, MutableArrayRef<Value> sums) {
   for (int64_t i = 0; i < RT; i += 2) {
     Value ya = k.load(t.ys, {k.add(t.tid, k.idx(i * sh.ecfThreads()))});
     Value yb = k.load(t.ys, {k.add(t.tid, k.idx((i + 1) * sh.ecfThreads()))});
-    forEachHarmonicPair(k, P, ya, yb, halfDt,
-                        [&](int64_t p, Value c, Value sn, Value w) {
-                          Value &sc = sums[p - 1], &ss = sums[P - 1 + p - 1];
-                          sc = i == 0 ? k.mulf(c, w) : k.fma(c, w, sc);
-                          ss = i == 0 ? k.mulf(sn, w) : k.fma(sn, w, ss);
-                        });
+    forEachHarmonicPair(
+        k, P, ya, yb, halfDt,
+        [&](int64_t p, Value c, Value sn, Value w) {
+          Value &sc = sums[p - 1], &ss = sums[P - 1 + p - 1];
+          sc = i == 0 ? k.mulf(c, w) : k.fma(c, w, sc);
+          ss = i == 0 ? k.mulf(sn, w) : k.fma(sn, w, ss);
+        },
+        swapped);
   }
 }
 
@@ -933,8 +935,22 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
     // 16-bit inputs with every element valid and an even count: elements i
     // and i + 1 (one slice) together (addElementPairs).
     bool paired = !sh.inputElement.isF32() && allValid && RT % 2 == 0;
+    // The halving butterfly (addXorHalving) on the tensor-core GEMM's
+    // kernels, where it was measured with single-launch-minctasm's rule; the
+    // SIMT kernels keep the full butterfly (the halving moved their loop's x
+    // loads later and was never timed there: docs/PERF-NOTES.md, thirtieth
+    // session). At its first offset (BS) the lanes whose bit BS is set keep
+    // the sines: they list them first (the recurrences start from each
+    // other's values), so every lane keeps the first half and sends the
+    // second, with no select per sum.
+    bool halving = t.sh.tensorCores && !sh.inputElement.isF32() &&
+                   32 % BS == 0 && sums.size() % (32 / BS) == 0;
+    Value lane = halving ? k.rem(t.tid, k.idx(32)) : Value();
+    Value sinesFirst =
+        halving ? k.lt(k.idx(0), k.rem(k.div(lane, k.idx(BS)), k.idx(2)))
+                : Value();
     if (paired)
-      addElementPairs(t, sums);
+      addElementPairs(t, sums, sinesFirst);
     for (int64_t i = 0; i < RT && !paired; ++i) {
       Value e = k.add(t.tid, k.idx(i * ET));
       Value row = k.add(r, k.idx(i * ET / BS));
@@ -953,7 +969,7 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
       // and the Chebyshev recurrence (the Hopper kernels' harmonics); f32
       // inputs: libdevice's sinf / cosf and angle addition.
       if (!sh.inputElement.isF32()) {
-        forEachHarmonic(k, P, theta, add);
+        forEachHarmonic(k, P, theta, add, /*inRange=*/false, sinesFirst);
         continue;
       }
       Value c1 = math::CosOp::create(k.b, theta);
@@ -985,15 +1001,15 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
         k.store(kept[r], t.gs, {k.add(base, at)});
       }
     };
-    // Halving (addXorHalving) on the tensor-core GEMM's kernels, where it
-    // was measured with single-launch-minctasm's rule; the SIMT kernels keep
-    // the full butterfly (the halving moved their loop's x loads later and
-    // was never timed there: docs/PERF-NOTES.md, thirtieth session).
-    if (t.sh.tensorCores && 32 % BS == 0 && sums.size() % (32 / BS) == 0) {
+    if (halving) {
       // Lane j + BS c keeps part c of the list, the same sums (same bits)
       // in 32 / BS lanes instead of one.
-      Value lane = k.rem(t.tid, k.idx(32)), warp = k.div(t.tid, k.idx(32));
-      SmallVector<Value> kept = addXorHalving(k, lane, sums, offsets);
+      Value warp = k.div(t.tid, k.idx(32));
+      size_t half = sums.size() / 2;
+      SmallVector<Value> kept =
+          addXorSent(k, ArrayRef(sums).take_front(half),
+                     ArrayRef(sums).drop_front(half), offsets.front());
+      kept = addXorHalving(k, lane, kept, ArrayRef(offsets).drop_front());
       Value part = halvedPart(k, lane, offsets);
       store(kept, part, warp, k.rem(lane, k.idx(BS)));
       return;
@@ -1001,7 +1017,8 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
     for (int32_t off : offsets)
       for (Value &v : sums)
         v = addXorShuffled(k, v, off);
-    Value lane = k.rem(t.tid, k.idx(32)), warp = k.div(t.tid, k.idx(32));
+    lane = k.rem(t.tid, k.idx(32));
+    Value warp = k.div(t.tid, k.idx(32));
     k.ifThen(k.lt(lane, k.idx(BS)), [&] { store(sums, k.idx(0), warp, lane); });
   });
   gatherWarpSums(t, partC, partS);
@@ -1117,26 +1134,14 @@ void emitFragmentEcf(Tile &tile, const MmaLanes &l, ArrayRef<Value> acc) {
           sum[P - 1 + i] = k.select(sinesFirst, c, sn);
         }
     }
-    // keep[i] + send[i] of the lane `offset` away (xor): what that lane
-    // sends is what this one keeps.
-    auto addSent = [&](ArrayRef<Value> keep, ArrayRef<Value> send,
-                       int32_t offset) {
-      SmallVector<Value> added;
-      for (size_t i = 0; i < keep.size(); ++i)
-        added.push_back(
-            k.addf(keep[i], gpu::ShuffleOp::create(k.b, send[i], offset, 32,
-                                                   gpu::ShuffleMode::XOR)
-                                .getShuffleResult()));
-      return added;
-    };
     // Offset 16: the sent column to the lane 16 away, whose kept column it
     // is. Offset 8: every lane keeps the first half of its list (the sines
     // where bit 8 is set) and sends the second, the other lane's kept half.
     // Then the halving butterfly over bit 4 (part r of the list: bits 8, 4).
-    SmallVector<Value> kept = addSent(sums[0], sums[1], 16);
+    SmallVector<Value> kept = addXorSent(k, sums[0], sums[1], 16);
     size_t half = kept.size() / 2;
-    SmallVector<Value> quarter = addSent(ArrayRef(kept).take_front(half),
-                                         ArrayRef(kept).drop_front(half), 8);
+    SmallVector<Value> quarter = addXorSent(k, ArrayRef(kept).take_front(half),
+                                            ArrayRef(kept).drop_front(half), 8);
     SmallVector<Value> sum = addXorHalving(k, lane, quarter, {4});
     Value part = halvedPart(k, lane, {8, 4});
     // gs[((warp 2 + cs) BS + j) P + p] for the lane's sums L / 4 r + i.

@@ -207,26 +207,36 @@
 // reduction (a bf16 input), no masks (the tile is the batch), the
 // Chebyshev recurrence (2 c_1 c_p - c_{p-1}), then the 2 x 16 sums of
 // p = 1..16 (p = 0 is the row count, not summed) added over the warp's 4
-// rows by a halving butterfly: at lane bit 8 each lane gives one half
-// (select by the bit) and keeps the other (16 shuffles), at bit 16 a half
-// of that (8 shuffles), and the 4 lanes of a slice store 8 sums each.
-// CHECK:         math.roundeven
-// CHECK:         llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
-// CHECK:         llvm.call_intrinsic "llvm.nvvm.cos.approx.f"
-// CHECK-NOT:     arith.select
-// CHECK:         arith.negf
-// CHECK:         math.fma
-// CHECK-NOT:     arith.select
+// rows by a halving butterfly. At lane bit 8 the lanes whose bit is set
+// keep the sines: their recurrences start from each other's values (four
+// selects: 1 and 0, sin and cos), so every lane lists what it keeps first
+// and sends the second half (16 shuffles, no select per sum); at bit 16 a
+// half of that (8 shuffles, picked by selects), and the 4 lanes of a slice
+// store 8 sums each.
 // CHECK:         %[[B8:.*]] = arith.divui %{{.*}}, %c8 : index
 // CHECK-NEXT:    %[[R8:.*]] = arith.remui %[[B8]], %c2 : index
-// CHECK-NEXT:    %[[UP8:.*]] = arith.cmpi ugt, %[[R8]], %c0 : index
-// CHECK-NEXT:    %[[GIVE:.*]] = arith.select %[[UP8]], %[[LO:.*]], %[[HI:.*]] : f32
-// CHECK-NEXT:    %[[KEEP:.*]] = arith.select %[[UP8]], %[[HI]], %[[LO]] : f32
-// CHECK-NEXT:    %[[GOT:.*]], %{{.*}} = gpu.shuffle  xor %[[GIVE]], %c8_i32, %c32_i32 : f32
-// CHECK-NEXT:    arith.addf %[[KEEP]], %[[GOT]] : f32
+// CHECK-NEXT:    %[[SINES:.*]] = arith.cmpi ugt, %[[R8]], %c0 : index
+// CHECK:         math.roundeven
+// CHECK:         %[[S1:.*]] = llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+// CHECK-NEXT:    %[[C1:.*]] = llvm.call_intrinsic "llvm.nvvm.cos.approx.f"
+// CHECK-NEXT:    arith.addf %[[C1]], %[[C1]] : f32
+// CHECK-NEXT:    arith.select %[[SINES]], %cst{{.*}}, %cst{{.*}} : f32
+// CHECK-NEXT:    arith.select %[[SINES]], %cst{{.*}}, %cst{{.*}} : f32
+// CHECK-NEXT:    %[[FIRST:.*]] = arith.select %[[SINES]], %[[S1]], %[[C1]] : f32
+// CHECK-NEXT:    %[[SECOND:.*]] = arith.select %[[SINES]], %[[C1]], %[[S1]] : f32
+// CHECK-NOT:     arith.select
+// CHECK:         %[[GOT:.*]], %{{.*}} = gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32 : f32
+// CHECK-NEXT:    arith.addf %[[FIRST]], %[[GOT]] : f32
+// CHECK-NOT:     arith.select
 // CHECK-COUNT-15: gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32 : f32
 // CHECK-NOT:     gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32 : f32
-// CHECK-COUNT-8: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK:         %[[B16:.*]] = arith.divui %{{.*}}, %c16 : index
+// CHECK-NEXT:    %[[R16:.*]] = arith.remui %[[B16]], %c2 : index
+// CHECK-NEXT:    %[[UP16:.*]] = arith.cmpi ugt, %[[R16]], %c0 : index
+// CHECK-NEXT:    %[[GIVE:.*]] = arith.select %[[UP16]], %[[LO:.*]], %[[HI:.*]] : f32
+// CHECK-NEXT:    %[[KEEP:.*]] = arith.select %[[UP16]], %[[HI]], %[[LO]] : f32
+// CHECK-NEXT:    %{{.*}}, %{{.*}} = gpu.shuffle  xor %[[GIVE]], %c16_i32, %c32_i32 : f32
+// CHECK-COUNT-7: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
 // CHECK-NOT:     gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
 // CHECK-COUNT-8: memref.store %{{.*}}, %arg5[%{{.*}}] : memref<2176xf32, #gpu.address_space<workgroup>>
 // CHECK-NOT:     memref.store
@@ -584,8 +594,14 @@ func.func @loss_sum_fallback(%x: tensor<4096x16xbf16>, %seed: i64) -> tensor<f32
 // CHECK:         %[[CV:.*]] = llvm.call_intrinsic "llvm.nvvm.cos.approx.f"
 // CHECK-NEXT:    arith.addf %[[CU]], %[[CU]] : f32
 // CHECK-NEXT:    %[[W:.*]] = arith.addf %[[CV]], %[[CV]] : f32
-// CHECK-NEXT:    arith.mulf %[[CU]], %[[W]] : f32
-// CHECK-NEXT:    arith.mulf %[[SU]], %[[W]] : f32
+// The lanes that keep the sines at the butterfly's first level (bit 8)
+// start the recurrences from each other's values.
+// CHECK-NEXT:    arith.select %[[SINES:.*]], %cst{{.*}}, %cst{{.*}} : f32
+// CHECK-NEXT:    arith.select %[[SINES]], %cst{{.*}}, %cst{{.*}} : f32
+// CHECK-NEXT:    %[[FIRST:.*]] = arith.select %[[SINES]], %[[SU]], %[[CU]] : f32
+// CHECK-NEXT:    %[[SECOND:.*]] = arith.select %[[SINES]], %[[CU]], %[[SU]] : f32
+// CHECK-NEXT:    arith.mulf %[[FIRST]], %[[W]] : f32
+// CHECK-NEXT:    arith.mulf %[[SECOND]], %[[W]] : f32
 // CHECK-COUNT-3: arith.subf %{{.*}}, %{{.*}} : f32
 // CHECK-COUNT-2: llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
 // CHECK-NOT:     llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
