@@ -340,8 +340,7 @@ Value mlir::sigreg::addXorShuffled(KernelBuilder &k, Value value,
                            .getShuffleResult());
 }
 
-/// Whether `lane`'s bit `offset` is set.
-static Value laneBit(KernelBuilder &k, Value lane, int32_t offset) {
+Value mlir::sigreg::laneBit(KernelBuilder &k, Value lane, int32_t offset) {
   return k.lt(k.idx(0), k.rem(k.div(lane, k.idx(offset)), k.idx(2)));
 }
 

@@ -134,7 +134,7 @@ constexpr int64_t kHarmonicSegment = 16;
 /// docs/PERF-NOTES.md m3). For the 16-bit inputs' ECFs.
 /// `inRange`: theta lies in [-pi, pi] (its first sincos needs no
 /// reduction; the restarts' p theta still do).
-/// Where the i1 `swapped` is given and true, c and sin trade places (point
+/// Where the i1 `swapped` is given and true, c and s trade places (point
 /// gets c = sin(p theta), s = cos(p theta)), as in forEachHarmonicPair.
 void forEachHarmonic(KernelBuilder &k, int64_t P, Value theta,
                      function_ref<void(int64_t, Value, Value)> point,
@@ -202,6 +202,9 @@ SmallVector<Value> addXorHalving(KernelBuilder &k, Value lane,
 /// the lanes whose bit `offset` is set hold their list's halves swapped).
 SmallVector<Value> addXorSent(KernelBuilder &k, ArrayRef<Value> keep,
                               ArrayRef<Value> send, int32_t offset);
+
+/// Whether `lane`'s bit `offset` is set (i1).
+Value laneBit(KernelBuilder &k, Value lane, int32_t offset);
 
 /// Which part of addXorHalving's list `lane` keeps: its bits `offsets`,
 /// the first the most significant.

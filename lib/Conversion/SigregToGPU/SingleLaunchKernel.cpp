@@ -947,8 +947,7 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
                    32 % BS == 0 && sums.size() % (32 / BS) == 0;
     Value lane = halving ? k.rem(t.tid, k.idx(32)) : Value();
     Value sinesFirst =
-        halving ? k.lt(k.idx(0), k.rem(k.div(lane, k.idx(BS)), k.idx(2)))
-                : Value();
+        halving ? laneBit(k, lane, static_cast<int32_t>(BS)) : Value();
     if (paired)
       addElementPairs(t, sums, sinesFirst);
     for (int64_t i = 0; i < RT && !paired; ++i) {
@@ -1038,13 +1037,16 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
 /// sums in swapped roles (the kept column 2 t + b, b that bit, the sent one
 /// 2 t + 1 - b; selects on the accumulators, not on the sums), so each
 /// sends all of one column and adds what it gets to the other, with no
-/// select per sum. At offsets 8 and 4 each lane sends the half it gives up
-/// and adds the other lane's to the half it keeps, so the lane ends with
-/// the sums (P - 1) / 2 r .. (P - 1) / 2 (r + 1) - 1 (r its bits 8, 4) of
-/// [cos p = 1..P-1 | sin p = 1..P-1] of column 2 t + b: 44 shuffles and 24
-/// selects for P = 17 where halving each column takes 56 and 112, a full
-/// butterfly 192 shuffles; the same additions in the same order, so the
-/// same bits. They go to gs as emitTileEcf leaves them
+/// select per sum. At offset 8 likewise the second half of the list: the
+/// lanes whose bit 8 is set list their sines first (forEachHarmonicPair's
+/// recurrences start from each other's values there). At offset 4 each
+/// lane sends the half it gives up (picked by selects) and adds the other
+/// lane's to the half it keeps, so the lane ends with the sums (P - 1) / 2
+/// r .. (P - 1) / 2 (r + 1) - 1 (r its bits 8, 4) of [cos p = 1..P-1 | sin
+/// p = 1..P-1] of column 2 t + b: 56 shuffles and 16 selects on the sums
+/// for P = 17 where halving each column took 56 and 112, a full butterfly
+/// 192 shuffles; the same additions in the same order, so the same bits.
+/// They go to gs as emitTileEcf leaves them
 /// ([warp][cos | sin][j][p]; warps past the tile's rows store zeros), for
 /// gatherWarpSums. Neither the partials nor the y tile pass through shared
 /// memory, and stages 3 and 4's two barriers are gone.
@@ -1071,8 +1073,7 @@ void emitFragmentEcf(Tile &tile, const MmaLanes &l, ArrayRef<Value> acc) {
   // Bit 16 of the lane: the lane's kept column of a pair is 2 t + b. Bit 8:
   // the lane keeps the sines at offset 8, and lists them first.
   Value b = k.rem(k.div(lane, k.idx(16)), k.idx(2));
-  Value swapped = k.lt(k.idx(0), b);
-  Value sinesFirst = k.lt(k.idx(0), k.rem(k.div(lane, k.idx(8)), k.idx(2)));
+  Value swapped = laneBit(k, lane, 16), sinesFirst = laneBit(k, lane, 8);
   // The two columns of a column fragment n together: their harmonics first
   // (four independent recurrences per thread for minimal's 2 MT = 4 rows),
   // then the butterfly.
@@ -1178,25 +1179,6 @@ void gatherBatchTiles(Tile &t, Value partC, Value partS) {
   });
 }
 
-/// The statistic's sum over points, w_p ((c_p - phi_p)^2 + s_p^2), of the
-/// block's column j < BS from the ECF means (t.ecf), in ascending p.
-Value computeSliceDot(Tile &t, Value j) {
-  KernelBuilder &k = t.k;
-  const SingleLaunchShape &sh = t.sh;
-  int64_t BS = sh.blockSlices, P = sh.numPoints;
-  IntegrationGrid grid = computeIntegrationGrid(P, sh.tMax);
-  Value dot = k.f32(0.0f);
-  Value base = k.mul(j, k.idx(P));
-  for (int64_t p = 0; p < P; ++p) {
-    Value c = k.load(t.ecf, {k.add(base, k.idx(p))});
-    Value sn = k.load(t.ecf, {k.add(base, k.idx(BS * P + p))});
-    Value d = k.subf(c, k.f32(static_cast<float>(grid.phi[p])));
-    Value err = k.addf(k.mulf(d, d), k.mulf(sn, sn));
-    dot = k.addf(dot, k.mulf(err, k.f32(static_cast<float>(grid.w[p]))));
-  }
-  return dot;
-}
-
 /// The statistic from its sum over points: scaled by the global count, then
 /// clipped, as buildEpilogueKernel does.
 Value finishSliceStatistic(Tile &t, Value dot) {
@@ -1213,12 +1195,6 @@ Value finishSliceStatistic(Tile &t, Value dot) {
   return stat;
 }
 
-/// T[v, s0 + j] of the block's column j < BS (s0 + j < S) from the ECF
-/// means, as buildEpilogueKernel computes it (same operations, same order).
-Value computeSliceStatistic(Tile &t, Value j) {
-  return finishSliceStatistic(t, computeSliceDot(t, j));
-}
-
 /// Lanes of warp 0 per column in emitPackedLossSum: the largest power of
 /// two L <= 8 with L BS <= 32.
 int64_t statisticLanes(int64_t blockSlices) {
@@ -1228,9 +1204,10 @@ int64_t statisticLanes(int64_t blockSlices) {
   return lanes;
 }
 
-/// Lane g's share (g < L) of column j's sum over points: the points p = g,
-/// g + L, g + 2 L, ... below P, in ascending p (phi_p and w_p chosen by g;
-/// w = 0 past P).
+/// Lane g's share (g < L) of column j's sum over points, w_p ((c_p -
+/// phi_p)^2 + s_p^2) from the ECF means (t.ecf): the points p = g, g + L,
+/// g + 2 L, ... below P, in ascending p (phi_p and w_p chosen by g; w = 0
+/// past P). With L = 1 the whole sum in ascending p.
 Value computeSliceDotShare(Tile &t, Value j, Value g, int64_t L) {
   KernelBuilder &k = t.k;
   const SingleLaunchShape &sh = t.sh;
@@ -1257,6 +1234,13 @@ Value computeSliceDotShare(Tile &t, Value j, Value g, int64_t L) {
     dot = k.addf(dot, k.mulf(err, constantAt(grid.w, i)));
   }
   return dot;
+}
+
+/// T[v, s0 + j] of the block's column j < BS (s0 + j < S) from the ECF
+/// means, as buildEpilogueKernel computes it (same operations, same order).
+Value computeSliceStatistic(Tile &t, Value j) {
+  return finishSliceStatistic(t,
+                              computeSliceDotShare(t, j, t.k.idx(0), /*L=*/1));
 }
 
 /// Stage 7: T[v, s0 + j] (computeSliceStatistic) to `out` [V, S] (reduction
