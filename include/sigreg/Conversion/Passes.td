@@ -68,7 +68,7 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "Whole forward in one launch (sigreg_single_launch): 0 never, 1 where "
            "the cost rule usesSingleLaunch picks it, 2 wherever it applies">,
     Option<"singleLaunchWarps", "single-launch-warps", "int64_t", "0",
-           "Warps per block of the single launch, 8 or 16 (0: by rule, 8)">,
+           "Warps per block of the single launch, 4, 8 or 16 (0: by rule, 8)">,
     Option<"singleLaunchFastNormals", "single-launch-fast-normals", "bool", "false",
            "The single launch's tensor-core GEMM generates g with fast-normals' mapping "
            "wherever it runs (by default where its k walk is staggered by rule and in "

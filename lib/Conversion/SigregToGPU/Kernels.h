@@ -457,7 +457,7 @@ constexpr int64_t kMinLossFractionBits = 16;
 
 /// The whole forward (projection -> fused ECF -> one-rank all-reduce ->
 /// epilogue) in one launch, SingleLaunchKernel.cpp: block = (blockSlices
-/// slices, blockRows batch rows, view), `warps` warps (8 or 16; the
+/// slices, blockRows batch rows, view), `warps` warps (4, 8 or 16; the
 /// schedule's warps). The GEMM runs as SIMT
 /// FMAs on g in shared memory (blockRows * blockSlices <= 1024), or with
 /// `tensorCores` as mma.sync on g generated in registers (blockRows *
@@ -473,9 +473,10 @@ struct SingleLaunchShape {
   /// kernel's chunk, so that the norms are the same bits).
   int64_t chunkRows;
   int64_t blockRows, blockSlices;
-  /// Warps per block: 8, or 16 for twice the threads hiding each other's
-  /// latency (the tensor-core k loop's k groups and row groups, the ECF's
-  /// elements per thread).
+  /// Warps per block: 8, 16 for twice the threads hiding each other's
+  /// latency, or 4 for half the warps sharing the block's shuffles and
+  /// Philox calls (the tensor-core k loop's k groups and row groups, the
+  /// ECF's elements per thread).
   int64_t warps = 8;
   int64_t threads() const { return 32 * warps; }
   /// Warps of the stages after the tensor-core k loop (the y tile, the ECF

@@ -3,8 +3,8 @@
 // sigreg.projection -> sigreg.fused_ecf -> sigreg.all_reduce_mean (one rank)
 // -> sigreg.fused_epilogue as one kernel, for problems that do not fill the
 // GPU (usesSingleLaunch in EcfSchedule.cpp). Block = (BS slices, BM batch
-// rows, view), 8 or 16 warps (the schedule's warps); grid (ceil(S / BS), ceil(N
-// / BM), V). Stages, one function each:
+// rows, view), 4, 8 or 16 warps (the schedule's warps); grid (ceil(S / BS),
+// ceil(N / BM), V). Stages, one function each:
 //   1. generateProjectionTile: g[D][BS] of the block's slices straight into
 //      shared memory (Philox, buildProjectionGaussian: bit-exact), or the
 //      explicit projection's columns.

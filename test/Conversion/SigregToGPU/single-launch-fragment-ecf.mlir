@@ -2,6 +2,7 @@
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=RULE
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-fragment-ecf=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=OFF
 // RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-fragment-ecf=2 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-warps=4 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=W4
 
 // single-launch-fragment-ecf at the minimal shape (V 4, N 256, D 16, S 256,
 // P 17, bf16): one k step, so one k group (mmaWarpsK = 1) and each warp's
@@ -88,6 +89,27 @@
 // CHECK-COUNT-16: memref.load %[[GS]]
 // CHECK-NOT:     memref.store %{{.*}}, %[[YS]]
 // CHECK:         gpu.return
+// In blocks of 4 warps (single-launch-warps=4): 128 threads, each warp 64
+// rows (4 row fragments x 2 parts = 8 mma.sync); a thread still holds two
+// columns' 32 sums, so the butterfly is the same per warp and the block has
+// half the shuffles; the warp sums are added over 4 warps, the 136 means in
+// two passes of 128 threads.
+// W4-LABEL:    func.func @minimal
+// W4:            gpu.launch_func @sigreg_kernels::@sigreg_single_launch blocks in (%c32, %c1, %c4) threads in (%c128, %c1, %c1)
+// W4:            gpu.func @sigreg_single_launch
+// W4-SAME:         workgroup(%[[GS:[^ ]*]] : memref<2048xf32,
+// W4-SAME:         known_block_size = array<i32: 128, 1, 1>
+// W4-NOT:        gpu.barrier
+// W4-COUNT-8:    nvvm.mma.sync
+// W4-NOT:        gpu.barrier
+// W4-COUNT-32:   gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// W4-COUNT-16:   gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32 : f32
+// W4-COUNT-8:    gpu.shuffle  xor %{{.*}}, %c4_i32, %c32_i32 : f32
+// W4:            gpu.barrier
+// W4:            scf.for %{{.*}} = %thread_id_x to %c136 step %c128
+// W4-COUNT-8:    memref.load %[[GS]]
+// W4-NOT:        memref.load %[[GS]]
+// W4:            gpu.return
 func.func @minimal(%x: tensor<4x256x16xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 256 points = 17 reduction = mean : tensor<4x256x16xbf16> -> tensor<f32>
   return %l : tensor<f32>

@@ -12,7 +12,7 @@
 // RUN: not sigreg-run --target=cpu --single-launch-warps=16 --promote-accumulators=4 --single-launch-fast-normals %s 2>&1 | FileCheck %s --check-prefix=KNOBS
 // KNOBS: sigreg-run: error: --single-launch-warps, --promote-accumulators, --single-launch-fast-normals apply to --target=cuda only, not to the CPU target
 // RUN: not sigreg-run --target=cuda --compile-only --single-launch-warps=12 %s 2>&1 | FileCheck %s --check-prefix=WARPS
-// WARPS: single-launch-warps must be 0, 8 or 16, got 12
+// WARPS: single-launch-warps must be 0, 4, 8 or 16, got 12
 // RUN: not sigreg-run --target=cuda --compile-only --promote-accumulators=-2 %s 2>&1 | FileCheck %s --check-prefix=PROMOTE
 // PROMOTE: promote-accumulators must be -1 (by rule), 0 (never) or a number of k-tiles, got -2
 

@@ -399,8 +399,8 @@ std::string mlir::sigreg::scheduleOptionError(
                           wgmmaRows))
     return llvm::formatv("wgmma-rows must be 0, 128 or 256, got {0}",
                          wgmmaRows);
-  if (!llvm::is_contained({0, 8, 16}, singleLaunchWarps))
-    return llvm::formatv("single-launch-warps must be 0, 8 or 16, got {0}",
+  if (!llvm::is_contained({0, 4, 8, 16}, singleLaunchWarps))
+    return llvm::formatv("single-launch-warps must be 0, 4, 8 or 16, got {0}",
                          singleLaunchWarps);
   if (promoteKTiles < -1)
     return llvm::formatv("promote-accumulators must be -1 (by rule), 0 "
@@ -998,17 +998,17 @@ bool mlir::sigreg::promotesAccumulators(const EcfSchedule &s) {
 std::string mlir::sigreg::singleLaunchWarpsObstacle(FusedEcfOp op,
                                                     ProjectionMode projection,
                                                     int64_t warps) {
-  if (warps != 8 && warps != 16)
-    return llvm::formatv("needs warps = 8 or 16, got {0}", warps);
+  if (warps != 4 && warps != 8 && warps != 16)
+    return llvm::formatv("needs warps = 4, 8 or 16, got {0}", warps);
   if (warps == 8)
     return "";
   if (!singleLaunchUsesMma(projection))
-    return llvm::formatv("with warps = 16 needs the tensor-core GEMM "
+    return llvm::formatv("with warps = {1} needs the tensor-core GEMM "
                          "(projection = rounded or split), got projection = "
                          "{0}",
-                         stringifyProjectionMode(projection));
+                         stringifyProjectionMode(projection), warps);
   int64_t points = op.getCos().getType().getDimSize(2);
-  if (points > kSingleLaunchWideMaxPoints)
+  if (warps == 16 && points > kSingleLaunchWideMaxPoints)
     return llvm::formatv("with warps = 16 needs P <= {0} (the ECF sums "
                          "within 128 registers per thread), got P = {1}",
                          kSingleLaunchWideMaxPoints, points);

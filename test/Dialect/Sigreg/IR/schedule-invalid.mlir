@@ -526,7 +526,7 @@ func.func @warps_not_single_launch(%x: tensor<1x256x64xbf16>, %a: tensor<64x256x
 
 func.func @single_launch_warps(%x: tensor<1x32x64xf32>, %a: tensor<64x256xf32>) -> tensor<f32> {
   %n = arith.constant 32 : index
-  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = single_launch needs warps = 8 or 16, got 12}}
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = single_launch needs warps = 4, 8 or 16, got 12}}
   %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = explicit, warps = 12>} : tensor<1x32x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
   %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x256x17xf32>
   %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x256x17xf32> -> tensor<f32>
@@ -555,6 +555,17 @@ func.func @single_launch_warps_simt(%x: tensor<1x32x64xf32>, %a: tensor<64x256xf
   %n = arith.constant 32 : index
   // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = single_launch with warps = 16 needs the tensor-core GEMM (projection = rounded or split), got projection = explicit}}
   %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = explicit, warps = 16>} : tensor<1x32x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x256x17xf32>
+  %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x256x17xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+func.func @single_launch_warps4_simt(%x: tensor<1x32x64xf32>, %a: tensor<64x256xf32>) -> tensor<f32> {
+  %n = arith.constant 32 : index
+  // expected-error @+1 {{'sigreg.fused_ecf' op schedule kernel = single_launch with warps = 4 needs the tensor-core GEMM (projection = rounded or split), got projection = explicit}}
+  %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = explicit, warps = 4>} : tensor<1x32x64xf32>, tensor<64x256xf32> -> tensor<1x256x17xf32>
   %cg, %sg, %ng = sigreg.all_reduce_mean %c, %s, %n : tensor<1x256x17xf32>
   %l = sigreg.fused_epilogue %cg, %sg, %ng : tensor<1x256x17xf32> -> tensor<f32>
   return %l : tensor<f32>

@@ -57,7 +57,8 @@ func.func @clusters(%x: tensor<1x512x64xbf16>, %a: tensor<64x256xbf16>) -> (tens
 // CHECK-LABEL: func.func @single_launch_warps
 // CHECK: sigreg.fused_ecf %{{.*}}, %{{.*}} {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = rounded, warps = 16>} :
 // CHECK: sigreg.fused_ecf %{{.*}}, %{{.*}} {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = rounded>} :
-func.func @single_launch_warps(%x: tensor<1x32x64xbf16>, %seed: i64) -> (tensor<f32>, tensor<f32>) {
+// CHECK: sigreg.fused_ecf %{{.*}}, %{{.*}} {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = rounded, warps = 4>} :
+func.func @single_launch_warps(%x: tensor<1x32x64xbf16>, %seed: i64) -> (tensor<f32>, tensor<f32>, tensor<f32>) {
   %n = arith.constant 32 : index
   %a = sigreg.projection seed(%seed) : tensor<64x256xf32>
   %c, %s = sigreg.fused_ecf %x, %a {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = rounded, warps = 16>} : tensor<1x32x64xbf16>, tensor<64x256xf32> -> tensor<1x256x17xf32>
@@ -67,7 +68,11 @@ func.func @single_launch_warps(%x: tensor<1x32x64xbf16>, %seed: i64) -> (tensor<
   %c1, %s1 = sigreg.fused_ecf %x, %b {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = rounded, warps = 8>} : tensor<1x32x64xbf16>, tensor<64x256xf32> -> tensor<1x256x17xf32>
   %cg1, %sg1, %ng1 = sigreg.all_reduce_mean %c1, %s1, %n : tensor<1x256x17xf32>
   %l1 = sigreg.fused_epilogue %cg1, %sg1, %ng1 : tensor<1x256x17xf32> -> tensor<f32>
-  return %l, %l1 : tensor<f32>, tensor<f32>
+  %d = sigreg.projection seed(%seed) : tensor<64x256xf32>
+  %c2, %s2 = sigreg.fused_ecf %x, %d {schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = rounded, warps = 4>} : tensor<1x32x64xbf16>, tensor<64x256xf32> -> tensor<1x256x17xf32>
+  %cg2, %sg2, %ng2 = sigreg.all_reduce_mean %c2, %s2, %n : tensor<1x256x17xf32>
+  %l2 = sigreg.fused_epilogue %cg2, %sg2, %ng2 : tensor<1x256x17xf32> -> tensor<f32>
+  return %l, %l1, %l2 : tensor<f32>, tensor<f32>, tensor<f32>
 }
 
 // `promote` is printed only when it is not 0; the trailing knobs read back

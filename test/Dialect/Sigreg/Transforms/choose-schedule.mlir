@@ -20,7 +20,8 @@
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=block-rows=16 block-slices=16" | FileCheck %s --check-prefix=SLTILE
 // RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=single-launch=0 block-slices=8" 2>&1 | FileCheck %s --check-prefix=BADSIMT
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true single-launch-warps=16" | FileCheck %s --check-prefix=WARPS
-// RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=single-launch-warps=4" 2>&1 | FileCheck %s --check-prefix=BADWARPS
+// RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true single-launch-warps=4" | FileCheck %s --check-prefix=WARPS4
+// RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=single-launch-warps=12" 2>&1 | FileCheck %s --check-prefix=BADWARPS
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=hopper=true promote-accumulators=4" | FileCheck %s --check-prefix=PROMOTE
 // RUN: sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=promote-accumulators=2" | FileCheck %s --check-prefix=PROMOTEMMA
 // RUN: not sigreg-opt %s --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--sigreg-choose-schedule=promote-accumulators=-2" 2>&1 | FileCheck %s --check-prefix=BADPROMOTE
@@ -60,7 +61,18 @@
 // WARPS:          schedule = #sigreg.schedule<kernel = single_launch, tile = [256, 8], k_tile = 16, batch_tiles = 1, projection = split, warps = 16>}
 // WARPS-LABEL:  func.func @mid
 // WARPS:          schedule = #sigreg.schedule<kernel = wgmma, tile = [128, 64], k_tile = 16, batch_tiles = 8, projection = cooperative>}
-// BADWARPS:       error: single-launch-warps must be 0, 8 or 16, got 4
+// single-launch-warps=4: blocks of 4 warps on the tensor-core GEMM, P > 17
+// included (a thread's ECF sums are per column, as with 8 warps); the SIMT
+// GEMM keeps the rule's 8.
+// WARPS4-LABEL: func.func @blog(
+// WARPS4:         schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = rounded, warps = 4>}
+// WARPS4-LABEL: func.func @blog_p19
+// WARPS4:         schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 8], k_tile = 16, batch_tiles = 1, projection = rounded, warps = 4>}
+// WARPS4-LABEL: func.func @small_f32
+// WARPS4:         schedule = #sigreg.schedule<kernel = single_launch, tile = [32, 4], k_tile = 16, batch_tiles = 1, projection = f32>}
+// WARPS4-LABEL: func.func @minimal
+// WARPS4:         schedule = #sigreg.schedule<kernel = single_launch, tile = [256, 8], k_tile = 16, batch_tiles = 1, projection = split, warps = 4>}
+// BADWARPS:       error: single-launch-warps must be 0, 4, 8 or 16, got 12
 // promote-accumulators=N: the tensor cores' sums promoted to f32 registers
 // every N k-tiles, on the kernels with room for them: mma.sync, and on
 // sm_90a the Hopper kernel's 128 x 64 tile, which the option selects for

@@ -90,8 +90,9 @@ def Sigreg_ScheduleAttr : AttrDef<Sigreg_Dialect, "Schedule"> {
       multicast. With projection = generated, 1, 2, 4 or 8: the CTAs that
       generate their g tile together (no multicast).
     - `warps` (kernel = single_launch; printed when not 8): warps per
-      block, 8 or 16 (the tensor-core GEMM's k groups and row groups, and
-      the threads of the ECF).
+      block, 4, 8 or 16 (the tensor-core GEMM's k groups and row groups,
+      and the threads of the ECF; 4 and 16 with projection = rounded or
+      split only).
     - `promote` (kernel = mma, or wgmma with tile = [128, 64]; printed when
       not 0): the tensor cores' sums start from zero every `promote`
       k-tiles and are added into f32 registers with round-to-nearest adds

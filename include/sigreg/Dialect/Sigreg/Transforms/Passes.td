@@ -156,7 +156,7 @@ def SigregChooseSchedule : Pass<"sigreg-choose-schedule"> {
            "Hopper kernel's 128 x 64 tile, which N > 0 selects; 0: never; -1: by rule, "
            "per-slice statistics whose truncated MMA sums would cost more than 1e-3)">,
     Option<"singleLaunchWarps", "single-launch-warps", "int64_t", "0",
-           "Warps per block of the single launch, 8 or 16 (0: by rule, 8)">
+           "Warps per block of the single launch, 4, 8 or 16 (0: by rule, 8)">
   ];
 }
 

@@ -262,7 +262,7 @@ struct EcfScheduleOptions {
   /// The single-launch forward: 0 never, 1 where usesSingleLaunch's cost
   /// rule picks it, 2 wherever it applies.
   int64_t singleLaunch = 1;
-  /// Warps per block of the single launch, 8 or 16 (0: by rule,
+  /// Warps per block of the single launch, 4, 8 or 16 (0: by rule,
   /// kSingleLaunchWarps).
   int64_t singleLaunchWarps = 0;
   /// The tensor cores' sums promoted to f32 registers every that many
@@ -500,9 +500,11 @@ int64_t wgmmaTileSlices(int64_t numViews, int64_t batch, int64_t numSlices,
 
 /// Warps per block of the single launch by rule. 16 (schedule warps = 16,
 /// --single-launch-warps=16) doubles the warps that hide each other's
-/// latency in the generation-bound k loop (blog: 2 warps per scheduler,
-/// 41% of the issue slots busy, docs/PERF-NOTES.md) and halves the ECF's
-/// elements per thread; not yet measured, so not the rule.
+/// latency and halves the ECF's elements per thread: measured no faster
+/// than 8 (docs/PERF-NOTES.md, twentieth to thirtieth sessions).
+/// 4 (warps = 4, thirty-third session) halves the block's shuffles and
+/// Philox calls per multiprocessor at minimal-class tiles and doubles each
+/// thread's ECF elements: built, not yet run on the GPU.
 constexpr int64_t kSingleLaunchWarps = 8;
 /// The Hopper tile whose sums may be promoted (schedule promote): 128 x 64,
 /// 32 accumulators per consumer thread and as many promoted sums.
@@ -532,13 +534,14 @@ bool promotesAccumulators(const EcfSchedule &s);
 constexpr int64_t kSingleLaunchWideMaxPoints = 17;
 /// Why the single launch of `op` cannot run in blocks of `warps` warps with
 /// its GEMM reading the projection as `projection` (empty when it can):
-/// warps other than 8 or 16; 16 warps need the tensor-core GEMM (projection
-/// rounded or split: the SIMT GEMM spilled under 128 registers at minimal
-/// f32) and P <= kSingleLaunchWideMaxPoints.
+/// warps other than 4, 8 or 16; 4 and 16 warps need the tensor-core GEMM
+/// (projection rounded or split: the SIMT GEMM spilled under 128 registers
+/// at minimal f32 in 16 warps, and 4 were never built for it), 16 warps P <=
+/// kSingleLaunchWideMaxPoints.
 std::string singleLaunchWarpsObstacle(FusedEcfOp op, ProjectionMode projection,
                                       int64_t warps);
 /// Tiles of the single-launch forward (sigreg_single_launch): blockRows
-/// batch rows x blockSlices slices per block of `warps` warps (8 or 16), and
+/// batch rows x blockSlices slices per block of `warps` warps (4, 8 or 16), and
 /// how its GEMM reads the projection: `f32` (a seeded g in f32, SIMT FMAs),
 /// `explicit` (the projection operand, SIMT FMAs), or `rounded` / `split` (a
 /// seeded g generated in registers in the mma.sync operand layout, rounded to
