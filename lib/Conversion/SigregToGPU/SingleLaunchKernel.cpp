@@ -865,7 +865,12 @@ void addElementPairs(Tile &t, MutableArrayRef<Value> sums, Value swapped) {
 
 /// The end of stage 5: the warps' sums in gs ([warp][cos | sin][j][p], p = 0
 /// left out) added in warp order, to t.ecf as means with one batch tile,
-/// else to the per-tile workspaces.
+/// else to the per-tile workspaces. In blocks of 4 warps whose threads cover
+/// the BS (P - 1) sums but not the BS P entries with p = 0 (P 17: 128
+/// against 136), the threads take p >= 1 only and the first BS threads also
+/// write p = 0, so that the entries take one pass instead of two (the same
+/// sums; not yet on the 8-warp kernels where it would apply, BS 16 at P 17,
+/// which keep their measured form until it has run there).
 void gatherWarpSums(Tile &t, Value partC, Value partS) {
   KernelBuilder &k = t.k;
   const SingleLaunchShape &sh = t.sh;
@@ -881,21 +886,17 @@ void gatherWarpSums(Tile &t, Value partC, Value partS) {
                        : arith::UIToFPOp::create(
                              k.b, k.b.getF32Type(),
                              toI32(k, k.min(k.idx(BM), k.sub(k.idx(N), t.n0))));
-  k.forEach(t.tid, k.idx(BS * P), k.idx(t.sh.threads()), [&](Value q) {
-    Value p = k.rem(q, k.idx(P));
-    Value first =
-        arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, p, k.idx(0));
-    // p = 0 has no warp sums in gs: its loads read p = 1's (written), and
-    // the row count and 0 replace the results.
-    Value qc = k.select(first, k.add(q, k.idx(1)), q);
+  // Entry q = j P + p's sums over the warps, from gs at qc.
+  auto warpSums = [&](Value qc) {
     Value tc = zero, ts = zero;
     for (int64_t w = 0; w < sh.ecfWarps(); ++w) {
       tc = k.addf(tc, k.load(t.gs, {k.add(qc, k.idx(w * 2 * BS * P))}));
       ts =
           k.addf(ts, k.load(t.gs, {k.add(qc, k.idx(w * 2 * BS * P + BS * P))}));
     }
-    tc = k.select(first, rowCount, tc);
-    ts = k.select(first, zero, ts);
+    return std::make_pair(tc, ts);
+  };
+  auto store = [&](Value q, Value p, Value tc, Value ts) {
     if (T == 1) {
       k.store(k.divf(tc, batchF), t.ecf, {q});
       k.store(k.divf(ts, batchF), t.ecf, {k.add(q, k.idx(BS * P))});
@@ -907,7 +908,30 @@ void gatherWarpSums(Tile &t, Value partC, Value partS) {
       k.store(tc, partC, {t.batchTile, t.v, s, p});
       k.store(ts, partS, {t.batchTile, t.v, s, p});
     });
+  };
+  int64_t threads = sh.threads();
+  if (sh.warps != 4 || BS * P <= threads || BS * (P - 1) > threads) {
+    k.forEach(t.tid, k.idx(BS * P), k.idx(threads), [&](Value q) {
+      Value p = k.rem(q, k.idx(P));
+      Value first =
+          arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, p, k.idx(0));
+      // p = 0 has no warp sums in gs: its loads read p = 1's (written), and
+      // the row count and 0 replace the results.
+      auto [tc, ts] = warpSums(k.select(first, k.add(q, k.idx(1)), q));
+      Value c = k.select(first, rowCount, tc);
+      Value sn = k.select(first, zero, ts);
+      store(q, p, c, sn);
+    });
+    return;
+  }
+  k.ifThen(k.lt(t.tid, k.idx(BS * (P - 1))), [&] {
+    Value p = k.add(k.rem(t.tid, k.idx(P - 1)), k.idx(1));
+    Value q = k.add(k.mul(k.div(t.tid, k.idx(P - 1)), k.idx(P)), p);
+    auto [tc, ts] = warpSums(q);
+    store(q, p, tc, ts);
   });
+  k.ifThen(k.lt(t.tid, k.idx(BS)),
+           [&] { store(k.mul(t.tid, k.idx(P)), k.idx(0), rowCount, zero); });
 }
 
 /// Stage 5: the block's sums over its rows of cos/sin(t_p y) per (slice,

@@ -92,8 +92,9 @@
 // In blocks of 4 warps (single-launch-warps=4): 128 threads, each warp 64
 // rows (4 row fragments x 2 parts = 8 mma.sync); a thread still holds two
 // columns' 32 sums, so the butterfly is the same per warp and the block has
-// half the shuffles; the warp sums are added over 4 warps, the 136 means in
-// two passes of 128 threads.
+// half the shuffles; the warp sums are added over 4 warps, one pass: the
+// 128 threads take the means of p = 1..16 (entry 17 j + 1 + tid % 16 of
+// column j = tid / 16) and the first 8 also write p = 0's (1 and 0).
 // W4-LABEL:    func.func @minimal
 // W4:            gpu.launch_func @sigreg_kernels::@sigreg_single_launch blocks in (%c32, %c1, %c4) threads in (%c128, %c1, %c1)
 // W4:            gpu.func @sigreg_single_launch
@@ -106,9 +107,19 @@
 // W4-COUNT-16:   gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32 : f32
 // W4-COUNT-8:    gpu.shuffle  xor %{{.*}}, %c4_i32, %c32_i32 : f32
 // W4:            gpu.barrier
-// W4:            scf.for %{{.*}} = %thread_id_x to %c136 step %c128
-// W4-COUNT-8:    memref.load %[[GS]]
+// W4-NOT:        scf.for
+// W4:            %[[P1:.*]] = arith.remui %thread_id_x, %c16 : index
+// W4-NEXT:       %[[P:.*]] = arith.addi %[[P1]], %c1 : index
+// W4-NEXT:       %[[J:.*]] = arith.divui %thread_id_x, %c16 : index
+// W4-NEXT:       %[[J17:.*]] = arith.muli %[[J]], %c17 : index
+// W4-NEXT:       %[[Q:.*]] = arith.addi %[[J17]], %[[P]] : index
+// W4-NEXT:       memref.load %[[GS]][%[[Q]]]
+// W4-COUNT-7:    memref.load %[[GS]]
 // W4-NOT:        memref.load %[[GS]]
+// W4:            %[[FIRST:.*]] = arith.cmpi ult, %thread_id_x, %c8 : index
+// W4-NEXT:       scf.if %[[FIRST]] {
+// W4-NEXT:         %[[Q0:.*]] = arith.muli %thread_id_x, %c17 : index
+// W4-NEXT:         memref.store %{{.*}}, %{{.*}}[%[[Q0]]]
 // W4:            gpu.return
 func.func @minimal(%x: tensor<4x256x16xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 256 points = 17 reduction = mean : tensor<4x256x16xbf16> -> tensor<f32>
