@@ -9,6 +9,9 @@
 // RUN: rm -rf %t.w && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-warps=16 --single-launch-step-group=4 --emit-artifact=%t.w > /dev/null
 // RUN: FileCheck %s --check-prefix=W16 < %t.w/fused/manifest.json
 // RUN: %ptxas -arch=sm_90a -v %t.w/fused/sigreg.ptx -o %t.w/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS16 --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
+// RUN: rm -rf %t.w4 && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-warps=4 --emit-artifact=%t.w4 > /dev/null
+// RUN: FileCheck %s --check-prefix=W4 < %t.w4/fused/manifest.json
+// RUN: %ptxas -arch=sm_90a -v %t.w4/fused/sigreg.ptx -o %t.w4/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS4 --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
 // RUN: rm -rf %t.e && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-stagger=0 --fast-normals=false --emit-artifact=%t.e > /dev/null
 // RUN: rm -rf %t.u && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-stagger=0 --emit-artifact=%t.u > /dev/null
 // RUN: FileCheck %s --check-prefix=FAST < %t.u/fused/sigreg.ptx
@@ -126,6 +129,13 @@
 // PTXAS16: Compiling entry function 'sigreg_single_launch' for 'sm_90a'
 // PTXAS16: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS16: Used 64 registers
+
+// In blocks of 4 warps (--single-launch-warps=4): 128 threads, no spills.
+// W4:       "block": [
+// W4-NEXT:    128,
+// W4:       "kernel": "sigreg_single_launch",
+// PTXAS4: Compiling entry function 'sigreg_single_launch' for 'sm_90a'
+// PTXAS4: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 
 // The GEMM's g: by rule at blog's 32-row tile the projection kernels' fast
 // mapping (lg2.approx.ftz, sin/cos.approx per Box-Muller pair), its k walk
