@@ -7,7 +7,7 @@
 #        quick | hopper | split | training | grad | grad-fused | step | phased | device-step | tail-sums | finalize-loss |
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
 #        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | probe25 | probe26 |
-#        staggerfast | warps16 | perslice | ftz27 | stage27 | cluster28 | minctasm30 | minctasm30b | minctasm30f |
+#        staggerfast | warps16 | warps4 | perslice | ftz27 | stage27 | cluster28 | minctasm30 | minctasm30b | minctasm30f |
 #        stat32 | stat32-timed | fn32 | sines32 |
 #        p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
@@ -655,6 +655,15 @@ warps16_set() {
     fast_normals_configs
   PREFIX=f8- EXTRA=--single-launch-fast-normals fast_normals_configs
 }
+# The single launch in blocks of 4 warps (--single-launch-warps=4, schedule warps = 4; thirty-
+# third session): the configurations of warps16 as NAME (8 warps, the rule) and w4-NAME, and
+# the random set's problems as w4-random-NNN only (ragged shapes for the validation), for
+# scripts/gpu-calls/call-w4.sh.
+warps4_set() {
+  warps16_configs
+  PREFIX=w4- EXTRA=--single-launch-warps=4 warps16_configs
+  PREFIX=w4- EXTRA=--single-launch-warps=4 random_set
+}
 # Per-slice statistics at a large batch (the accuracy gap of docs/STATUS.md: bf16, N = 8192,
 # reduction none missed 2e-3 on both tensor-core kernels): which of the tensor cores' running
 # sums (the error would grow with the k-steps: D = 128, 1024, 4096), the harmonics (P = 5
@@ -970,6 +979,7 @@ case "$set_" in
   stepgroup25) stepgroup25_set ;;
   perslice) perslice_set ;;
   warps16) warps16_set ;;
+  warps4) warps4_set ;;
   pingpong) pingpong_set ;;
   generate) generate_set ;;
   cooperative) cooperative_set ;;
