@@ -8,7 +8,7 @@
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
 #        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | probe25 | probe26 |
 #        staggerfast | warps16 | warps4 | perslice | ftz27 | stage27 | cluster28 | minctasm30 | minctasm30b | minctasm30f |
-#        stat32 | stat32-timed | fn32 | sines32 |
+#        stat32 | stat32-timed | fn32 | sines32 | tail34 |
 #        p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -664,6 +664,14 @@ warps4_set() {
   PREFIX=w4- EXTRA=--single-launch-warps=4 warps16_configs
   PREFIX=w4- EXTRA=--single-launch-warps=4 random_set
 }
+# The tail's atomic words prefetched to L2 at the start (--single-launch-prefetch-tail; thirty-
+# fourth session): the configurations of warps16 as NAME and pt-NAME, the random set's problems
+# as pt-random-NNN, for scripts/gpu-calls/call-pt34.sh.
+tail34_set() {
+  warps16_configs
+  PREFIX=pt- EXTRA=--single-launch-prefetch-tail warps16_configs
+  PREFIX=pt- EXTRA=--single-launch-prefetch-tail random_set
+}
 # Per-slice statistics at a large batch (the accuracy gap of docs/STATUS.md: bf16, N = 8192,
 # reduction none missed 2e-3 on both tensor-core kernels): which of the tensor cores' running
 # sums (the error would grow with the k-steps: D = 128, 1024, 4096), the harmonics (P = 5
@@ -980,6 +988,7 @@ case "$set_" in
   perslice) perslice_set ;;
   warps16) warps16_set ;;
   warps4) warps4_set ;;
+  tail34) tail34_set ;;
   pingpong) pingpong_set ;;
   generate) generate_set ;;
   cooperative) cooperative_set ;;

@@ -161,6 +161,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   lowerOpts.singleLaunchFragmentEcf = options.singleLaunchFragmentEcf;
   lowerOpts.singleLaunchStepGroup = options.singleLaunchStepGroup;
   lowerOpts.singleLaunchPrefetchX = options.singleLaunchPrefetchX;
+  lowerOpts.singleLaunchPrefetchTail = options.singleLaunchPrefetchTail;
   lowerOpts.singleLaunchStageX = options.singleLaunchStageX;
   lowerOpts.singleLaunchMinctasm = options.singleLaunchMinctasm;
   lowerOpts.wgmmaAtomicSums = options.wgmmaAtomicSums;

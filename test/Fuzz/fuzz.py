@@ -40,7 +40,8 @@ PASSES = [
     # The single launch's opt-in variants (docs/GPU-SCHEDULES.md).
     ["--sigreg-decompose", "--sigreg-fuse-ecf", "--sigreg-fuse-epilogue",
      "--convert-sigreg-to-gpu=single-launch-fragment-ecf=1 single-launch-step-group=2 "
-     "single-launch-stagger=1 single-launch-prefetch-x=1 single-launch=2"],
+     "single-launch-stagger=1 single-launch-prefetch-x=1 single-launch-prefetch-tail=1 "
+     "single-launch=2"],
     ["--sigreg-lower-naive"],
     ["--sigreg-fuse-ecf"],
     ["--convert-sigreg-to-gpu"],

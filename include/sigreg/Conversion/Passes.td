@@ -87,6 +87,10 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "The single launch's tensor-core k loop loads the next step group's x words at the "
            "top of each iteration and carries them to it (measured slower at blog on the H200 and "
            "the H100; off)">,
+    Option<"singleLaunchPrefetchTail", "single-launch-prefetch-tail", "bool", "false",
+           "Thread 0 of every single-launch block prefetches to L2 (prefetch.global.L2) the "
+           "words its last step adds to atomically (the packed loss word, the arrival "
+           "counters), so that the tail's atomics do not wait on DRAM">,
     Option<"singleLaunchStageX", "single-launch-stage-x", "int64_t", "-1",
            "The single launch's tensor-core k loop reads x from shared memory: the block's rows "
            "copied in whole by bulk copies (cp.async.bulk, one mbarrier per span of step groups "

@@ -494,6 +494,24 @@ mlir::sigreg::packedLossSumLayout(Reduction reduction, int64_t arrivals,
   return LossSumLayout{countBits, sumBits, fractionBits};
 }
 
+void mlir::sigreg::prefetchToL2(KernelBuilder &k, Value memref, Value index) {
+  auto type = cast<MemRefType>(memref.getType());
+  MLIRContext *ctx = k.b.getContext();
+  Type i64 = k.b.getI64Type();
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(k.b, memref);
+  Value address = arith::IndexCastUIOp::create(
+      k.b, i64, k.add(base, k.mul(index, k.idx(bytes))));
+  Value generic = LLVM::IntToPtrOp::create(
+      k.b, LLVM::LLVMPointerType::get(ctx, 0), address);
+  Value global = LLVM::AddrSpaceCastOp::create(
+      k.b, LLVM::LLVMPointerType::get(ctx, 1), generic);
+  NVVM::PrefetchOp::create(
+      k.b, NVVM::PrefetchCacheLevelAttr::get(ctx, NVVM::PrefetchCacheLevel::L2),
+      /*evictPriority=*/nullptr, global, /*predicate=*/Value(),
+      /*tensormap=*/nullptr, /*uniform=*/nullptr, /*in_param_space=*/nullptr);
+}
+
 void mlir::sigreg::emitPackedLossAdd(KernelBuilder &k,
                                      const LossSumLayout &layout, Value sum,
                                      Value acc, Value out, int64_t arrivals,

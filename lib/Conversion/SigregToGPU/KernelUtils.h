@@ -221,6 +221,10 @@ Value emitBlockShuffleSum(KernelBuilder &k, Value tid, Value value,
                           Value scratch, function_ref<void()> barrier = nullptr,
                           int64_t threads = kBlockThreads);
 
+/// Prefetches the line of `memref`[index] (a rank-1 global memref of offset
+/// 0) to L2: prefetch.global.L2, nothing returned, nothing waited for.
+void prefetchToL2(KernelBuilder &k, Value memref, Value index);
+
 /// Adds this block's part `sum` (f32, thread-local: call it from one
 /// thread) of a mean/sum loss to the 64-bit word `acc` (memref<1xi64>, zero
 /// before the first launch) laid out as `layout`: in fixed point, with one

@@ -525,6 +525,11 @@ struct SingleLaunchShape {
   /// the loads where they are issued, the zeros keep LLVM from folding the
   /// carried loads back into the loop.
   bool prefetchX = false;
+  /// single-launch-prefetch-tail: thread 0 of every block prefetches the
+  /// words its last step adds to atomically (the packed loss word, the
+  /// arrival counters) to L2 at the start (prefetchTailWords), so that the
+  /// tail's atomic, on the kernel's critical path, finds them there.
+  bool prefetchTail = false;
   /// single-launch-stage-x: the tensor-core k loop reads x from shared
   /// memory (the block's rows copied in whole): -1 by rule (training steps
   /// wherever stagesX allows, forwards with at least 32 rows and D >= 2048),

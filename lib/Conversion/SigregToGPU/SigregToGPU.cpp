@@ -241,6 +241,8 @@ struct SingleLaunchKnobs {
   int64_t stepGroup = 0;
   /// SingleLaunchShape::prefetchX.
   bool prefetchX = false;
+  /// SingleLaunchShape::prefetchTail.
+  bool prefetchTail = false;
   /// SingleLaunchShape::stageX (-1 by rule, 0 never, 1 wherever stagesX
   /// allows, 2 or 4 the same in clusters of that many blocks).
   int64_t stageX = -1;
@@ -1680,6 +1682,7 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   sh.fragmentEcf = single.fragmentEcf == 1;
   sh.stepGroup = single.stepGroup;
   sh.prefetchX = single.prefetchX;
+  sh.prefetchTail = single.prefetchTail;
   sh.stageX = single.stageX;
   sh.projectionElement =
       proj ? Type() : ecf.getProjection().getType().getElementType();
@@ -2012,8 +2015,8 @@ struct ConvertSigregToGPUPass
         fastNormals ? NormalMapping::Fast : NormalMapping::Exact,
         SingleLaunchKnobs{singleLaunchFastNormals, singleLaunchStagger,
                           singleLaunchFragmentEcf, singleLaunchStepGroup,
-                          singleLaunchPrefetchX, singleLaunchStageX,
-                          singleLaunchMinctasm});
+                          singleLaunchPrefetchX, singleLaunchPrefetchTail,
+                          singleLaunchStageX, singleLaunchMinctasm});
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<ProjectionLowering, FusedEcfLowering, AllReduceMeanLowering,

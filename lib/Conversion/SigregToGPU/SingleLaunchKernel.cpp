@@ -132,6 +132,31 @@ int64_t projectionTileFloats(const SingleLaunchShape &sh) {
   return D * sh.blockSlices + (sh.padsProjectionTile() ? (D + 7) / 8 * 4 : 0);
 }
 
+/// Stage 0 (prefetchTail): thread 0 prefetches to L2 the words the block's
+/// last step adds to atomically: its column's counter (several batch
+/// tiles), then the packed loss word or the grid's counter. Every launch
+/// writes them at its end, and whatever evicts them from L2 between launches
+/// (here the benchmark's flush) would leave the first block's atomic waiting
+/// on DRAM, with the others queued behind it on the kernel's critical path.
+void prefetchTailWords(Tile &t, Value counters, Value stats, bool packed) {
+  KernelBuilder &k = t.k;
+  const SingleLaunchShape &sh = t.sh;
+  SmallVector<std::pair<Value, Value>> words;
+  if (sh.numBatchTiles() > 1)
+    words.push_back(
+        {counters, k.add(k.mul(t.v, k.idx(sh.numSliceTiles())), t.sliceTile)});
+  if (packed)
+    words.push_back({stats, k.idx(0)});
+  else if (sh.reduction != Reduction::none)
+    words.push_back({counters, k.idx(sh.numCounters() - 1)});
+  if (words.empty())
+    return;
+  k.ifThen(k.lt(t.tid, k.idx(1)), [&] {
+    for (auto [memref, index] : words)
+      prefetchToL2(k, memref, index);
+  });
+}
+
 /// Stage 1: gs[gIndex(d, j)] = g[d, s0 + j] (0 beyond S). Seeded: one Philox
 /// call per four rows of a column (buildProjectionGaussianGroup).
 void generateProjectionTile(Tile &t, Value seedOrA) {
@@ -1631,6 +1656,9 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
       t.seed = seedOrA;
     }
   }
+
+  if (sh.prefetchTail)
+    prefetchTailWords(t, counters, stats, bool(packed));
 
   if (sh.ecfFromFragments()) {
     MmaLanes l = mmaLanes(t);

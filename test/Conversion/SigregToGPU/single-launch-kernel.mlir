@@ -12,6 +12,7 @@
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stage-x=2 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=CLUSTER
 // RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stage-x=3 2>&1 | FileCheck %s --check-prefix=BADSTAGE
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=fast-normals=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=NORMALS
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch=2 single-launch-prefetch-tail=1" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=PFTAIL
 
 // The blog shape: the whole chain is one launch of sigreg_single_launch
 // (usesSingleLaunch) with its GEMM on tensor cores (bf16 input, seeded g
@@ -28,6 +29,21 @@
 // multiprocessor, which the kernel declares to ptxas (nvvm.minctasm = 1, by
 // the rule of single-launch-minctasm). Its x is staged by rule in clusters of
 // 2 (CLUSTER below): the pair b, b + 1 walks from group (b / 2) mod 8.
+// single-launch-prefetch-tail: thread 0 of every block prefetches the loss's
+// 64-bit word (the kernel's last argument) to L2 before anything else.
+// PFTAIL-LABEL: func.func @blog
+// PFTAIL:         gpu.func @sigreg_single_launch(%{{.*}}: i64, %{{.*}}: memref<1x32x2048xbf16>, %{{.*}}: memref<f32>, %{{.*}}: memref<1xi32>, %[[WORD:.*]]: memref<1xi64>)
+// PFTAIL:         %[[T0:.*]] = arith.cmpi ult, %thread_id_x, %c1 : index
+// PFTAIL-NEXT:    scf.if %[[T0]] {
+// PFTAIL-NEXT:      %[[P:.*]] = memref.extract_aligned_pointer_as_index %[[WORD]] : memref<1xi64> -> index
+// PFTAIL-NEXT:      %[[I:.*]] = arith.index_castui %[[P]] : index to i64
+// PFTAIL-NEXT:      %[[G:.*]] = llvm.inttoptr %[[I]] : i64 to !llvm.ptr
+// PFTAIL-NEXT:      %[[G1:.*]] = llvm.addrspacecast %[[G]] : !llvm.ptr to !llvm.ptr<1>
+// PFTAIL-NEXT:      nvvm.prefetch level = L2, %[[G1]] : !llvm.ptr<1>
+// PFTAIL-NEXT:    }
+// PFTAIL-NOT:     nvvm.prefetch
+// PFTAIL:         nvvm.mma.sync
+// PFTAIL:         memref.atomic_rmw addi
 // RULE-LABEL: func.func @blog
 // RULE:         gpu.func @sigreg_single_launch{{.*}} attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.cluster_dim = array<i32: 2, 1, 1>, nvvm.minctasm = 1 : i32, sigreg.region = "single_launch"}
 // RULE:         %[[BX:.*]] = gpu.block_id  x
@@ -435,6 +451,11 @@ func.func @n16_d2048(%x: tensor<16x2048xbf16>, %seed: i64) -> tensor<f32> {
 // r + 192) before the butterfly. Reduction none writes T[v, s] to the
 // output directly: no workspaces, no grid counter (the counters workspace,
 // one word, goes unused).
+// No atomic in the tail (reduction none, one batch tile): nothing to
+// prefetch.
+// PFTAIL-LABEL: func.func @minimal_none
+// PFTAIL-NOT:     nvvm.prefetch
+// PFTAIL:         return
 // CHECK-LABEL: func.func @minimal_none
 // CHECK:         memref.alloc() {sigreg.zero_init} : memref<1xi32>
 // CHECK:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch {{.*}} args(%{{.*}} : i64, %{{.*}} : memref<4x256x16xf32>, %{{.*}} : memref<4x256xf32>, %{{.*}} : memref<1xi32>)
@@ -459,6 +480,21 @@ func.func @minimal_none(%x: tensor<4x256x16xf32>, %seed: i64) -> tensor<4x256xf3
 // two [T, V, S, P] workspaces, the last block of each column (per-column
 // counter, one per column: 64 slice tiles x 4 views) adds them in tile
 // order.
+// Two batch tiles, reduction none: the block's column counter
+// (v * 64 + slice tile, 4-byte words) is the one word its tail adds to.
+// PFTAIL-LABEL: func.func @tiles_none
+// PFTAIL:         gpu.func @sigreg_single_launch(%{{.*}}: i64, %{{.*}}: memref<4x512x16xf32>, %{{.*}}: memref<4x256xf32>, %[[CTR:.*]]: memref<256xi32>,
+// PFTAIL:         %[[VZ:.*]] = arith.muli %block_id_z, %c64 : index
+// PFTAIL-NEXT:    %[[COL:.*]] = arith.addi %[[VZ]], %block_id_x : index
+// PFTAIL-NEXT:    %[[T0:.*]] = arith.cmpi ult, %thread_id_x, %c1 : index
+// PFTAIL-NEXT:    scf.if %[[T0]] {
+// PFTAIL-NEXT:      %[[P:.*]] = memref.extract_aligned_pointer_as_index %[[CTR]] : memref<256xi32> -> index
+// PFTAIL-NEXT:      %[[BYTES:.*]] = arith.muli %[[COL]], %c4 : index
+// PFTAIL-NEXT:      %{{.*}} = arith.addi %[[P]], %[[BYTES]] : index
+// PFTAIL:           nvvm.prefetch level = L2, %{{.*}} : !llvm.ptr<1>
+// PFTAIL-NEXT:    }
+// PFTAIL-NOT:     nvvm.prefetch
+// PFTAIL:         gpu.return
 // TILES-LABEL: func.func @tiles_none
 // TILES:         memref.alloc() {sigreg.zero_init} : memref<256xi32>
 // TILES:         gpu.launch_func @sigreg_kernels::@sigreg_single_launch {{.*}} args(%{{.*}} : i64, %{{.*}} : memref<4x512x16xf32>, %{{.*}} : memref<4x256xf32>, %{{.*}} : memref<256xi32>, %{{.*}} : memref<2x4x256x17xf32>, %{{.*}} : memref<2x4x256x17xf32>)
