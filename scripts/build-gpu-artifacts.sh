@@ -8,7 +8,7 @@
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
 #        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | probe25 | probe26 |
 #        staggerfast | warps16 | warps4 | perslice | ftz27 | stage27 | cluster28 | minctasm30 | minctasm30b | minctasm30f |
-#        stat32 | stat32-timed | fn32 | sines32 | tail34 |
+#        stat32 | stat32-timed | fn32 | sines32 | tail34 | warps16b34 |
 #        p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -664,6 +664,20 @@ warps4_set() {
   PREFIX=w4- EXTRA=--single-launch-warps=4 warps16_configs
   PREFIX=w4- EXTRA=--single-launch-warps=4 random_set
 }
+# 16 warps at the k-loop shapes again (thirty-fourth session): the twenty-sixth session measured
+# --single-launch-warps=16 at blog equal to 8 warps before x was staged in clusters, the k walk
+# staggered and the fast normals taken by rule; NAME is the rule (8 warps), w16-NAME 16 warps.
+warps16b34_configs() {
+  emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed
+  emit sl-n32-d1024 0 32 1024 1024 17 bf16 none 0 mean seed
+  emit sl-v8-n16-d384 8 16 384 1024 17 bf16 none 0 mean seed
+  emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit ds-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean step fused
+}
+warps16b34_set() {
+  warps16b34_configs
+  PREFIX=w16- EXTRA=--single-launch-warps=16 warps16b34_configs
+}
 # The tail's atomic words prefetched to L2 at the start (--single-launch-prefetch-tail; thirty-
 # fourth session): the configurations of warps16 as NAME and pt-NAME, the random set's problems
 # as pt-random-NNN, for scripts/gpu-calls/call-pt34.sh.
@@ -989,6 +1003,7 @@ case "$set_" in
   warps16) warps16_set ;;
   warps4) warps4_set ;;
   tail34) tail34_set ;;
+  warps16b34) warps16b34_set ;;
   pingpong) pingpong_set ;;
   generate) generate_set ;;
   cooperative) cooperative_set ;;
