@@ -639,14 +639,18 @@ warps16_configs() {
   single_launch_phased
   single_launch_device_steps
 }
+# Blog's forward, its training step and its device-step forward: the k-loop anchors.
+kloop_anchor_configs() {
+  emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed
+  emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit ds-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean step fused
+}
 # The timed anchors again with the fast normals in the single launch's GEMM
 # (--single-launch-fast-normals): with 16 warps as w16f-NAME, with 8 as f8-NAME.
 fast_normals_configs() {
-  emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed
+  kloop_anchor_configs
   emit minimal-bf16 4 256 16 256 17 bf16 none 0 mean seed
   emit slm-n256-d1024-sum 0 256 1024 256 17 bf16 none 0 sum seed
-  emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
-  emit ds-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean step fused
 }
 warps16_set() {
   warps16_configs
@@ -668,11 +672,9 @@ warps4_set() {
 # --single-launch-warps=16 at blog equal to 8 warps before x was staged in clusters, the k walk
 # staggered and the fast normals taken by rule; NAME is the rule (8 warps), w16-NAME 16 warps.
 warps16b34_configs() {
-  emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed
+  kloop_anchor_configs
   emit sl-n32-d1024 0 32 1024 1024 17 bf16 none 0 mean seed
   emit sl-v8-n16-d384 8 16 384 1024 17 bf16 none 0 mean seed
-  emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
-  emit ds-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean step fused
 }
 warps16b34_set() {
   warps16b34_configs
