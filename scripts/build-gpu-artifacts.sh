@@ -8,7 +8,7 @@
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
 #        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | probe25 | probe26 |
 #        staggerfast | warps16 | warps4 | perslice | ftz27 | stage27 | cluster28 | minctasm30 | minctasm30b | minctasm30f |
-#        stat32 | stat32-timed | fn32 | sines32 | tail34 | warps16b34 |
+#        stat32 | stat32-timed | fn32 | sines32 | tail34 | warps16b34 | transposed34 |
 #        p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -680,6 +680,27 @@ warps16b34_set() {
   warps16b34_configs
   PREFIX=w16- EXTRA=--single-launch-warps=16 warps16b34_configs
 }
+# The ECF from transposed accumulators (--single-launch-transposed-ecf; thirty-fourth session):
+# the shapes whose single launch runs its ECF on the mma.sync accumulators (D <= 16, tiles of
+# 128+ rows by rule; forced with --single-launch-fragment-ecf=1 for masked rows and smaller
+# tiles), as NAME (the rule) and tr-NAME, for scripts/gpu-calls/call-tr34.sh.
+transposed34_configs() {
+  emit minimal-bf16 4 256 16 256 17 bf16 none 0 mean seed
+  emit minimal-f16 4 256 16 256 17 f16 none 0 mean seed
+  emit ds-minimal-bf16 4 256 16 256 17 bf16 none 0 mean step fused
+  emit fe-n256-d8-sum 0 256 8 512 17 bf16 none 0 sum seed
+  emit fe-n128-p33-none 2 128 16 96 33 f16 none 0 none seed
+  emit fe-v8-n160-zero 8 160 16 64 17 bf16 zero_below 0.5 mean seed
+  emit fe-n200-d13-clamp 3 200 13 77 9 bf16 clamp_min 0.5 mean seed
+  emit fe-n45-d13-forced 2 45 13 77 9 bf16 clamp_min 0.5 mean seed fused \
+    --single-launch-fragment-ecf=1
+  emit fe-n100-d16-forced 1 100 16 40 5 f16 none 0 none seed fused \
+    --single-launch-fragment-ecf=1
+}
+transposed34_set() {
+  transposed34_configs
+  PREFIX=tr- EXTRA=--single-launch-transposed-ecf transposed34_configs
+}
 # The tail's atomic words prefetched to L2 at the start (--single-launch-prefetch-tail; thirty-
 # fourth session): the configurations of warps16 as NAME and pt-NAME, the random set's problems
 # as pt-random-NNN, for scripts/gpu-calls/call-pt34.sh.
@@ -1005,6 +1026,7 @@ case "$set_" in
   warps16) warps16_set ;;
   warps4) warps4_set ;;
   tail34) tail34_set ;;
+  transposed34) transposed34_set ;;
   warps16b34) warps16b34_set ;;
   pingpong) pingpong_set ;;
   generate) generate_set ;;

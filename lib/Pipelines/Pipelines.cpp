@@ -162,6 +162,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   lowerOpts.singleLaunchStepGroup = options.singleLaunchStepGroup;
   lowerOpts.singleLaunchPrefetchX = options.singleLaunchPrefetchX;
   lowerOpts.singleLaunchPrefetchTail = options.singleLaunchPrefetchTail;
+  lowerOpts.singleLaunchTransposedEcf = options.singleLaunchTransposedEcf;
   lowerOpts.singleLaunchStageX = options.singleLaunchStageX;
   lowerOpts.singleLaunchMinctasm = options.singleLaunchMinctasm;
   lowerOpts.wgmmaAtomicSums = options.wgmmaAtomicSums;

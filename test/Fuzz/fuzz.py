@@ -41,7 +41,7 @@ PASSES = [
     ["--sigreg-decompose", "--sigreg-fuse-ecf", "--sigreg-fuse-epilogue",
      "--convert-sigreg-to-gpu=single-launch-fragment-ecf=1 single-launch-step-group=2 "
      "single-launch-stagger=1 single-launch-prefetch-x=1 single-launch-prefetch-tail=1 "
-     "single-launch=2"],
+     "single-launch-transposed-ecf=1 single-launch=2"],
     ["--sigreg-lower-naive"],
     ["--sigreg-fuse-ecf"],
     ["--convert-sigreg-to-gpu"],

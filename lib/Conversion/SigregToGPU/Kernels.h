@@ -639,6 +639,14 @@ struct SingleLaunchShape {
     return fragmentEcf && tensorCores && mmaWarpsK() == 1 && !stepCotangent &&
            (numPoints - 1) % 4 == 0;
   }
+  /// single-launch-transposed-ecf: where ecfFromFragments() applies to a
+  /// tile of 8 slices, the GEMM runs transposed (g^T x^T: slices on m, the
+  /// warp's rows on n) so that every accumulator a lane holds is of one
+  /// slice (emitTransposedMmaStep, emitTransposedFragmentEcf).
+  bool transposedEcf = false;
+  bool transposesFragments() const {
+    return transposedEcf && ecfFromFragments() && blockSlices == 8;
+  }
   /// k steps per iteration of the tensor-core loop (their x loads issued
   /// together): stepGroup or else 4 or 2, when every warp has a multiple of
   /// that many, else 1.

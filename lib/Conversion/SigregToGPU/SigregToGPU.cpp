@@ -243,6 +243,8 @@ struct SingleLaunchKnobs {
   bool prefetchX = false;
   /// SingleLaunchShape::prefetchTail.
   bool prefetchTail = false;
+  /// SingleLaunchShape::transposedEcf.
+  bool transposedEcf = false;
   /// SingleLaunchShape::stageX (-1 by rule, 0 never, 1 wherever stagesX
   /// allows, 2 or 4 the same in clusters of that many blocks).
   int64_t stageX = -1;
@@ -1683,6 +1685,7 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   sh.stepGroup = single.stepGroup;
   sh.prefetchX = single.prefetchX;
   sh.prefetchTail = single.prefetchTail;
+  sh.transposedEcf = single.transposedEcf;
   sh.stageX = single.stageX;
   sh.projectionElement =
       proj ? Type() : ecf.getProjection().getType().getElementType();
@@ -2016,7 +2019,8 @@ struct ConvertSigregToGPUPass
         SingleLaunchKnobs{singleLaunchFastNormals, singleLaunchStagger,
                           singleLaunchFragmentEcf, singleLaunchStepGroup,
                           singleLaunchPrefetchX, singleLaunchPrefetchTail,
-                          singleLaunchStageX, singleLaunchMinctasm});
+                          singleLaunchTransposedEcf, singleLaunchStageX,
+                          singleLaunchMinctasm});
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<ProjectionLowering, FusedEcfLowering, AllReduceMeanLowering,

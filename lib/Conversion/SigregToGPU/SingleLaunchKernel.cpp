@@ -30,6 +30,10 @@
 //      single-launch-fragment-ecf): emitFragmentEcf forms y and the ECF
 //      sums in registers, adds them over a column's lanes by a halving
 //      butterfly, and leaves the warps' sums for gatherWarpSums.
+//      Transposed (transposesFragments, single-launch-transposed-ecf):
+//      emitTransposedMmaStep multiplies g^T x^T, so each lane's elements are
+//      of one slice, and emitTransposedFragmentEcf adds them over that
+//      slice's four lanes.
 //   6. (several batch tiles) the per-tile sums go to a workspace; the last
 //      block of each column (slice tile, view), found with a self-resetting
 //      atomic counter, adds them in ascending tile order.
@@ -783,6 +787,49 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
   return results;
 }
 
+/// Stages 1-3 transposed (transposesFragments: the ECF from the
+/// accumulators, one k step, 8 slices): y^T = g^T x^T by mma.sync with g^T
+/// as A (slices on m; the thread's a0a1, a4a5 words are the four Gaussians
+/// of its B fragment in emitMmaSteps, generateProjectionFragment for column
+/// s0 + q; rows q + 8 of A, slices past the tile, are zero words) and x^T
+/// as B (the warp's rows on n: fragment f holds rows 8 f .. 8 f + 7 of the
+/// warp's 16 MT, b0b1 and b2b3 the two words of row 8 f + q, as
+/// loadInputWords reads them). Each lane's accumulators c0, c1 of fragment
+/// f are then y[row 8 f + 2 t (+ 1), slice q] (c2, c3 are the zero rows):
+/// every element a thread holds is of one slice. Returns acc[4 f + c] for
+/// the 2 MT fragments, then the thread's sum of g^2.
+SmallVector<Value> emitTransposedMmaStep(Tile &tile, const MmaLanes &l,
+                                         Value seed, Value x) {
+  KernelBuilder &k = tile.k;
+  const SingleLaunchShape &sh = tile.sh;
+  int64_t F = 2 * sh.mmaRowFragments();
+  Value sumSq = k.f32(0.0f);
+  SmallVector<std::array<Value, 2>> parts = generateProjectionFragment(
+      tile, seed, k.idx(0), l.t, k.add(tile.s0, l.q), sumSq);
+  Value zero = mmaOperand(
+      tile, arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(0)));
+  Value rowBase = k.mul(k.mul(l.wm, k.idx(sh.mmaRowFragments())), k.idx(16));
+  bool clamp = sh.batch % sh.blockRows != 0;
+  SmallVector<Value> acc(4 * F, k.f32(0.0f));
+  for (int64_t f = 0; f < F; ++f) {
+    Value row = k.add(tile.n0, k.add(rowBase, k.add(k.idx(8 * f), l.q)));
+    if (clamp)
+      row = k.min(row, k.idx(sh.batch - 1));
+    std::array<Value, 2> words =
+        loadInputWords(tile, x, row, k.mul(l.t, k.idx(4)));
+    SmallVector<Value> b = {mmaOperand(tile, words[0]),
+                            mmaOperand(tile, words[1])};
+    for (const std::array<Value, 2> &part : parts) {
+      SmallVector<Value> a = {mmaOperand(tile, part[0]), zero,
+                              mmaOperand(tile, part[1]), zero};
+      emitMmaSync16816(k, sh.inputElement, a, b,
+                       MutableArrayRef<Value>(acc).slice(4 * f, 4));
+    }
+  }
+  acc.push_back(sumSq);
+  return acc;
+}
+
 /// Stage 3 (tensor cores): the warps' partial accumulators to gs as
 /// [wk][row][slice] and the sums of g^2 of row group 0, added over the four
 /// lanes t of a column (xor butterfly), to norms as [wk][slice]; warps past
@@ -1070,6 +1117,87 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
     k.ifThen(k.lt(lane, k.idx(BS)), [&] { store(sums, k.idx(0), warp, lane); });
   });
   gatherWarpSums(t, partC, partS);
+}
+
+/// Stages 3-5 from emitTransposedMmaStep's accumulators: the lane's
+/// elements are all of slice q (rows 8 f + 2 t, 8 f + 2 t + 1 of the warp's
+/// for its 2 MT fragments), so its sum of g^2 added over the four lanes t
+/// is that slice's norm, its 2 (P - 1) sums over its 4 MT rows are formed
+/// as in emitFragmentEcf (pairs c0, c1 by forEachHarmonicPair where no row
+/// is masked), and the four lanes of the slice add them by a halving
+/// butterfly at offsets 2 (the lanes whose bit 2 is set list their sines
+/// first, addXorSent: no selects) and 1: 24 shuffles for P = 17, where
+/// emitFragmentEcf's two columns per lane take 56. The lane keeps the sums
+/// (P - 1) / 2 r .. (P - 1) / 2 (r + 1) - 1 (r its bits 2, 1) of [cos p =
+/// 1..P-1 | sin p = 1..P-1] and stores them to gs as emitFragmentEcf does.
+void emitTransposedFragmentEcf(Tile &tile, const MmaLanes &l,
+                               ArrayRef<Value> acc) {
+  KernelBuilder &k = tile.k;
+  const SingleLaunchShape &sh = tile.sh;
+  int64_t F = 2 * sh.mmaRowFragments();
+  int64_t BS = sh.blockSlices, BM = sh.blockRows, P = sh.numPoints;
+  int64_t N = sh.batch, L = 2 * (P - 1);
+  assert(sh.transposesFragments() && L % 4 == 0 && "transposed ECF applies");
+  Value lane = k.rem(tile.tid, k.idx(32)), warp = k.div(tile.tid, k.idx(32));
+  bool allValid = N % BM == 0 && BM == 16 * sh.mmaRowFragments() * sh.warps;
+  Value rowBase = k.mul(k.mul(l.wm, k.idx(sh.mmaRowFragments())), k.idx(16));
+  Value halfDt =
+      k.f32(static_cast<float>(0.5 * sh.tMax / static_cast<double>(P - 1)));
+  Value dt = k.f32(static_cast<float>(sh.tMax / static_cast<double>(P - 1)));
+  Value zero = k.f32(0.0f);
+  Value sumSq = acc.back();
+  for (int32_t off : {1, 2})
+    sumSq = addXorShuffled(k, sumSq, off);
+  Value inverse = k.divf(k.f32(1.0f), math::SqrtOp::create(k.b, sumSq));
+  Value sinesFirst = laneBit(k, lane, 2);
+  SmallVector<Value> ys, valid;
+  for (int64_t f = 0; f < F; ++f)
+    for (int64_t c = 0; c < 2; ++c) {
+      ys.push_back(k.mulf(acc[4 * f + c], inverse));
+      if (allValid)
+        continue;
+      Value row = k.add(rowBase, k.add(k.idx(8 * f + c), k.mul(l.t, k.idx(2))));
+      valid.push_back(
+          k.land(k.lt(row, k.idx(BM)), k.lt(k.add(tile.n0, row), k.idx(N))));
+    }
+  SmallVector<Value> sum(L, zero);
+  for (size_t a = 0; a < ys.size(); a += allValid ? 2 : 1) {
+    if (allValid) {
+      forEachHarmonicPair(
+          k, P, ys[a], ys[a + 1], halfDt,
+          [&](int64_t p, Value c, Value sn, Value w) {
+            Value &sc = sum[p - 1], &ss = sum[P - 2 + p];
+            sc = a == 0 ? k.mulf(c, w) : k.fma(c, w, sc);
+            ss = a == 0 ? k.mulf(sn, w) : k.fma(sn, w, ss);
+          },
+          sinesFirst);
+      continue;
+    }
+    forEachHarmonic(k, P, k.mulf(ys[a], dt), [&](int64_t p, Value c, Value sn) {
+      Value &sc = sum[p - 1], &ss = sum[P - 2 + p];
+      sc = k.addf(sc, k.select(valid[a], c, zero));
+      ss = k.addf(ss, k.select(valid[a], sn, zero));
+    });
+  }
+  if (!allValid)
+    for (int64_t i = 0; i < P - 1; ++i) {
+      Value c = sum[i], sn = sum[P - 1 + i];
+      sum[i] = k.select(sinesFirst, sn, c);
+      sum[P - 1 + i] = k.select(sinesFirst, c, sn);
+    }
+  size_t half = sum.size() / 2;
+  SmallVector<Value> kept = addXorSent(k, ArrayRef(sum).take_front(half),
+                                       ArrayRef(sum).drop_front(half), 2);
+  kept = addXorHalving(k, lane, kept, {1});
+  Value part = halvedPart(k, lane, {2, 1});
+  // gs[((warp 2 + cs) BS + q) P + p] for the lane's sums L / 4 r + i.
+  for (int64_t i = 0; i < L / 4; ++i) {
+    Value at = k.add(k.mul(part, k.idx(L / 4)), k.idx(i));
+    Value cs = k.div(at, k.idx(P - 1));
+    Value p = k.add(k.rem(at, k.idx(P - 1)), k.idx(1));
+    Value row = k.add(k.mul(k.add(k.mul(warp, k.idx(2)), cs), k.idx(BS)), l.q);
+    k.store(kept[i], tile.gs, {k.add(k.mul(row, k.idx(P)), p)});
+  }
 }
 
 /// Stages 3-5 from the registers (ecfFromFragments: one k group, so each
@@ -1660,7 +1788,11 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
   if (sh.prefetchTail)
     prefetchTailWords(t, counters, stats, bool(packed));
 
-  if (sh.ecfFromFragments()) {
+  if (sh.transposesFragments()) {
+    MmaLanes l = mmaLanes(t);
+    SmallVector<Value> acc = emitTransposedMmaStep(t, l, seedOrA, x);
+    emitTransposedFragmentEcf(t, l, acc);
+  } else if (sh.ecfFromFragments()) {
     MmaLanes l = mmaLanes(t);
     SmallVector<Value> acc = emitMmaSteps(t, l, seedOrA, x);
     emitFragmentEcf(t, l, acc);

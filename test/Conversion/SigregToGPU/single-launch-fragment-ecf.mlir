@@ -3,6 +3,7 @@
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-fragment-ecf=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=OFF
 // RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-fragment-ecf=2 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-warps=4 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=W4
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-transposed-ecf=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TR
 
 // single-launch-fragment-ecf at the minimal shape (V 4, N 256, D 16, S 256,
 // P 17, bf16): one k step, so one k group (mmaWarpsK = 1) and each warp's
@@ -121,6 +122,46 @@
 // W4-NEXT:         %[[Q0:.*]] = arith.muli %thread_id_x, %c17 : index
 // W4-NEXT:         memref.store %{{.*}}, %{{.*}}[%[[Q0]]]
 // W4:            gpu.return
+// single-launch-transposed-ecf: the GEMM as g^T x^T (emitTransposedMmaStep),
+// 8 slices on m (rows 8-15 of A are zero words), the warp's 32 rows on n as
+// 4 fragments of 8 (x's two words of row 8 f + q per fragment), g split into
+// hi + lo: 4 x 2 = 8 mma.sync, each lane's accumulators c0, c1 of one slice.
+// The slice's norm: the lane's sum of g^2 over the four lanes t (xor 1, 2),
+// no shuffle from another column's lane. The butterfly over those four lanes
+// (emitTransposedFragmentEcf): offset 2 sends the second half of the list
+// (16 sums, no selects: the lanes of bit 2 list their sines first), offset 1
+// the half a select picks (8), and the lane's 8 sums go to gs; no shuffles
+// at offsets 16, 8 or 4 before the barrier. The warps' sums, as before.
+// TR-LABEL:    func.func @minimal
+// TR:            gpu.func @sigreg_single_launch
+// TR-SAME:         workgroup(%[[GS:[^ ]*]] : memref<2176xf32,
+// TR-NOT:        gpu.barrier
+// TR:            %[[W0:.*]] = vector.bitcast %{{.*}} : vector<4xbf16> to vector<2xi32>
+// TR-NEXT:       %[[B0:.*]] = vector.extract %[[W0]][0] : i32 from vector<2xi32>
+// TR-NEXT:       %[[B1:.*]] = vector.extract %[[W0]][1] : i32 from vector<2xi32>
+// TR-NEXT:       nvvm.mma.sync A[%[[HI0:.*]], %c0_i32, %[[HI1:.*]], %c0_i32]  B[%[[B0]], %[[B1]]]
+// TR-SAME:         shape = #nvvm.shape<m = 16, n = 8, k = 16>
+// TR:            nvvm.mma.sync A[%[[LO0:.*]], %c0_i32, %[[LO1:.*]], %c0_i32]  B[%[[B0]], %[[B1]]]
+// TR-COUNT-6:    nvvm.mma.sync A[%{{.*}}, %c0_i32, %{{.*}}, %c0_i32]
+// TR-NOT:        nvvm.mma.sync
+// TR:            gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
+// TR:            gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
+// TR:            math.sqrt
+// TR-NOT:        gpu.shuffle  idx
+// TR-NOT:        gpu.shuffle  xor %{{.*}}, %c16_i32
+// TR-NOT:        gpu.shuffle  xor %{{.*}}, %c8_i32
+// TR-NOT:        gpu.shuffle  xor %{{.*}}, %c4_i32
+// TR:            %[[GOT:.*]], %{{.*}} = gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
+// TR-NEXT:       arith.addf %{{.*}}, %[[GOT]] : f32
+// TR-COUNT-15:   gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
+// TR-NOT:        arith.select
+// TR:            arith.select
+// TR-COUNT-8:    gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
+// TR-NOT:        gpu.shuffle
+// TR-COUNT-8:    memref.store %{{.*}}, %[[GS]][%{{.*}}] : memref<2176xf32
+// TR-NEXT:       gpu.barrier
+// TR:            scf.for %{{.*}} = %{{.*}} to %c136 step %c256
+// TR:            gpu.return
 func.func @minimal(%x: tensor<4x256x16xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 256 points = 17 reduction = mean : tensor<4x256x16xbf16> -> tensor<f32>
   return %l : tensor<f32>
@@ -140,6 +181,23 @@ func.func @minimal(%x: tensor<4x256x16xbf16>, %seed: i64) -> tensor<f32> {
 // CHECK:         arith.select
 // CHECK:         gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
 // CHECK:         gpu.barrier
+// Transposed (g rounded to f16, one part: 4 fragments, 4 mma.sync, A's
+// rows 8-15 the same zero operand), a row past the batch masks each element
+// (row 8 f + 2 t (+ 1) of the warp's, below 256 and 200): one sincos per
+// element, the selects, then the sines first by selects, and the butterfly
+// over offsets 2 and 1.
+// TR-LABEL:    func.func @ragged
+// TR:            gpu.func @sigreg_single_launch
+// TR:            nvvm.mma.sync A[%{{.*}}, %[[Z:.*]], %{{.*}}, %[[Z]]]
+// TR-COUNT-3:    nvvm.mma.sync A[%{{.*}}, %[[Z]], %{{.*}}, %[[Z]]]
+// TR-NOT:        nvvm.mma.sync
+// TR:            arith.cmpi ult, %{{.*}}, %c200 : index
+// TR:            llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+// TR:            arith.select
+// TR-NOT:        gpu.shuffle  xor %{{.*}}, %c16_i32
+// TR:            gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
+// TR:            gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
+// TR:            gpu.barrier
 func.func @ragged(%x: tensor<200x13xf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 150 points = 9 reduction = mean : tensor<200x13xf16> -> tensor<f32>
   return %l : tensor<f32>
@@ -185,6 +243,13 @@ func.func @d32(%x: tensor<256x32xbf16>, %seed: i64) -> tensor<f32> {
 // RULE:          gpu.func @sigreg_single_launch
 // RULE-NOT:      gpu.shuffle  idx
 // RULE:          gpu.return
+// Transposed only where the ECF runs on the accumulators: by rule not in
+// this 64-row tile, which keeps its y tile.
+// TR-LABEL:    func.func @views64
+// TR:            gpu.func @sigreg_single_launch
+// TR-SAME:         %[[YS:arg[0-9]+]] : memref<512xf32,
+// TR:            memref.store %{{.*}}, %[[YS]]
+// TR:            gpu.return
 func.func @views64(%x: tensor<3x40x8xbf16>, %seed: i64) -> tensor<3x64xf32> {
   %l = sigreg.loss %x seed(%seed) slices = 64 points = 17 reduction = none : tensor<3x40x8xbf16> -> tensor<3x64xf32>
   return %l : tensor<3x64xf32>
