@@ -787,6 +787,62 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
   return results;
 }
 
+/// The sums over a lane's elements `ys` (y, one column) of cos and sin of
+/// (t_p y), p = 1..P-1, as [cos | sin] (the sines first where `sinesFirst`
+/// is true): pairs of elements by forEachHarmonicPair where `valid` is
+/// empty (no row masked), else one element at a time, each masked by its
+/// `valid`, then the halves swapped by selects.
+SmallVector<Value> laneHarmonicSums(KernelBuilder &k, int64_t P,
+                                    ArrayRef<Value> ys, ArrayRef<Value> valid,
+                                    Value halfDt, Value dt, Value sinesFirst) {
+  Value zero = k.f32(0.0f);
+  bool allValid = valid.empty();
+  SmallVector<Value> sum(2 * (P - 1), zero);
+  for (size_t a = 0; a < ys.size(); a += allValid ? 2 : 1) {
+    if (allValid) {
+      forEachHarmonicPair(
+          k, P, ys[a], ys[a + 1], halfDt,
+          [&](int64_t p, Value c, Value sn, Value w) {
+            Value &sc = sum[p - 1], &ss = sum[P - 2 + p];
+            sc = a == 0 ? k.mulf(c, w) : k.fma(c, w, sc);
+            ss = a == 0 ? k.mulf(sn, w) : k.fma(sn, w, ss);
+          },
+          sinesFirst);
+      continue;
+    }
+    forEachHarmonic(k, P, k.mulf(ys[a], dt), [&](int64_t p, Value c, Value sn) {
+      Value &sc = sum[p - 1], &ss = sum[P - 2 + p];
+      sc = k.addf(sc, k.select(valid[a], c, zero));
+      ss = k.addf(ss, k.select(valid[a], sn, zero));
+    });
+  }
+  // Masked rows went one element at a time: the sines first by selects.
+  if (!allValid)
+    for (int64_t i = 0; i < P - 1; ++i) {
+      Value c = sum[i], sn = sum[P - 1 + i];
+      sum[i] = k.select(sinesFirst, sn, c);
+      sum[P - 1 + i] = k.select(sinesFirst, c, sn);
+    }
+  return sum;
+}
+
+/// The lane's part `part` of column j's halved [cos | sin] list, `kept`
+/// (its sums L / 4 part + i, L = 2 (P - 1)), to gs[((warp 2 + cs) BS + j) P
+/// + p] for gatherWarpSums.
+void storeLaneSums(Tile &tile, ArrayRef<Value> kept, Value part, Value warp,
+                   Value j) {
+  KernelBuilder &k = tile.k;
+  int64_t BS = tile.sh.blockSlices, P = tile.sh.numPoints;
+  int64_t R = static_cast<int64_t>(kept.size());
+  for (int64_t i = 0; i < R; ++i) {
+    Value at = k.add(k.mul(part, k.idx(R)), k.idx(i));
+    Value cs = k.div(at, k.idx(P - 1));
+    Value p = k.add(k.rem(at, k.idx(P - 1)), k.idx(1));
+    Value row = k.add(k.mul(k.add(k.mul(warp, k.idx(2)), cs), k.idx(BS)), j);
+    k.store(kept[i], tile.gs, {k.add(k.mul(row, k.idx(P)), p)});
+  }
+}
+
 /// Stages 1-3 transposed (transposesFragments: the ECF from the
 /// accumulators, one k step, 8 slices): y^T = g^T x^T by mma.sync with g^T
 /// as A (slices on m; the thread's a0a1, a4a5 words are the four Gaussians
@@ -1135,16 +1191,15 @@ void emitTransposedFragmentEcf(Tile &tile, const MmaLanes &l,
   KernelBuilder &k = tile.k;
   const SingleLaunchShape &sh = tile.sh;
   int64_t F = 2 * sh.mmaRowFragments();
-  int64_t BS = sh.blockSlices, BM = sh.blockRows, P = sh.numPoints;
-  int64_t N = sh.batch, L = 2 * (P - 1);
-  assert(sh.transposesFragments() && L % 4 == 0 && "transposed ECF applies");
+  int64_t BM = sh.blockRows, P = sh.numPoints, N = sh.batch;
+  assert(sh.transposesFragments() && (P - 1) % 2 == 0 &&
+         "transposed ECF applies");
   Value lane = k.rem(tile.tid, k.idx(32)), warp = k.div(tile.tid, k.idx(32));
   bool allValid = N % BM == 0 && BM == 16 * sh.mmaRowFragments() * sh.warps;
   Value rowBase = k.mul(k.mul(l.wm, k.idx(sh.mmaRowFragments())), k.idx(16));
   Value halfDt =
       k.f32(static_cast<float>(0.5 * sh.tMax / static_cast<double>(P - 1)));
   Value dt = k.f32(static_cast<float>(sh.tMax / static_cast<double>(P - 1)));
-  Value zero = k.f32(0.0f);
   Value sumSq = acc.back();
   for (int32_t off : {1, 2})
     sumSq = addXorShuffled(k, sumSq, off);
@@ -1160,44 +1215,14 @@ void emitTransposedFragmentEcf(Tile &tile, const MmaLanes &l,
       valid.push_back(
           k.land(k.lt(row, k.idx(BM)), k.lt(k.add(tile.n0, row), k.idx(N))));
     }
-  SmallVector<Value> sum(L, zero);
-  for (size_t a = 0; a < ys.size(); a += allValid ? 2 : 1) {
-    if (allValid) {
-      forEachHarmonicPair(
-          k, P, ys[a], ys[a + 1], halfDt,
-          [&](int64_t p, Value c, Value sn, Value w) {
-            Value &sc = sum[p - 1], &ss = sum[P - 2 + p];
-            sc = a == 0 ? k.mulf(c, w) : k.fma(c, w, sc);
-            ss = a == 0 ? k.mulf(sn, w) : k.fma(sn, w, ss);
-          },
-          sinesFirst);
-      continue;
-    }
-    forEachHarmonic(k, P, k.mulf(ys[a], dt), [&](int64_t p, Value c, Value sn) {
-      Value &sc = sum[p - 1], &ss = sum[P - 2 + p];
-      sc = k.addf(sc, k.select(valid[a], c, zero));
-      ss = k.addf(ss, k.select(valid[a], sn, zero));
-    });
-  }
-  if (!allValid)
-    for (int64_t i = 0; i < P - 1; ++i) {
-      Value c = sum[i], sn = sum[P - 1 + i];
-      sum[i] = k.select(sinesFirst, sn, c);
-      sum[P - 1 + i] = k.select(sinesFirst, c, sn);
-    }
+  SmallVector<Value> sum =
+      laneHarmonicSums(k, P, ys, valid, halfDt, dt, sinesFirst);
   size_t half = sum.size() / 2;
   SmallVector<Value> kept = addXorSent(k, ArrayRef(sum).take_front(half),
                                        ArrayRef(sum).drop_front(half), 2);
   kept = addXorHalving(k, lane, kept, {1});
   Value part = halvedPart(k, lane, {2, 1});
-  // gs[((warp 2 + cs) BS + q) P + p] for the lane's sums L / 4 r + i.
-  for (int64_t i = 0; i < L / 4; ++i) {
-    Value at = k.add(k.mul(part, k.idx(L / 4)), k.idx(i));
-    Value cs = k.div(at, k.idx(P - 1));
-    Value p = k.add(k.rem(at, k.idx(P - 1)), k.idx(1));
-    Value row = k.add(k.mul(k.add(k.mul(warp, k.idx(2)), cs), k.idx(BS)), l.q);
-    k.store(kept[i], tile.gs, {k.add(k.mul(row, k.idx(P)), p)});
-  }
+  storeLaneSums(tile, kept, part, warp, l.q);
 }
 
 /// Stages 3-5 from the registers (ecfFromFragments: one k group, so each
@@ -1231,9 +1256,9 @@ void emitFragmentEcf(Tile &tile, const MmaLanes &l, ArrayRef<Value> acc) {
   KernelBuilder &k = tile.k;
   const SingleLaunchShape &sh = tile.sh;
   int64_t MT = sh.mmaRowFragments(), NT = sh.blockSlices / 8;
-  int64_t BS = sh.blockSlices, BM = sh.blockRows, P = sh.numPoints;
-  int64_t N = sh.batch, L = 2 * (P - 1);
-  assert(sh.ecfFromFragments() && L % 8 == 0 && "emitFragmentEcf applies");
+  int64_t BM = sh.blockRows, P = sh.numPoints, N = sh.batch;
+  assert(sh.ecfFromFragments() && (P - 1) % 4 == 0 &&
+         "emitFragmentEcf applies");
   Value lane = k.rem(tile.tid, k.idx(32)), warp = k.div(tile.tid, k.idx(32));
   // Every row of every warp's fragments is a row of the batch: no masks.
   bool allValid = N % BM == 0 && BM == 16 * MT * (sh.warps / sh.mmaWarpsK());
@@ -1241,7 +1266,6 @@ void emitFragmentEcf(Tile &tile, const MmaLanes &l, ArrayRef<Value> acc) {
   Value halfDt =
       k.f32(static_cast<float>(0.5 * sh.tMax / static_cast<double>(P - 1)));
   Value dt = k.f32(static_cast<float>(sh.tMax / static_cast<double>(P - 1)));
-  Value zero = k.f32(0.0f);
   // The column norms' sums of g^2: column 8 n + q after the lanes t.
   SmallVector<Value> sumSq(acc.begin() + MT * NT * 4, acc.end());
   for (Value &v : sumSq)
@@ -1283,34 +1307,7 @@ void emitFragmentEcf(Tile &tile, const MmaLanes &l, ArrayRef<Value> acc) {
         }
       // sums[e][p - 1] (cos) and sums[e][P - 1 + p - 1] (sin), p = 1..P-1;
       // sin first, then cos, where bit 8 is set (sinesFirst).
-      SmallVector<Value> &sum = sums[e];
-      sum.assign(L, zero);
-      for (size_t a = 0; a < ys.size(); a += allValid ? 2 : 1) {
-        if (allValid) {
-          forEachHarmonicPair(
-              k, P, ys[a], ys[a + 1], halfDt,
-              [&](int64_t p, Value c, Value sn, Value w) {
-                Value &sc = sum[p - 1], &ss = sum[P - 2 + p];
-                sc = a == 0 ? k.mulf(c, w) : k.fma(c, w, sc);
-                ss = a == 0 ? k.mulf(sn, w) : k.fma(sn, w, ss);
-              },
-              sinesFirst);
-          continue;
-        }
-        forEachHarmonic(k, P, k.mulf(ys[a], dt),
-                        [&](int64_t p, Value c, Value sn) {
-                          Value &sc = sum[p - 1], &ss = sum[P - 2 + p];
-                          sc = k.addf(sc, k.select(valid[a], c, zero));
-                          ss = k.addf(ss, k.select(valid[a], sn, zero));
-                        });
-      }
-      // Masked rows went one element at a time: the sines first by selects.
-      if (!allValid)
-        for (int64_t i = 0; i < P - 1; ++i) {
-          Value c = sum[i], sn = sum[P - 1 + i];
-          sum[i] = k.select(sinesFirst, sn, c);
-          sum[P - 1 + i] = k.select(sinesFirst, c, sn);
-        }
+      sums[e] = laneHarmonicSums(k, P, ys, valid, halfDt, dt, sinesFirst);
     }
     // Offset 16: the sent column to the lane 16 away, whose kept column it
     // is. Offset 8: every lane keeps the first half of its list (the sines
@@ -1322,15 +1319,8 @@ void emitFragmentEcf(Tile &tile, const MmaLanes &l, ArrayRef<Value> acc) {
                                             ArrayRef(kept).drop_front(half), 8);
     SmallVector<Value> sum = addXorHalving(k, lane, quarter, {4});
     Value part = halvedPart(k, lane, {8, 4});
-    // gs[((warp 2 + cs) BS + j) P + p] for the lane's sums L / 4 r + i.
-    Value j = k.add(k.idx(8 * n), k.add(k.mul(l.t, k.idx(2)), b));
-    for (int64_t i = 0; i < L / 4; ++i) {
-      Value at = k.add(k.mul(part, k.idx(L / 4)), k.idx(i));
-      Value cs = k.div(at, k.idx(P - 1));
-      Value p = k.add(k.rem(at, k.idx(P - 1)), k.idx(1));
-      Value row = k.add(k.mul(k.add(k.mul(warp, k.idx(2)), cs), k.idx(BS)), j);
-      k.store(sum[i], tile.gs, {k.add(k.mul(row, k.idx(P)), p)});
-    }
+    storeLaneSums(tile, sum, part, warp,
+                  k.add(k.idx(8 * n), k.add(k.mul(l.t, k.idx(2)), b)));
   }
 }
 
