@@ -696,6 +696,7 @@ transposed34_configs() {
     --single-launch-fragment-ecf=1
   emit fe-n100-d16-forced 1 100 16 40 5 f16 none 0 none seed fused \
     --single-launch-fragment-ecf=1
+  emit fe-n64-forced 0 64 16 128 17 bf16 none 0 mean seed fused --single-launch-fragment-ecf=1
 }
 transposed34_set() {
   transposed34_configs

@@ -654,6 +654,13 @@ struct SingleLaunchShape {
   int64_t mmaRowFragments() const {
     return std::max<int64_t>(1, blockRows / 16 / (warps / mmaWarpsK()));
   }
+  /// Every row of every warp's mma.sync fragments is a row of the batch:
+  /// the batch is whole tiles and the warps' row groups cover the tile
+  /// exactly (no row is clamped or masked).
+  bool mmaRowsInBatch() const {
+    return batch % blockRows == 0 &&
+           blockRows == 16 * mmaRowFragments() * (warps / mmaWarpsK());
+  }
 };
 /// The most blocks per multiprocessor that single-launch-minctasm's rule
 /// declares (.minnctapersm): a grid of up to this many waves of one block

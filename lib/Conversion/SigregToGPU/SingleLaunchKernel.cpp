@@ -827,7 +827,7 @@ SmallVector<Value> laneHarmonicSums(KernelBuilder &k, int64_t P,
 }
 
 /// The lane's part `part` of column j's halved [cos | sin] list, `kept`
-/// (its sums L / 4 part + i, L = 2 (P - 1)), to gs[((warp 2 + cs) BS + j) P
+/// (its sums R part + i, R = kept.size()), to gs[((warp 2 + cs) BS + j) P
 /// + p] for gatherWarpSums.
 void storeLaneSums(Tile &tile, ArrayRef<Value> kept, Value part, Value warp,
                    Value j) {
@@ -865,11 +865,10 @@ SmallVector<Value> emitTransposedMmaStep(Tile &tile, const MmaLanes &l,
   Value zero = mmaOperand(
       tile, arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(0)));
   Value rowBase = k.mul(k.mul(l.wm, k.idx(sh.mmaRowFragments())), k.idx(16));
-  bool clamp = sh.batch % sh.blockRows != 0;
   SmallVector<Value> acc(4 * F, k.f32(0.0f));
   for (int64_t f = 0; f < F; ++f) {
     Value row = k.add(tile.n0, k.add(rowBase, k.add(k.idx(8 * f), l.q)));
-    if (clamp)
+    if (!sh.mmaRowsInBatch())
       row = k.min(row, k.idx(sh.batch - 1));
     std::array<Value, 2> words =
         loadInputWords(tile, x, row, k.mul(l.t, k.idx(4)));
@@ -1195,7 +1194,7 @@ void emitTransposedFragmentEcf(Tile &tile, const MmaLanes &l,
   assert(sh.transposesFragments() && (P - 1) % 2 == 0 &&
          "transposed ECF applies");
   Value lane = k.rem(tile.tid, k.idx(32)), warp = k.div(tile.tid, k.idx(32));
-  bool allValid = N % BM == 0 && BM == 16 * sh.mmaRowFragments() * sh.warps;
+  bool allValid = sh.mmaRowsInBatch();
   Value rowBase = k.mul(k.mul(l.wm, k.idx(sh.mmaRowFragments())), k.idx(16));
   Value halfDt =
       k.f32(static_cast<float>(0.5 * sh.tMax / static_cast<double>(P - 1)));
@@ -1261,7 +1260,7 @@ void emitFragmentEcf(Tile &tile, const MmaLanes &l, ArrayRef<Value> acc) {
          "emitFragmentEcf applies");
   Value lane = k.rem(tile.tid, k.idx(32)), warp = k.div(tile.tid, k.idx(32));
   // Every row of every warp's fragments is a row of the batch: no masks.
-  bool allValid = N % BM == 0 && BM == 16 * MT * (sh.warps / sh.mmaWarpsK());
+  bool allValid = sh.mmaRowsInBatch();
   Value rowBase = k.mul(k.mul(l.wm, k.idx(MT)), k.idx(16));
   Value halfDt =
       k.f32(static_cast<float>(0.5 * sh.tMax / static_cast<double>(P - 1)));
@@ -1628,8 +1627,7 @@ mlir::sigreg::singleLaunchDynamicSharedBytes(const SingleLaunchShape &sh) {
 }
 
 bool mlir::sigreg::SingleLaunchShape::narrowKLoop() const {
-  if (!tensorCores || batch % blockRows != 0 ||
-      blockRows != 16 * mmaRowFragments() * (warps / mmaWarpsK()))
+  if (!tensorCores || !mmaRowsInBatch())
     return false;
   return !deviceStep || stagesXIf(true);
 }

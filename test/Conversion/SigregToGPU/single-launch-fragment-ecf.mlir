@@ -4,6 +4,7 @@
 // RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-fragment-ecf=2 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-warps=4 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=W4
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-transposed-ecf=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TR
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-fragment-ecf=1 single-launch-transposed-ecf=1" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TRF
 
 // single-launch-fragment-ecf at the minimal shape (V 4, N 256, D 16, S 256,
 // P 17, bf16): one k step, so one k group (mmaWarpsK = 1) and each warp's
@@ -253,4 +254,24 @@ func.func @d32(%x: tensor<256x32xbf16>, %seed: i64) -> tensor<f32> {
 func.func @views64(%x: tensor<3x40x8xbf16>, %seed: i64) -> tensor<3x64xf32> {
   %l = sigreg.loss %x seed(%seed) slices = 64 points = 17 reduction = none : tensor<3x40x8xbf16> -> tensor<3x64xf32>
   return %l : tensor<3x64xf32>
+}
+
+// -----
+
+// A whole batch of 64 rows in a tile of 64, transposed (fragment ECF
+// forced): the 8 warps' 2 fragments of 8 rows span 128 rows, so the x rows
+// of warps 4-7 are clamped to the batch (row 63) like a ragged batch's
+// (mmaRowsInBatch), never read past it, and their elements masked.
+// TRF-LABEL:   func.func @n64
+// TRF:           gpu.func @sigreg_single_launch
+// TRF:           %[[R0:.*]] = arith.minui %{{.*}}, %c63 : index
+// TRF-NEXT:      %{{.*}} = arith.muli %{{.*}}, %c4 : index
+// TRF-NEXT:      vector.load %{{.*}}[%{{.*}}, %[[R0]], %{{.*}}] {{.*}} : memref<1x64x16xbf16>, vector<4xbf16>
+// TRF:           %[[R1:.*]] = arith.minui %{{.*}}, %c63 : index
+// TRF-NEXT:      vector.load %{{.*}}[%{{.*}}, %[[R1]], %{{.*}}] {{.*}} : memref<1x64x16xbf16>, vector<4xbf16>
+// TRF:           arith.cmpi ult, %{{.*}}, %c64 : index
+// TRF:           gpu.return
+func.func @n64(%x: tensor<64x16xbf16>, %seed: i64) -> tensor<f32> {
+  %l = sigreg.loss %x seed(%seed) slices = 128 points = 17 reduction = mean : tensor<64x16xbf16> -> tensor<f32>
+  return %l : tensor<f32>
 }

@@ -504,7 +504,8 @@ int64_t wgmmaTileSlices(int64_t numViews, int64_t batch, int64_t numSlices,
 /// than 8 (docs/PERF-NOTES.md, twentieth to thirtieth sessions).
 /// 4 (warps = 4, thirty-third session) halves the block's shuffles and
 /// Philox calls per multiprocessor at minimal-class tiles and doubles each
-/// thread's ECF elements: built, not yet run on the GPU.
+/// thread's ECF elements: measured no faster at minimal and 2 us slower at
+/// blog (docs/PERF-NOTES.md, thirty-fourth session).
 constexpr int64_t kSingleLaunchWarps = 8;
 /// The Hopper tile whose sums may be promoted (schedule promote): 128 x 64,
 /// 32 accumulators per consumer thread and as many promoted sums.
