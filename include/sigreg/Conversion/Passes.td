@@ -91,11 +91,11 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "Thread 0 of every single-launch block prefetches to L2 (prefetch.global.L2) the "
            "words its last step adds to atomically (the packed loss word, the arrival "
            "counters), so that the tail's atomics do not wait on DRAM">,
-    Option<"singleLaunchTransposedEcf", "single-launch-transposed-ecf", "bool", "false",
+    Option<"singleLaunchTransposedEcf", "single-launch-transposed-ecf", "bool", "true",
            "Where the single launch's ECF runs on the mma.sync accumulators of a tile of 8 "
            "slices, the GEMM runs transposed (g^T x^T, slices on m, rows on n): every "
            "accumulator a lane holds is of one slice, and the rows' butterfly takes 24 "
-           "shuffles per warp instead of 56">,
+           "shuffles per warp instead of 56 (on; =0 the untransposed form)">,
     Option<"singleLaunchStageX", "single-launch-stage-x", "int64_t", "-1",
            "The single launch's tensor-core k loop reads x from shared memory: the block's rows "
            "copied in whole by bulk copies (cp.async.bulk, one mbarrier per span of step groups "

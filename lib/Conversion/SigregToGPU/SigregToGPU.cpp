@@ -243,8 +243,11 @@ struct SingleLaunchKnobs {
   bool prefetchX = false;
   /// SingleLaunchShape::prefetchTail.
   bool prefetchTail = false;
-  /// SingleLaunchShape::transposedEcf.
-  bool transposedEcf = false;
+  /// SingleLaunchShape::transposedEcf (on by default: at minimal 5.98-6.18
+  /// against 6.08-6.21 us, a masked 8-view shape 6.22-6.40 against
+  /// 6.66-6.78, the other three shapes measured within their spread;
+  /// docs/PERF-NOTES.md, thirty-fifth session).
+  bool transposedEcf = true;
   /// SingleLaunchShape::stageX (-1 by rule, 0 never, 1 wherever stagesX
   /// allows, 2 or 4 the same in clusters of that many blocks).
   int64_t stageX = -1;

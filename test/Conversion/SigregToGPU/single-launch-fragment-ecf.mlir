@@ -1,8 +1,8 @@
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-fragment-ecf=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-fragment-ecf=1 single-launch-transposed-ecf=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=RULE
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-fragment-ecf=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=OFF
 // RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-fragment-ecf=2 2>&1 | FileCheck %s --check-prefix=BAD
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-warps=4 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=W4
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-warps=4 single-launch-transposed-ecf=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=W4
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-transposed-ecf=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TR
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-fragment-ecf=1 single-launch-transposed-ecf=1" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TRF
 
@@ -13,13 +13,16 @@
 // and the ECF's warp sums. (Its schedule splits g into hi + lo parts: 2
 // row fragments x 2 parts = 4 mma.sync.)
 // By rule (single-launch-fragment-ecf=-1, the default) too: the tile has
-// 256 rows, at least kSingleLaunchFragmentEcfMinRows = 128. With =0 the
-// y tile, as in single-launch-kernel.mlir.
+// 256 rows, at least kSingleLaunchFragmentEcfMinRows = 128; and by default
+// transposed (single-launch-transposed-ecf, below: A's zero rows, no index
+// shuffle). With =0 the y tile, as in single-launch-kernel.mlir. The CHECK
+// lines show the untransposed form (single-launch-transposed-ecf=0).
 // BAD: error: single-launch-fragment-ecf must be -1 (by rule), 0 (never) or 1 (wherever it can), got 2
 // RULE-LABEL:  func.func @minimal
 // RULE:          gpu.func @sigreg_single_launch
 // RULE-SAME:       %[[YS:[^ ]*]] : memref<2048xf32,
-// RULE:          gpu.shuffle  idx
+// RULE:          nvvm.mma.sync A[%{{.*}}, %c0_i32, %{{.*}}, %c0_i32]
+// RULE-NOT:      gpu.shuffle  idx
 // RULE-NOT:      memref.store %{{.*}}, %[[YS]]
 // RULE:          gpu.return
 // OFF-LABEL:   func.func @minimal
@@ -91,7 +94,7 @@
 // CHECK-COUNT-16: memref.load %[[GS]]
 // CHECK-NOT:     memref.store %{{.*}}, %[[YS]]
 // CHECK:         gpu.return
-// In blocks of 4 warps (single-launch-warps=4): 128 threads, each warp 64
+// In blocks of 4 warps (single-launch-warps=4, untransposed): 128 threads, each warp 64
 // rows (4 row fragments x 2 parts = 8 mma.sync); a thread still holds two
 // columns' 32 sums, so the butterfly is the same per warp and the block has
 // half the shuffles; the warp sums are added over 4 warps, one pass: the
