@@ -4,8 +4,10 @@
 # sets single, fragment, random, tail34 and warps4 whose sigreg.ptx differs with
 # --single-launch-transposed-ecf=0, that build as o-NAME), times five of them against their
 # o- twins (3 rounds, alternating), sanitizers on two, and profiles minimal (ncu).
-# Built on the CPU machine (scripts/build.sh, then the sets into /tmp/new and, with
-# EXTRA=--single-launch-transposed-ecf=0, /tmp/old, copied into .gpu/tr35).
+# Recipe (CPU machine): scripts/build.sh, then PIPES=fused scripts/build-gpu-artifacts.sh build
+# /tmp/new/SET SET for SET in single fragment random tail34 warps4, the same with
+# EXTRA=--single-launch-transposed-ecf=0 into /tmp/old/SET, and the differing ones copied into
+# .gpu/tr35 (o-NAME from /tmp/old).
 # Carry [".gpu/rt", ".gpu/tr35"]. About 1.5 minutes.
 export PATH=$PATH:/usr/local/cuda/bin
 . scripts/gpu-calls/lib.sh
