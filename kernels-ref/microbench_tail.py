@@ -11,7 +11,14 @@ on:
 - `one`: every block adds 1 to one word and waits for the old value (the kernel's form);
 - `groups G`: block b adds to word b mod G, and the last arrival of each group adds to a second
   word (two round trips, G-way and 128/G-way contention);
-- `red`: the same add with the result unused (no wait: a lower bound).
+- `red`: the same add with the result unused (no wait: a lower bound);
+- `redpoll`: the same add with the result unused, and block 0 alone then polls the word with
+  volatile loads until it holds the grid's count, and resets it (the loss's writer found by
+  polling instead of by each block's returned value; its stamps are taken after the poll).
+
+`--spread C` adds C cycles of busy work per block index (block b spins spin + b C cycles), so
+that the blocks arrive one after another, as the single launch's blocks end over about
+1,000 cycles, instead of in one burst.
 
 Each kind runs with `spin` cycles of busy work before the atomic (0: blocks arrive as the
 launch starts them; 20000: all blocks resident first, then one burst, as in the kernel). Per
@@ -40,14 +47,14 @@ def _stamp(dep, SRC: tl.constexpr):
 
 
 @triton.jit
-def tail(words, stamps, spin, KIND: tl.constexpr, G: tl.constexpr):
+def tail(words, stamps, spin, spread, KIND: tl.constexpr, G: tl.constexpr):
     pid = tl.program_id(0)
     n = tl.num_programs(0)
     zero = (pid * 0).to(tl.int64)
     g0 = _stamp(zero, "%globaltimer")
     c0 = _stamp(zero, "%clock64")
     c = c0
-    while c - c0 < spin:
+    while c - c0 < spin + pid * spread:
         c = _stamp(zero, "%clock64")
     old = zero
     if KIND == 1:
@@ -59,6 +66,14 @@ def tail(words, stamps, spin, KIND: tl.constexpr, G: tl.constexpr):
             old = old + tl.atomic_add(words + G * 32, 1, sem="relaxed").to(tl.int64)
     elif KIND == 3:
         tl.atomic_add(words, 1, sem="relaxed")
+    elif KIND == 4:
+        tl.atomic_add(words, 1, sem="relaxed")
+        if pid == 0:
+            seen = tl.load(words, volatile=True)
+            while seen < n:
+                seen = tl.load(words, volatile=True)
+            tl.store(words, seen * 0)
+            old = seen.to(tl.int64)
     c2 = _stamp(old, "%clock64") ^ old
     g1 = _stamp(old, "%globaltimer") ^ old
     base = stamps + pid * 8
@@ -68,16 +83,17 @@ def tail(words, stamps, spin, KIND: tl.constexpr, G: tl.constexpr):
     tl.store(base + 3, g1)
 
 
-KINDS = {"empty": (0, 1), "one": (1, 1), "groups8": (2, 8), "groups16": (2, 16), "red": (3, 1)}
+KINDS = {"empty": (0, 1), "one": (1, 1), "groups8": (2, 8), "groups16": (2, 16), "red": (3, 1),
+         "redpoll": (4, 1)}
 
 
-def run(kind, blocks, spin, reps):
+def run(kind, blocks, spin, reps, spread=0):
     k, g = KINDS[kind]
     words = torch.zeros(64 * 32, dtype=torch.int64, device="cuda")
     stamps = torch.zeros(blocks * 8, dtype=torch.int64, device="cuda")
 
     def launch():
-        tail[(blocks,)](words, stamps, spin, KIND=k, G=g, num_warps=8)
+        tail[(blocks,)](words, stamps, spin, spread, KIND=k, G=g, num_warps=8)
 
     for _ in range(5):
         launch()
@@ -105,18 +121,19 @@ def main():
     ap.add_argument("--reps", type=int, default=200)
     ap.add_argument("--ncu-kind", choices=sorted(KINDS))
     ap.add_argument("--spin", type=int, default=0)
+    ap.add_argument("--spread", type=int, default=0)
     args = ap.parse_args()
     if not torch.cuda.is_available():
         raise SystemExit("microbench_tail.py: needs a CUDA GPU")
-    print(torch.cuda.get_device_name(), f"blocks={args.blocks} of 256 threads")
+    print(torch.cuda.get_device_name(), f"blocks={args.blocks} of 256 threads, spread={args.spread}")
     if args.ncu_kind:
-        run(args.ncu_kind, args.blocks, args.spin, 1)
+        run(args.ncu_kind, args.blocks, args.spin, 1, args.spread)
         return
     print(f"{'kind':10s} {'spin':>6s} {'us/launch':>10s} {'wait min/med/max (cycles)':>28s} "
           f"{'start spread ns':>16s} {'first start to last end ns':>27s}")
     for spin in (0, 20000):
         for kind in KINDS:
-            t, wait, spread, span = run(kind, args.blocks, spin, args.reps)
+            t, wait, spread, span = run(kind, args.blocks, spin, args.reps, args.spread)
             w = f"{wait[0]}/{wait[len(wait) // 2]}/{wait[-1]}"
             print(f"{kind:10s} {spin:6d} {t:10.2f} {w:>28s} {spread:16d} {span:27d}")
 
