@@ -29,6 +29,7 @@ constexpr int kFuncAttrSharedSizeBytes = 1;
 constexpr int kFuncAttrLocalSizeBytes = 3;
 constexpr int kFuncAttrNumRegs = 4;
 constexpr int kFuncAttrMaxDynamicSharedSizeBytes = 8;
+constexpr int kFuncAttrPreferredSharedCarveout = 9;
 constexpr unsigned kStreamNonBlocking = 1;
 constexpr int kCaptureModeThreadLocal = 1;
 constexpr size_t kLogBytes = 64 * 1024;
@@ -393,6 +394,12 @@ Status CudaDriver::setMaxDynamicShared(CUfunction function, int bytes) {
   return check("cuFuncSetAttribute",
                api->cuFuncSetAttribute(
                    function, kFuncAttrMaxDynamicSharedSizeBytes, bytes));
+}
+
+Status CudaDriver::setSharedCarveout(CUfunction function, int percent) {
+  return check("cuFuncSetAttribute",
+               api->cuFuncSetAttribute(
+                   function, kFuncAttrPreferredSharedCarveout, percent));
 }
 
 bool CudaDriver::hasTensorMapEncode() const {

@@ -655,6 +655,19 @@ Status Executor::captureGraph(CudaGraph &graph) {
   return Status::success();
 }
 
+Status Executor::setSharedCarveout(int percent) {
+  if (percent < 0 || percent > 100)
+    return Status::error("shared-memory carveout must be 0-100 percent, got " +
+                         std::to_string(percent));
+  for (size_t i = 0; i < m.steps.size(); ++i)
+    if (stepFunction[i])
+      SIGREG_RETURN_IF_ERROR(drv->setSharedCarveout(stepFunction[i], percent)
+                                 .withContext("step " + std::to_string(i) +
+                                              " (launch " + m.steps[i].kernel +
+                                              ")"));
+  return Status::success();
+}
+
 Status Executor::synchronize() {
   SIGREG_RETURN_IF_ERROR(drv->makeCurrent(dev.ordinal));
   return drv->streamSynchronize(strm);

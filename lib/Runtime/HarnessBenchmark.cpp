@@ -163,6 +163,8 @@ Status sigreg::runtime::runBenchmark(Executor &exec, const BenchOptions &opt,
   CUstream stream = exec.stream();
   SIGREG_RETURN_IF_ERROR(drv.makeCurrent(exec.device().ordinal));
   SIGREG_RETURN_IF_ERROR(exec.synchronize());
+  if (opt.sharedCarveout >= 0)
+    SIGREG_RETURN_IF_ERROR(exec.setSharedCarveout(opt.sharedCarveout));
   res = BenchResult();
   res.warmup = opt.warmup;
   res.iters = opt.iters;

@@ -2,7 +2,7 @@
 //
 // sigreg-aot-run <artifact-dir> [--seed=N] [--input-seed=N] [--bench]
 //                [--warmup=N] [--iters=N] [--json=FILE] [--no-validate]
-//                [--no-flush] [--device=N]
+//                [--no-flush] [--carveout=P] [--device=N]
 //
 // Exit codes: 0 ok, 1 validation mismatch or a failure while running the
 // artifact, 2 usage or input error (bad arguments, manifest or PTX), 3 no GPU.
@@ -49,6 +49,10 @@ void usage(FILE *out) {
       "  --json=FILE       write the results as JSON\n"
       "  --no-validate     skip the float64 reference check\n"
       "  --no-flush        do not overwrite L2 before each timed run\n"
+      "  --carveout=P      with --bench: every kernel's preferred "
+      "shared-memory\n"
+      "                    carveout, P percent of L1/shared (default: the\n"
+      "                    driver's choice)\n"
       "  --device=N        CUDA device ordinal (default 0)\n"
       "exit codes: 0 ok, 1 mismatch/run failure, 2 usage/input error, "
       "3 no GPU\n");
@@ -88,6 +92,10 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &err) {
       o.validate = false;
     } else if (!std::strcmp(a, "--no-flush")) {
       o.benchOptions.flushL2 = false;
+    } else if ((v = value("--carveout="))) {
+      if (!parseInt(v, o.benchOptions.sharedCarveout, 0) ||
+          o.benchOptions.sharedCarveout > 100)
+        return err = std::string("invalid --carveout (0-100): ") + v, false;
     } else if ((v = value("--seed="))) {
       if (!parseU64(v, o.seed))
         return err = std::string("invalid --seed: ") + v, false;

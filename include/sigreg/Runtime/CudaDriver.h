@@ -91,6 +91,9 @@ public:
                                           size_t sharedBytes, int &blocks);
   /// Allows `bytes` of dynamic shared memory (needed above 48 KiB).
   Status setMaxDynamicShared(CUfunction function, int bytes);
+  /// The share of the unified L1/shared memory, in percent of the maximum,
+  /// that `function` prefers as shared memory (the driver's carveout hint).
+  Status setSharedCarveout(CUfunction function, int percent);
 
   /// Whether the driver exports cuTensorMapEncodeTiled (CUDA 12 and later;
   /// resolved optionally so older drivers still run other artifacts).

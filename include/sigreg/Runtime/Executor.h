@@ -119,6 +119,9 @@ public:
   /// graph.launch(stream()).
   Status captureGraph(CudaGraph &graph);
   Status synchronize();
+  /// Sets every launched kernel's preferred shared-memory carveout (percent
+  /// of the unified L1/shared memory, 0-100; CudaDriver::setSharedCarveout).
+  Status setSharedCarveout(int percent);
 
 private:
   Executor() = default;

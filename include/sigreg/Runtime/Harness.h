@@ -197,6 +197,9 @@ struct BenchOptions {
   /// Rotate among up to this many copies of the inputs when they fit in L2.
   int maxInputCopies = 64;
   bool graph = true; // also time CUDA graph replays
+  /// >= 0: every kernel's preferred shared-memory carveout in percent
+  /// (Executor::setSharedCarveout) before timing; -1 leaves the driver's.
+  int sharedCarveout = -1;
 };
 
 struct BenchRow {
