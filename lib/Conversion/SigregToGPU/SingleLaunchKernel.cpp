@@ -1174,6 +1174,36 @@ void emitTileEcf(Tile &t, Value partC, Value partS) {
   gatherWarpSums(t, partC, partS);
 }
 
+/// What both accumulator ECF forms (emitTransposedFragmentEcf,
+/// emitFragmentEcf) start from: the thread's lane and warp, the warp's first
+/// row in the tile, the harmonics' half step and step, and whether every row
+/// of the warps' fragments is a row of the batch (no masks).
+struct FragmentEcfFrame {
+  Value lane, warp, rowBase, halfDt, dt;
+  bool allValid;
+
+  FragmentEcfFrame(Tile &tile, const MmaLanes &l) {
+    KernelBuilder &k = tile.k;
+    const SingleLaunchShape &sh = tile.sh;
+    double step = sh.tMax / static_cast<double>(sh.numPoints - 1);
+    lane = k.rem(tile.tid, k.idx(32));
+    warp = k.div(tile.tid, k.idx(32));
+    allValid = sh.mmaRowsInBatch();
+    rowBase = k.mul(k.mul(l.wm, k.idx(sh.mmaRowFragments())), k.idx(16));
+    halfDt = k.f32(static_cast<float>(0.5 * step));
+    dt = k.f32(static_cast<float>(step));
+  }
+
+  /// Whether the warp's row `row` (from rowBase) is in the tile and the
+  /// batch.
+  Value rowValid(Tile &tile, Value row) const {
+    KernelBuilder &k = tile.k;
+    Value r = k.add(rowBase, row);
+    return k.land(k.lt(r, k.idx(tile.sh.blockRows)),
+                  k.lt(k.add(tile.n0, r), k.idx(tile.sh.batch)));
+  }
+};
+
 /// Stages 3-5 from emitTransposedMmaStep's accumulators: the lane's
 /// elements are all of slice q (rows 8 f + 2 t, 8 f + 2 t + 1 of the warp's
 /// for its 2 MT fragments), so its sum of g^2 added over the four lanes t
@@ -1189,16 +1219,11 @@ void emitTransposedFragmentEcf(Tile &tile, const MmaLanes &l,
                                ArrayRef<Value> acc) {
   KernelBuilder &k = tile.k;
   const SingleLaunchShape &sh = tile.sh;
-  int64_t F = 2 * sh.mmaRowFragments();
-  int64_t BM = sh.blockRows, P = sh.numPoints, N = sh.batch;
+  int64_t F = 2 * sh.mmaRowFragments(), P = sh.numPoints;
   assert(sh.transposesFragments() && (P - 1) % 2 == 0 &&
          "transposed ECF applies");
-  Value lane = k.rem(tile.tid, k.idx(32)), warp = k.div(tile.tid, k.idx(32));
-  bool allValid = sh.mmaRowsInBatch();
-  Value rowBase = k.mul(k.mul(l.wm, k.idx(sh.mmaRowFragments())), k.idx(16));
-  Value halfDt =
-      k.f32(static_cast<float>(0.5 * sh.tMax / static_cast<double>(P - 1)));
-  Value dt = k.f32(static_cast<float>(sh.tMax / static_cast<double>(P - 1)));
+  FragmentEcfFrame fr(tile, l);
+  Value lane = fr.lane;
   Value sumSq = acc.back();
   for (int32_t off : {1, 2})
     sumSq = addXorShuffled(k, sumSq, off);
@@ -1208,20 +1233,18 @@ void emitTransposedFragmentEcf(Tile &tile, const MmaLanes &l,
   for (int64_t f = 0; f < F; ++f)
     for (int64_t c = 0; c < 2; ++c) {
       ys.push_back(k.mulf(acc[4 * f + c], inverse));
-      if (allValid)
-        continue;
-      Value row = k.add(rowBase, k.add(k.idx(8 * f + c), k.mul(l.t, k.idx(2))));
-      valid.push_back(
-          k.land(k.lt(row, k.idx(BM)), k.lt(k.add(tile.n0, row), k.idx(N))));
+      if (!fr.allValid)
+        valid.push_back(
+            fr.rowValid(tile, k.add(k.idx(8 * f + c), k.mul(l.t, k.idx(2)))));
     }
   SmallVector<Value> sum =
-      laneHarmonicSums(k, P, ys, valid, halfDt, dt, sinesFirst);
+      laneHarmonicSums(k, P, ys, valid, fr.halfDt, fr.dt, sinesFirst);
   size_t half = sum.size() / 2;
   SmallVector<Value> kept = addXorSent(k, ArrayRef(sum).take_front(half),
                                        ArrayRef(sum).drop_front(half), 2);
   kept = addXorHalving(k, lane, kept, {1});
   Value part = halvedPart(k, lane, {2, 1});
-  storeLaneSums(tile, kept, part, warp, l.q);
+  storeLaneSums(tile, kept, part, fr.warp, l.q);
 }
 
 /// Stages 3-5 from the registers (ecfFromFragments: one k group, so each
@@ -1255,16 +1278,11 @@ void emitFragmentEcf(Tile &tile, const MmaLanes &l, ArrayRef<Value> acc) {
   KernelBuilder &k = tile.k;
   const SingleLaunchShape &sh = tile.sh;
   int64_t MT = sh.mmaRowFragments(), NT = sh.blockSlices / 8;
-  int64_t BM = sh.blockRows, P = sh.numPoints, N = sh.batch;
+  int64_t P = sh.numPoints;
   assert(sh.ecfFromFragments() && (P - 1) % 4 == 0 &&
          "emitFragmentEcf applies");
-  Value lane = k.rem(tile.tid, k.idx(32)), warp = k.div(tile.tid, k.idx(32));
-  // Every row of every warp's fragments is a row of the batch: no masks.
-  bool allValid = sh.mmaRowsInBatch();
-  Value rowBase = k.mul(k.mul(l.wm, k.idx(MT)), k.idx(16));
-  Value halfDt =
-      k.f32(static_cast<float>(0.5 * sh.tMax / static_cast<double>(P - 1)));
-  Value dt = k.f32(static_cast<float>(sh.tMax / static_cast<double>(P - 1)));
+  FragmentEcfFrame fr(tile, l);
+  Value lane = fr.lane;
   // The column norms' sums of g^2: column 8 n + q after the lanes t.
   SmallVector<Value> sumSq(acc.begin() + MT * NT * 4, acc.end());
   for (Value &v : sumSq)
@@ -1298,15 +1316,13 @@ void emitFragmentEcf(Tile &tile, const MmaLanes &l, ArrayRef<Value> acc) {
           Value own = acc[(i * NT + n) * 4 + 2 * h + e];
           Value other = acc[(i * NT + n) * 4 + 2 * h + 1 - e];
           ys.push_back(k.mulf(k.select(swapped, other, own), inverse));
-          if (allValid)
-            continue;
-          Value row = k.add(rowBase, k.add(k.idx(16 * i + 8 * h), l.q));
-          valid.push_back(k.land(k.lt(row, k.idx(BM)),
-                                 k.lt(k.add(tile.n0, row), k.idx(N))));
+          if (!fr.allValid)
+            valid.push_back(
+                fr.rowValid(tile, k.add(k.idx(16 * i + 8 * h), l.q)));
         }
       // sums[e][p - 1] (cos) and sums[e][P - 1 + p - 1] (sin), p = 1..P-1;
       // sin first, then cos, where bit 8 is set (sinesFirst).
-      sums[e] = laneHarmonicSums(k, P, ys, valid, halfDt, dt, sinesFirst);
+      sums[e] = laneHarmonicSums(k, P, ys, valid, fr.halfDt, fr.dt, sinesFirst);
     }
     // Offset 16: the sent column to the lane 16 away, whose kept column it
     // is. Offset 8: every lane keeps the first half of its list (the sines
@@ -1318,7 +1334,7 @@ void emitFragmentEcf(Tile &tile, const MmaLanes &l, ArrayRef<Value> acc) {
                                             ArrayRef(kept).drop_front(half), 8);
     SmallVector<Value> sum = addXorHalving(k, lane, quarter, {4});
     Value part = halvedPart(k, lane, {8, 4});
-    storeLaneSums(tile, sum, part, warp,
+    storeLaneSums(tile, sum, part, fr.warp,
                   k.add(k.idx(8 * n), k.add(k.mul(l.t, k.idx(2)), b)));
   }
 }
