@@ -1,6 +1,6 @@
 // Fuzz test (issue 11, item 6): random and mutated .mlir inputs through
 // sigreg-opt with every pass and pipeline (test/Fuzz/fuzz.py says how), on a
-// fixed seed and a bounded count: 120 inputs x 14 pass lists, about 75 s on
+// fixed seed and a bounded count: 120 inputs x 15 pass lists, about 80 s on
 // the 2-core CI machine. The test fails on any crash, abort, exit code other
 // than 0/1, or run past 60 s, and lists the reproducers it wrote to %t.
 // With the sigreg-opt of before the issue, this seed finds the returned
@@ -18,5 +18,5 @@
 //
 // RUN: rm -rf %t
 // RUN: python3 %S/fuzz.py --tool sigreg-opt --corpus %S/.. --seed 11 --count 120 --out %t | FileCheck %s
-// CHECK: fuzz: seed 11, 120 inputs x 14 pass lists = 1680 runs
+// CHECK: fuzz: seed 11, 120 inputs x 15 pass lists = 1800 runs
 // CHECK: fuzz: no crash, abort or hang

@@ -42,6 +42,10 @@ PASSES = [
      "--convert-sigreg-to-gpu=single-launch-fragment-ecf=1 single-launch-step-group=2 "
      "single-launch-stagger=1 single-launch-prefetch-x=1 single-launch-prefetch-tail=1 "
      "single-launch-transposed-ecf=1 single-launch=2"],
+    # ... and the untransposed accumulator ECF, which the default replaced in 8-slice tiles.
+    ["--sigreg-decompose", "--sigreg-fuse-ecf", "--sigreg-fuse-epilogue",
+     "--convert-sigreg-to-gpu=single-launch-fragment-ecf=1 single-launch-transposed-ecf=0 "
+     "single-launch=2"],
     ["--sigreg-lower-naive"],
     ["--sigreg-fuse-ecf"],
     ["--convert-sigreg-to-gpu"],
