@@ -8,7 +8,7 @@
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
 #        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | probe25 | probe26 |
 #        staggerfast | warps16 | warps4 | perslice | ftz27 | stage27 | cluster28 | minctasm30 | minctasm30b | minctasm30f |
-#        stat32 | stat32-timed | fn32 | sines32 | tail34 | warps16b34 | transposed34 |
+#        stat32 | stat32-timed | fn32 | sines32 | tail34 | warps16b34 | transposed34 | tma36 |
 #        p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -710,6 +710,27 @@ tail34_set() {
   PREFIX=pt- EXTRA=--single-launch-prefetch-tail warps16_configs
   PREFIX=pt- EXTRA=--single-launch-prefetch-tail random_set
 }
+# x staged by TMA boxes (--single-launch-stage-tma; thirty-sixth session): the shapes where
+# x is staged (clusters of 2 by rule; single blocks and clusters of 4 forced; a training step,
+# its phased form, the device step, two views, 48 rows, P 33 f16 with zero_below), as NAME
+# (the rule's bulk copies) and t-NAME, for scripts/gpu-calls/call-tma36.sh.
+tma36_configs() {
+  emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit_phased phased-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  emit ds-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean step fused
+  emit n32-d1024-bf16 0 32 1024 1024 17 bf16 none 0 mean seed fused
+  emit n48-d1024-bf16 0 48 1024 1024 17 bf16 none 0 mean seed fused
+  emit v2-n32-d2048-bf16 2 32 2048 512 17 bf16 none 0 mean seed fused
+  emit n32-d2048-p33-f16 0 32 2048 1024 33 f16 zero_below 0.9 sum seed fused
+  emit blog-f16-clamp-none 0 32 2048 1024 17 f16 clamp_min 1.0 none seed fused
+  emit s1-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused --single-launch-stage-x=1
+  emit s4-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused --single-launch-stage-x=4
+}
+tma36_set() {
+  tma36_configs
+  PREFIX=t- EXTRA=--single-launch-stage-tma tma36_configs
+}
 # Per-slice statistics at a large batch (the accuracy gap of docs/STATUS.md: bf16, N = 8192,
 # reduction none missed 2e-3 on both tensor-core kernels): which of the tensor cores' running
 # sums (the error would grow with the k-steps: D = 128, 1024, 4096), the harmonics (P = 5
@@ -1028,6 +1049,7 @@ case "$set_" in
   warps4) warps4_set ;;
   tail34) tail34_set ;;
   transposed34) transposed34_set ;;
+  tma36) tma36_set ;;
   warps16b34) warps16b34_set ;;
   pingpong) pingpong_set ;;
   generate) generate_set ;;

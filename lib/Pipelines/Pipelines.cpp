@@ -164,6 +164,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   lowerOpts.singleLaunchPrefetchTail = options.singleLaunchPrefetchTail;
   lowerOpts.singleLaunchTransposedEcf = options.singleLaunchTransposedEcf;
   lowerOpts.singleLaunchStageX = options.singleLaunchStageX;
+  lowerOpts.singleLaunchStageTma = options.singleLaunchStageTma;
   lowerOpts.singleLaunchMinctasm = options.singleLaunchMinctasm;
   lowerOpts.wgmmaAtomicSums = options.wgmmaAtomicSums;
   pm.addPass(createConvertSigregToGPU(lowerOpts));

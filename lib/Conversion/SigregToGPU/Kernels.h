@@ -564,6 +564,21 @@ struct SingleLaunchShape {
   /// 4), by rule (stageX -1) kSingleLaunchStageRuleCluster, where the slice
   /// tiles divide by it, else 1 (no cluster).
   int64_t stageCluster() const;
+  /// single-launch-stage-tma: stagesX's copies are TMA boxes of a tensor
+  /// map of x ([V N, D], 128-byte swizzle) instead of bulk copies of row
+  /// pieces: one box of 64 features x BM rows per copy, stageTmaBoxes() per
+  /// span and block, the staged x [D / 64][BM][64] swizzled (stagesXByTma).
+  bool stageTma = false;
+  /// stageTma where it applies: stagesX, 16-bit inputs, D % 64 == 0, a loop
+  /// iteration of whole 64-feature blocks (WK U % 4 == 0, so a place of the
+  /// unrolled loop keeps its step % 4), spans whose blocks the cluster's
+  /// blocks share evenly, and BM % 8 == 0 (whole swizzle periods per box). Its
+  /// k step `s` then takes features 64 (s / 4) + 8 (s % 4) + 32 (t / 2) + 4 (t
+  /// % 2) + 0..3 in lane t (stepFeatureGroup): the 8 rows of a warp's 8-byte
+  /// loads fall in different banks of the swizzled rows.
+  bool stagesXByTma() const;
+  /// stagesXByTma: the boxes (64-feature blocks) each block copies per span.
+  int64_t stageTmaBoxes() const;
   /// stagesX: the loop waits for its span after its Philox work (forwards)
   /// or before it (training steps), as each measured faster (H100: blog forward
   /// 9.9-10.0 us late against 10.1-10.3 early; the training step 17.5-17.7

@@ -251,6 +251,8 @@ struct SingleLaunchKnobs {
   /// SingleLaunchShape::stageX (-1 by rule, 0 never, 1 wherever stagesX
   /// allows, 2 or 4 the same in clusters of that many blocks).
   int64_t stageX = -1;
+  /// SingleLaunchShape::stageTma.
+  bool stageTma = false;
   /// SingleLaunchShape::minctasm: -1 by rule (on tensor cores, the blocks per
   /// multiprocessor of a one-wave grid up to kSingleLaunchMaxMinctasm; else
   /// none), 0 none, N >= 1 that many.
@@ -326,7 +328,8 @@ private:
             ValueRange trailingArgs = {});
   SmallVector<Value> tensorMapArgs(OpBuilder &b, Location loc,
                                    gpu::GPUFuncOp kernel,
-                                   ArrayRef<Value> buffers);
+                                   ArrayRef<Value> buffers,
+                                   unsigned firstIndex = 0);
   Value resultBuffer(ConversionPatternRewriter &rewriter, Value result);
   /// The buffer of a fused forward's i16 phases `result`: a view of bytes
   /// allocated for it (phaseBytes), so that a backward that alone reads them
@@ -1081,13 +1084,14 @@ std::pair<Value, Value> Lowering::finishEcf(
   return {cosOut, sinOut};
 }
 
-/// The tensor-map arguments of a Hopper kernel whose first arguments take
-/// tensor maps of `buffers`: each an nvgpu.tma.create.descriptor (encoded by
-/// the runtime from the bound buffer) with the box of the kernel's
-/// descriptor type, passed as a pointer to a by-value parameter.
+/// The tensor-map arguments of a kernel whose arguments from `firstIndex`
+/// on take tensor maps of `buffers`: each an nvgpu.tma.create.descriptor
+/// (encoded by the runtime from the bound buffer) with the box of the
+/// kernel's descriptor type, passed as a pointer to a by-value parameter.
 SmallVector<Value> Lowering::tensorMapArgs(OpBuilder &b, Location loc,
                                            gpu::GPUFuncOp kernel,
-                                           ArrayRef<Value> buffers) {
+                                           ArrayRef<Value> buffers,
+                                           unsigned firstIndex) {
   // The kernel casts each tensor-map argument to its descriptor type.
   auto descriptorType = [&](unsigned index) {
     for (Operation *user : kernel.getArgument(index).getUsers())
@@ -1096,7 +1100,8 @@ SmallVector<Value> Lowering::tensorMapArgs(OpBuilder &b, Location loc,
     llvm_unreachable("tensor-map argument without its descriptor cast");
   };
   SmallVector<Value> args;
-  for (auto [index, buffer] : llvm::enumerate(buffers)) {
+  for (auto [i, buffer] : llvm::enumerate(buffers)) {
+    unsigned index = firstIndex + static_cast<unsigned>(i);
     auto type = descriptorType(index);
     auto memref = cast<MemRefType>(buffer.getType());
     Value unranked =
@@ -1690,6 +1695,7 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   sh.prefetchTail = single.prefetchTail;
   sh.transposedEcf = single.transposedEcf;
   sh.stageX = single.stageX;
+  sh.stageTma = single.stageTma;
   sh.projectionElement =
       proj ? Type() : ecf.getProjection().getType().getElementType();
   sh.chunkRows = projectionChunkRows(schedule.projectionChunk);
@@ -1819,6 +1825,15 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   }
   OpBuilder kb = kernelBuilder();
   gpu::GPUFuncOp kernel = addKernel(buildSingleLaunchKernel(kb, loc, sh));
+  // stagesXByTma: x's tensor map, the last argument, over x viewed as
+  // [V * N, D].
+  if (sh.stagesXByTma()) {
+    Value rows = memref::CollapseShapeOp::create(
+        rewriter, loc, toBuffer(rewriter, loc, input),
+        ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+    args.append(tensorMapArgs(rewriter, loc, kernel, {rows},
+                              static_cast<unsigned>(args.size())));
+  }
   createLaunch(rewriter, loc, kernel, {sh.numSliceTiles(), T, V}, sh.threads(),
                args, singleLaunchDynamicSharedBytes(sh));
   // The bulk copies of x into shared memory move 16-byte pieces from
@@ -2023,7 +2038,7 @@ struct ConvertSigregToGPUPass
                           singleLaunchFragmentEcf, singleLaunchStepGroup,
                           singleLaunchPrefetchX, singleLaunchPrefetchTail,
                           singleLaunchTransposedEcf, singleLaunchStageX,
-                          singleLaunchMinctasm});
+                          singleLaunchStageTma, singleLaunchMinctasm});
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<ProjectionLowering, FusedEcfLowering, AllReduceMeanLowering,

@@ -99,6 +99,8 @@ struct Tile {
   /// stagesX: the staged x rows (dynamic shared memory, i8) and one
   /// mbarrier per step group of the walk.
   Value xStage, xBars;
+  /// stagesXByTma: x's tensor map (the descriptor of the last argument).
+  Value xMap;
 
   /// `body` on the threads of the stages after the k loop (ecfThreads: a
   /// warp-uniform branch where the block has more).
@@ -432,8 +434,47 @@ std::array<Value, 2> loadInputWords(Tile &tile, Value x, Value row, Value f0) {
   return words;
 }
 
+/// stagesXByTma: the element of the staged x ([D / 64][BM][64], swizzled:
+/// emitXStageBoxes) where lane t's four features of k step `step` start in
+/// the tile's row r (stepFeatureGroup): block step / 4, row r, 16-byte
+/// chunk (step % 4 + 4 (t / 2)) ^ r % 8, element 4 (t % 2). `stepMod4` and
+/// t are loop-invariant: all but the block's offset leave the loop.
+Value stagedWordIndex(Tile &tile, Value r, Value step, Value stepMod4,
+                      Value t) {
+  KernelBuilder &k = tile.k;
+  Value chunk = arith::XOrIOp::create(
+      k.b, k.add(stepMod4, k.mul(k.div(t, k.idx(2)), k.idx(4))),
+      k.rem(r, k.idx(8)));
+  Value inRow =
+      k.add(k.mul(chunk, k.idx(8)), k.mul(k.rem(t, k.idx(2)), k.idx(4)));
+  Value block = k.mul(k.div(step, k.idx(4)), k.idx(tile.sh.blockRows * 64));
+  return k.add(block, k.add(k.mul(r, k.idx(64)), inRow));
+}
+
 Value mmaOperand(Tile &tile, Value word) {
   return mmaSyncOperand(tile.k, tile.sh.inputElement, word);
+}
+
+/// The group (features 4 group .. 4 group + 3) that lane t takes in k step
+/// `step`: 4 step + t, or with stagesXByTma 16 (step / 4) + 2 (step % 4) +
+/// 8 (t / 2) + t % 2, the 16 groups of a 64-feature block over its 4 steps
+/// in the order that puts a step's 8-byte loads of the 8 rows q in
+/// different banks of the swizzled rows (stagedWordIndex). In the loop's
+/// type, as `step` and `t` are; `stepMod4`, where given, is step % 4 (the
+/// loop's steps of one unrolled place keep it: emitMmaSteps).
+Value stepFeatureGroup(Tile &tile, Value step, Value t, Value stepMod4) {
+  KernelBuilder &k = tile.k;
+  bool narrow = step.getType().isInteger(32);
+  auto c = [&](int64_t v) {
+    return narrow ? constI32(k, static_cast<int32_t>(v)) : k.idx(v);
+  };
+  if (!tile.sh.stagesXByTma())
+    return k.add(k.mul(step, c(4)), t);
+  if (!stepMod4)
+    stepMod4 = k.rem(step, c(4));
+  Value inBlock = k.add(k.mul(stepMod4, c(2)),
+                        k.add(k.mul(k.div(t, c(2)), c(8)), k.rem(t, c(2))));
+  return k.add(k.mul(k.div(step, c(4)), c(16)), inBlock);
 }
 
 /// Stage 1 (tensor cores): the four Gaussians g[16 step + 4t + i, s] of the
@@ -444,12 +485,12 @@ Value mmaOperand(Tile &tile, Value word) {
 /// i32 where narrowKLoop).
 SmallVector<std::array<Value, 2>>
 generateProjectionFragment(Tile &tile, Value seed, Value step, Value t, Value s,
-                           Value &sumSq) {
+                           Value &sumSq, Value stepMod4 = Value()) {
   KernelBuilder &k = tile.k;
   const SingleLaunchShape &sh = tile.sh;
   int64_t D = sh.featureDim, S = sh.numSlices;
   bool narrow = step.getType().isInteger(32);
-  Value group = k.add(k.mul(step, narrow ? constI32(k, 4) : k.idx(4)), t);
+  Value group = stepFeatureGroup(tile, step, t, stepMod4);
   Value group32 = narrow ? group : toI32(k, group);
   if (narrow)
     group = fromI32(k, group);
@@ -490,6 +531,43 @@ generateProjectionFragment(Tile &tile, Value seed, Value step, Value t, Value s,
   return parts;
 }
 
+/// Stage 2a by TMA (stagesXByTma, from emitXStageCopies once its mbarriers
+/// expect their spans): the copies of the block, stageTmaBoxes() B per span
+/// in the walk's order (`walkGroup`), go to the warps in turn (copy m to
+/// lane 0 of warp m % warps). Box j of span c is the 64-feature block b =
+/// c F / 64 + B rank + j of the tile's BM rows (x viewed as [V N, D], rows
+/// v N + n0 ..), landing at b BM 128 bytes of t.xStage: the staged x is
+/// [D / 64][BM][64], each row's 16-byte chunks swizzled (chunk ^ row % 8:
+/// the 128-byte swizzle, whose 1024-byte period is 8 rows of a box). In a
+/// cluster each box is multicast to every block of it, as the bulk copies
+/// are.
+void emitXStageBoxes(Tile &tile, Value rank, Value mask,
+                     function_ref<Value(Value)> walkGroup) {
+  KernelBuilder &k = tile.k;
+  const SingleLaunchShape &sh = tile.sh;
+  int64_t B = sh.stageTmaBoxes(), groups = sh.stageSpans();
+  int64_t BM = sh.blockRows;
+  int64_t blocksPerSpan = B * sh.stageCluster();
+  Value lane = k.rem(tile.tid, k.idx(32)), warp = k.div(tile.tid, k.idx(32));
+  Value row0 = k.add(k.mul(tile.v, k.idx(sh.batch)), tile.n0);
+  MemRefType box =
+      MemRefType::get({BM, 64}, sh.inputElement, MemRefLayoutAttrInterface(),
+                      gpu::AddressSpaceAttr::get(k.b.getContext(),
+                                                 gpu::AddressSpace::Workgroup));
+  k.ifThen(k.lt(lane, k.idx(1)), [&] {
+    k.forEach(warp, k.idx(groups * B), k.idx(sh.warps), [&](Value m) {
+      Value c = walkGroup(k.div(m, k.idx(B)));
+      Value b = k.add(k.mul(c, k.idx(blocksPerSpan)),
+                      k.add(k.mul(rank, k.idx(B)), k.rem(m, k.idx(B))));
+      Value dst = memref::ViewOp::create(
+          k.b, box, tile.xStage, k.mul(b, k.idx(BM * 128)), ValueRange{});
+      nvgpu::TmaAsyncLoadOp::create(k.b, dst, tile.xBars, tile.xMap,
+                                    ValueRange{k.mul(b, k.idx(64)), row0}, c,
+                                    mask, Value());
+    });
+  });
+}
+
 /// Stage 2a (stagesX): the block's BM rows of x copied into t.xStage, row r
 /// at r * stageRowBytes(), by bulk copies
 /// (cp.async.bulk.shared::cluster.global) in the walk's order, one mbarrier
@@ -521,13 +599,15 @@ void emitXStageCopies(Tile &tile, Value x, Value rotation) {
   int64_t CL = sh.stageCluster();
   Value lane = k.rem(tile.tid, k.idx(32)), warp = k.div(tile.tid, k.idx(32));
   k.ifThen(k.lt(tile.tid, k.idx(1)), [&] {
+    if (tile.xMap)
+      nvgpu::TmaPrefetchOp::create(k.b, tile.xMap, Value());
     for (int64_t c = 0; c < groups; ++c)
       nvgpu::MBarrierInitOp::create(k.b, tile.xBars, k.idx(1), k.idx(c),
                                     Value());
     if (CL > 1)
       NVVM::FenceMbarrierInitOp::create(k.b);
   });
-  Value firstRow = warp, mask;
+  Value firstRow = warp, mask, rank = k.idx(0);
   if (CL > 1) {
     // Relaxed: thread 0's fence.mbarrier_init orders the initialization;
     // the default release arrive cost every warp a cluster-scope fence
@@ -535,7 +615,7 @@ void emitXStageCopies(Tile &tile, Value x, Value rotation) {
     // session).
     NVVM::ClusterArriveRelaxedOp::create(k.b, k.b.getUnitAttr());
     NVVM::ClusterWaitOp::create(k.b, k.b.getUnitAttr());
-    Value rank = arith::IndexCastUIOp::create(
+    rank = arith::IndexCastUIOp::create(
         k.b, k.b.getIndexType(),
         NVVM::ClusterId::create(k.b, k.b.getI32Type()).getResult());
     firstRow = k.add(warp, k.mul(rank, k.idx(sh.warps)));
@@ -567,6 +647,10 @@ void emitXStageCopies(Tile &tile, Value x, Value rotation) {
           k.b, tile.xBars, k.idx(BM * F * 2), walkGroup(i), Value());
     });
   });
+  if (tile.xMap) {
+    emitXStageBoxes(tile, rank, mask, walkGroup);
+    return;
+  }
   k.ifThen(k.lt(lane, k.idx(1)), [&] {
     k.forEach(k.idx(0), k.idx(groups), k.idx(1), [&](Value i) {
       Value c = walkGroup(i);
@@ -643,10 +727,21 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
   // As i32 words, 4 per row fragment in that order.
   // stagesX: the staged rows (row - n0 of the tile), else x itself.
   Value tL = toLoop(l.t), stageRows;
-  auto loadStepWords = [&](Value step) {
+  // stagesXByTma: step % 4 of the loop's step u of a group, (wk + u WK) % 4
+  // (WK U, the rotation and the steps are multiples of 4).
+  bool boxes = sh.stagesXByTma();
+  SmallVector<Value> stepMod4;
+  for (int64_t u = 0; u < U && boxes; ++u)
+    stepMod4.push_back(k.rem(k.add(l.wk, k.idx(u * WK)), k.idx(4)));
+  auto loadStepWords = [&](Value step, int64_t u) {
     Value f0 =
         toIndex(k.add(k.mul(step, loopConst(16)), k.mul(tL, loopConst(4))));
     auto rowWords = [&](Value row) {
+      if (stageRows && boxes)
+        return loadWordPair(
+            k, sh.inputElement, stageRows,
+            ValueRange{stagedWordIndex(tile, k.sub(row, tile.n0), toIndex(step),
+                                       stepMod4[u], l.t)});
       if (stageRows)
         return loadWordPair(k, sh.inputElement, stageRows,
                             ValueRange{k.sub(row, tile.n0), f0});
@@ -668,12 +763,13 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
     return a;
   };
   // The B fragments of one step: [n][part] (part 1: the lo words).
-  auto generateStep = [&](Value step, SmallVector<Value> &acc) {
+  auto generateStep = [&](Value step, SmallVector<Value> &acc, int64_t u) {
     SmallVector<SmallVector<SmallVector<Value>>> b(NT);
     for (int64_t n = 0; n < NT; ++n) {
       Value s = k.add(tile.s0, k.add(k.idx(8 * n), l.q));
       for (const std::array<Value, 2> &part : generateProjectionFragment(
-               tile, seed, step, tL, s, acc[MT * NT * 4 + n]))
+               tile, seed, step, tL, s, acc[MT * NT * 4 + n],
+               boxes ? toLoop(stepMod4[u]) : Value()))
         b[n].push_back({mmaOperand(tile, part[0]), mmaOperand(tile, part[1])});
     }
     return b;
@@ -711,10 +807,13 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
   if (sh.stagesX()) {
     emitXStageCopies(tile, x, rotation);
     int64_t rowElems = sh.stageRowBytes() / 2;
-    auto view = MemRefType::get(
-        {sh.blockRows, rowElems}, sh.inputElement, MemRefLayoutAttrInterface(),
-        gpu::AddressSpaceAttr::get(k.b.getContext(),
-                                   gpu::AddressSpace::Workgroup));
+    SmallVector<int64_t> shape = {sh.blockRows, rowElems};
+    if (boxes)
+      shape = {sh.blockRows * sh.featureDim};
+    auto view =
+        MemRefType::get(shape, sh.inputElement, MemRefLayoutAttrInterface(),
+                        gpu::AddressSpaceAttr::get(
+                            k.b.getContext(), gpu::AddressSpace::Workgroup));
     stageRows =
         memref::ViewOp::create(k.b, view, tile.xStage, k.idx(0), ValueRange{});
   }
@@ -725,7 +824,7 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
   auto loadGroup = [&](Value first) {
     SmallVector<Value> words;
     for (int64_t u = 0; u < U; ++u)
-      words.append(loadStepWords(k.add(first, loopConst(u * WK))));
+      words.append(loadStepWords(k.add(first, loopConst(u * WK)), u));
     return vector::FromElementsOp::create(k.b, wordsType, words).getResult();
   };
   // The group's x loads (prefetchX: the next group's, carried to it), then
@@ -757,7 +856,7 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
         bool late = stageRows && sh.stageLateWait();
         if (late)
           for (int64_t u = 0; u < U; ++u)
-            b.push_back(generateStep(k.add(first, loopConst(u * WK)), next));
+            b.push_back(generateStep(k.add(first, loopConst(u * WK)), next, u));
         if (stageRows)
           nvgpu::MBarrierTryWaitParityOp::create(
               k.b, tile.xBars,
@@ -771,12 +870,12 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
               words.push_back(vector::ExtractOp::create(
                   k.b, carried.back(), ArrayRef<int64_t>{u * MT * 4 + w}));
           } else {
-            words = loadStepWords(k.add(first, loopConst(u * WK)));
+            words = loadStepWords(k.add(first, loopConst(u * WK)), u);
           }
           a.push_back(operandsOf(words));
         }
         for (int64_t u = 0; u < U && !late; ++u)
-          b.push_back(generateStep(k.add(first, loopConst(u * WK)), next));
+          b.push_back(generateStep(k.add(first, loopConst(u * WK)), next, u));
         for (int64_t u = 0; u < U; ++u)
           multiplyStep(a[u], b[u], next);
         if (nextWords)
@@ -1622,6 +1721,20 @@ int64_t mlir::sigreg::SingleLaunchShape::stageSpans() const {
   return mmaSteps() / (mmaWarpsK() * mmaStepGroup() * stageSpan());
 }
 
+bool mlir::sigreg::SingleLaunchShape::stagesXByTma() const {
+  if (!stageTma || !stagesX() || inputElement.isF32() || featureDim % 64 != 0 ||
+      blockRows % 8 != 0 || blockRows > 256)
+    return false;
+  int64_t perIteration = mmaWarpsK() * mmaStepGroup();
+  int64_t features = 16 * perIteration * stageSpan();
+  return perIteration % 4 == 0 && (features / 64) % stageCluster() == 0;
+}
+
+int64_t mlir::sigreg::SingleLaunchShape::stageTmaBoxes() const {
+  int64_t features = 16 * mmaWarpsK() * mmaStepGroup() * stageSpan();
+  return features / 64 / stageCluster();
+}
+
 int64_t mlir::sigreg::SingleLaunchShape::stageCluster() const {
   int64_t cluster = stageX == -1 ? kSingleLaunchStageRuleCluster : stageX;
   if (cluster < 2 || !stagesX() || numSliceTiles() % cluster != 0)
@@ -1639,6 +1752,8 @@ int64_t mlir::sigreg::SingleLaunchShape::stageRowBytes() const {
 
 int64_t
 mlir::sigreg::singleLaunchDynamicSharedBytes(const SingleLaunchShape &sh) {
+  if (sh.stagesXByTma())
+    return sh.blockRows * sh.featureDim * 2;
   return sh.stagesX() ? sh.blockRows * sh.stageRowBytes() : 0;
 }
 
@@ -1714,6 +1829,10 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
     args.push_back(MemRefType::get({V * N, S}, sh.inputElement));
     args.push_back(MemRefType::get({D, S}, sh.inputElement));
   }
+  // stagesXByTma: x's tensor map, last (a 128-byte grid constant).
+  unsigned xMapArg = args.size();
+  if (sh.stagesXByTma())
+    args.push_back(LLVM::LLVMPointerType::get(b.getContext()));
 
   MLIRContext *ctx = b.getContext();
   auto wgSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
@@ -1744,6 +1863,9 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
   if (int64_t cl = sh.stageCluster(); cl > 1)
     func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
                   b.getDenseI32ArrayAttr({static_cast<int32_t>(cl), 1, 1}));
+  if (sh.stagesXByTma())
+    func->setAttr(kGridConstantAttrName,
+                  b.getDenseI64ArrayAttr({static_cast<int64_t>(xMapArg)}));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(&func.getBody().front());
   gpu::ReturnOp::create(b, loc);
@@ -1770,6 +1892,18 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
                         MemRefLayoutAttrInterface(), wgSpace));
     t.xBars = nvgpu::MBarrierCreateOp::create(
         b, loc, nvgpu::MBarrierGroupType::get(ctx, wgSpace, sh.stageSpans()));
+  }
+  if (sh.stagesXByTma()) {
+    auto tile = MemRefType::get({BM, 64}, sh.inputElement, nullptr,
+                                IntegerAttr::get(IntegerType::get(ctx, 64), 3));
+    auto desc = nvgpu::TensorMapDescriptorType::get(
+        ctx, tile, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+        nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+        nvgpu::TensorMapOOBKind::OOB_ZERO,
+        nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+    t.xMap = UnrealizedConversionCastOp::create(b, loc, desc,
+                                                func.getArgument(xMapArg))
+                 .getResult(0);
   }
   Value x = func.getArgument(1), out = func.getArgument(2),
         counters = func.getArgument(3);

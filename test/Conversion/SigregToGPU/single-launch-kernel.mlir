@@ -13,6 +13,7 @@
 // RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stage-x=3 2>&1 | FileCheck %s --check-prefix=BADSTAGE
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=fast-normals=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=NORMALS
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch=2 single-launch-prefetch-tail=1" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=PFTAIL
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-stage-tma=1" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TMA
 
 // The blog shape: the whole chain is one launch of sigreg_single_launch
 // (usesSingleLaunch) with its GEMM on tensor cores (bf16 input, seeded g
@@ -148,6 +149,46 @@
 // CLUSTER-LABEL: func.func @views4_n32
 // CLUSTER-NOT:     cluster_dim
 // CLUSTER:         return
+// single-launch-stage-tma (blog, x staged in clusters of 2 by rule): the
+// host builds x's tensor map (boxes of 32 rows x 64 features, 128-byte
+// swizzle) and passes it last, a grid constant; the staged x is 32 x 2048
+// elements unpadded (131072 bytes). Thread 0 prefetches the descriptor and
+// initializes the 4 mbarriers; each span still expects 32768 bytes, now 8
+// boxes of 4096, 4 from each block of the pair, multicast to both: lane 0 of
+// warp w copies the block's boxes w, w + 8 (16 = 4 spans x 4). The loop reads
+// its 8 words from the swizzled [D / 64][32][64] layout: chunk (step % 4 + 4
+// (t / 2)) ^ row % 8.
+// TMA-LABEL: func.func @blog
+// TMA:         %[[CAST:.*]] = memref.cast %{{.*}} : memref<32x2048xbf16> to memref<*xbf16>
+// TMA-NEXT:    %[[DESC:.*]] = nvgpu.tma.create.descriptor %[[CAST]] box[%c32, %c64] : memref<*xbf16> -> <tensor = memref<32x64xbf16, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+// TMA-NEXT:    %[[MAP:.*]] = builtin.unrealized_conversion_cast %[[DESC]] : {{.*}} to !llvm.ptr
+// TMA-NEXT:    gpu.launch_func @sigreg_kernels::@sigreg_single_launch blocks in (%c128, %c1, %c1) threads in (%c256, %c1, %c1) dynamic_shared_memory_size %c131072_i32 args({{.*}}, %[[MAP]] : !llvm.ptr)
+// TMA:         gpu.func @sigreg_single_launch({{.*}}, %[[ARG:.*]]: !llvm.ptr)
+// TMA-SAME:      nvvm.cluster_dim = array<i32: 2, 1, 1>
+// TMA-SAME:      sigreg.grid_constants = array<i64: 5>
+// TMA:           %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// TMA:           %[[BARS:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
+// TMA:           %[[XMAP:.*]] = builtin.unrealized_conversion_cast %[[ARG]] : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<32x64xbf16, 3>, swizzle = swizzle_128b
+// TMA:             nvgpu.tma.prefetch.descriptor %[[XMAP]]
+// TMA-COUNT-4:     nvgpu.mbarrier.init %[[BARS]]
+// TMA:           nvvm.cluster.arrive.relaxed {aligned}
+// TMA:             nvgpu.mbarrier.arrive.expect_tx %[[BARS]][%{{.*}}], %c32768
+// TMA:             scf.for %{{.*}} = %{{.*}} to %c16 step %c8 {
+// TMA:               %[[BOX:.*]] = memref.view %[[SMEM]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x64xbf16, #gpu.address_space<workgroup>>
+// TMA:               nvgpu.tma.async.load %[[XMAP]][%{{.*}}, %{{.*}}], %[[BARS]][%{{.*}}] to %[[BOX]] multicast_mask = %c3_i16
+// TMA-NOT:         nvvm.cp.async.bulk
+// TMA:           %[[ROWS:.*]] = memref.view %[[SMEM]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<65536xbf16, #gpu.address_space<workgroup>>
+// TMA:           scf.for %{{.*}} = %{{.*}} to %c128_i32 step %c16_i32
+// TMA:             nvgpu.mbarrier.try_wait.parity %[[BARS]][%{{.*}}], %false
+// TMA:             arith.xori
+// TMA-COUNT-8:     vector.load %[[ROWS]][%{{.*}}] {alignment = 8 : i64} : memref<65536xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+// TMA-NOT:         vector.load
+// TMA-COUNT-4:     nvvm.mma.sync
+// TMA:             scf.yield
+// Four views (256 blocks): not staged, no tensor map.
+// TMA-LABEL: func.func @views4_n32
+// TMA-NOT:     nvgpu.tma
+// TMA:         return
 // BADSTAGE: single-launch-stage-x must be -1 (by rule), 0 (never), 1 (wherever it can) or 2 or 4 (wherever it can, in clusters of that many blocks), got 3
 // PREFETCH-LABEL: func.func @blog
 // PREFETCH:         %[[ZERO:.*]] = arith.constant dense<0> : vector<32xi32>

@@ -28,6 +28,10 @@
 // RUN: rm -rf %t.c && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-stage-x=4 --emit-artifact=%t.c > /dev/null
 // RUN: FileCheck %s --check-prefix=CLUSTER < %t.c/fused/sigreg.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.c/fused/sigreg.ptx -o %t.c/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXASC --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
+// RUN: rm -rf %t.t && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-stage-tma --emit-artifact=%t.t > /dev/null
+// RUN: FileCheck %s --check-prefix=TMAPTX < %t.t/fused/sigreg.ptx
+// RUN: FileCheck %s --check-prefix=TMAMAP < %t.t/fused/manifest.json
+// RUN: %ptxas -arch=sm_90a -v %t.t/fused/sigreg.ptx -o %t.t/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAST --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
 
 // The blog shape as one launch, through the whole pipeline: one step,
 // zero_init workspaces (the counter, unused with one batch tile, and the
@@ -158,6 +162,32 @@
 // PTXASX: Compiling entry function 'sigreg_single_launch' for 'sm_90a'
 // PTXASX: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXASX: Used 128 registers
+// --single-launch-stage-tma: x's tensor map is the kernel's last parameter
+// (128 bytes, 64-byte aligned), thread 0 prefetches it, and the copies are
+// 2-D TMA boxes multicast to the pair; the manifest tells the runtime to
+// encode it over the bound x ([32, 2048] innermost first: 2048 features of
+// 4096-byte rows, boxes of 64 x 32, 128-byte swizzle).
+// TMAPTX: .extern .shared .align 1024 .b8
+// TMAPTX: .param .align 64 .b8 sigreg_single_launch_param_5[128]
+// TMAPTX: .reqnctapercluster 2, 1, 1
+// TMAPTX: prefetch.param.tensormap
+// TMAPTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
+// TMAPTX-NOT: cp.async.bulk.shared::cluster.global
+// TMAMAP:      "tensor_map": {
+// TMAMAP-NEXT:   "box": [
+// TMAMAP-NEXT:     64,
+// TMAMAP-NEXT:     32
+// TMAMAP-NEXT:   ],
+// TMAMAP-NEXT:   "buffer": "x",
+// TMAMAP-NEXT:   "dims": [
+// TMAMAP-NEXT:     2048,
+// TMAMAP-NEXT:     32
+// TMAMAP:        "strides": [
+// TMAMAP-NEXT:     4096
+// TMAMAP-NEXT:   ],
+// TMAMAP-NEXT:   "swizzle": "128b"
+// PTXAST: Compiling entry function 'sigreg_single_launch' for 'sm_90a'
+// PTXAST: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // BADSTAGGER: single-launch-stagger must be -1 (by rule), 0 (never) or 1 (wherever the steps allow), got 2
 func.func @sigreg(%x: tensor<?x2048xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<?x2048xbf16> -> tensor<f32>
