@@ -713,7 +713,8 @@ tail34_set() {
 # x staged by TMA boxes (--single-launch-stage-tma; thirty-sixth session): the shapes where
 # x is staged (clusters of 2 by rule; single blocks and clusters of 4 forced; a training step,
 # its phased form, the device step, two views, 48 rows, P 33 f16 with zero_below), as NAME
-# (the rule's bulk copies) and t-NAME, for scripts/gpu-calls/call-tma36.sh.
+# (the rule's bulk copies) and t-NAME (boxes issued by every warp), three as t2-NAME (by
+# thread 0), for scripts/gpu-calls/call-tma36.sh.
 tma36_configs() {
   emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
   emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
@@ -729,7 +730,11 @@ tma36_configs() {
 }
 tma36_set() {
   tma36_configs
-  PREFIX=t- EXTRA=--single-launch-stage-tma tma36_configs
+  PREFIX=t- EXTRA=--single-launch-stage-tma=1 tma36_configs
+  emit t2-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused --single-launch-stage-tma=2
+  emit_step t2-step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused \
+    --single-launch-stage-tma=2
+  emit t2-n32-d1024-bf16 0 32 1024 1024 17 bf16 none 0 mean seed fused --single-launch-stage-tma=2
 }
 # Per-slice statistics at a large batch (the accuracy gap of docs/STATUS.md: bf16, N = 8192,
 # reduction none missed 2e-3 on both tensor-core kernels): which of the tensor cores' running

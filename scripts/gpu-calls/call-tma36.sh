@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Thirty-sixth session (docs/PERF-NOTES.md): x staged by TMA boxes (--single-launch-stage-tma).
-# Validates every t- artifact of set tma36 against float64, times five shapes against the
-# rule's bulk copies (NAME against t-NAME, 3 rounds alternating; 5 on an H200), runs the
-# sanitizers on four and profiles t-blog (ncu).
+# Validates every t- and t2- artifact of set tma36 against float64, times five shapes against
+# the rule's bulk copies (NAME, t-NAME and for three t2-NAME, 3 rounds alternating; 5 on an
+# H200), runs the sanitizers on four and profiles t-blog (ncu).
 # Recipe (CPU machine): scripts/build.sh, then
 #   PIPES=fused bash scripts/build-gpu-artifacts.sh build .gpu/tma36 tma36
 # Carry [".gpu/rt", ".gpu/tma36"]. About 3 minutes.
@@ -10,9 +10,9 @@ export PATH=$PATH:/usr/local/cuda/bin
 . scripts/gpu-calls/lib.sh
 rounds=3
 nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 && rounds=5
-check() { validate $(ls -d .gpu/tma36/t-*/); }
-times() { alternate .gpu/tma36 $rounds "blog-bf16 step-blog-bf16 n32-d1024-bf16 ds-blog-bf16 \
-  v2-n32-d2048-bf16" "- t-"; }
+check() { validate $(ls -d .gpu/tma36/t-*/ .gpu/tma36/t2-*/); }
+times() { alternate .gpu/tma36 $rounds "blog-bf16 step-blog-bf16 n32-d1024-bf16" "- t- t2-";
+  alternate .gpu/tma36 $rounds "ds-blog-bf16 v2-n32-d2048-bf16" "- t-"; }
 san() { local c; for c in t-blog-bf16 t-step-blog-bf16 t-v2-n32-d2048-bf16 t-s4-blog-bf16; do
   sanitize .gpu/tma36/$c; done; }
 prof() { profile tma36/t-blog-bf16; }

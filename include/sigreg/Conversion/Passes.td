@@ -105,12 +105,13 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "pair up), 0 never, 1 wherever it can, 2 or 4 "
            "wherever it can with the copies shared by clusters of that many blocks (each block "
            "copies its share of the rows and multicasts it to the cluster)">,
-    Option<"singleLaunchStageTma", "single-launch-stage-tma", "bool", "false",
+    Option<"singleLaunchStageTma", "single-launch-stage-tma", "int64_t", "0",
            "Where the single launch stages x (single-launch-stage-x), its copies are TMA boxes "
            "of a tensor map of x (64 features x the tile's rows, 128-byte swizzle) instead of "
            "bulk copies of row pieces: a quarter as many copies at blog, and the k steps take "
            "their features in the order that keeps the swizzled rows' loads free of bank "
-           "conflicts (needs D % 64 == 0; off)">,
+           "conflicts (needs D % 64 == 0). 0 never (bulk copies), 1 lane 0 of every warp "
+           "issues its share of the boxes, 2 thread 0 issues them all">,
     Option<"singleLaunchMinctasm", "single-launch-minctasm", "int64_t", "-1",
            "The single launch's .minnctapersm, the blocks per multiprocessor ptxas plans its "
            "registers for: -1 by rule (the tensor-core GEMM's kernels: the blocks per "

@@ -567,8 +567,10 @@ struct SingleLaunchShape {
   /// single-launch-stage-tma: stagesX's copies are TMA boxes of a tensor
   /// map of x ([V N, D], 128-byte swizzle) instead of bulk copies of row
   /// pieces: one box of 64 features x BM rows per copy, stageTmaBoxes() per
-  /// span and block, the staged x [D / 64][BM][64] swizzled (stagesXByTma).
-  bool stageTma = false;
+  /// span and block, the staged x [D / 64][BM][64] swizzled (stagesXByTma):
+  /// 0 never, 1 lane 0 of every warp issues its share of the boxes, 2
+  /// thread 0 issues them all (their operands uniform).
+  int64_t stageTma = 0;
   /// stageTma where it applies: stagesX, 16-bit inputs, D % 64 == 0, a loop
   /// iteration of whole 64-feature blocks (WK U % 4 == 0, so a place of the
   /// unrolled loop keeps its step % 4), spans whose blocks the cluster's

@@ -251,8 +251,8 @@ struct SingleLaunchKnobs {
   /// SingleLaunchShape::stageX (-1 by rule, 0 never, 1 wherever stagesX
   /// allows, 2 or 4 the same in clusters of that many blocks).
   int64_t stageX = -1;
-  /// SingleLaunchShape::stageTma.
-  bool stageTma = false;
+  /// SingleLaunchShape::stageTma (0 never, 1 by the warps, 2 by thread 0).
+  int64_t stageTma = 0;
   /// SingleLaunchShape::minctasm: -1 by rule (on tensor cores, the blocks per
   /// multiprocessor of a one-wave grid up to kSingleLaunchMaxMinctasm; else
   /// none), 0 none, N >= 1 that many.
@@ -1999,6 +1999,12 @@ struct ConvertSigregToGPUPass
                        "(never), 1 (wherever it can) or 2 or 4 (wherever it "
                        "can, in clusters of that many blocks), got ")
           << static_cast<int64_t>(singleLaunchStageX);
+      return signalPassFailure();
+    }
+    if (singleLaunchStageTma < 0 || singleLaunchStageTma > 2) {
+      module.emitError("single-launch-stage-tma must be 0 (never), 1 (boxes "
+                       "issued by every warp) or 2 (by thread 0), got ")
+          << static_cast<int64_t>(singleLaunchStageTma);
       return signalPassFailure();
     }
     if (singleLaunchMinctasm < -1 || singleLaunchMinctasm > 32) {

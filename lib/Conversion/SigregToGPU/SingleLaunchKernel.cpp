@@ -534,13 +534,13 @@ generateProjectionFragment(Tile &tile, Value seed, Value step, Value t, Value s,
 /// Stage 2a by TMA (stagesXByTma, from emitXStageCopies once its mbarriers
 /// expect their spans): the copies of the block, stageTmaBoxes() B per span
 /// in the walk's order (`walkGroup`), go to the warps in turn (copy m to
-/// lane 0 of warp m % warps). Box j of span c is the 64-feature block b =
-/// c F / 64 + B rank + j of the tile's BM rows (x viewed as [V N, D], rows
-/// v N + n0 ..), landing at b BM 128 bytes of t.xStage: the staged x is
-/// [D / 64][BM][64], each row's 16-byte chunks swizzled (chunk ^ row % 8:
-/// the 128-byte swizzle, whose 1024-byte period is 8 rows of a box). In a
-/// cluster each box is multicast to every block of it, as the bulk copies
-/// are.
+/// lane 0 of warp m % warps), or with stageTma 2 all to thread 0. Box j of span
+/// c is the 64-feature block b = c F / 64 + B rank + j of the tile's BM rows (x
+/// viewed as [V N, D], rows v N + n0 ..), landing at b BM 128 bytes of
+/// t.xStage: the staged x is [D / 64][BM][64], each row's 16-byte chunks
+/// swizzled (chunk ^ row % 8: the 128-byte swizzle, whose 1024-byte period is 8
+/// rows of a box). In a cluster each box is multicast to every block of it, as
+/// the bulk copies are.
 void emitXStageBoxes(Tile &tile, Value rank, Value mask,
                      function_ref<Value(Value)> walkGroup) {
   KernelBuilder &k = tile.k;
@@ -554,17 +554,21 @@ void emitXStageBoxes(Tile &tile, Value rank, Value mask,
       MemRefType::get({BM, 64}, sh.inputElement, MemRefLayoutAttrInterface(),
                       gpu::AddressSpaceAttr::get(k.b.getContext(),
                                                  gpu::AddressSpace::Workgroup));
-  k.ifThen(k.lt(lane, k.idx(1)), [&] {
-    k.forEach(warp, k.idx(groups * B), k.idx(sh.warps), [&](Value m) {
-      Value c = walkGroup(k.div(m, k.idx(B)));
-      Value b = k.add(k.mul(c, k.idx(blocksPerSpan)),
-                      k.add(k.mul(rank, k.idx(B)), k.rem(m, k.idx(B))));
-      Value dst = memref::ViewOp::create(
-          k.b, box, tile.xStage, k.mul(b, k.idx(BM * 128)), ValueRange{});
-      nvgpu::TmaAsyncLoadOp::create(k.b, dst, tile.xBars, tile.xMap,
-                                    ValueRange{k.mul(b, k.idx(64)), row0}, c,
-                                    mask, Value());
-    });
+  // stageTma 2: thread 0 issues every box.
+  bool one = sh.stageTma == 2;
+  k.ifThen(k.lt(one ? tile.tid : lane, k.idx(1)), [&] {
+    k.forEach(
+        one ? k.idx(0) : warp, k.idx(groups * B), k.idx(one ? 1 : sh.warps),
+        [&](Value m) {
+          Value c = walkGroup(k.div(m, k.idx(B)));
+          Value b = k.add(k.mul(c, k.idx(blocksPerSpan)),
+                          k.add(k.mul(rank, k.idx(B)), k.rem(m, k.idx(B))));
+          Value dst = memref::ViewOp::create(
+              k.b, box, tile.xStage, k.mul(b, k.idx(BM * 128)), ValueRange{});
+          nvgpu::TmaAsyncLoadOp::create(k.b, dst, tile.xBars, tile.xMap,
+                                        ValueRange{k.mul(b, k.idx(64)), row0},
+                                        c, mask, Value());
+        });
   });
 }
 

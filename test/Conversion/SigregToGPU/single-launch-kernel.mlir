@@ -14,6 +14,8 @@
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=fast-normals=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=NORMALS
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch=2 single-launch-prefetch-tail=1" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=PFTAIL
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-stage-tma=1" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TMA
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-stage-tma=2" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TMA2
+// RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stage-tma=3 2>&1 | FileCheck %s --check-prefix=BADTMA
 
 // The blog shape: the whole chain is one launch of sigreg_single_launch
 // (usesSingleLaunch) with its GEMM on tensor cores (bf16 input, seeded g
@@ -185,6 +187,14 @@
 // TMA-NOT:         vector.load
 // TMA-COUNT-4:     nvvm.mma.sync
 // TMA:             scf.yield
+// single-launch-stage-tma=2: thread 0 issues all 16 boxes.
+// TMA2-LABEL: func.func @blog
+// TMA2:         %[[T0:.*]] = arith.cmpi ult, %thread_id_x, %c1 : index
+// TMA2:           nvgpu.mbarrier.arrive.expect_tx
+// TMA2:         scf.if %[[T0]] {
+// TMA2-NEXT:      scf.for %{{.*}} = %c0 to %c16 step %c1 {
+// TMA2:             nvgpu.tma.async.load
+// BADTMA: single-launch-stage-tma must be 0 (never), 1 (boxes issued by every warp) or 2 (by thread 0), got 3
 // Four views (256 blocks): not staged, no tensor map.
 // TMA-LABEL: func.func @views4_n32
 // TMA-NOT:     nvgpu.tma

@@ -28,7 +28,7 @@
 // RUN: rm -rf %t.c && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-stage-x=4 --emit-artifact=%t.c > /dev/null
 // RUN: FileCheck %s --check-prefix=CLUSTER < %t.c/fused/sigreg.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.c/fused/sigreg.ptx -o %t.c/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXASC --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
-// RUN: rm -rf %t.t && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-stage-tma --emit-artifact=%t.t > /dev/null
+// RUN: rm -rf %t.t && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-stage-tma=1 --emit-artifact=%t.t > /dev/null
 // RUN: FileCheck %s --check-prefix=TMAPTX < %t.t/fused/sigreg.ptx
 // RUN: FileCheck %s --check-prefix=TMAMAP < %t.t/fused/manifest.json
 // RUN: %ptxas -arch=sm_90a -v %t.t/fused/sigreg.ptx -o %t.t/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAST --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
@@ -162,7 +162,7 @@
 // PTXASX: Compiling entry function 'sigreg_single_launch' for 'sm_90a'
 // PTXASX: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXASX: Used 128 registers
-// --single-launch-stage-tma: x's tensor map is the kernel's last parameter
+// --single-launch-stage-tma=1: x's tensor map is the kernel's last parameter
 // (128 bytes, 64-byte aligned), thread 0 prefetches it, and the copies are
 // 2-D TMA boxes multicast to the pair; the manifest tells the runtime to
 // encode it over the bound x ([32, 2048] innermost first: 2048 features of
