@@ -5,6 +5,8 @@
 # H200), runs the sanitizers on four and profiles t-blog (ncu).
 # Recipe (CPU machine): scripts/build.sh, then
 #   PIPES=fused bash scripts/build-gpu-artifacts.sh build .gpu/tma36 tma36
+# and minimal-bf16, mid-bf16 from set co35 (call-fin35.sh; this compiler's PTX is the same)
+# copied in: issue 8's other two figures on the same device.
 # Carry [".gpu/rt", ".gpu/tma36"]. About 3 minutes.
 export PATH=$PATH:/usr/local/cuda/bin
 . scripts/gpu-calls/lib.sh
@@ -12,7 +14,8 @@ rounds=3
 nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 && rounds=5
 check() { validate $(ls -d .gpu/tma36/t-*/ .gpu/tma36/t2-*/); }
 times() { alternate .gpu/tma36 $rounds "blog-bf16 step-blog-bf16 n32-d1024-bf16" "- t- t2-";
-  alternate .gpu/tma36 $rounds "ds-blog-bf16 v2-n32-d2048-bf16" "- t-"; }
+  alternate .gpu/tma36 $rounds "ds-blog-bf16 v2-n32-d2048-bf16" "- t-";
+  alternate .gpu/tma36 $rounds "minimal-bf16 mid-bf16" -; }
 san() { local c; for c in t-blog-bf16 t-step-blog-bf16 t-v2-n32-d2048-bf16 t-s4-blog-bf16; do
   sanitize .gpu/tma36/$c; done; }
 prof() { profile tma36/t-blog-bf16; }
