@@ -569,7 +569,10 @@ struct SingleLaunchShape {
   /// pieces: one box of 64 features x BM rows per copy, stageTmaBoxes() per
   /// span and block, the staged x [D / 64][BM][64] swizzled (stagesXByTma):
   /// 0 never, 1 lane 0 of every warp issues its share of the boxes, 2
-  /// thread 0 issues them all (their operands uniform).
+  /// thread 0 issues them all (their operands uniform). Both measured 0.2-0.5
+  /// us slower than the bulk copies at blog, its training step and N 32 D
+  /// 1024 (H100, docs/PERF-NOTES.md thirty-sixth session): the copies issue
+  /// sooner but x arrives no sooner, and the loop waits for it instead.
   int64_t stageTma = 0;
   /// stageTma where it applies: stagesX, 16-bit inputs, D % 64 == 0, a loop
   /// iteration of whole 64-feature blocks (WK U % 4 == 0, so a place of the
