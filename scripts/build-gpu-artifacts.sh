@@ -710,18 +710,16 @@ tail34_set() {
   PREFIX=pt- EXTRA=--single-launch-prefetch-tail warps16_configs
   PREFIX=pt- EXTRA=--single-launch-prefetch-tail random_set
 }
-# x staged by TMA boxes (--single-launch-stage-tma; thirty-sixth session): the shapes where
+# x staged by TMA boxes (--single-launch-stage-tma; thirty-sixth session): the one-wave shapes
+# (of which a ragged f16 batch is not staged: the option leaves it alone) and the shapes where
 # x is staged (clusters of 2 by rule; single blocks and clusters of 4 forced; a training step,
 # its phased form, the device step, two views, P 33 f16 with zero_below; every shape of the
 # sets whose PTX the option changes), as NAME
 # (the rule's bulk copies) and t-NAME (boxes issued by every warp), three as t2-NAME (by
 # thread 0), for scripts/gpu-calls/call-tma36.sh.
 tma36_configs() {
-  emit blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
-  emit_step step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
+  one_wave_configs
   emit_phased phased-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed fused
-  emit ds-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean step fused
-  emit n32-d1024-bf16 0 32 1024 1024 17 bf16 none 0 mean seed fused
   emit v2-n32-d2048-bf16 2 32 2048 512 17 bf16 none 0 mean seed fused
   emit n32-d2048-p33-f16 0 32 2048 1024 33 f16 zero_below 0.9 sum seed fused
   emit blog-f16-clamp-none 0 32 2048 1024 17 f16 clamp_min 1.0 none seed fused
