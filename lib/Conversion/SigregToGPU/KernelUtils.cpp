@@ -494,6 +494,18 @@ mlir::sigreg::packedLossSumLayout(Reduction reduction, int64_t arrivals,
   return LossSumLayout{countBits, sumBits, fractionBits};
 }
 
+nvgpu::TensorMapDescriptorType
+mlir::sigreg::swizzledBoxMap(MLIRContext *ctx, ArrayRef<int64_t> box,
+                             Type elem) {
+  auto tile = MemRefType::get(box, elem, nullptr,
+                              IntegerAttr::get(IntegerType::get(ctx, 64), 3));
+  return nvgpu::TensorMapDescriptorType::get(
+      ctx, tile, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+}
+
 void mlir::sigreg::prefetchToL2(KernelBuilder &k, Value memref, Value index) {
   auto type = cast<MemRefType>(memref.getType());
   MLIRContext *ctx = k.b.getContext();

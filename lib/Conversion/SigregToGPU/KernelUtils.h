@@ -14,6 +14,7 @@
 #include "sigreg/Conversion/GPUCommon/KernelBuilder.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 
 namespace mlir {
 namespace sigreg {
@@ -220,6 +221,13 @@ Value halvedPart(KernelBuilder &k, Value lane, ArrayRef<int32_t> offsets);
 Value emitBlockShuffleSum(KernelBuilder &k, Value tid, Value value,
                           Value scratch, function_ref<void()> barrier = nullptr,
                           int64_t threads = kBlockThreads);
+
+/// The descriptor type of a tensor map whose boxes are `box` (outermost
+/// first) of `elem`, with the 128-byte swizzle (an inner box of 128 bytes),
+/// 256-byte L2 promotion and zero fill: the form every TMA load of the
+/// kernels uses.
+nvgpu::TensorMapDescriptorType swizzledBoxMap(MLIRContext *ctx,
+                                              ArrayRef<int64_t> box, Type elem);
 
 /// Prefetches the line of `memref`[index] (a rank-1 global memref of offset
 /// 0) to L2: prefetch.global.L2, nothing returned, nothing waited for.

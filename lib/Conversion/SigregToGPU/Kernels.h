@@ -557,6 +557,8 @@ struct SingleLaunchShape {
   int64_t stageSpan() const;
   /// The spans of stagesX: its mbarriers, one per span.
   int64_t stageSpans() const;
+  /// The features of one span of stagesX: 16 WK U stageSpan().
+  int64_t stageSpanFeatures() const;
   /// stagesX in clusters: the blocks of a cluster (neighbours along the
   /// slice tiles, the same rows of x) each copy a 1 / stageCluster() share
   /// of the rows and multicast it to every block of the cluster, so the

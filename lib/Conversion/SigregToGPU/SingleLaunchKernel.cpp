@@ -598,7 +598,8 @@ void emitXStageCopies(Tile &tile, Value x, Value rotation) {
   const SingleLaunchShape &sh = tile.sh;
   MLIRContext *ctx = k.b.getContext();
   int64_t WK = sh.mmaWarpsK(), U = sh.mmaStepGroup();
-  int64_t G = sh.stageSpan(), groups = sh.stageSpans(), F = 16 * WK * U * G;
+  int64_t G = sh.stageSpan(), groups = sh.stageSpans();
+  int64_t F = sh.stageSpanFeatures();
   int64_t BM = sh.blockRows, D = sh.featureDim, RS = sh.stageRowBytes();
   int64_t CL = sh.stageCluster();
   Value lane = k.rem(tile.tid, k.idx(32)), warp = k.div(tile.tid, k.idx(32));
@@ -628,6 +629,9 @@ void emitXStageCopies(Tile &tile, Value x, Value rotation) {
   } else {
     k.barrier();
   }
+  // The bulk copies' operands (unused by the boxes, whose path LLVM drops
+  // them from; built here, moving them after the boxes' return reorders the
+  // measured PTX of the bulk copies).
   Type i64 = k.b.getI64Type(), i32 = k.b.getI32Type();
   auto ptrTo = [&](unsigned space) {
     return LLVM::LLVMPointerType::get(ctx, space);
@@ -738,10 +742,11 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
   for (int64_t u = 0; u < U && boxes; ++u)
     stepMod4.push_back(k.rem(k.add(l.wk, k.idx(u * WK)), k.idx(4)));
   auto loadStepWords = [&](Value step, int64_t u) {
-    Value f0 =
-        toIndex(k.add(k.mul(step, loopConst(16)), k.mul(tL, loopConst(4))));
+    Value f0 = boxes ? Value()
+                     : toIndex(k.add(k.mul(step, loopConst(16)),
+                                     k.mul(tL, loopConst(4))));
     auto rowWords = [&](Value row) {
-      if (stageRows && boxes)
+      if (boxes)
         return loadWordPair(
             k, sh.inputElement, stageRows,
             ValueRange{stagedWordIndex(tile, k.sub(row, tile.n0), toIndex(step),
@@ -1725,18 +1730,20 @@ int64_t mlir::sigreg::SingleLaunchShape::stageSpans() const {
   return mmaSteps() / (mmaWarpsK() * mmaStepGroup() * stageSpan());
 }
 
+int64_t mlir::sigreg::SingleLaunchShape::stageSpanFeatures() const {
+  return 16 * mmaWarpsK() * mmaStepGroup() * stageSpan();
+}
+
 bool mlir::sigreg::SingleLaunchShape::stagesXByTma() const {
   if (!stageTma || !stagesX() || inputElement.isF32() || featureDim % 64 != 0 ||
       blockRows % 8 != 0 || blockRows > 256)
     return false;
-  int64_t perIteration = mmaWarpsK() * mmaStepGroup();
-  int64_t features = 16 * perIteration * stageSpan();
-  return perIteration % 4 == 0 && (features / 64) % stageCluster() == 0;
+  return (mmaWarpsK() * mmaStepGroup()) % 4 == 0 &&
+         (stageSpanFeatures() / 64) % stageCluster() == 0;
 }
 
 int64_t mlir::sigreg::SingleLaunchShape::stageTmaBoxes() const {
-  int64_t features = 16 * mmaWarpsK() * mmaStepGroup() * stageSpan();
-  return features / 64 / stageCluster();
+  return stageSpanFeatures() / 64 / stageCluster();
 }
 
 int64_t mlir::sigreg::SingleLaunchShape::stageCluster() const {
@@ -1898,15 +1905,9 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
         b, loc, nvgpu::MBarrierGroupType::get(ctx, wgSpace, sh.stageSpans()));
   }
   if (sh.stagesXByTma()) {
-    auto tile = MemRefType::get({BM, 64}, sh.inputElement, nullptr,
-                                IntegerAttr::get(IntegerType::get(ctx, 64), 3));
-    auto desc = nvgpu::TensorMapDescriptorType::get(
-        ctx, tile, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
-        nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
-        nvgpu::TensorMapOOBKind::OOB_ZERO,
-        nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
-    t.xMap = UnrealizedConversionCastOp::create(b, loc, desc,
-                                                func.getArgument(xMapArg))
+    t.xMap = UnrealizedConversionCastOp::create(
+                 b, loc, swizzledBoxMap(ctx, {BM, 64}, sh.inputElement),
+                 func.getArgument(xMapArg))
                  .getResult(0);
   }
   Value x = func.getArgument(1), out = func.getArgument(2),

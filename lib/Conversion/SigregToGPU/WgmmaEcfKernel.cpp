@@ -174,13 +174,7 @@ struct WgmmaTypes {
     // The swizzle span is a box row: x rows of 64 features, g rows of 64
     // slices (128 bytes).
     auto tmap = [&](ArrayRef<int64_t> box) {
-      auto tile = MemRefType::get(
-          box, elem, nullptr, IntegerAttr::get(IntegerType::get(ctx, 64), 3));
-      return nvgpu::TensorMapDescriptorType::get(
-          ctx, tile, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
-          nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
-          nvgpu::TensorMapOOBKind::OOB_ZERO,
-          nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+      return swizzledBoxMap(ctx, box, elem);
     };
     xMap = tmap({tiling.rows, tileK});
     gMap = kMajorB ? tmap({slices, tileK}) : tmap({tileK, kGBoxSlices});
