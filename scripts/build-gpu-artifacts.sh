@@ -8,7 +8,7 @@
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
 #        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | probe25 | probe26 |
 #        staggerfast | warps16 | warps4 | perslice | ftz27 | stage27 | cluster28 | minctasm30 | minctasm30b | minctasm30f |
-#        stat32 | stat32-timed | fn32 | sines32 | tail34 | warps16b34 | transposed34 | tma36 |
+#        stat32 | stat32-timed | fn32 | sines32 | tail34 | warps16b34 | transposed34 | tma36 | ahead37 |
 #        p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -740,6 +740,24 @@ tma36_set() {
     --single-launch-stage-tma=2
   emit t2-n32-d1024-bf16 0 32 1024 1024 17 bf16 none 0 mean seed fused --single-launch-stage-tma=2
 }
+# g generated step groups ahead of its MMAs (--single-launch-gen-ahead; thirty-seventh session)
+# where x is staged: the one-wave shapes as NAME (the rule), t-NAME (x by TMA boxes),
+# taK-NAME (TMA boxes, K = 1-3 groups ahead) and baK-NAME (the rule's bulk copies, K = 1-2
+# ahead), and set tma36's other staged shapes as ta2-NAME (views, P 33 f16, per-slice clamp,
+# single blocks and clusters of 4), for scripts/gpu-calls/call-ga37.sh.
+ahead37_set() {
+  local k
+  one_wave_configs
+  PREFIX=t- EXTRA=--single-launch-stage-tma=1 one_wave_configs
+  for k in 1 2 3; do
+    PREFIX=ta$k- EXTRA="--single-launch-stage-tma=1 --single-launch-gen-ahead=$k" \
+      one_wave_configs
+  done
+  for k in 1 2; do
+    PREFIX=ba$k- EXTRA=--single-launch-gen-ahead=$k one_wave_configs
+  done
+  PREFIX=ta2- EXTRA="--single-launch-stage-tma=1 --single-launch-gen-ahead=2" tma36_configs
+}
 # Per-slice statistics at a large batch (the accuracy gap of docs/STATUS.md: bf16, N = 8192,
 # reduction none missed 2e-3 on both tensor-core kernels): which of the tensor cores' running
 # sums (the error would grow with the k-steps: D = 128, 1024, 4096), the harmonics (P = 5
@@ -1059,6 +1077,7 @@ case "$set_" in
   tail34) tail34_set ;;
   transposed34) transposed34_set ;;
   tma36) tma36_set ;;
+  ahead37) ahead37_set ;;
   warps16b34) warps16b34_set ;;
   pingpong) pingpong_set ;;
   generate) generate_set ;;

@@ -165,6 +165,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   lowerOpts.singleLaunchTransposedEcf = options.singleLaunchTransposedEcf;
   lowerOpts.singleLaunchStageX = options.singleLaunchStageX;
   lowerOpts.singleLaunchStageTma = options.singleLaunchStageTma;
+  lowerOpts.singleLaunchGenAhead = options.singleLaunchGenAhead;
   lowerOpts.singleLaunchMinctasm = options.singleLaunchMinctasm;
   lowerOpts.wgmmaAtomicSums = options.wgmmaAtomicSums;
   pm.addPass(createConvertSigregToGPU(lowerOpts));

@@ -113,6 +113,13 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "conflicts (needs D % 64 == 0). 0 never (bulk copies), 1 lane 0 of every warp "
            "issues its share of the boxes, 2 thread 0 issues them all (both measured 0.2-0.5 "
            "us slower than the bulk copies on the H100: x arrives no sooner)">,
+    Option<"singleLaunchGenAhead", "single-launch-gen-ahead", "int64_t", "0",
+           "Where the single launch stages x and waits for a span after the group's Philox "
+           "work (forwards), the k loop generates g this many step groups (0-3) ahead of the "
+           "MMAs that use them: the prologue generates the first groups, each iteration "
+           "generates a later group's B fragments before its wait and carries them in "
+           "registers, so that more x-independent work precedes the wait for x's first span "
+           "(needs more step groups per warp than that; 0: each group's own)">,
     Option<"singleLaunchMinctasm", "single-launch-minctasm", "int64_t", "-1",
            "The single launch's .minnctapersm, the blocks per multiprocessor ptxas plans its "
            "registers for: -1 by rule (the tensor-core GEMM's kernels: the blocks per "

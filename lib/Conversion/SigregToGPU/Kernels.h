@@ -591,6 +591,16 @@ struct SingleLaunchShape {
   /// 9.9-10.0 us late against 10.1-10.3 early; the training step 17.5-17.7
   /// early against 18.3-18.5 late).
   bool stageLateWait() const;
+  /// single-launch-gen-ahead: the k loop generates g this many step groups
+  /// ahead of the MMAs that use them (0-3; 0: each group's own).
+  int64_t genAhead = 0;
+  /// genAhead where it applies: x staged with the late wait (forwards), and
+  /// more step groups per warp than genAhead (every warp has as many: the
+  /// staged walk is staggered, so the steps divide by WK U). The prologue
+  /// generates groups 0 .. genAhead - 1, the iteration of group j generates
+  /// group j + genAhead before its wait for x and carries its B fragments in
+  /// registers, and the last genAhead groups' MMAs follow the loop.
+  int64_t genAheadGroups() const;
   /// `.minnctapersm` of the kernel (nvvm.minctasm; 0: none), the blocks per
   /// multiprocessor that ptxas fits its registers to. Without it ptxas
   /// fitted the tensor-core k loop's schedule to the registers the rest of

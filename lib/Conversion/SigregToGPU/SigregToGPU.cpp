@@ -253,6 +253,8 @@ struct SingleLaunchKnobs {
   int64_t stageX = -1;
   /// SingleLaunchShape::stageTma (0 never, 1 by the warps, 2 by thread 0).
   int64_t stageTma = 0;
+  /// SingleLaunchShape::genAhead (0-3 step groups).
+  int64_t genAhead = 0;
   /// SingleLaunchShape::minctasm: -1 by rule (on tensor cores, the blocks per
   /// multiprocessor of a one-wave grid up to kSingleLaunchMaxMinctasm; else
   /// none), 0 none, N >= 1 that many.
@@ -1696,6 +1698,7 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   sh.transposedEcf = single.transposedEcf;
   sh.stageX = single.stageX;
   sh.stageTma = single.stageTma;
+  sh.genAhead = single.genAhead;
   sh.projectionElement =
       proj ? Type() : ecf.getProjection().getType().getElementType();
   sh.chunkRows = projectionChunkRows(schedule.projectionChunk);
@@ -2007,6 +2010,12 @@ struct ConvertSigregToGPUPass
           << static_cast<int64_t>(singleLaunchStageTma);
       return signalPassFailure();
     }
+    if (singleLaunchGenAhead < 0 || singleLaunchGenAhead > 3) {
+      module.emitError("single-launch-gen-ahead must be 0 to 3 step groups, "
+                       "got ")
+          << static_cast<int64_t>(singleLaunchGenAhead);
+      return signalPassFailure();
+    }
     if (singleLaunchMinctasm < -1 || singleLaunchMinctasm > 32) {
       module.emitError("single-launch-minctasm must be -1 (by rule), 0 "
                        "(none) or a block count from 1 to 32, got ")
@@ -2044,7 +2053,8 @@ struct ConvertSigregToGPUPass
                           singleLaunchFragmentEcf, singleLaunchStepGroup,
                           singleLaunchPrefetchX, singleLaunchPrefetchTail,
                           singleLaunchTransposedEcf, singleLaunchStageX,
-                          singleLaunchStageTma, singleLaunchMinctasm});
+                          singleLaunchStageTma, singleLaunchGenAhead,
+                          singleLaunchMinctasm});
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<ProjectionLowering, FusedEcfLowering, AllReduceMeanLowering,

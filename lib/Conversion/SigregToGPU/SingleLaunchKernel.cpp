@@ -688,6 +688,80 @@ void emitXStageCopies(Tile &tile, Value x, Value rotation) {
   });
 }
 
+/// A step group's B fragments: [u][n][part] = the two operands of a part
+/// (part 1: the lo words).
+using GroupFragments =
+    SmallVector<SmallVector<SmallVector<SmallVector<Value>>>>;
+
+/// The operands of `groups` in order, flat (scf.for carries values).
+void flattenGroups(ArrayRef<GroupFragments> groups, SmallVector<Value> &out) {
+  for (const GroupFragments &g : groups)
+    for (const auto &step : g)
+      for (const auto &column : step)
+        for (const auto &part : column)
+          llvm::append_range(out, part);
+}
+
+/// `count` groups shaped like `like`, taken from `flat` in flattenGroups'
+/// order.
+SmallVector<GroupFragments> unflattenGroups(const GroupFragments &like,
+                                            int64_t count, ValueRange flat) {
+  SmallVector<GroupFragments> groups(count, like);
+  size_t next = 0;
+  for (GroupFragments &g : groups)
+    for (auto &step : g)
+      for (auto &column : step)
+        for (auto &part : column)
+          for (Value &v : part)
+            v = flat[next++];
+  assert(next == flat.size() && "unflattenGroups: every value taken");
+  return groups;
+}
+
+/// Stage 2's k loop with g generated `ahead` step groups early
+/// (SingleLaunchShape::genAheadGroups): the warp's groups start at `wk` and
+/// go `span` (WK U) steps apart up to `steps`. The prologue generates groups
+/// 0 .. ahead - 1; iteration j generates group j + ahead, then consumes group
+/// j (its span's wait, x loads and MMAs) with the fragments generated ahead
+/// of it, carried in registers; the last `ahead` groups are consumed after
+/// the loop. Generation stays in ascending group order, so the squares add
+/// up as in the plain loop. `turn` maps a step of the walk to the staggered
+/// one. Returns the accumulators then the sums of squares (`inits`' layout).
+SmallVector<Value> emitGenerateAheadLoop(
+    KernelBuilder &k, int64_t ahead, Value wk, int64_t steps, int64_t span,
+    ArrayRef<Value> inits, function_ref<Value(int64_t)> loopConst,
+    function_ref<Value(Value)> turn,
+    function_ref<GroupFragments(Value, SmallVector<Value> &)> generateGroup,
+    function_ref<void(Value, const GroupFragments &, SmallVector<Value> &)>
+        consumeGroup) {
+  size_t numAcc = inits.size();
+  SmallVector<Value> acc(inits);
+  SmallVector<GroupFragments> queue;
+  for (int64_t j = 0; j < ahead; ++j)
+    queue.push_back(generateGroup(turn(k.add(wk, loopConst(j * span))), acc));
+  GroupFragments like = queue.front();
+  flattenGroups(queue, acc);
+  SmallVector<Value> results = k.forEach(
+      wk, loopConst(steps - ahead * span), loopConst(span), acc,
+      [&](Value step, ValueRange carried) {
+        SmallVector<Value> next(carried.begin(), carried.begin() + numAcc);
+        SmallVector<GroupFragments> q =
+            unflattenGroups(like, ahead, carried.drop_front(numAcc));
+        q.push_back(
+            generateGroup(turn(k.add(step, loopConst(ahead * span))), next));
+        consumeGroup(turn(step), q.front(), next);
+        flattenGroups(ArrayRef<GroupFragments>(q).drop_front(), next);
+        return next;
+      });
+  SmallVector<Value> out(results.begin(), results.begin() + numAcc);
+  SmallVector<GroupFragments> q =
+      unflattenGroups(like, ahead, ValueRange(results).drop_front(numAcc));
+  for (int64_t j = 0; j < ahead; ++j)
+    consumeGroup(turn(k.add(wk, loopConst(steps - (ahead - j) * span))), q[j],
+                 out);
+  return out;
+}
+
 /// Stage 2 (tensor cores): the warp's k steps (wk, wk + WK, ...): per step
 /// the A fragments of its MT row fragments (rows past N read row N - 1; the
 /// ECF masks them), the B fragments of the NT = BS / 8 column fragments
@@ -839,6 +913,14 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
   // The group's x loads (prefetchX: the next group's, carried to it), then
   // its Philox work (independent of the loads, so it covers their latency),
   // then its MMAs.
+  // The wait for the span of the group whose first step is `first` (phase
+  // 0: each span's mbarrier is used once).
+  auto waitSpan = [&](Value first) {
+    nvgpu::MBarrierTryWaitParityOp::create(
+        k.b, tile.xBars, arith::ConstantOp::create(k.b, k.b.getBoolAttr(false)),
+        k.idx(10000000),
+        k.div(fromI32(k, first), k.idx(WK * U * sh.stageSpan())));
+  };
   int64_t numAcc = MT * NT * 4 + NT;
   SmallVector<Value> inits(numAcc, k.f32(0.0f));
   Value zeroWords;
@@ -847,6 +929,29 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
     zeroWords = arith::ConstantOp::create(
         k.b,
         DenseElementsAttr::get(wordsType, k.b.getI32IntegerAttr(0).getValue()));
+  }
+  if (int64_t ahead = sh.genAheadGroups()) {
+    // genAheadGroups (x staged, so no prefetchX): the group whose first
+    // step is `first` generated (its squares added to acc), or waited for,
+    // loaded and multiplied.
+    auto generateGroup = [&](Value first, SmallVector<Value> &acc) {
+      GroupFragments g;
+      for (int64_t u = 0; u < U; ++u)
+        g.push_back(generateStep(k.add(first, loopConst(u * WK)), acc, u));
+      return g;
+    };
+    auto consumeGroup = [&](Value first, const GroupFragments &g,
+                            SmallVector<Value> &acc) {
+      waitSpan(first);
+      SmallVector<SmallVector<SmallVector<Value>>> a;
+      for (int64_t u = 0; u < U; ++u)
+        a.push_back(
+            operandsOf(loadStepWords(k.add(first, loopConst(u * WK)), u)));
+      for (int64_t u = 0; u < U; ++u)
+        multiplyStep(a[u], g[u], acc);
+    };
+    return emitGenerateAheadLoop(k, ahead, toLoop(l.wk), steps, WK * U, inits,
+                                 loopConst, turn, generateGroup, consumeGroup);
   }
   SmallVector<Value> results = k.forEach(
       toLoop(l.wk), loopConst(steps), loopConst(WK * U), inits,
@@ -867,11 +972,7 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
           for (int64_t u = 0; u < U; ++u)
             b.push_back(generateStep(k.add(first, loopConst(u * WK)), next, u));
         if (stageRows)
-          nvgpu::MBarrierTryWaitParityOp::create(
-              k.b, tile.xBars,
-              arith::ConstantOp::create(k.b, k.b.getBoolAttr(false)),
-              k.idx(10000000),
-              k.div(fromI32(k, first), k.idx(WK * U * sh.stageSpan())));
+          waitSpan(first);
         for (int64_t u = 0; u < U; ++u) {
           SmallVector<Value> words;
           if (sh.prefetchX) {
@@ -1755,6 +1856,15 @@ int64_t mlir::sigreg::SingleLaunchShape::stageCluster() const {
 
 bool mlir::sigreg::SingleLaunchShape::stageLateWait() const {
   return !stepCotangent.has_value();
+}
+
+int64_t mlir::sigreg::SingleLaunchShape::genAheadGroups() const {
+  if (genAhead <= 0 || !stagesX() || !stageLateWait())
+    return 0;
+  int64_t span = mmaWarpsK() * mmaStepGroup();
+  if (mmaSteps() % span != 0 || mmaSteps() / span <= genAhead)
+    return 0;
+  return genAhead;
 }
 
 int64_t mlir::sigreg::SingleLaunchShape::stageRowBytes() const {

@@ -16,6 +16,8 @@
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-stage-tma=1" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TMA
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-stage-tma=2" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TMA2
 // RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stage-tma=3 2>&1 | FileCheck %s --check-prefix=BADTMA
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-gen-ahead=2" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=AHEAD
+// RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-gen-ahead=4 2>&1 | FileCheck %s --check-prefix=BADAHEAD
 
 // The blog shape: the whole chain is one launch of sigreg_single_launch
 // (usesSingleLaunch) with its GEMM on tensor cores (bf16 input, seeded g
@@ -199,6 +201,35 @@
 // TMA-LABEL: func.func @views4_n32
 // TMA-NOT:     nvgpu.tma
 // TMA:         return
+// single-launch-gen-ahead=2 (blog, x staged by rule, 8 groups of 2 steps per
+// warp, 16 steps apart): the prologue generates groups 0 and 1 (their B words
+// and squares start the loop's carried values); the loop runs groups 0-5,
+// each iteration generating group j + 2 (32 steps on) before its wait for x,
+// then multiplying group j's x words with the B words carried in (the first 4
+// i32 of the queue), and yields the queue moved up with the new group's
+// words last; groups 6 and 7 wait, load and multiply after the loop.
+// AHEAD-LABEL: func.func @blog
+// AHEAD:         %[[LOOP:.*]]:17 = scf.for %[[STEP:.*]] = %{{.*}} to %c96_i32 step %c16_i32 iter_args(%[[A0:.*]] = %cst{{.*}}, {{.*}}, %[[SQ:.*]] = %{{.*}}, %[[B0:.*]] = %{{.*}}, %[[B1:.*]] = %{{.*}}, %[[B2:.*]] = %{{.*}}, %[[B3:.*]] = %{{.*}}, %[[B4:.*]] = %{{.*}}, %[[B5:.*]] = %{{.*}}, %[[B6:.*]] = %{{.*}}, %[[B7:.*]] = %{{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, i32, i32, i32, i32, i32, i32, i32, i32) : i32 {
+// AHEAD-NEXT:      arith.addi %[[STEP]], %c32_i32 : i32
+// AHEAD-NOT:       nvvm.mma.sync
+// AHEAD:           nvgpu.mbarrier.try_wait.parity
+// AHEAD-COUNT-2:   nvvm.mma.sync A[{{.*}}] B[%[[B0]], %[[B1]]]
+// AHEAD-COUNT-2:   nvvm.mma.sync A[{{.*}}] B[%[[B2]], %[[B3]]]
+// AHEAD-NOT:       nvvm.mma.sync
+// AHEAD:           scf.yield {{.*}}, %[[B4]], %[[B5]], %[[B6]], %[[B7]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}} :
+// AHEAD:         nvgpu.mbarrier.try_wait.parity
+// AHEAD-COUNT-2: nvvm.mma.sync A[{{.*}}] B[%[[LOOP]]#9, %[[LOOP]]#10]
+// AHEAD-COUNT-2: nvvm.mma.sync A[{{.*}}] B[%[[LOOP]]#11, %[[LOOP]]#12]
+// AHEAD:         nvgpu.mbarrier.try_wait.parity
+// AHEAD-COUNT-2: nvvm.mma.sync A[{{.*}}] B[%[[LOOP]]#13, %[[LOOP]]#14]
+// AHEAD-COUNT-2: nvvm.mma.sync A[{{.*}}] B[%[[LOOP]]#15, %[[LOOP]]#16]
+// AHEAD-NOT:     nvvm.mma.sync
+// AHEAD:         return
+// Four views: x not staged, so the loop generates each group's own g.
+// AHEAD-LABEL: func.func @views4_n32
+// AHEAD:         scf.for %{{.*}} = %{{.*}} to %c128_i32 step %c32_i32 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32) : i32 {
+// AHEAD:         return
+// BADAHEAD: single-launch-gen-ahead must be 0 to 3 step groups, got 4
 // BADSTAGE: single-launch-stage-x must be -1 (by rule), 0 (never), 1 (wherever it can) or 2 or 4 (wherever it can, in clusters of that many blocks), got 3
 // PREFETCH-LABEL: func.func @blog
 // PREFETCH:         %[[ZERO:.*]] = arith.constant dense<0> : vector<32xi32>
