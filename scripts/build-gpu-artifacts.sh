@@ -8,7 +8,7 @@
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
 #        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | probe25 | probe26 |
 #        staggerfast | warps16 | warps4 | perslice | ftz27 | stage27 | cluster28 | minctasm30 | minctasm30b | minctasm30f |
-#        stat32 | stat32-timed | fn32 | sines32 | tail34 | warps16b34 | transposed34 | tma36 | ahead37 |
+#        stat32 | stat32-timed | fn32 | sines32 | tail34 | warps16b34 | transposed34 | tma36 | ahead37 | ahead37b |
 #        p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -758,6 +758,32 @@ ahead37_set() {
   done
   PREFIX=ta2- EXTRA="--single-launch-stage-tma=1 --single-launch-gen-ahead=2" tma36_configs
 }
+# More groups ahead (call 2 of the thirty-seventh session, after ta3 and ba1-2 measured faster):
+# blog and its device-step forward as taK- (K = 3-6) and baK- (K = 2-4), N 32 D 1024 as ba1-3
+# and ta2-, and three other staged shapes (N 64 D 1024, two views, P 33 f16) as NAME, ta3- and
+# ba2-, for scripts/gpu-calls/call-ga37b.sh.
+ahead37b_set() {
+  local k n
+  for n in "blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed" \
+    "ds-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean step"; do
+    emit $n fused
+    for k in 3 4 5 6; do
+      emit ta$k-$n fused "--single-launch-stage-tma=1 --single-launch-gen-ahead=$k"
+    done
+    for k in 2 3 4; do emit ba$k-$n fused --single-launch-gen-ahead=$k; done
+  done
+  n="n32-d1024-bf16 0 32 1024 1024 17 bf16 none 0 mean seed"
+  emit $n fused
+  emit ta2-$n fused "--single-launch-stage-tma=1 --single-launch-gen-ahead=2"
+  for k in 1 2 3; do emit ba$k-$n fused --single-launch-gen-ahead=$k; done
+  for n in "n64-d1024-bf16 0 64 1024 512 17 bf16 none 0 mean seed" \
+    "v2-n32-d2048-bf16 2 32 2048 512 17 bf16 none 0 mean seed" \
+    "n32-d2048-p33-f16 0 32 2048 1024 33 f16 zero_below 0.9 sum seed"; do
+    emit $n fused
+    emit ta3-$n fused "--single-launch-stage-tma=1 --single-launch-gen-ahead=3"
+    emit ba2-$n fused --single-launch-gen-ahead=2
+  done
+}
 # Per-slice statistics at a large batch (the accuracy gap of docs/STATUS.md: bf16, N = 8192,
 # reduction none missed 2e-3 on both tensor-core kernels): which of the tensor cores' running
 # sums (the error would grow with the k-steps: D = 128, 1024, 4096), the harmonics (P = 5
@@ -1078,6 +1104,7 @@ case "$set_" in
   transposed34) transposed34_set ;;
   tma36) tma36_set ;;
   ahead37) ahead37_set ;;
+  ahead37b) ahead37b_set ;;
   warps16b34) warps16b34_set ;;
   pingpong) pingpong_set ;;
   generate) generate_set ;;

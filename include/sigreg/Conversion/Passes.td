@@ -115,7 +115,7 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "us slower than the bulk copies on the H100: x arrives no sooner)">,
     Option<"singleLaunchGenAhead", "single-launch-gen-ahead", "int64_t", "0",
            "Where the single launch stages x and waits for a span after the group's Philox "
-           "work (forwards), the k loop generates g this many step groups (0-3) ahead of the "
+           "work (forwards), the k loop generates g this many step groups (0-7) ahead of the "
            "MMAs that use them: the prologue generates the first groups, each iteration "
            "generates a later group's B fragments before its wait and carries them in "
            "registers, so that more x-independent work precedes the wait for x's first span "

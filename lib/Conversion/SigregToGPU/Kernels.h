@@ -592,7 +592,7 @@ struct SingleLaunchShape {
   /// early against 18.3-18.5 late).
   bool stageLateWait() const;
   /// single-launch-gen-ahead: the k loop generates g this many step groups
-  /// ahead of the MMAs that use them (0-3; 0: each group's own).
+  /// ahead of the MMAs that use them (0-7; 0: each group's own).
   int64_t genAhead = 0;
   /// genAhead where it applies: x staged with the late wait (forwards), and
   /// more step groups per warp than genAhead (every warp has as many: the

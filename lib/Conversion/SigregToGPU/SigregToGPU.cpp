@@ -2010,8 +2010,8 @@ struct ConvertSigregToGPUPass
           << static_cast<int64_t>(singleLaunchStageTma);
       return signalPassFailure();
     }
-    if (singleLaunchGenAhead < 0 || singleLaunchGenAhead > 3) {
-      module.emitError("single-launch-gen-ahead must be 0 to 3 step groups, "
+    if (singleLaunchGenAhead < 0 || singleLaunchGenAhead > 7) {
+      module.emitError("single-launch-gen-ahead must be 0 to 7 step groups, "
                        "got ")
           << static_cast<int64_t>(singleLaunchGenAhead);
       return signalPassFailure();

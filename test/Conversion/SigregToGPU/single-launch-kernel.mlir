@@ -17,7 +17,7 @@
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-stage-tma=2" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TMA2
 // RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stage-tma=3 2>&1 | FileCheck %s --check-prefix=BADTMA
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-gen-ahead=2" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=AHEAD
-// RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-gen-ahead=4 2>&1 | FileCheck %s --check-prefix=BADAHEAD
+// RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-gen-ahead=8 2>&1 | FileCheck %s --check-prefix=BADAHEAD
 
 // The blog shape: the whole chain is one launch of sigreg_single_launch
 // (usesSingleLaunch) with its GEMM on tensor cores (bf16 input, seeded g
@@ -229,7 +229,7 @@
 // AHEAD-LABEL: func.func @views4_n32
 // AHEAD:         scf.for %{{.*}} = %{{.*}} to %c128_i32 step %c32_i32 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32) : i32 {
 // AHEAD:         return
-// BADAHEAD: single-launch-gen-ahead must be 0 to 3 step groups, got 4
+// BADAHEAD: single-launch-gen-ahead must be 0 to 7 step groups, got 8
 // BADSTAGE: single-launch-stage-x must be -1 (by rule), 0 (never), 1 (wherever it can) or 2 or 4 (wherever it can, in clusters of that many blocks), got 3
 // PREFETCH-LABEL: func.func @blog
 // PREFETCH:         %[[ZERO:.*]] = arith.constant dense<0> : vector<32xi32>
