@@ -8,7 +8,7 @@
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
 #        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | probe25 | probe26 |
 #        staggerfast | warps16 | warps4 | perslice | ftz27 | stage27 | cluster28 | minctasm30 | minctasm30b | minctasm30f |
-#        stat32 | stat32-timed | fn32 | sines32 | tail34 | warps16b34 | transposed34 | tma36 | ahead37 | ahead37b |
+#        stat32 | stat32-timed | fn32 | sines32 | tail34 | warps16b34 | transposed34 | tma36 | ahead37 | ahead37b | rule37 |
 #        p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -784,6 +784,21 @@ ahead37b_set() {
     emit ba2-$n fused --single-launch-gen-ahead=2
   done
 }
+# The thirty-seventh session's rules (x by TMA boxes in forwards with D >= 2048, g generated
+# the warp's step groups less 2 ahead, at most 6): every staged forward shape of set tma36 and
+# the changed blog artifacts of sets single and variants as NAME, and blog, two views and P 33
+# f16 as o-NAME (the rules off: the compiler before, byte for byte), for
+# scripts/gpu-calls/call-rule37.sh.
+rule37_set() {
+  local n
+  tma36_configs
+  emit blog-bf16-clamp-none 0 32 2048 1024 17 bf16 clamp_min 1.0 none seed fused
+  for n in "blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed" \
+    "v2-n32-d2048-bf16 2 32 2048 512 17 bf16 none 0 mean seed" \
+    "n32-d2048-p33-f16 0 32 2048 1024 33 f16 zero_below 0.9 sum seed"; do
+    emit o-$n fused "--single-launch-stage-tma=0 --single-launch-gen-ahead=0"
+  done
+}
 # Per-slice statistics at a large batch (the accuracy gap of docs/STATUS.md: bf16, N = 8192,
 # reduction none missed 2e-3 on both tensor-core kernels): which of the tensor cores' running
 # sums (the error would grow with the k-steps: D = 128, 1024, 4096), the harmonics (P = 5
@@ -1105,6 +1120,7 @@ case "$set_" in
   tma36) tma36_set ;;
   ahead37) ahead37_set ;;
   ahead37b) ahead37b_set ;;
+  rule37) rule37_set ;;
   warps16b34) warps16b34_set ;;
   pingpong) pingpong_set ;;
   generate) generate_set ;;

@@ -105,21 +105,23 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "pair up), 0 never, 1 wherever it can, 2 or 4 "
            "wherever it can with the copies shared by clusters of that many blocks (each block "
            "copies its share of the rows and multicasts it to the cluster)">,
-    Option<"singleLaunchStageTma", "single-launch-stage-tma", "int64_t", "0",
+    Option<"singleLaunchStageTma", "single-launch-stage-tma", "int64_t", "-1",
            "Where the single launch stages x (single-launch-stage-x), its copies are TMA boxes "
            "of a tensor map of x (64 features x the tile's rows, 128-byte swizzle) instead of "
            "bulk copies of row pieces: a quarter as many copies at blog, and the k steps take "
            "their features in the order that keeps the swizzled rows' loads free of bank "
-           "conflicts (needs D % 64 == 0). 0 never (bulk copies), 1 lane 0 of every warp "
-           "issues its share of the boxes, 2 thread 0 issues them all (both measured 0.2-0.5 "
-           "us slower than the bulk copies on the H100: x arrives no sooner)">,
-    Option<"singleLaunchGenAhead", "single-launch-gen-ahead", "int64_t", "0",
+           "conflicts (needs D % 64 == 0). -1 by rule (1 in forwards with D >= 2048, where with "
+           "single-launch-gen-ahead's rule they measured faster than the bulk copies; 0 "
+           "elsewhere), 0 never (bulk copies), 1 lane 0 of every warp issues its share of "
+           "the boxes, 2 thread 0 issues them all">,
+    Option<"singleLaunchGenAhead", "single-launch-gen-ahead", "int64_t", "-1",
            "Where the single launch stages x and waits for a span after the group's Philox "
            "work (forwards), the k loop generates g this many step groups (0-7) ahead of the "
            "MMAs that use them: the prologue generates the first groups, each iteration "
            "generates a later group's B fragments before its wait and carries them in "
            "registers, so that more x-independent work precedes the wait for x's first span "
-           "(needs more step groups per warp than that; 0: each group's own)">,
+           "(needs more step groups per warp than that). -1 by rule: the warp's step groups "
+           "less 2, at most 6; 0 never (each group's own)">,
     Option<"singleLaunchMinctasm", "single-launch-minctasm", "int64_t", "-1",
            "The single launch's .minnctapersm, the blocks per multiprocessor ptxas plans its "
            "registers for: -1 by rule (the tensor-core GEMM's kernels: the blocks per "

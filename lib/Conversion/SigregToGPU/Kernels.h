@@ -575,10 +575,14 @@ struct SingleLaunchShape {
   /// us slower than the bulk copies at blog, its training step and N 32 D
   /// 1024 (H100, docs/PERF-NOTES.md thirty-sixth session): the copies issue
   /// sooner but x arrives no sooner, and the loop waits for it instead.
-  int64_t stageTma = 0;
-  /// stageTma where it applies: stagesX, 16-bit inputs, D % 64 == 0, a loop
-  /// iteration of whole 64-feature blocks (WK U % 4 == 0, so a place of the
-  /// unrolled loop keeps its step % 4), spans whose blocks the cluster's
+  int64_t stageTma = -1;
+  /// stageTma with its rule (-1): boxes issued by every warp (1) where a
+  /// forward stages x with D >= kSingleLaunchTmaRuleMinDim, else bulk copies
+  /// (0).
+  int64_t stageTmaIssue() const;
+  /// stageTmaIssue where it applies: stagesX, 16-bit inputs, D % 64 == 0, a
+  /// loop iteration of whole 64-feature blocks (WK U % 4 == 0, so a place of
+  /// the unrolled loop keeps its step % 4), spans whose blocks the cluster's
   /// blocks share evenly, and BM % 8 == 0 (whole swizzle periods per box). Its
   /// k step `s` then takes features 64 (s / 4) + 8 (s % 4) + 32 (t / 2) + 4 (t
   /// % 2) + 0..3 in lane t (stepFeatureGroup): the 8 rows of a warp's 8-byte
@@ -592,8 +596,9 @@ struct SingleLaunchShape {
   /// early against 18.3-18.5 late).
   bool stageLateWait() const;
   /// single-launch-gen-ahead: the k loop generates g this many step groups
-  /// ahead of the MMAs that use them (0-7; 0: each group's own).
-  int64_t genAhead = 0;
+  /// ahead of the MMAs that use them (0-7; 0: each group's own; -1 by rule:
+  /// the warp's groups less 2, at most kSingleLaunchGenAheadRuleMax).
+  int64_t genAhead = -1;
   /// genAhead where it applies: x staged with the late wait (forwards), and
   /// more step groups per warp than genAhead (every warp has as many: the
   /// staged walk is staggered, so the steps divide by WK U). The prologue
@@ -752,6 +757,19 @@ constexpr int64_t kSingleLaunchStageMaxBytes = 160 * 1024;
 /// every warp, they had been 0.1-0.3 us slower. Clusters of 4 measured 6 us
 /// slower (twenty-eighth session's form).
 constexpr int64_t kSingleLaunchStageRuleCluster = 2;
+/// The least D at which a staged forward copies x by TMA boxes by rule
+/// (stageTmaIssue). With g generated groups ahead (genAheadGroups) the
+/// boxes measured faster than the bulk copies at D 2048 (blog 8.58-8.64
+/// against 8.99-9.25 us, two views and P 33 too) and slower at D 1024 (N 32
+/// 7.36-7.52 against 7.07-7.34, N 64 9.47-9.57 against 8.64-8.96; H200,
+/// docs/PERF-NOTES.md thirty-seventh session).
+constexpr int64_t kSingleLaunchTmaRuleMinDim = 2048;
+/// genAheadGroups by rule: the warp's step groups less 2, at most this many
+/// (blog's 8 groups: 6 ahead measured fastest of 1-6, 8.58-8.64 us against
+/// the rule before's 9.34-9.57; N 32 D 1024's 4 groups: 2 ahead fastest of
+/// 1-3, H200, docs/PERF-NOTES.md thirty-seventh session). More groups ahead
+/// hold 4-5 more registers each (blog: 112 at 6).
+constexpr int64_t kSingleLaunchGenAheadRuleMax = 6;
 
 } // namespace sigreg
 } // namespace mlir

@@ -251,10 +251,11 @@ struct SingleLaunchKnobs {
   /// SingleLaunchShape::stageX (-1 by rule, 0 never, 1 wherever stagesX
   /// allows, 2 or 4 the same in clusters of that many blocks).
   int64_t stageX = -1;
-  /// SingleLaunchShape::stageTma (0 never, 1 by the warps, 2 by thread 0).
-  int64_t stageTma = 0;
-  /// SingleLaunchShape::genAhead (0-3 step groups).
-  int64_t genAhead = 0;
+  /// SingleLaunchShape::stageTma (-1 by rule, 0 never, 1 by the warps, 2 by
+  /// thread 0).
+  int64_t stageTma = -1;
+  /// SingleLaunchShape::genAhead (-1 by rule, 0-7 step groups).
+  int64_t genAhead = -1;
   /// SingleLaunchShape::minctasm: -1 by rule (on tensor cores, the blocks per
   /// multiprocessor of a one-wave grid up to kSingleLaunchMaxMinctasm; else
   /// none), 0 none, N >= 1 that many.
@@ -2004,15 +2005,16 @@ struct ConvertSigregToGPUPass
           << static_cast<int64_t>(singleLaunchStageX);
       return signalPassFailure();
     }
-    if (singleLaunchStageTma < 0 || singleLaunchStageTma > 2) {
-      module.emitError("single-launch-stage-tma must be 0 (never), 1 (boxes "
-                       "issued by every warp) or 2 (by thread 0), got ")
+    if (singleLaunchStageTma < -1 || singleLaunchStageTma > 2) {
+      module.emitError("single-launch-stage-tma must be -1 (by rule), 0 "
+                       "(never), 1 (boxes issued by every warp) or 2 (by "
+                       "thread 0), got ")
           << static_cast<int64_t>(singleLaunchStageTma);
       return signalPassFailure();
     }
-    if (singleLaunchGenAhead < 0 || singleLaunchGenAhead > 7) {
-      module.emitError("single-launch-gen-ahead must be 0 to 7 step groups, "
-                       "got ")
+    if (singleLaunchGenAhead < -1 || singleLaunchGenAhead > 7) {
+      module.emitError("single-launch-gen-ahead must be -1 (by rule) or 0 to 7 "
+                       "step groups, got ")
           << static_cast<int64_t>(singleLaunchGenAhead);
       return signalPassFailure();
     }

@@ -555,7 +555,7 @@ void emitXStageBoxes(Tile &tile, Value rank, Value mask,
                       gpu::AddressSpaceAttr::get(k.b.getContext(),
                                                  gpu::AddressSpace::Workgroup));
   // stageTma 2: thread 0 issues every box.
-  bool one = sh.stageTma == 2;
+  bool one = sh.stageTmaIssue() == 2;
   k.ifThen(k.lt(one ? tile.tid : lane, k.idx(1)), [&] {
     k.forEach(
         one ? k.idx(0) : warp, k.idx(groups * B), k.idx(one ? 1 : sh.warps),
@@ -1836,8 +1836,8 @@ int64_t mlir::sigreg::SingleLaunchShape::stageSpanFeatures() const {
 }
 
 bool mlir::sigreg::SingleLaunchShape::stagesXByTma() const {
-  if (!stageTma || !stagesX() || inputElement.isF32() || featureDim % 64 != 0 ||
-      blockRows % 8 != 0 || blockRows > 256)
+  if (!stageTmaIssue() || !stagesX() || inputElement.isF32() ||
+      featureDim % 64 != 0 || blockRows % 8 != 0 || blockRows > 256)
     return false;
   return (mmaWarpsK() * mmaStepGroup()) % 4 == 0 &&
          (stageSpanFeatures() / 64) % stageCluster() == 0;
@@ -1858,13 +1858,23 @@ bool mlir::sigreg::SingleLaunchShape::stageLateWait() const {
   return !stepCotangent.has_value();
 }
 
+int64_t mlir::sigreg::SingleLaunchShape::stageTmaIssue() const {
+  if (stageTma >= 0)
+    return stageTma;
+  return stageLateWait() && featureDim >= kSingleLaunchTmaRuleMinDim ? 1 : 0;
+}
+
 int64_t mlir::sigreg::SingleLaunchShape::genAheadGroups() const {
-  if (genAhead <= 0 || !stagesX() || !stageLateWait())
+  if (genAhead == 0 || !stagesX() || !stageLateWait())
     return 0;
   int64_t span = mmaWarpsK() * mmaStepGroup();
-  if (mmaSteps() % span != 0 || mmaSteps() / span <= genAhead)
+  if (mmaSteps() % span != 0)
     return 0;
-  return genAhead;
+  int64_t groups = mmaSteps() / span;
+  int64_t ahead = genAhead > 0
+                      ? genAhead
+                      : std::min(groups - 2, kSingleLaunchGenAheadRuleMax);
+  return ahead > 0 && ahead < groups ? ahead : 0;
 }
 
 int64_t mlir::sigreg::SingleLaunchShape::stageRowBytes() const {

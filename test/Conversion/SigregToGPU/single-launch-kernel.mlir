@@ -8,13 +8,13 @@
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stagger=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=NOSTAGGER
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-step-group=2 single-launch-stage-x=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=GROUP2
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-prefetch-x=1 single-launch-step-group=4" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=PREFETCH
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stage-x=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=STAGE
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stage-x=2 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=CLUSTER
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-stage-x=1 single-launch-stage-tma=0 single-launch-gen-ahead=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=STAGE
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-stage-x=2 single-launch-stage-tma=0 single-launch-gen-ahead=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=CLUSTER
 // RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stage-x=3 2>&1 | FileCheck %s --check-prefix=BADSTAGE
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=fast-normals=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=NORMALS
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch=2 single-launch-prefetch-tail=1" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=PFTAIL
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-stage-tma=1" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TMA
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-stage-tma=2" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TMA2
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-stage-tma=1 single-launch-gen-ahead=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TMA
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-stage-tma=2 single-launch-gen-ahead=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TMA2
 // RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-stage-tma=3 2>&1 | FileCheck %s --check-prefix=BADTMA
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-gen-ahead=2" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=AHEAD
 // RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-gen-ahead=8 2>&1 | FileCheck %s --check-prefix=BADAHEAD
@@ -35,9 +35,10 @@
 // the rule of single-launch-minctasm). Its x is staged by rule in clusters of
 // 2 (CLUSTER below): the pair b, b + 1 walks from group (b / 2) mod 8.
 // single-launch-prefetch-tail: thread 0 of every block prefetches the loss's
-// 64-bit word (the kernel's last argument) to L2 before anything else.
+// 64-bit word (the argument before x's tensor map) to L2 before anything
+// else.
 // PFTAIL-LABEL: func.func @blog
-// PFTAIL:         gpu.func @sigreg_single_launch(%{{.*}}: i64, %{{.*}}: memref<1x32x2048xbf16>, %{{.*}}: memref<f32>, %{{.*}}: memref<1xi32>, %[[WORD:.*]]: memref<1xi64>)
+// PFTAIL:         gpu.func @sigreg_single_launch(%{{.*}}: i64, %{{.*}}: memref<1x32x2048xbf16>, %{{.*}}: memref<f32>, %{{.*}}: memref<1xi32>, %[[WORD:.*]]: memref<1xi64>, %{{.*}}: !llvm.ptr)
 // PFTAIL:         %[[T0:.*]] = arith.cmpi ult, %thread_id_x, %c1 : index
 // PFTAIL-NEXT:    scf.if %[[T0]] {
 // PFTAIL-NEXT:      %[[P:.*]] = memref.extract_aligned_pointer_as_index %[[WORD]] : memref<1xi64> -> index
@@ -50,22 +51,26 @@
 // PFTAIL:         nvvm.mma.sync
 // PFTAIL:         memref.atomic_rmw addi
 // RULE-LABEL: func.func @blog
-// RULE:         gpu.func @sigreg_single_launch{{.*}} attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.cluster_dim = array<i32: 2, 1, 1>, nvvm.minctasm = 1 : i32, sigreg.region = "single_launch"}
+// RULE:         gpu.func @sigreg_single_launch{{.*}} attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.cluster_dim = array<i32: 2, 1, 1>, nvvm.minctasm = 1 : i32, sigreg.grid_constants = array<i64: 5>, sigreg.region = "single_launch"}
 // RULE:         %[[BX:.*]] = gpu.block_id  x
 // RULE:         %[[PAIR:.*]] = arith.divui %[[BX]], %c2 : index
 // RULE:         %[[GROUP:.*]] = arith.remui %[[PAIR]], %c8 : index
 // RULE:         %[[ROTI:.*]] = arith.muli %[[GROUP]], %c16 : index
 // RULE:         %[[ROT:.*]] = arith.index_castui %[[ROTI]] : index to i32
-// RULE:         scf.for %[[STEP:.*]] = %{{.*}} to %c128_i32 step %c16_i32
-// RULE-NEXT:      %[[TURNED:.*]] = arith.addi %[[STEP]], %[[ROT]] : i32
+// By rule blog's x is staged in shared memory by TMA boxes (STAGE and TMA
+// below) and g generated 6 of the warp's 8 step groups ahead (AHEAD below):
+// the loop runs groups 0 and 1, each iteration first generating group j + 6
+// (96 steps on, turned by the block's rotation), then the wait for the
+// span, the 8 words from the swizzled staged x and the MMAs.
+// RULE:         scf.for %[[STEP:.*]] = %{{.*}} to %c32_i32 step %c16_i32
+// RULE-NEXT:      %[[LATER:.*]] = arith.addi %[[STEP]], %c96_i32 : i32
+// RULE-NEXT:      %[[TURNED:.*]] = arith.addi %[[LATER]], %[[ROT]] : i32
 // RULE-NEXT:      %[[WRAPPED:.*]] = arith.subi %[[TURNED]], %c128_i32 : i32
 // RULE-NEXT:      %[[IN:.*]] = arith.cmpi ult, %[[TURNED]], %c128_i32 : i32
 // RULE-NEXT:      %{{.*}} = arith.select %[[IN]], %[[TURNED]], %[[WRAPPED]] : i32
-// By rule blog's x is staged in shared memory (STAGE below): after the two
-// steps' Philox work, the wait for the span, then the 8 words from the
-// staged rows.
+// RULE-NOT:       vector.load
 // RULE:           nvgpu.mbarrier.try_wait.parity
-// RULE-COUNT-8:   vector.load %{{.*}} : memref<32x2064xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+// RULE-COUNT-8:   vector.load %{{.*}} : memref<65536xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
 // RULE-NOT:       vector.load
 // RULE-COUNT-4:   nvvm.mma.sync
 // RULE-NOT:       nvvm.mma.sync
@@ -196,7 +201,7 @@
 // TMA2:         scf.if %[[T0]] {
 // TMA2-NEXT:      scf.for %{{.*}} = %c0 to %c16 step %c1 {
 // TMA2:             nvgpu.tma.async.load
-// BADTMA: single-launch-stage-tma must be 0 (never), 1 (boxes issued by every warp) or 2 (by thread 0), got 3
+// BADTMA: single-launch-stage-tma must be -1 (by rule), 0 (never), 1 (boxes issued by every warp) or 2 (by thread 0), got 3
 // Four views (256 blocks): not staged, no tensor map.
 // TMA-LABEL: func.func @views4_n32
 // TMA-NOT:     nvgpu.tma
@@ -229,7 +234,7 @@
 // AHEAD-LABEL: func.func @views4_n32
 // AHEAD:         scf.for %{{.*}} = %{{.*}} to %c128_i32 step %c32_i32 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32) : i32 {
 // AHEAD:         return
-// BADAHEAD: single-launch-gen-ahead must be 0 to 7 step groups, got 8
+// BADAHEAD: single-launch-gen-ahead must be -1 (by rule) or 0 to 7 step groups, got 8
 // BADSTAGE: single-launch-stage-x must be -1 (by rule), 0 (never), 1 (wherever it can) or 2 or 4 (wherever it can, in clusters of that many blocks), got 3
 // PREFETCH-LABEL: func.func @blog
 // PREFETCH:         %[[ZERO:.*]] = arith.constant dense<0> : vector<32xi32>

@@ -21,17 +21,19 @@
 // RUN: rm -rf %t.x && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-prefetch-x --single-launch-step-group=4 --emit-artifact=%t.x > /dev/null
 // RUN: %ptxas -arch=sm_90a -v %t.x/fused/sigreg.ptx -o %t.x/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXASX --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
 // RUN: not sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-stagger=2 --emit-artifact=%t.bad 2>&1 | FileCheck %s --check-prefix=BADSTAGGER
-// RUN: rm -rf %t.m && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-minctasm=0 --emit-artifact=%t.m > /dev/null
+// RUN: rm -rf %t.m && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-minctasm=0 --single-launch-stage-tma=0 --single-launch-gen-ahead=0 --emit-artifact=%t.m > /dev/null
 // RUN: FileCheck %s --check-prefix=NOMIN --implicit-check-not=.minnctapersm < %t.m/fused/sigreg.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.m/fused/sigreg.ptx -o %t.m/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXASM --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
 // RUN: not sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-minctasm=-2 --emit-artifact=%t.bad 2>&1 | FileCheck %s --check-prefix=BADMIN
-// RUN: rm -rf %t.c && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-stage-x=4 --emit-artifact=%t.c > /dev/null
+// RUN: rm -rf %t.c && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-stage-x=4 --single-launch-stage-tma=0 --single-launch-gen-ahead=0 --emit-artifact=%t.c > /dev/null
 // RUN: FileCheck %s --check-prefix=CLUSTER < %t.c/fused/sigreg.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.c/fused/sigreg.ptx -o %t.c/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXASC --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
-// RUN: rm -rf %t.t && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-stage-tma=1 --emit-artifact=%t.t > /dev/null
-// RUN: FileCheck %s --check-prefix=TMAPTX < %t.t/fused/sigreg.ptx
-// RUN: FileCheck %s --check-prefix=TMAMAP < %t.t/fused/manifest.json
-// RUN: %ptxas -arch=sm_90a -v %t.t/fused/sigreg.ptx -o %t.t/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAST --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
+// RUN: FileCheck %s --check-prefix=TMAPTX < %t/fused/sigreg.ptx
+// RUN: FileCheck %s --check-prefix=TMAMAP < %t/fused/manifest.json
+// RUN: rm -rf %t.b && env CUDA_HOME=/usr/local/cuda sigreg-run %s --target=cuda --compile-only --pipeline=fused --shape=32x2048 --single-launch-stage-tma=0 --single-launch-gen-ahead=0 --emit-artifact=%t.b > /dev/null
+// RUN: FileCheck %s --check-prefix=BULK < %t.b/fused/sigreg.ptx
+// RUN: FileCheck %s --check-prefix=BULKMAP < %t.b/fused/manifest.json
+// RUN: %ptxas -arch=sm_90a -v %t.b/fused/sigreg.ptx -o %t.b/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXASB --implicit-check-not="{{[1-9][0-9]*}} bytes spill"
 
 // The blog shape as one launch, through the whole pipeline: one step,
 // zero_init workspaces (the counter, unused with one batch tile, and the
@@ -40,7 +42,8 @@
 
 // OUT: fused pipeline: 1 steps
 
-// x is copied into shared memory in 16-byte pieces (bulk copies): its buffer
+// x is copied into shared memory by TMA boxes of its tensor map (by rule at
+// D >= 2048), whose global address must be 16-byte aligned: its buffer
 // declares the alignment the runtime checks at binding.
 // MANIFEST:      "align": 16,
 // MANIFEST-NEXT: "bytes": 131072,
@@ -63,11 +66,12 @@
 // MANIFEST-NOT:  "memset
 // MANIFEST:      "kernel": "sigreg_single_launch",
 // MANIFEST:      "region": "single_launch",
-// MANIFEST-NEXT: "shared_bytes": 132096
+// MANIFEST-NEXT: "shared_bytes": 131072
 // MANIFEST-NOT:  "op":
 
-// The GEMM on tensor cores: x staged in dynamic shared memory by bulk copies
-// (by rule at blog's shape), read by 8-byte shared loads; g in registers.
+// The GEMM on tensor cores: x staged in dynamic shared memory by TMA boxes
+// (by rule at blog's shape), read by 8-byte shared loads; g in registers,
+// generated 6 step groups ahead of its MMAs (by rule).
 // The grid (128 blocks) is one block per multiprocessor, which the kernel
 // tells ptxas (single-launch-minctasm's rule), in clusters of 2 that share
 // the copies of x (by rule; the cluster barrier after the mbarriers'
@@ -81,7 +85,7 @@
 // PTX: fence.mbarrier_init.release.cluster
 // PTX: barrier.cluster.arrive.relaxed.aligned
 // PTX-NEXT: barrier.cluster.wait.aligned
-// PTX: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
+// PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
 // PTX: ld.shared.v2.b32
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX: shfl.sync.bfly.b32
@@ -111,28 +115,40 @@
 // SQRT: sqrt.rn.f32
 
 // libdevice's sin/cos keep a 28-byte local array for their |x| > 105615
-// reduction, a path the ECF's angles never take; no spills. 54 registers:
-// with .minnctapersm 1 ptxas schedules the k loop with its shared loads of x
-// at the top, as it did while the ECF's full butterfly needed 71.
+// reduction, a path the ECF's angles never take; no spills. 112 registers:
+// the 6 step groups generated ahead hold 24 of them (and .minnctapersm 1
+// lets ptxas use them).
 // PTXAS: Compiling entry function 'sigreg_single_launch' for 'sm_90a'
 // PTXAS: {{[0-9]+}} bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-// PTXAS: Used 54 registers
-// With --single-launch-minctasm=0 (no .minnctapersm) ptxas fits the whole
-// kernel to the 42 registers the stages after the loop need, and sinks the
-// loop's loads of x to its MMAs (measured 0.9 us slower on the H100).
+// PTXAS: Used 112 registers
+// With bulk copies and no groups ahead (the rule before; --single-launch-
+// stage-tma=0 --single-launch-gen-ahead=0), 54 registers: with .minnctapersm
+// 1 ptxas schedules the k loop with its shared loads of x at the top, as it
+// did while the ECF's full butterfly needed 71. With --single-launch-
+// minctasm=0 too (no .minnctapersm) ptxas fits the whole kernel to the 42
+// registers the stages after the loop need, and sinks the loop's loads of x
+// to its MMAs (measured 0.9 us slower on the H100).
+// BULK-NOT: cp.async.bulk.tensor
+// BULK: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
+// BULK-NOT: cp.async.bulk.tensor
+// BULKMAP-NOT: "tensor_map"
+// BULKMAP: "shared_bytes": 132096
+// PTXASB: Compiling entry function 'sigreg_single_launch' for 'sm_90a'
+// PTXASB: Used 54 registers
 // NOMIN: .maxntid 256, 1, 1
 // PTXASM: Compiling entry function 'sigreg_single_launch' for 'sm_90a'
 // PTXASM: Used 42 registers
 // BADMIN: single-launch-minctasm must be -1 (by rule), 0 (none) or a block count from 1 to 32, got -2
 
 // In blocks of 16 warps (--single-launch-warps=16): 512 threads, still no
-// spills (64 registers with x staged, within the 128 a 512-thread block allows).
+// spills (70 registers with x staged and 2 of the 4 step groups generated
+// ahead, within the 128 a 512-thread block allows).
 // W16:      "block": [
 // W16-NEXT:   512,
 // W16:      "kernel": "sigreg_single_launch",
 // PTXAS16: Compiling entry function 'sigreg_single_launch' for 'sm_90a'
 // PTXAS16: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-// PTXAS16: Used 64 registers
+// PTXAS16: Used 70 registers
 
 // In blocks of 4 warps (--single-launch-warps=4): 128 threads, no spills.
 // W4:       "block": [
@@ -162,7 +178,8 @@
 // PTXASX: Compiling entry function 'sigreg_single_launch' for 'sm_90a'
 // PTXASX: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXASX: Used 128 registers
-// --single-launch-stage-tma=1: x's tensor map is the kernel's last parameter
+// The TMA boxes (by rule; --single-launch-stage-tma=1 where the rule does
+// not take them): x's tensor map is the kernel's last parameter
 // (128 bytes, 64-byte aligned), thread 0 prefetches it, and the copies are
 // 2-D TMA boxes multicast to the pair; the manifest tells the runtime to
 // encode it over the bound x ([32, 2048] innermost first: 2048 features of
@@ -186,8 +203,6 @@
 // TMAMAP-NEXT:     4096
 // TMAMAP-NEXT:   ],
 // TMAMAP-NEXT:   "swizzle": "128b"
-// PTXAST: Compiling entry function 'sigreg_single_launch' for 'sm_90a'
-// PTXAST: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // BADSTAGGER: single-launch-stagger must be -1 (by rule), 0 (never) or 1 (wherever the steps allow), got 2
 func.func @sigreg(%x: tensor<?x2048xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 1024 points = 17 : tensor<?x2048xbf16> -> tensor<f32>
