@@ -8,7 +8,7 @@
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
 #        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | probe25 | probe26 |
 #        staggerfast | warps16 | warps4 | perslice | ftz27 | stage27 | cluster28 | minctasm30 | minctasm30b | minctasm30f |
-#        stat32 | stat32-timed | fn32 | sines32 | tail34 | warps16b34 | transposed34 | tma36 | ahead37 | ahead37b | rule37 |
+#        stat32 | stat32-timed | fn32 | sines32 | tail34 | warps16b34 | transposed34 | tma36 | ahead37 | ahead37b | rule37 | step37 |
 #        p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -799,6 +799,20 @@ rule37_set() {
     emit o-$n fused "--single-launch-stage-tma=0 --single-launch-gen-ahead=0"
   done
 }
+# g generated ahead in training steps (explicit only: the rule keeps steps' early wait): the
+# blog step and the step of N 32 D 1024 with bulk copies (baK-) and TMA boxes (taK-) K groups
+# ahead, beside the rule, for scripts/gpu-calls/call-step37.sh.
+step37_set() {
+  local k n="step-blog-bf16 0 32 2048 1024 17 bf16 none 0 mean seed"
+  emit_step $n fused
+  for k in 2 4 6; do
+    emit_step ba$k-$n fused --single-launch-gen-ahead=$k
+    emit_step ta$k-$n fused "--single-launch-stage-tma=1 --single-launch-gen-ahead=$k"
+  done
+  n="step-n32-d1024-bf16 0 32 1024 1024 17 bf16 none 0 mean seed"
+  emit_step $n fused
+  for k in 1 2; do emit_step ba$k-$n fused --single-launch-gen-ahead=$k; done
+}
 # Per-slice statistics at a large batch (the accuracy gap of docs/STATUS.md: bf16, N = 8192,
 # reduction none missed 2e-3 on both tensor-core kernels): which of the tensor cores' running
 # sums (the error would grow with the k-steps: D = 128, 1024, 4096), the harmonics (P = 5
@@ -1121,6 +1135,7 @@ case "$set_" in
   ahead37) ahead37_set ;;
   ahead37b) ahead37b_set ;;
   rule37) rule37_set ;;
+  step37) step37_set ;;
   warps16b34) warps16b34_set ;;
   pingpong) pingpong_set ;;
   generate) generate_set ;;

@@ -599,7 +599,9 @@ struct SingleLaunchShape {
   /// ahead of the MMAs that use them (0-7; 0: each group's own; -1 by rule:
   /// the warp's groups less 2, at most kSingleLaunchGenAheadRuleMax).
   int64_t genAhead = -1;
-  /// genAhead where it applies: x staged with the late wait (forwards), and
+  /// genAhead where it applies: x staged (by rule only with the late wait:
+  /// forwards; a training step given K waits for each group's span after
+  /// generating group j + K, as a forward does), and
   /// more step groups per warp than genAhead (every warp has as many: the
   /// staged walk is staggered, so the steps divide by WK U). The prologue
   /// generates groups 0 .. genAhead - 1, the iteration of group j generates

@@ -1865,7 +1865,7 @@ int64_t mlir::sigreg::SingleLaunchShape::stageTmaIssue() const {
 }
 
 int64_t mlir::sigreg::SingleLaunchShape::genAheadGroups() const {
-  if (genAhead == 0 || !stagesX() || !stageLateWait())
+  if (genAhead == 0 || !stagesX() || (genAhead < 0 && !stageLateWait()))
     return 0;
   int64_t span = mmaWarpsK() * mmaStepGroup();
   if (mmaSteps() % span != 0)
