@@ -571,10 +571,11 @@ struct SingleLaunchShape {
   /// pieces: one box of 64 features x BM rows per copy, stageTmaBoxes() per
   /// span and block, the staged x [D / 64][BM][64] swizzled (stagesXByTma):
   /// 0 never, 1 lane 0 of every warp issues its share of the boxes, 2
-  /// thread 0 issues them all (their operands uniform). Both measured 0.2-0.5
-  /// us slower than the bulk copies at blog, its training step and N 32 D
-  /// 1024 (H100, docs/PERF-NOTES.md thirty-sixth session): the copies issue
-  /// sooner but x arrives no sooner, and the loop waits for it instead.
+  /// thread 0 issues them all (their operands uniform). Without g generated
+  /// ahead (genAheadGroups) both measured 0.2-0.5 us slower than the bulk
+  /// copies at blog, its training step and N 32 D 1024 (H100,
+  /// docs/PERF-NOTES.md thirty-sixth session): the copies issue sooner but x
+  /// arrives no sooner, and the loop waits for it instead.
   int64_t stageTma = -1;
   /// stageTma with its rule (-1): boxes issued by every warp (1) where a
   /// forward stages x with D >= kSingleLaunchTmaRuleMinDim, else bulk copies

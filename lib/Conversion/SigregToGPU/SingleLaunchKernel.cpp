@@ -910,9 +910,6 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
       words.append(loadStepWords(k.add(first, loopConst(u * WK)), u));
     return vector::FromElementsOp::create(k.b, wordsType, words).getResult();
   };
-  // The group's x loads (prefetchX: the next group's, carried to it), then
-  // its Philox work (independent of the loads, so it covers their latency),
-  // then its MMAs.
   // The wait for the span of the group whose first step is `first` (phase
   // 0: each span's mbarrier is used once).
   auto waitSpan = [&](Value first) {
@@ -921,6 +918,9 @@ SmallVector<Value> emitMmaSteps(Tile &tile, const MmaLanes &l, Value seed,
         k.idx(10000000),
         k.div(fromI32(k, first), k.idx(WK * U * sh.stageSpan())));
   };
+  // The group's x loads (prefetchX: the next group's, carried to it), then
+  // its Philox work (independent of the loads, so it covers their latency),
+  // then its MMAs.
   int64_t numAcc = MT * NT * 4 + NT;
   SmallVector<Value> inits(numAcc, k.f32(0.0f));
   Value zeroWords;
@@ -1867,10 +1867,8 @@ int64_t mlir::sigreg::SingleLaunchShape::stageTmaIssue() const {
 int64_t mlir::sigreg::SingleLaunchShape::genAheadGroups() const {
   if (genAhead == 0 || !stagesX() || (genAhead < 0 && !stageLateWait()))
     return 0;
-  int64_t span = mmaWarpsK() * mmaStepGroup();
-  if (mmaSteps() % span != 0)
-    return 0;
-  int64_t groups = mmaSteps() / span;
+  // stagesX walks staggered, so every warp has mmaSteps() / (WK U) groups.
+  int64_t groups = mmaSteps() / (mmaWarpsK() * mmaStepGroup());
   int64_t ahead = genAhead > 0
                       ? genAhead
                       : std::min(groups - 2, kSingleLaunchGenAheadRuleMax);
