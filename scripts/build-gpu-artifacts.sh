@@ -813,6 +813,42 @@ step37_set() {
   emit_step $n fused
   for k in 1 2; do emit_step ba$k-$n fused --single-launch-gen-ahead=$k; done
 }
+# The statistic's terms summed in fixed point by the threads that gather them
+# (--single-launch-term-sums; thirty-eighth session): the fragment-ECF shapes of transposed34
+# and four more without a clip (ragged views, a forced small tile, P 3, P 33 f16), as NAME (the
+# rule), t1-NAME (the warps' sums added in shared memory) and t2-NAME (one atomic per warp),
+# and the random set's problems with the fragment ECF forced as t1-/t2-random-NNN (ragged
+# shapes for the validation; only those the option changes are kept), for
+# scripts/gpu-calls/call-terms38.sh.
+terms38_configs() {
+  transposed34_configs
+  emit tm-v3-n200-d13 3 200 13 77 9 bf16 none 0 mean seed
+  emit tm-n45-d13-forced 2 45 13 77 9 bf16 none 0 sum seed fused --single-launch-fragment-ecf=1
+  emit tm-v2-n100-p3-forced 2 100 16 60 3 bf16 none 0 mean seed fused \
+    --single-launch-fragment-ecf=1
+  emit tm-v2-n128-p33-f16 2 128 16 96 33 f16 none 0 sum seed
+  emit tm-n130-d16-s33 0 130 16 33 17 bf16 none 0 mean seed
+  emit tm-v5-n256-d12-s100-p11 5 256 12 100 11 bf16 none 0 mean seed
+  emit tm-n256-d3-s7-p5 0 256 3 7 5 f16 none 0 sum seed
+  emit tm-v2-n77-d9-p5-forced 2 77 9 50 5 f16 none 0 sum seed fused \
+    --single-launch-fragment-ecf=1
+  emit tm-v4-n256-d16-s256-p25 4 256 16 256 25 bf16 none 0 mean seed
+  emit tm-v4-n256-d16-s250-p3 4 256 16 250 3 bf16 none 0 sum seed
+}
+terms38_set() {
+  terms38_configs
+  PREFIX=t1- EXTRA=--single-launch-term-sums=1 terms38_configs
+  PREFIX=t2- EXTRA=--single-launch-term-sums=2 terms38_configs
+  local f=--single-launch-fragment-ecf=1 d
+  PREFIX=t1- EXTRA="--single-launch-term-sums=1 $f" random_set
+  PREFIX=t2- EXTRA="--single-launch-term-sums=2 $f" random_set
+  for d in "$out"/t1-random-*/; do
+    d=${d%/}
+    cmp -s "$d/fused/sigreg.ptx" "${d/t1-random/t2-random}/fused/sigreg.ptx" &&
+      rm -rf "$d" "${d/t1-random/t2-random}" "$d".*.log "${d/t1-random/t2-random}".*.log
+  done
+  return 0
+}
 # Per-slice statistics at a large batch (the accuracy gap of docs/STATUS.md: bf16, N = 8192,
 # reduction none missed 2e-3 on both tensor-core kernels): which of the tensor cores' running
 # sums (the error would grow with the k-steps: D = 128, 1024, 4096), the harmonics (P = 5
@@ -1136,6 +1172,7 @@ case "$set_" in
   ahead37b) ahead37b_set ;;
   rule37) rule37_set ;;
   step37) step37_set ;;
+  terms38) terms38_set ;;
   warps16b34) warps16b34_set ;;
   pingpong) pingpong_set ;;
   generate) generate_set ;;

@@ -167,6 +167,7 @@ void mlir::sigreg::buildGpuPipeline(OpPassManager &pm,
   lowerOpts.singleLaunchStageTma = options.singleLaunchStageTma;
   lowerOpts.singleLaunchGenAhead = options.singleLaunchGenAhead;
   lowerOpts.singleLaunchMinctasm = options.singleLaunchMinctasm;
+  lowerOpts.singleLaunchTermSums = options.singleLaunchTermSums;
   lowerOpts.wgmmaAtomicSums = options.wgmmaAtomicSums;
   pm.addPass(createConvertSigregToGPU(lowerOpts));
   // The host side as the naive pipeline bufferizes it: results become

@@ -524,28 +524,47 @@ void mlir::sigreg::prefetchToL2(KernelBuilder &k, Value memref, Value index) {
       /*tensormap=*/nullptr, /*uniform=*/nullptr, /*in_param_space=*/nullptr);
 }
 
+Value mlir::sigreg::toPackedContribution(KernelBuilder &k,
+                                         const LossSumLayout &layout,
+                                         Value value) {
+  int64_t F = layout.sumBits, Fr = layout.fractionBits;
+  Type i64 = k.b.getI64Type();
+  // In [0, 2^(F - Fr)): the layout's bound; NaN and +inf fail it.
+  Value inRange = k.land(
+      arith::CmpFOp::create(k.b, arith::CmpFPredicate::OGE, value, k.f32(0.0f)),
+      arith::CmpFOp::create(k.b, arith::CmpFPredicate::OLT, value,
+                            k.f32(std::ldexp(1.0f, F - Fr))));
+  Value scaled = math::RoundEvenOp::create(
+      k.b, k.mulf(value, k.f32(std::ldexp(1.0f, Fr))));
+  Value fixed =
+      arith::FPToUIOp::create(k.b, i64, k.select(inRange, scaled, k.f32(0.0f)));
+  return arith::SelectOp::create(
+      k.b, inRange, fixed,
+      arith::ConstantOp::create(
+          k.b, k.b.getI64IntegerAttr(static_cast<int64_t>(uint64_t(1) << F))));
+}
+
 void mlir::sigreg::emitPackedLossAdd(KernelBuilder &k,
                                      const LossSumLayout &layout, Value sum,
                                      Value acc, Value out, int64_t arrivals,
                                      Reduction reduction, int64_t statistics,
                                      function_ref<void()> onLoss) {
+  emitPackedWordAdd(k, layout, toPackedContribution(k, layout, sum), acc, out,
+                    arrivals, reduction, statistics, onLoss);
+}
+
+void mlir::sigreg::emitPackedWordAdd(KernelBuilder &k,
+                                     const LossSumLayout &layout,
+                                     Value contribution, Value acc, Value out,
+                                     int64_t arrivals, Reduction reduction,
+                                     int64_t statistics,
+                                     function_ref<void()> onLoss) {
   int64_t F = layout.sumBits, C = layout.countBits, Fr = layout.fractionBits;
-  Type i64 = k.b.getI64Type(), f64 = k.b.getF64Type();
+  Type f64 = k.b.getF64Type();
   auto c64 = [&](uint64_t v) {
     return arith::ConstantOp::create(
         k.b, k.b.getI64IntegerAttr(static_cast<int64_t>(v)));
   };
-  // In [0, 2^(F - Fr)): the layout's bound; NaN and +inf fail it.
-  Value inRange = k.land(
-      arith::CmpFOp::create(k.b, arith::CmpFPredicate::OGE, sum, k.f32(0.0f)),
-      arith::CmpFOp::create(k.b, arith::CmpFPredicate::OLT, sum,
-                            k.f32(std::ldexp(1.0f, F - Fr))));
-  Value scaled =
-      math::RoundEvenOp::create(k.b, k.mulf(sum, k.f32(std::ldexp(1.0f, Fr))));
-  Value fixed =
-      arith::FPToUIOp::create(k.b, i64, k.select(inRange, scaled, k.f32(0.0f)));
-  Value contribution =
-      arith::SelectOp::create(k.b, inRange, fixed, c64(uint64_t(1) << F));
   Value add =
       arith::AddIOp::create(k.b, contribution, c64(uint64_t(1) << (F + C)));
   Value old = memref::AtomicRMWOp::create(k.b, arith::AtomicRMWKind::addi, add,

@@ -248,6 +248,21 @@ void emitPackedLossAdd(KernelBuilder &k, const LossSumLayout &layout, Value sum,
                        Reduction reduction, int64_t statistics,
                        function_ref<void()> onLoss = nullptr);
 
+/// `value` (f32) as its addend to a word laid out as `layout` (i64, no
+/// arrival): in fixed point, rounded to nearest even, where it lies in
+/// [0, 2^(sumBits - fractionBits)); else one poison count (NaN, infinities,
+/// negative values and values past the layout's bound).
+Value toPackedContribution(KernelBuilder &k, const LossSumLayout &layout,
+                           Value value);
+
+/// emitPackedLossAdd from a `contribution` already in the word's layout (the
+/// sum and poison fields; the arrival is added here).
+void emitPackedWordAdd(KernelBuilder &k, const LossSumLayout &layout,
+                       Value contribution, Value acc, Value out,
+                       int64_t arrivals, Reduction reduction,
+                       int64_t statistics,
+                       function_ref<void()> onLoss = nullptr);
+
 } // namespace sigreg
 } // namespace mlir
 

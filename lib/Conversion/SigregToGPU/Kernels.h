@@ -609,6 +609,23 @@ struct SingleLaunchShape {
   /// group j + genAhead before its wait for x and carries its B fragments in
   /// registers, and the last genAhead groups' MMAs follow the loop.
   int64_t genAheadGroups() const;
+  /// single-launch-term-sums: each thread that gathers a (slice, point)
+  /// entry's warp sums forms that entry's term of the statistic,
+  /// w_p ((c_p - phi_p)^2 + s_p^2) times the global count, in the loss
+  /// word's fixed point (toPackedContribution), and each warp adds its
+  /// lanes' terms by redux.sync (emitTermLossSum): no second barrier, no
+  /// shuffles. 1: the warps add their sums to a word in shared memory and
+  /// the last of them adds the block's to the loss word; 2: every warp adds
+  /// its sum to the loss word. 0: the block's statistics formed by warp 0
+  /// (emitPackedLossSum).
+  int64_t termSums = 0;
+  /// The warps holding (slice, point) entries where termSums applies, else
+  /// 0: a forward whose ECF comes from the fragments (ecfFromFragments) of
+  /// the whole batch (one batch tile), mean or sum without a clip (a clip
+  /// acts on whole statistics), BS P entries within the block's threads and
+  /// a loss word (packedLossSumLayout for the arrivals termSums makes)
+  /// whose sum field leaves a warp's sum room in 64 bits (sumBits <= 58).
+  int64_t termSumWarps() const;
   /// `.minnctapersm` of the kernel (nvvm.minctasm; 0: none), the blocks per
   /// multiprocessor that ptxas fits its registers to. Without it ptxas
   /// fitted the tensor-core k loop's schedule to the registers the rest of
@@ -640,8 +657,13 @@ struct SingleLaunchShape {
     return (numSlices + blockSlices - 1) / blockSlices;
   }
   /// Blocks that add their statistics to the loss (mean/sum): the last
-  /// block of each column (slice tile, view).
-  int64_t numLossArrivals() const { return numViews * numSliceTiles(); }
+  /// block of each column (slice tile, view); with termSums = 2 each warp of
+  /// termSumWarps.
+  int64_t numLossArrivals() const {
+    int64_t blocks = numViews * numSliceTiles();
+    int64_t warps = termSums == 2 ? termSumWarps() : 0;
+    return warps ? blocks * warps : blocks;
+  }
   /// The layout of the one 64-bit word the blocks add their statistics to
   /// (stage 8, emitPackedLossSum), or nullopt where the sum's bound leaves
   /// fewer than kMinLossFractionBits fraction bits (then the statistics go

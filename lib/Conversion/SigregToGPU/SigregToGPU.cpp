@@ -260,6 +260,9 @@ struct SingleLaunchKnobs {
   /// multiprocessor of a one-wave grid up to kSingleLaunchMaxMinctasm; else
   /// none), 0 none, N >= 1 that many.
   int64_t minctasm = -1;
+  /// SingleLaunchShape::termSums (0 never, 1 the warps' sums in shared
+  /// memory, 2 every warp's to the loss word).
+  int64_t termSums = 0;
 };
 
 /// The state the patterns share: the kernel module, the schedule knobs, and
@@ -1700,6 +1703,7 @@ void Lowering::lowerSingleLaunch(ConversionPatternRewriter &rewriter,
   sh.stageX = single.stageX;
   sh.stageTma = single.stageTma;
   sh.genAhead = single.genAhead;
+  sh.termSums = single.termSums;
   sh.projectionElement =
       proj ? Type() : ecf.getProjection().getType().getElementType();
   sh.chunkRows = projectionChunkRows(schedule.projectionChunk);
@@ -2018,6 +2022,13 @@ struct ConvertSigregToGPUPass
           << static_cast<int64_t>(singleLaunchGenAhead);
       return signalPassFailure();
     }
+    if (singleLaunchTermSums < 0 || singleLaunchTermSums > 2) {
+      module.emitError("single-launch-term-sums must be 0 (never), 1 (the "
+                       "warps' sums added in shared memory) or 2 (every "
+                       "warp's sum to the loss word), got ")
+          << static_cast<int64_t>(singleLaunchTermSums);
+      return signalPassFailure();
+    }
     if (singleLaunchMinctasm < -1 || singleLaunchMinctasm > 32) {
       module.emitError("single-launch-minctasm must be -1 (by rule), 0 "
                        "(none) or a block count from 1 to 32, got ")
@@ -2056,7 +2067,7 @@ struct ConvertSigregToGPUPass
                           singleLaunchPrefetchX, singleLaunchPrefetchTail,
                           singleLaunchTransposedEcf, singleLaunchStageX,
                           singleLaunchStageTma, singleLaunchGenAhead,
-                          singleLaunchMinctasm});
+                          singleLaunchMinctasm, singleLaunchTermSums});
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<ProjectionLowering, FusedEcfLowering, AllReduceMeanLowering,

@@ -90,6 +90,9 @@ struct Tile {
   /// Shared memory: g (reused for the k-part partials, the warp sums and
   /// the final tree), y, chunk sums + norms, ECF means, flag.
   Value gs, ys, norms, ecf, flag;
+  /// termSums = 1: the warps' 64-bit sums in shared memory (one slot per
+  /// warp of termSumWarps).
+  Value warpSlots;
   /// A training step (tensor cores): g's global copy [D, S], the predicate
   /// of the warps that write it (view 0, row group 0), and the thread's
   /// column norm ||g_{s0 + tid % BS}|| (reduceMmaPartials).
@@ -1207,6 +1210,20 @@ void addElementPairs(Tile &t, MutableArrayRef<Value> sums, Value swapped) {
 /// write p = 0, so that the entries take one pass instead of two (the same
 /// sums; not yet on the 8-warp kernels where it would apply, BS 16 at P 17,
 /// which keep their measured form until it has run there).
+/// Entry q = j P + p's cos and sin sums over the warps (in ascending warp
+/// order), read from gs at qc (storeLaneSums' layout).
+std::pair<Value, Value> addWarpSums(Tile &t, Value qc) {
+  KernelBuilder &k = t.k;
+  const SingleLaunchShape &sh = t.sh;
+  int64_t BS = sh.blockSlices, P = sh.numPoints;
+  Value tc = k.f32(0.0f), ts = k.f32(0.0f);
+  for (int64_t w = 0; w < sh.ecfWarps(); ++w) {
+    tc = k.addf(tc, k.load(t.gs, {k.add(qc, k.idx(w * 2 * BS * P))}));
+    ts = k.addf(ts, k.load(t.gs, {k.add(qc, k.idx(w * 2 * BS * P + BS * P))}));
+  }
+  return {tc, ts};
+}
+
 void gatherWarpSums(Tile &t, Value partC, Value partS) {
   KernelBuilder &k = t.k;
   const SingleLaunchShape &sh = t.sh;
@@ -1222,16 +1239,7 @@ void gatherWarpSums(Tile &t, Value partC, Value partS) {
                        : arith::UIToFPOp::create(
                              k.b, k.b.getF32Type(),
                              toI32(k, k.min(k.idx(BM), k.sub(k.idx(N), t.n0))));
-  // Entry q = j P + p's sums over the warps, from gs at qc.
-  auto warpSums = [&](Value qc) {
-    Value tc = zero, ts = zero;
-    for (int64_t w = 0; w < sh.ecfWarps(); ++w) {
-      tc = k.addf(tc, k.load(t.gs, {k.add(qc, k.idx(w * 2 * BS * P))}));
-      ts =
-          k.addf(ts, k.load(t.gs, {k.add(qc, k.idx(w * 2 * BS * P + BS * P))}));
-    }
-    return std::make_pair(tc, ts);
-  };
+  auto warpSums = [&](Value qc) { return addWarpSums(t, qc); };
   auto store = [&](Value q, Value p, Value tc, Value ts) {
     if (T == 1) {
       k.store(k.divf(tc, batchF), t.ecf, {q});
@@ -1688,6 +1696,161 @@ void emitPackedLossSum(Tile &t, Value acc, Value out) {
   });
 }
 
+/// table[index] for an index (index type) below table.size(): selects on
+/// the index's bits, least significant first, so bit_width(size - 1)
+/// selects deep.
+Value selectByIndex(KernelBuilder &k, ArrayRef<double> table, Value index) {
+  SmallVector<Value> level;
+  for (double v : table)
+    level.push_back(k.f32(static_cast<float>(v)));
+  Value i = toI32(k, index);
+  Type i32 = k.b.getI32Type();
+  auto c32 = [&](int32_t v) {
+    return arith::ConstantOp::create(k.b, k.b.getIntegerAttr(i32, v));
+  };
+  for (int32_t bit = 0; level.size() > 1; ++bit) {
+    Value set = arith::CmpIOp::create(
+        k.b, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(k.b, i, c32(1 << bit)), c32(0));
+    SmallVector<Value> next;
+    for (size_t e = 0; e < level.size(); e += 2)
+      next.push_back(e + 1 < level.size()
+                         ? k.select(set, level[e + 1], level[e])
+                         : level[e]);
+    level = std::move(next);
+  }
+  return level.front();
+}
+
+/// The sum over the warp's 32 lanes (all taking part) of `value`, an i64
+/// below 2^bits: redux.sync.add of its 26-bit parts (32 of them stay below
+/// 2^31), put back together in 64 bits. Exact, so the same bits whatever
+/// the order.
+Value addWarpFixed(KernelBuilder &k, Value value, int64_t bits) {
+  constexpr int64_t kPart = 26;
+  Type i32 = k.b.getI32Type(), i64 = k.b.getI64Type();
+  auto c64 = [&](int64_t v) {
+    return arith::ConstantOp::create(k.b, k.b.getI64IntegerAttr(v));
+  };
+  Value all = arith::ConstantOp::create(k.b, k.b.getIntegerAttr(i32, -1));
+  Value sum;
+  for (int64_t low = 0; low < bits; low += kPart) {
+    Value part = arith::TruncIOp::create(
+        k.b, i32,
+        arith::AndIOp::create(k.b, arith::ShRUIOp::create(k.b, value, c64(low)),
+                              c64((int64_t(1) << kPart) - 1)));
+    Value partSum =
+        NVVM::ReduxOp::create(k.b, i32, part, NVVM::ReduxKind::ADD, all);
+    Value wide = arith::ShLIOp::create(
+        k.b, arith::ExtUIOp::create(k.b, i64, partSum), c64(low));
+    sum = sum ? arith::AddIOp::create(k.b, sum, wide).getResult() : wide;
+  }
+  return sum;
+}
+
+/// Stages 5-8 with termSums (termSumWarps): thread q < BS P of warps
+/// 0 .. W - 1 gathers entry q = j P + p's warp sums (addWarpSums), forms its
+/// term w_p ((c_p - phi_p)^2 + s_p^2) globalCount of column j's statistic
+/// (the same operations as computeSliceDotShare and finishSliceStatistic,
+/// phi_p and w_p selected by p's bits) in the loss word's fixed point
+/// (toPackedContribution; 0 past the block's entries or S), and the warp
+/// adds its lanes' terms exactly (addWarpFixed). A warp sum past the sum
+/// field (some lane's poison) keeps one poison count. Then lane 0 of each
+/// warp: termSums = 2, adds it to the loss word as one arrival
+/// (emitPackedWordAdd); termSums = 1, stores it to its slot in shared
+/// memory and counts its arrival on t.flag (zeroed by thread 0 before the
+/// barrier; a CTA-scope acq_rel fence on each side of the atom.add), and the
+/// warp that brings the count to W adds the slots (one poison count if
+/// any) to the loss word. Integer sums: the loss is the same bits every
+/// run. Each term
+/// is rounded to the word's resolution, so the sum carries V S P roundings
+/// of at most 2^-(fractionBits + 1) where emitPackedLossSum's carries one
+/// per block.
+void emitTermLossSum(Tile &t, Value acc, Value out) {
+  KernelBuilder &k = t.k;
+  const SingleLaunchShape &sh = t.sh;
+  int64_t BS = sh.blockSlices, P = sh.numPoints, S = sh.numSlices;
+  int64_t entries = BS * P, W = sh.termSumWarps();
+  LossSumLayout layout = *sh.lossSumLayout();
+  int64_t F = layout.sumBits;
+  auto c64 = [&](uint64_t v) {
+    return arith::ConstantOp::create(
+        k.b, k.b.getI64IntegerAttr(static_cast<int64_t>(v)));
+  };
+  Type i32 = k.b.getI32Type();
+  auto c32 = [&](int32_t v) {
+    return arith::ConstantOp::create(k.b, k.b.getIntegerAttr(i32, v));
+  };
+  if (t.warpSlots)
+    k.ifThen(k.lt(t.tid, k.idx(1)),
+             [&] { k.store(c32(0), t.flag, {k.idx(0)}); });
+  k.barrier();
+  IntegrationGrid grid = computeIntegrationGrid(P, sh.tMax);
+  Value batchF = k.f32(static_cast<float>(sh.batch)), zero = k.f32(0.0f);
+  // The word's sum field, and one poison count if anything lies above it.
+  auto keepOnePoison = [&](Value word) {
+    Value poisoned = arith::CmpIOp::create(
+        k.b, arith::CmpIPredicate::ne,
+        arith::ShRUIOp::create(k.b, word, c64(F)), c64(0));
+    return arith::OrIOp::create(
+        k.b, arith::AndIOp::create(k.b, word, c64((uint64_t(1) << F) - 1)),
+        arith::SelectOp::create(k.b, poisoned, c64(uint64_t(1) << F), c64(0)));
+  };
+  auto addToLoss = [&](Value contribution) {
+    emitPackedWordAdd(k, layout, contribution, acc, out, sh.numLossArrivals(),
+                      sh.reduction, sh.numViews * S, [&] {
+                        if (t.step)
+                          emitStepAdvance(k, t.step, t.seed);
+                      });
+  };
+  k.ifThen(k.lt(t.tid, k.idx(W * 32)), [&] {
+    Value q = k.min(t.tid, k.idx(entries - 1));
+    Value p = k.rem(q, k.idx(P)), j = k.div(q, k.idx(P));
+    Value first =
+        arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, p, k.idx(0));
+    // p = 0 has no warp sums in gs (as in gatherWarpSums): cos 0 = 1,
+    // sin 0 = 0.
+    auto [tc, ts] = addWarpSums(t, k.select(first, k.add(q, k.idx(1)), q));
+    Value c = k.divf(k.select(first, batchF, tc), batchF);
+    Value sn = k.divf(k.select(first, zero, ts), batchF);
+    Value d = k.subf(c, selectByIndex(k, grid.phi, p));
+    Value err = k.addf(k.mulf(d, d), k.mulf(sn, sn));
+    Value term = k.mulf(k.mulf(err, selectByIndex(k, grid.w, p)),
+                        k.f32(static_cast<float>(sh.globalCount)));
+    Value valid =
+        k.land(k.lt(t.tid, k.idx(entries)), k.lt(k.add(t.s0, j), k.idx(S)));
+    Value fixed = arith::SelectOp::create(
+        k.b, valid, toPackedContribution(k, layout, term), c64(0));
+    // Each lane's addend is at most 2^F (one poison count), so the warp's
+    // sum stays below 2^(F + 6) (termSumWarps: F <= 58).
+    Value warpSum = keepOnePoison(addWarpFixed(k, fixed, F + 1));
+    k.ifThen(k.lt(k.rem(t.tid, k.idx(32)), k.idx(1)), [&] {
+      if (!t.warpSlots) {
+        addToLoss(warpSum);
+        return;
+      }
+      auto fence = [&] {
+        LLVM::FenceOp::create(k.b, LLVM::AtomicOrdering::acq_rel, "block");
+      };
+      k.store(warpSum, t.warpSlots, {k.div(t.tid, k.idx(32))});
+      fence(); // release the slot
+      Value old =
+          memref::AtomicRMWOp::create(k.b, arith::AtomicRMWKind::addi, c32(1),
+                                      t.flag, ValueRange{k.idx(0)});
+      k.ifThen(arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, old,
+                                     c32(static_cast<int32_t>(W - 1))),
+               [&] {
+                 fence(); // acquire the other warps' slots
+                 Value total = c64(0);
+                 for (int64_t w = 0; w < W; ++w)
+                   total = arith::AddIOp::create(
+                       k.b, total, k.load(t.warpSlots, {k.idx(w)}));
+                 addToLoss(keepOnePoison(total));
+               });
+    });
+  });
+}
+
 /// Stage 7b (a training step, one batch tile): the tile's means (t.ecf) to
 /// cosOut, sinOut [V, S, P]; then, as sigreg_ecf_grad_slices computes it
 /// from saved slices, each slice's cotangent from those means and the loss's
@@ -1875,6 +2038,23 @@ int64_t mlir::sigreg::SingleLaunchShape::genAheadGroups() const {
   return ahead > 0 && ahead < groups ? ahead : 0;
 }
 
+int64_t mlir::sigreg::SingleLaunchShape::termSumWarps() const {
+  int64_t entries = blockSlices * numPoints;
+  if (termSums == 0 || !ecfFromFragments() || numBatchTiles() != 1 ||
+      clip != ClipMode::none || reduction == Reduction::none ||
+      entries > threads())
+    return 0;
+  int64_t warps = (entries + 31) / 32;
+  int64_t blocks = numViews * numSliceTiles();
+  std::optional<LossSumLayout> layout = packedLossSumLayout(
+      reduction, termSums == 2 ? blocks * warps : blocks, numViews * numSlices,
+      numPoints, tMax, globalCount, clip, clipValue);
+  // A warp's sum of 32 addends of up to 2^sumBits each stays in 64 bits.
+  if (!layout || layout->sumBits > 58)
+    return 0;
+  return warps;
+}
+
 int64_t mlir::sigreg::SingleLaunchShape::stageRowBytes() const {
   return 2 * featureDim + 32;
 }
@@ -1973,6 +2153,8 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
       wg(singleLaunchSharedFloats(sh), f32), wg(BM * BS, f32),
       wg(sh.tensorCores ? sh.mmaWarpsK() * BS : (C + 1) * BS, f32),
       wg(2 * BS * P, f32), wg(1, i32)};
+  if (sh.termSums == 1 && sh.termSumWarps())
+    workgroup.push_back(wg(sh.termSumWarps(), b.getI64Type()));
   auto func = gpu::GPUFuncOp::create(b, loc, "sigreg_single_launch",
                                      b.getFunctionType(args, {}), workgroup);
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
@@ -2008,6 +2190,8 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
   t.norms = attrs[2];
   t.ecf = attrs[3];
   t.flag = attrs[4];
+  if (attrs.size() > 5)
+    t.warpSlots = attrs[5];
   t.tid = k.threadId(Dimension::x);
   t.sliceTile = k.blockId(Dimension::x);
   t.batchTile = k.blockId(Dimension::y);
@@ -2067,6 +2251,10 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
                                // barriers
     SmallVector<Value> acc = multiplyTile(t, x);
     reduceKParts(t, acc);
+  }
+  if (sh.termSumWarps()) {
+    emitTermLossSum(t, stats, out);
+    return func;
   }
   if (sh.ecfFromFragments())
     gatherWarpSums(t, partC, partS);

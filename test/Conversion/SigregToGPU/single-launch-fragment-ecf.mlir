@@ -5,6 +5,9 @@
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-warps=4 single-launch-transposed-ecf=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=W4
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-transposed-ecf=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TR
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-fragment-ecf=1 single-launch-transposed-ecf=1" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TRF
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-term-sums=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TERMS1
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-term-sums=2 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TERMS2
+// RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-term-sums=3 2>&1 | FileCheck %s --check-prefix=BADTERMS
 
 // single-launch-fragment-ecf at the minimal shape (V 4, N 256, D 16, S 256,
 // P 17, bf16): one k step, so one k group (mmaWarpsK = 1) and each warp's
@@ -166,6 +169,56 @@
 // TR-NEXT:       gpu.barrier
 // TR:            scf.for %{{.*}} = %{{.*}} to %c136 step %c256
 // TR:            gpu.return
+// single-launch-term-sums=1 at minimal: 8 slices x 17 points = 136
+// entries on warps 0-4 (threads below 160). After the barrier each thread
+// gathers its entry's 8 warp sums, forms its term in the loss word's fixed
+// point (26 fraction bits, 48 sum bits: one poison count is 2^48) and the
+// warp adds the terms' two 26-bit parts by redux.sync. Lane 0 stores the
+// warp's sum to its slot (memref<5xi64>, workgroup), counts its arrival on
+// the i32 flag between CTA-scope fences; the fifth (old count 4) adds the
+// slots and brings the block's sum, with one arrival (2^56), to the loss
+// word, whose 128th arrival writes the loss.
+// TERMS1-LABEL: func.func @minimal
+// TERMS1:       gpu.func @sigreg_single_launch
+// TERMS1-SAME:    memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[SLOTS:.*]] : memref<5xi64, #gpu.address_space<workgroup>>
+// TERMS1:         gpu.barrier
+// TERMS1:         arith.cmpi ult, %thread_id_x, %c160 : index
+// TERMS1-NEXT:    scf.if
+// TERMS1-NEXT:      arith.minui %thread_id_x, %c135 : index
+// TERMS1:           math.roundeven
+// TERMS1:           arith.select %{{.*}}, %{{.*}}, %c281474976710656_i64 : i64
+// TERMS1:           nvvm.redux.sync  add %{{.*}}, %c-1_i32 : i32 -> i32
+// TERMS1:           arith.shrui %{{.*}}, %c26_i64 : i64
+// TERMS1:           nvvm.redux.sync  add %{{.*}}, %c-1_i32 : i32 -> i32
+// TERMS1-NOT:       nvvm.redux.sync
+// TERMS1:           scf.if
+// TERMS1-NEXT:        memref.store %{{.*}}, %[[SLOTS]][%{{.*}}] : memref<5xi64, #gpu.address_space<workgroup>>
+// TERMS1-NEXT:        llvm.fence syncscope("block") acq_rel
+// TERMS1-NEXT:        memref.atomic_rmw addi %c1_i32, %{{.*}}[%c0] : (i32, memref<1xi32, #gpu.address_space<workgroup>>) -> i32
+// TERMS1-NEXT:        arith.cmpi eq, %{{.*}}, %c4_i32 : i32
+// TERMS1-NEXT:        scf.if
+// TERMS1-NEXT:          llvm.fence syncscope("block") acq_rel
+// TERMS1-COUNT-5:       memref.load %[[SLOTS]]
+// TERMS1:               arith.addi %{{.*}}, %c72057594037927936_i64 : i64
+// TERMS1-NEXT:          memref.atomic_rmw addi %{{.*}}, %arg4[%c0] : (i64, memref<1xi64>) -> i64
+// TERMS1:               arith.cmpi eq, %{{.*}}, %c128_i64 : i64
+// TERMS1-NOT:     gpu.barrier
+// TERMS1:         gpu.return
+// single-launch-term-sums=2: no slots; lane 0 of each of the 5 warps adds
+// its sum to the loss word as one of 5 x 128 = 640 arrivals (10-bit counts:
+// the arrival unit 2^54, 22 fraction bits).
+// TERMS2-LABEL: func.func @minimal
+// TERMS2:       gpu.func @sigreg_single_launch
+// TERMS2-NOT:     xi64, #gpu.address_space<workgroup>>
+// TERMS2:         nvvm.redux.sync
+// TERMS2:         nvvm.redux.sync
+// TERMS2-NOT:     llvm.fence
+// TERMS2:         arith.addi %{{.*}}, %c18014398509481984_i64 : i64
+// TERMS2-NEXT:    memref.atomic_rmw addi %{{.*}}, %arg4[%c0] : (i64, memref<1xi64>) -> i64
+// TERMS2-NEXT:    arith.addi
+// TERMS2-NEXT:    arith.shrui %{{.*}}, %c54_i64 : i64
+// TERMS2-NEXT:    arith.cmpi eq, %{{.*}}, %c640_i64 : i64
+// BADTERMS: single-launch-term-sums must be 0 (never), 1 (the warps' sums added in shared memory) or 2 (every warp's sum to the loss word), got 3
 func.func @minimal(%x: tensor<4x256x16xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 256 points = 17 reduction = mean : tensor<4x256x16xbf16> -> tensor<f32>
   return %l : tensor<f32>
@@ -202,6 +255,13 @@ func.func @minimal(%x: tensor<4x256x16xbf16>, %seed: i64) -> tensor<f32> {
 // TR:            gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
 // TR:            gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
 // TR:            gpu.barrier
+// Term sums at the ragged shape (one view, 19 blocks: 5-bit counts leave a
+// 54-bit sum field, so the warp adds three 26-bit parts); 8 x 9 = 72
+// entries on 3 warps.
+// TERMS1-LABEL: func.func @ragged
+// TERMS1:         arith.cmpi ult, %thread_id_x, %c96 : index
+// TERMS1-COUNT-3:   nvvm.redux.sync
+// TERMS1:           arith.cmpi eq, %{{.*}}, %c2_i32 : i32
 func.func @ragged(%x: tensor<200x13xf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 150 points = 9 reduction = mean : tensor<200x13xf16> -> tensor<f32>
   return %l : tensor<f32>
@@ -254,6 +314,10 @@ func.func @d32(%x: tensor<256x32xbf16>, %seed: i64) -> tensor<f32> {
 // TR-SAME:         %[[YS:arg[0-9]+]] : memref<512xf32,
 // TR:            memref.store %{{.*}}, %[[YS]]
 // TR:            gpu.return
+// Per-slice statistics (reduction none) keep their stage 7: no term sums.
+// TERMS1-LABEL: func.func @views64
+// TERMS1-NOT:     nvvm.redux.sync
+// TERMS1:         gpu.return
 func.func @views64(%x: tensor<3x40x8xbf16>, %seed: i64) -> tensor<3x64xf32> {
   %l = sigreg.loss %x seed(%seed) slices = 64 points = 17 reduction = none : tensor<3x40x8xbf16> -> tensor<3x64xf32>
   return %l : tensor<3x64xf32>
