@@ -619,10 +619,11 @@ struct SingleLaunchShape {
   /// its sum to the loss word. 0: the block's statistics formed by warp 0
   /// (emitPackedLossSum).
   int64_t termSums = 0;
-  /// The warps holding (slice, point) entries where termSums applies, else
-  /// 0: a forward whose ECF comes from the fragments (ecfFromFragments) of
-  /// the whole batch (one batch tile), mean or sum without a clip (a clip
-  /// acts on whole statistics), BS P entries within the block's threads and
+  /// The warps holding (slice, point) entries (p >= 1) where termSums
+  /// applies, else 0: a forward whose ECF comes from the fragments
+  /// (ecfFromFragments) of the whole batch (one batch tile), mean or sum
+  /// without a clip (a clip acts on whole statistics), BS (P - 1) entries
+  /// within the block's threads and
   /// a loss word (packedLossSumLayout for the arrivals termSums makes)
   /// whose sum field leaves a warp's sum room in 64 bits (sumBits <= 58).
   int64_t termSumWarps() const;

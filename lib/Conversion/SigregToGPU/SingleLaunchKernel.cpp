@@ -1748,8 +1748,10 @@ Value addWarpFixed(KernelBuilder &k, Value value, int64_t bits) {
   return sum;
 }
 
-/// Stages 5-8 with termSums (termSumWarps): thread q < BS P of warps
-/// 0 .. W - 1 gathers entry q = j P + p's warp sums (addWarpSums), forms its
+/// Stages 5-8 with termSums (termSumWarps): thread j (P - 1) + p - 1 <
+/// BS (P - 1) of warps 0 .. W - 1 gathers entry (j, p)'s warp sums
+/// (addWarpSums; p >= 1: with the whole batch in the block, p = 0's term is
+/// exactly 0, cos 0 = 1 = phi_0 and sin 0 = 0), forms its
 /// term w_p ((c_p - phi_p)^2 + s_p^2) globalCount of column j's statistic
 /// (the same operations as computeSliceDotShare and finishSliceStatistic,
 /// phi_p and w_p selected by p's bits) in the loss word's fixed point
@@ -1770,7 +1772,7 @@ void emitTermLossSum(Tile &t, Value acc, Value out) {
   KernelBuilder &k = t.k;
   const SingleLaunchShape &sh = t.sh;
   int64_t BS = sh.blockSlices, P = sh.numPoints, S = sh.numSlices;
-  int64_t entries = BS * P, W = sh.termSumWarps();
+  int64_t entries = BS * (P - 1), W = sh.termSumWarps();
   LossSumLayout layout = *sh.lossSumLayout();
   int64_t F = layout.sumBits;
   auto c64 = [&](uint64_t v) {
@@ -1786,7 +1788,7 @@ void emitTermLossSum(Tile &t, Value acc, Value out) {
              [&] { k.store(c32(0), t.flag, {k.idx(0)}); });
   k.barrier();
   IntegrationGrid grid = computeIntegrationGrid(P, sh.tMax);
-  Value batchF = k.f32(static_cast<float>(sh.batch)), zero = k.f32(0.0f);
+  Value batchF = k.f32(static_cast<float>(sh.batch));
   // The word's sum field, and one poison count if anything lies above it.
   auto keepOnePoison = [&](Value word) {
     Value poisoned = arith::CmpIOp::create(
@@ -1804,18 +1806,16 @@ void emitTermLossSum(Tile &t, Value acc, Value out) {
                       });
   };
   k.ifThen(k.lt(t.tid, k.idx(W * 32)), [&] {
-    Value q = k.min(t.tid, k.idx(entries - 1));
-    Value p = k.rem(q, k.idx(P)), j = k.div(q, k.idx(P));
-    Value first =
-        arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, p, k.idx(0));
-    // p = 0 has no warp sums in gs (as in gatherWarpSums): cos 0 = 1,
-    // sin 0 = 0.
-    auto [tc, ts] = addWarpSums(t, k.select(first, k.add(q, k.idx(1)), q));
-    Value c = k.divf(k.select(first, batchF, tc), batchF);
-    Value sn = k.divf(k.select(first, zero, ts), batchF);
-    Value d = k.subf(c, selectByIndex(k, grid.phi, p));
+    // Entry (j, p = i + 1) of thread j (P - 1) + i.
+    Value e = k.min(t.tid, k.idx(entries - 1));
+    Value i = k.rem(e, k.idx(P - 1)), j = k.div(e, k.idx(P - 1));
+    auto [tc, ts] =
+        addWarpSums(t, k.add(k.mul(j, k.idx(P)), k.add(i, k.idx(1))));
+    Value c = k.divf(tc, batchF), sn = k.divf(ts, batchF);
+    ArrayRef<double> phi(grid.phi), w(grid.w);
+    Value d = k.subf(c, selectByIndex(k, phi.drop_front(), i));
     Value err = k.addf(k.mulf(d, d), k.mulf(sn, sn));
-    Value term = k.mulf(k.mulf(err, selectByIndex(k, grid.w, p)),
+    Value term = k.mulf(k.mulf(err, selectByIndex(k, w.drop_front(), i)),
                         k.f32(static_cast<float>(sh.globalCount)));
     Value valid =
         k.land(k.lt(t.tid, k.idx(entries)), k.lt(k.add(t.s0, j), k.idx(S)));
@@ -2039,10 +2039,10 @@ int64_t mlir::sigreg::SingleLaunchShape::genAheadGroups() const {
 }
 
 int64_t mlir::sigreg::SingleLaunchShape::termSumWarps() const {
-  int64_t entries = blockSlices * numPoints;
-  if (termSums == 0 || !ecfFromFragments() || numBatchTiles() != 1 ||
-      clip != ClipMode::none || reduction == Reduction::none ||
-      entries > threads())
+  int64_t entries = blockSlices * (numPoints - 1);
+  if (termSums == 0 || entries < 1 || !ecfFromFragments() ||
+      numBatchTiles() != 1 || clip != ClipMode::none ||
+      reduction == Reduction::none || entries > threads())
     return 0;
   int64_t warps = (entries + 31) / 32;
   int64_t blocks = numViews * numSliceTiles();

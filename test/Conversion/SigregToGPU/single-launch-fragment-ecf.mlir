@@ -169,22 +169,27 @@
 // TR-NEXT:       gpu.barrier
 // TR:            scf.for %{{.*}} = %{{.*}} to %c136 step %c256
 // TR:            gpu.return
-// single-launch-term-sums=1 at minimal: 8 slices x 17 points = 136
-// entries on warps 0-4 (threads below 160). After the barrier each thread
-// gathers its entry's 8 warp sums, forms its term in the loss word's fixed
-// point (26 fraction bits, 48 sum bits: one poison count is 2^48) and the
-// warp adds the terms' two 26-bit parts by redux.sync. Lane 0 stores the
-// warp's sum to its slot (memref<5xi64>, workgroup), counts its arrival on
-// the i32 flag between CTA-scope fences; the fifth (old count 4) adds the
-// slots and brings the block's sum, with one arrival (2^56), to the loss
-// word, whose 128th arrival writes the loss.
+// single-launch-term-sums=1 at minimal: 8 slices x 16 points p >= 1 = 128
+// entries on warps 0-3 (threads below 128; p = 0's term is exactly 0).
+// After the barrier each thread gathers its entry's 8 warp sums (entry
+// (j, p) at j 17 + p), forms its term in the loss word's fixed point (26
+// fraction bits, 48 sum bits: one poison count is 2^48) and the warp adds
+// the terms' two 26-bit parts by redux.sync. Lane 0 stores the warp's sum
+// to its slot (memref<4xi64>, workgroup), counts its arrival on the i32
+// flag between CTA-scope fences; the fourth (old count 3) adds the slots
+// and brings the block's sum, with one arrival (2^56), to the loss word,
+// whose 128th arrival writes the loss.
 // TERMS1-LABEL: func.func @minimal
 // TERMS1:       gpu.func @sigreg_single_launch
-// TERMS1-SAME:    memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[SLOTS:.*]] : memref<5xi64, #gpu.address_space<workgroup>>
+// TERMS1-SAME:    memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[SLOTS:.*]] : memref<4xi64, #gpu.address_space<workgroup>>
 // TERMS1:         gpu.barrier
-// TERMS1:         arith.cmpi ult, %thread_id_x, %c160 : index
+// TERMS1:         arith.cmpi ult, %thread_id_x, %c128 : index
 // TERMS1-NEXT:    scf.if
-// TERMS1-NEXT:      arith.minui %thread_id_x, %c135 : index
+// TERMS1-NEXT:      arith.minui %thread_id_x, %c127 : index
+// TERMS1-NEXT:      arith.remui %{{.*}}, %c16 : index
+// TERMS1-NEXT:      arith.divui %{{.*}}, %c16 : index
+// TERMS1-NEXT:      arith.addi %{{.*}}, %c1 : index
+// TERMS1-NEXT:      arith.muli %{{.*}}, %c17 : index
 // TERMS1:           math.roundeven
 // TERMS1:           arith.select %{{.*}}, %{{.*}}, %c281474976710656_i64 : i64
 // TERMS1:           nvvm.redux.sync  add %{{.*}}, %c-1_i32 : i32 -> i32
@@ -192,20 +197,20 @@
 // TERMS1:           nvvm.redux.sync  add %{{.*}}, %c-1_i32 : i32 -> i32
 // TERMS1-NOT:       nvvm.redux.sync
 // TERMS1:           scf.if
-// TERMS1-NEXT:        memref.store %{{.*}}, %[[SLOTS]][%{{.*}}] : memref<5xi64, #gpu.address_space<workgroup>>
+// TERMS1-NEXT:        memref.store %{{.*}}, %[[SLOTS]][%{{.*}}] : memref<4xi64, #gpu.address_space<workgroup>>
 // TERMS1-NEXT:        llvm.fence syncscope("block") acq_rel
 // TERMS1-NEXT:        memref.atomic_rmw addi %c1_i32, %{{.*}}[%c0] : (i32, memref<1xi32, #gpu.address_space<workgroup>>) -> i32
-// TERMS1-NEXT:        arith.cmpi eq, %{{.*}}, %c4_i32 : i32
+// TERMS1-NEXT:        arith.cmpi eq, %{{.*}}, %c3_i32 : i32
 // TERMS1-NEXT:        scf.if
 // TERMS1-NEXT:          llvm.fence syncscope("block") acq_rel
-// TERMS1-COUNT-5:       memref.load %[[SLOTS]]
+// TERMS1-COUNT-4:       memref.load %[[SLOTS]]
 // TERMS1:               arith.addi %{{.*}}, %c72057594037927936_i64 : i64
 // TERMS1-NEXT:          memref.atomic_rmw addi %{{.*}}, %arg4[%c0] : (i64, memref<1xi64>) -> i64
 // TERMS1:               arith.cmpi eq, %{{.*}}, %c128_i64 : i64
 // TERMS1-NOT:     gpu.barrier
 // TERMS1:         gpu.return
-// single-launch-term-sums=2: no slots; lane 0 of each of the 5 warps adds
-// its sum to the loss word as one of 5 x 128 = 640 arrivals (10-bit counts:
+// single-launch-term-sums=2: no slots; lane 0 of each of the 4 warps adds
+// its sum to the loss word as one of 4 x 128 = 512 arrivals (10-bit counts:
 // the arrival unit 2^54, 22 fraction bits).
 // TERMS2-LABEL: func.func @minimal
 // TERMS2:       gpu.func @sigreg_single_launch
@@ -217,7 +222,7 @@
 // TERMS2-NEXT:    memref.atomic_rmw addi %{{.*}}, %arg4[%c0] : (i64, memref<1xi64>) -> i64
 // TERMS2-NEXT:    arith.addi
 // TERMS2-NEXT:    arith.shrui %{{.*}}, %c54_i64 : i64
-// TERMS2-NEXT:    arith.cmpi eq, %{{.*}}, %c640_i64 : i64
+// TERMS2-NEXT:    arith.cmpi eq, %{{.*}}, %c512_i64 : i64
 // BADTERMS: single-launch-term-sums must be 0 (never), 1 (the warps' sums added in shared memory) or 2 (every warp's sum to the loss word), got 3
 func.func @minimal(%x: tensor<4x256x16xbf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 256 points = 17 reduction = mean : tensor<4x256x16xbf16> -> tensor<f32>
@@ -256,12 +261,12 @@ func.func @minimal(%x: tensor<4x256x16xbf16>, %seed: i64) -> tensor<f32> {
 // TR:            gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
 // TR:            gpu.barrier
 // Term sums at the ragged shape (one view, 19 blocks: 5-bit counts leave a
-// 54-bit sum field, so the warp adds three 26-bit parts); 8 x 9 = 72
-// entries on 3 warps.
+// 54-bit sum field, so the warp adds three 26-bit parts); 8 x 8 = 64
+// entries on 2 warps.
 // TERMS1-LABEL: func.func @ragged
-// TERMS1:         arith.cmpi ult, %thread_id_x, %c96 : index
+// TERMS1:         arith.cmpi ult, %thread_id_x, %c64 : index
 // TERMS1-COUNT-3:   nvvm.redux.sync
-// TERMS1:           arith.cmpi eq, %{{.*}}, %c2_i32 : i32
+// TERMS1:           arith.cmpi eq, %{{.*}}, %c1_i32 : i32
 func.func @ragged(%x: tensor<200x13xf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 150 points = 9 reduction = mean : tensor<200x13xf16> -> tensor<f32>
   return %l : tensor<f32>
