@@ -1812,10 +1812,10 @@ void emitTermLossSum(Tile &t, Value acc, Value out) {
     auto [tc, ts] =
         addWarpSums(t, k.add(k.mul(j, k.idx(P)), k.add(i, k.idx(1))));
     Value c = k.divf(tc, batchF), sn = k.divf(ts, batchF);
-    ArrayRef<double> phi(grid.phi), w(grid.w);
+    ArrayRef<double> phi(grid.phi), weights(grid.w);
     Value d = k.subf(c, selectByIndex(k, phi.drop_front(), i));
     Value err = k.addf(k.mulf(d, d), k.mulf(sn, sn));
-    Value term = k.mulf(k.mulf(err, selectByIndex(k, w.drop_front(), i)),
+    Value term = k.mulf(k.mulf(err, selectByIndex(k, weights.drop_front(), i)),
                         k.f32(static_cast<float>(sh.globalCount)));
     Value valid =
         k.land(k.lt(t.tid, k.idx(entries)), k.lt(k.add(t.s0, j), k.idx(S)));
