@@ -614,8 +614,9 @@ struct SingleLaunchShape {
   /// w_p ((c_p - phi_p)^2 + s_p^2) times the global count, in the loss
   /// word's fixed point (toPackedContribution), and each warp adds its
   /// lanes' terms by redux.sync (emitTermLossSum): no second barrier, no
-  /// shuffles. 1: the warps add their sums to a word in shared memory and
-  /// the last of them adds the block's to the loss word; 2: every warp adds
+  /// shuffles. 1: the warps store their sums to shared slots and count
+  /// their arrivals, and the last of them adds the block's to the loss word;
+  /// 2: every warp adds
   /// its sum to the loss word. 0: the block's statistics formed by warp 0
   /// (emitPackedLossSum).
   int64_t termSums = 0;
@@ -623,9 +624,9 @@ struct SingleLaunchShape {
   /// applies, else 0: a forward whose ECF comes from the fragments
   /// (ecfFromFragments) of the whole batch (one batch tile), mean or sum
   /// without a clip (a clip acts on whole statistics), BS (P - 1) entries
-  /// within the block's threads and
-  /// a loss word (packedLossSumLayout for the arrivals termSums makes)
-  /// whose sum field leaves a warp's sum room in 64 bits (sumBits <= 58).
+  /// within the block's threads and a loss word (packedLossSumLayout for
+  /// the arrivals termSums makes) whose sum field leaves a warp's sum room
+  /// in 64 bits (sumBits <= 58).
   int64_t termSumWarps() const;
   /// `.minnctapersm` of the kernel (nvvm.minctasm; 0: none), the blocks per
   /// multiprocessor that ptxas fits its registers to. Without it ptxas

@@ -1202,14 +1202,6 @@ void addElementPairs(Tile &t, MutableArrayRef<Value> sums, Value swapped) {
   }
 }
 
-/// The end of stage 5: the warps' sums in gs ([warp][cos | sin][j][p], p = 0
-/// left out) added in warp order, to t.ecf as means with one batch tile,
-/// else to the per-tile workspaces. In blocks of 4 warps whose threads cover
-/// the BS (P - 1) sums but not the BS P entries with p = 0 (P 17: 128
-/// against 136), the threads take p >= 1 only and the first BS threads also
-/// write p = 0, so that the entries take one pass instead of two (the same
-/// sums; not yet on the 8-warp kernels where it would apply, BS 16 at P 17,
-/// which keep their measured form until it has run there).
 /// Entry q = j P + p's cos and sin sums over the warps (in ascending warp
 /// order), read from gs at qc (storeLaneSums' layout).
 std::pair<Value, Value> addWarpSums(Tile &t, Value qc) {
@@ -1224,6 +1216,14 @@ std::pair<Value, Value> addWarpSums(Tile &t, Value qc) {
   return {tc, ts};
 }
 
+/// The end of stage 5: the warps' sums in gs ([warp][cos | sin][j][p], p = 0
+/// left out) added in warp order, to t.ecf as means with one batch tile,
+/// else to the per-tile workspaces. In blocks of 4 warps whose threads cover
+/// the BS (P - 1) sums but not the BS P entries with p = 0 (P 17: 128
+/// against 136), the threads take p >= 1 only and the first BS threads also
+/// write p = 0, so that the entries take one pass instead of two (the same
+/// sums; not yet on the 8-warp kernels where it would apply, BS 16 at P 17,
+/// which keep their measured form until it has run there).
 void gatherWarpSums(Tile &t, Value partC, Value partS) {
   KernelBuilder &k = t.k;
   const SingleLaunchShape &sh = t.sh;
@@ -1239,7 +1239,6 @@ void gatherWarpSums(Tile &t, Value partC, Value partS) {
                        : arith::UIToFPOp::create(
                              k.b, k.b.getF32Type(),
                              toI32(k, k.min(k.idx(BM), k.sub(k.idx(N), t.n0))));
-  auto warpSums = [&](Value qc) { return addWarpSums(t, qc); };
   auto store = [&](Value q, Value p, Value tc, Value ts) {
     if (T == 1) {
       k.store(k.divf(tc, batchF), t.ecf, {q});
@@ -1261,7 +1260,7 @@ void gatherWarpSums(Tile &t, Value partC, Value partS) {
           arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, p, k.idx(0));
       // p = 0 has no warp sums in gs: its loads read p = 1's (written), and
       // the row count and 0 replace the results.
-      auto [tc, ts] = warpSums(k.select(first, k.add(q, k.idx(1)), q));
+      auto [tc, ts] = addWarpSums(t, k.select(first, k.add(q, k.idx(1)), q));
       Value c = k.select(first, rowCount, tc);
       Value sn = k.select(first, zero, ts);
       store(q, p, c, sn);
@@ -1271,7 +1270,7 @@ void gatherWarpSums(Tile &t, Value partC, Value partS) {
   k.ifThen(k.lt(t.tid, k.idx(BS * (P - 1))), [&] {
     Value p = k.add(k.rem(t.tid, k.idx(P - 1)), k.idx(1));
     Value q = k.add(k.mul(k.div(t.tid, k.idx(P - 1)), k.idx(P)), p);
-    auto [tc, ts] = warpSums(q);
+    auto [tc, ts] = addWarpSums(t, q);
     store(q, p, tc, ts);
   });
   k.ifThen(k.lt(t.tid, k.idx(BS)),
@@ -1754,7 +1753,7 @@ Value addWarpFixed(KernelBuilder &k, Value value, int64_t bits) {
 /// exactly 0, cos 0 = 1 = phi_0 and sin 0 = 0), forms its
 /// term w_p ((c_p - phi_p)^2 + s_p^2) globalCount of column j's statistic
 /// (the same operations as computeSliceDotShare and finishSliceStatistic,
-/// phi_p and w_p selected by p's bits) in the loss word's fixed point
+/// phi_p and w_p selected by the bits of p - 1) in the loss word's fixed point
 /// (toPackedContribution; 0 past the block's entries or S), and the warp
 /// adds its lanes' terms exactly (addWarpFixed). A warp sum past the sum
 /// field (some lane's poison) keeps one poison count. Then lane 0 of each
@@ -1764,10 +1763,9 @@ Value addWarpFixed(KernelBuilder &k, Value value, int64_t bits) {
 /// barrier; a CTA-scope acq_rel fence on each side of the atom.add), and the
 /// warp that brings the count to W adds the slots (one poison count if
 /// any) to the loss word. Integer sums: the loss is the same bits every
-/// run. Each term
-/// is rounded to the word's resolution, so the sum carries V S P roundings
-/// of at most 2^-(fractionBits + 1) where emitPackedLossSum's carries one
-/// per block.
+/// run. Each term is rounded to the word's resolution, so the sum carries
+/// V S (P - 1) roundings of at most 2^-(fractionBits + 1) where
+/// emitPackedLossSum's carries one per block.
 void emitTermLossSum(Tile &t, Value acc, Value out) {
   KernelBuilder &k = t.k;
   const SingleLaunchShape &sh = t.sh;
