@@ -154,6 +154,19 @@ Value mlir::sigreg::arriveAtCounter(KernelBuilder &k, Value tid, Value flag,
       arith::ConstantOp::create(k.b, k.b.getI32IntegerAttr(0)));
 }
 
+void mlir::sigreg::namedBarrier(KernelBuilder &k, Value id, int64_t threads,
+                                bool arriveOnly) {
+  Value id32 = toI32(k, id);
+  Value count = constI32(k, static_cast<int32_t>(threads));
+  if (arriveOnly) {
+    NVVM::BarrierArriveOp::create(k.b, id32, count);
+    return;
+  }
+  NVVM::BarrierOp::create(k.b, /*res=*/Type(), id32, count,
+                          /*reductionOp=*/nullptr,
+                          /*reductionPredicate=*/Value());
+}
+
 void mlir::sigreg::emitGridBarrier(KernelBuilder &k, Value tid, Value counter,
                                    int64_t ctas) {
   auto c64 = [&](int64_t v) {

@@ -79,6 +79,12 @@ void emitBlockTreeSum(KernelBuilder &k, Value tid, Value red,
 /// other CTAs'; a second CTA barrier then holds the CTA's other threads.
 void emitGridBarrier(KernelBuilder &k, Value tid, Value counter, int64_t ctas);
 
+/// bar.sync on named barrier `id` (an index) for `threads` threads, or
+/// bar.arrive with `arriveOnly`: the arriving warps go on, their earlier
+/// shared-memory writes visible to the warps that sync on it.
+void namedBarrier(KernelBuilder &k, Value id, int64_t threads,
+                  bool arriveOnly = false);
+
 /// Publishes this block's global writes and counts it at `counters[index]`
 /// (i32, zero before the first launch); returns whether it is the
 /// `expected`-th (the last) to arrive, uniform over the block (thread `tid`

@@ -1759,10 +1759,9 @@ Value addWarpFixed(KernelBuilder &k, Value value, int64_t bits) {
 /// field (some lane's poison) keeps one poison count. Then lane 0 of each
 /// warp: termSums = 2, adds it to the loss word as one arrival
 /// (emitPackedWordAdd); termSums = 1, stores it to its slot in shared
-/// memory and counts its arrival on t.flag (zeroed by thread 0 before the
-/// barrier; a CTA-scope acq_rel fence on each side of the atom.add), and the
-/// warp that brings the count to W adds the slots (one poison count if
-/// any) to the loss word. Integer sums: the loss is the same bits every
+/// memory, warps 1 .. W - 1 arrive at named barrier 1 (bar.arrive: they do
+/// not wait) and warp 0 syncs on it, then adds the slots (one poison count
+/// if any) to the loss word. Integer sums: the loss is the same bits every
 /// run. Each term is rounded to the word's resolution, so the sum carries
 /// V S (P - 1) roundings of at most 2^-(fractionBits + 1) where
 /// emitPackedLossSum's carries one per block.
@@ -1777,13 +1776,6 @@ void emitTermLossSum(Tile &t, Value acc, Value out) {
     return arith::ConstantOp::create(
         k.b, k.b.getI64IntegerAttr(static_cast<int64_t>(v)));
   };
-  Type i32 = k.b.getI32Type();
-  auto c32 = [&](int32_t v) {
-    return arith::ConstantOp::create(k.b, k.b.getIntegerAttr(i32, v));
-  };
-  if (t.warpSlots)
-    k.ifThen(k.lt(t.tid, k.idx(1)),
-             [&] { k.store(c32(0), t.flag, {k.idx(0)}); });
   k.barrier();
   IntegrationGrid grid = computeIntegrationGrid(P, sh.tMax);
   Value batchF = k.f32(static_cast<float>(sh.batch));
@@ -1822,29 +1814,25 @@ void emitTermLossSum(Tile &t, Value acc, Value out) {
     // Each lane's addend is at most 2^F (one poison count), so the warp's
     // sum stays below 2^(F + 6) (termSumWarps: F <= 58).
     Value warpSum = keepOnePoison(addWarpFixed(k, fixed, F + 1));
-    k.ifThen(k.lt(k.rem(t.tid, k.idx(32)), k.idx(1)), [&] {
-      if (!t.warpSlots) {
-        addToLoss(warpSum);
-        return;
-      }
-      auto fence = [&] {
-        LLVM::FenceOp::create(k.b, LLVM::AtomicOrdering::acq_rel, "block");
-      };
-      k.store(warpSum, t.warpSlots, {k.div(t.tid, k.idx(32))});
-      fence(); // release the slot
-      Value old =
-          memref::AtomicRMWOp::create(k.b, arith::AtomicRMWKind::addi, c32(1),
-                                      t.flag, ValueRange{k.idx(0)});
-      k.ifThen(arith::CmpIOp::create(k.b, arith::CmpIPredicate::eq, old,
-                                     c32(static_cast<int32_t>(W - 1))),
-               [&] {
-                 fence(); // acquire the other warps' slots
-                 Value total = c64(0);
-                 for (int64_t w = 0; w < W; ++w)
-                   total = arith::AddIOp::create(
-                       k.b, total, k.load(t.warpSlots, {k.idx(w)}));
-                 addToLoss(keepOnePoison(total));
-               });
+    Value lane0 = k.lt(k.rem(t.tid, k.idx(32)), k.idx(1));
+    if (!t.warpSlots || W == 1) {
+      k.ifThen(lane0, [&] { addToLoss(warpSum); });
+      return;
+    }
+    Value warp = k.div(t.tid, k.idx(32));
+    k.ifThen(lane0, [&] { k.store(warpSum, t.warpSlots, {warp}); });
+    Value barrierId = k.idx(1);
+    k.ifThen(k.lt(k.idx(0), warp),
+             [&] { namedBarrier(k, barrierId, W * 32, /*arriveOnly=*/true); });
+    k.ifThen(k.lt(warp, k.idx(1)), [&] {
+      namedBarrier(k, barrierId, W * 32);
+      k.ifThen(lane0, [&] {
+        Value total = c64(0);
+        for (int64_t w = 0; w < W; ++w)
+          total = arith::AddIOp::create(k.b, total,
+                                        k.load(t.warpSlots, {k.idx(w)}));
+        addToLoss(keepOnePoison(total));
+      });
     });
   });
 }

@@ -1787,19 +1787,6 @@ Type transposedAccumulatorType(MLIRContext *ctx, int64_t rows) {
       ctx, SmallVector<Type>(rows / 2, Float32Type::get(ctx)));
 }
 
-/// bar.sync (or bar.arrive) on named barrier `id` for `threads` threads.
-void namedBarrier(KernelBuilder &k, Value id, int64_t threads,
-                  bool arriveOnly = false) {
-  Value id32 = arith::IndexCastOp::create(k.b, k.b.getI32Type(), id);
-  if (arriveOnly) {
-    NVVM::BarrierArriveOp::create(k.b, id32, i32Const(k, threads));
-    return;
-  }
-  NVVM::BarrierOp::create(k.b, /*res=*/Type(), id32, i32Const(k, threads),
-                          /*reductionOp=*/nullptr,
-                          /*reductionPredicate=*/Value());
-}
-
 /// Stage 3 of the transposed kernels, the MMAs of one k-tile at ring stage
 /// `s` as one commit group: for each k16 step and each 64-slice half h of
 /// `halves` (g box indices), one nvvm.wgmma.mma_async m64nNk16 into

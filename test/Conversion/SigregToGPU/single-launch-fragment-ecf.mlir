@@ -175,10 +175,11 @@
 // (j, p) at j 17 + p), forms its term in the loss word's fixed point (26
 // fraction bits, 48 sum bits: one poison count is 2^48) and the warp adds
 // the terms' two 26-bit parts by redux.sync. Lane 0 stores the warp's sum
-// to its slot (memref<4xi64>, workgroup), counts its arrival on the i32
-// flag between CTA-scope fences; the fourth (old count 3) adds the slots
-// and brings the block's sum, with one arrival (2^56), to the loss word,
-// whose 128th arrival writes the loss.
+// to its slot (memref<4xi64>, workgroup); warps 1-3 arrive at named barrier
+// 1 over 128 threads without waiting, warp 0 syncs on it, adds the slots
+// (no fences: the barrier orders the slots' stores before its loads) and
+// brings the block's sum, with one arrival (2^56), to the loss word, whose
+// 128th arrival writes the loss.
 // TERMS1-LABEL: func.func @minimal
 // TERMS1:       gpu.func @sigreg_single_launch
 // TERMS1-SAME:    memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[SLOTS:.*]] : memref<4xi64, #gpu.address_space<workgroup>>
@@ -198,12 +199,17 @@
 // TERMS1-NOT:       nvvm.redux.sync
 // TERMS1:           scf.if
 // TERMS1-NEXT:        memref.store %{{.*}}, %[[SLOTS]][%{{.*}}] : memref<4xi64, #gpu.address_space<workgroup>>
-// TERMS1-NEXT:        llvm.fence syncscope("block") acq_rel
-// TERMS1-NEXT:        memref.atomic_rmw addi %c1_i32, %{{.*}}[%c0] : (i32, memref<1xi32, #gpu.address_space<workgroup>>) -> i32
-// TERMS1-NEXT:        arith.cmpi eq, %{{.*}}, %c3_i32 : i32
+// TERMS1-NEXT:      }
+// TERMS1-NEXT:      arith.cmpi ugt, %[[WARP:.*]], %c0 : index
+// TERMS1-NEXT:      scf.if
+// TERMS1-NEXT:        nvvm.barrier.arrive id = %c1_i32 number_of_threads = %c128_i32
+// TERMS1-NEXT:      }
+// TERMS1-NEXT:      arith.cmpi ult, %[[WARP]], %c1 : index
+// TERMS1-NEXT:      scf.if
+// TERMS1-NEXT:        nvvm.barrier id = %c1_i32 number_of_threads = %c128_i32
 // TERMS1-NEXT:        scf.if
-// TERMS1-NEXT:          llvm.fence syncscope("block") acq_rel
 // TERMS1-COUNT-4:       memref.load %[[SLOTS]]
+// TERMS1-NOT:           llvm.fence
 // TERMS1:               arith.addi %{{.*}}, %c72057594037927936_i64 : i64
 // TERMS1-NEXT:          memref.atomic_rmw addi %{{.*}}, %arg4[%c0] : (i64, memref<1xi64>) -> i64
 // TERMS1:               arith.cmpi eq, %{{.*}}, %c128_i64 : i64
@@ -266,7 +272,8 @@ func.func @minimal(%x: tensor<4x256x16xbf16>, %seed: i64) -> tensor<f32> {
 // TERMS1-LABEL: func.func @ragged
 // TERMS1:         arith.cmpi ult, %thread_id_x, %c64 : index
 // TERMS1-COUNT-3:   nvvm.redux.sync
-// TERMS1:           arith.cmpi eq, %{{.*}}, %c1_i32 : i32
+// TERMS1:           nvvm.barrier.arrive id = %c1_i32 number_of_threads = %c64_i32
+// TERMS1:           nvvm.barrier id = %c1_i32 number_of_threads = %c64_i32
 func.func @ragged(%x: tensor<200x13xf16>, %seed: i64) -> tensor<f32> {
   %l = sigreg.loss %x seed(%seed) slices = 150 points = 9 reduction = mean : tensor<200x13xf16> -> tensor<f32>
   return %l : tensor<f32>
