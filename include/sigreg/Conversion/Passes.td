@@ -128,7 +128,7 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "thread that gathers a (slice, point) entry's warp sums forms that entry's term of "
            "the statistic in fixed point, and each warp adds its terms by redux.sync (no "
            "second barrier, no shuffles): 1 the warps store their sums to shared-memory slots "
-           "and the last of them adds the block's to the loss word, 2 every warp adds its sum "
+           "and warp 0 adds them after a named barrier, 2 every warp adds its sum "
            "to the loss word, 0 never (warp 0 forms the block's statistics)">,
     Option<"singleLaunchMinctasm", "single-launch-minctasm", "int64_t", "-1",
            "The single launch's .minnctapersm, the blocks per multiprocessor ptxas plans its "

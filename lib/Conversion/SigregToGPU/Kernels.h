@@ -614,11 +614,10 @@ struct SingleLaunchShape {
   /// w_p ((c_p - phi_p)^2 + s_p^2) times the global count, in the loss
   /// word's fixed point (toPackedContribution), and each warp adds its
   /// lanes' terms by redux.sync (emitTermLossSum): no second barrier, no
-  /// shuffles. 1: the warps store their sums to shared slots and count
-  /// their arrivals, and the last of them adds the block's to the loss word;
-  /// 2: every warp adds
-  /// its sum to the loss word. 0: the block's statistics formed by warp 0
-  /// (emitPackedLossSum).
+  /// shuffles. 1: the warps store their sums to shared slots, the others
+  /// arrive at a named barrier that warp 0 syncs on, and warp 0 adds the
+  /// block's sum to the loss word; 2: every warp adds its sum to the loss
+  /// word. 0: the block's statistics formed by warp 0 (emitPackedLossSum).
   int64_t termSums = 0;
   /// The warps holding (slice, point) entries (p >= 1) where termSums
   /// applies, else 0: a forward whose ECF comes from the fragments
