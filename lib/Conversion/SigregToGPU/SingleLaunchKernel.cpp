@@ -90,8 +90,9 @@ struct Tile {
   /// Shared memory: g (reused for the k-part partials, the warp sums and
   /// the final tree), y, chunk sums + norms, ECF means, flag.
   Value gs, ys, norms, ecf, flag;
-  /// termSums = 1: the warps' 64-bit sums in shared memory (one slot per
-  /// warp of termSumWarps).
+  /// termSums = 1 with termSumWarps > 1: the warps' 64-bit sums in shared
+  /// memory (one slot per warp; a single warp adds its sum to the loss word
+  /// itself, as with termSums = 2).
   Value warpSlots;
   /// A training step (tensor cores): g's global copy [D, S], the predicate
   /// of the warps that write it (view 0, row group 0), and the thread's
@@ -1815,7 +1816,7 @@ void emitTermLossSum(Tile &t, Value acc, Value out) {
     // sum stays below 2^(F + 6) (termSumWarps: F <= 58).
     Value warpSum = keepOnePoison(addWarpFixed(k, fixed, F + 1));
     Value lane0 = k.lt(k.rem(t.tid, k.idx(32)), k.idx(1));
-    if (!t.warpSlots || W == 1) {
+    if (!t.warpSlots) {
       k.ifThen(lane0, [&] { addToLoss(warpSum); });
       return;
     }
@@ -2139,7 +2140,7 @@ mlir::sigreg::buildSingleLaunchKernel(OpBuilder &b, Location loc,
       wg(singleLaunchSharedFloats(sh), f32), wg(BM * BS, f32),
       wg(sh.tensorCores ? sh.mmaWarpsK() * BS : (C + 1) * BS, f32),
       wg(2 * BS * P, f32), wg(1, i32)};
-  if (sh.termSums == 1 && sh.termSumWarps())
+  if (sh.termSums == 1 && sh.termSumWarps() > 1)
     workgroup.push_back(wg(sh.termSumWarps(), b.getI64Type()));
   auto func = gpu::GPUFuncOp::create(b, loc, "sigreg_single_launch",
                                      b.getFunctionType(args, {}), workgroup);
