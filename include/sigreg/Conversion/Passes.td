@@ -122,13 +122,14 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "registers, so that more x-independent work precedes the wait for x's first span "
            "(needs more step groups per warp than that). -1 by rule: the warp's step groups "
            "less 2, at most 6; 0 never (each group's own)">,
-    Option<"singleLaunchTermSums", "single-launch-term-sums", "int64_t", "0",
+    Option<"singleLaunchTermSums", "single-launch-term-sums", "int64_t", "1",
            "Where a single-launch forward's ECF comes from the MMA fragments of the whole "
            "batch and its mean/sum loss (no clip) is added up in one fixed-point word, each "
            "thread that gathers a (slice, point) entry's warp sums forms that entry's term of "
            "the statistic in fixed point, and each warp adds its terms by redux.sync (no "
-           "second barrier, no shuffles): 1 the warps store their sums to shared-memory slots "
-           "and warp 0 adds them after a named barrier, 2 every warp adds its sum "
+           "second barrier, no shuffles): 1 (the default) the warps store their sums to "
+           "shared-memory slots and warp 0 adds them after a named barrier, 2 every warp "
+           "adds its sum "
            "to the loss word, 0 never (warp 0 forms the block's statistics)">,
     Option<"singleLaunchMinctasm", "single-launch-minctasm", "int64_t", "-1",
            "The single launch's .minnctapersm, the blocks per multiprocessor ptxas plans its "

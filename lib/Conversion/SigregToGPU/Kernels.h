@@ -618,7 +618,9 @@ struct SingleLaunchShape {
   /// arrive at a named barrier that warp 0 syncs on, and warp 0 adds the
   /// block's sum to the loss word; 2: every warp adds its sum to the loss
   /// word. 0: the block's statistics formed by warp 0 (emitPackedLossSum).
-  int64_t termSums = 0;
+  /// 1 by default: level with 0 at minimal, about 0.1 us faster at its f16,
+  /// device-step and N 256 D 8 forms (docs/PERF-NOTES.md).
+  int64_t termSums = 1;
   /// The warps holding (slice, point) entries (p >= 1) where termSums
   /// applies, else 0: a forward whose ECF comes from the fragments
   /// (ecfFromFragments) of the whole batch (one batch tile), mean or sum

@@ -262,7 +262,7 @@ struct SingleLaunchKnobs {
   int64_t minctasm = -1;
   /// SingleLaunchShape::termSums (0 never, 1 the warps' sums in shared
   /// memory, 2 every warp's to the loss word).
-  int64_t termSums = 0;
+  int64_t termSums = 1;
 };
 
 /// The state the patterns share: the kernel module, the schedule knobs, and

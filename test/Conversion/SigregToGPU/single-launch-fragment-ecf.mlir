@@ -1,11 +1,11 @@
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-fragment-ecf=1 single-launch-transposed-ecf=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-fragment-ecf=1 single-launch-transposed-ecf=0 single-launch-term-sums=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=RULE
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-fragment-ecf=0 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=OFF
 // RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-fragment-ecf=2 2>&1 | FileCheck %s --check-prefix=BAD
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-warps=4 single-launch-transposed-ecf=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=W4
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-transposed-ecf=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TR
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-warps=4 single-launch-transposed-ecf=0 single-launch-term-sums=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=W4
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-transposed-ecf=1 single-launch-term-sums=0" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TR
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize "--convert-sigreg-to-gpu=single-launch-fragment-ecf=1 single-launch-transposed-ecf=1" --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TRF
-// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-term-sums=1 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TERMS1
+// RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TERMS1
 // RUN: sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-term-sums=2 --sigreg-gpu-bufferize --canonicalize --cse | FileCheck %s --check-prefix=TERMS2
 // RUN: not sigreg-opt %s --split-input-file --sigreg-decompose --sigreg-fuse-ecf --sigreg-fuse-epilogue --canonicalize --convert-sigreg-to-gpu=single-launch-term-sums=3 2>&1 | FileCheck %s --check-prefix=BADTERMS
 
@@ -19,7 +19,8 @@
 // 256 rows, at least kSingleLaunchFragmentEcfMinRows = 128; and by default
 // transposed (single-launch-transposed-ecf, below: A's zero rows, no index
 // shuffle). With =0 the y tile, as in single-launch-kernel.mlir. The CHECK
-// lines show the untransposed form (single-launch-transposed-ecf=0).
+// lines show the untransposed form (single-launch-transposed-ecf=0) with
+// warp 0 forming the block's statistics (single-launch-term-sums=0).
 // BAD: error: single-launch-fragment-ecf must be -1 (by rule), 0 (never) or 1 (wherever it can), got 2
 // RULE-LABEL:  func.func @minimal
 // RULE:          gpu.func @sigreg_single_launch
@@ -97,7 +98,7 @@
 // CHECK-COUNT-16: memref.load %[[GS]]
 // CHECK-NOT:     memref.store %{{.*}}, %[[YS]]
 // CHECK:         gpu.return
-// In blocks of 4 warps (single-launch-warps=4, untransposed): 128 threads, each warp 64
+// In blocks of 4 warps (single-launch-warps=4, untransposed, term-sums=0): 128 threads, each warp 64
 // rows (4 row fragments x 2 parts = 8 mma.sync); a thread still holds two
 // columns' 32 sums, so the butterfly is the same per warp and the block has
 // half the shuffles; the warp sums are added over 4 warps, one pass: the
@@ -138,7 +139,8 @@
 // (emitTransposedFragmentEcf): offset 2 sends the second half of the list
 // (16 sums, no selects: the lanes of bit 2 list their sines first), offset 1
 // the half a select picks (8), and the lane's 8 sums go to gs; no shuffles
-// at offsets 16, 8 or 4 before the barrier. The warps' sums, as before.
+// at offsets 16, 8 or 4 before the barrier. The warps' sums, as before
+// (single-launch-term-sums=0).
 // TR-LABEL:    func.func @minimal
 // TR:            gpu.func @sigreg_single_launch
 // TR-SAME:         workgroup(%[[GS:[^ ]*]] : memref<2176xf32,
@@ -169,8 +171,8 @@
 // TR-NEXT:       gpu.barrier
 // TR:            scf.for %{{.*}} = %{{.*}} to %c136 step %c256
 // TR:            gpu.return
-// single-launch-term-sums=1 at minimal: 8 slices x 16 points p >= 1 = 128
-// entries on warps 0-3 (threads below 128; p = 0's term is exactly 0).
+// single-launch-term-sums=1, the default, at minimal: 8 slices x 16 points
+// p >= 1 = 128 entries on warps 0-3 (threads below 128; p = 0's term is exactly 0).
 // After the barrier each thread gathers its entry's 8 warp sums (entry
 // (j, p) at j 17 + p), forms its term in the loss word's fixed point (26
 // fraction bits, 48 sum bits: one poison count is 2^48) and the warp adds
