@@ -835,6 +835,13 @@ terms38_configs() {
   emit tm-v4-n256-d16-s256-p25 4 256 16 256 25 bf16 none 0 mean seed
   emit tm-v4-n256-d16-s250-p3 4 256 16 250 3 bf16 none 0 sum seed
 }
+# The same shapes after term-sums=1 became the rule (fortieth session): NAME (the rule) and
+# t0-NAME (--single-launch-term-sums=0, warp 0 forms the statistics), for
+# scripts/gpu-calls/call-rule40.sh.
+terms40_set() {
+  terms38_configs
+  PREFIX=t0- EXTRA=--single-launch-term-sums=0 terms38_configs
+}
 terms38_set() {
   terms38_configs
   PREFIX=t1- EXTRA=--single-launch-term-sums=1 terms38_configs
@@ -1173,6 +1180,7 @@ case "$set_" in
   rule37) rule37_set ;;
   step37) step37_set ;;
   terms38) terms38_set ;;
+  terms40) terms40_set ;;
   warps16b34) warps16b34_set ;;
   pingpong) pingpong_set ;;
   generate) generate_set ;;
