@@ -816,7 +816,7 @@ step37_set() {
 # The statistic's terms summed in fixed point by the threads that gather them
 # (--single-launch-term-sums; thirty-eighth session): the fragment-ECF shapes of transposed34
 # and four more without a clip (ragged views, a forced small tile, P 3, P 33 f16), as NAME (the
-# rule), t1-NAME (the warps' sums added in shared memory) and t2-NAME (one atomic per warp),
+# rule, =0 until the fortieth session), t1-NAME (the warps' sums added in shared memory) and t2-NAME (one atomic per warp),
 # and the random set's problems with the fragment ECF forced as t1-/t2-random-NNN (ragged
 # shapes for the validation; only those the option changes are kept), for
 # scripts/gpu-calls/call-terms38.sh.

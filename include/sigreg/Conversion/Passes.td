@@ -129,8 +129,7 @@ def ConvertSigregToGPU : Pass<"convert-sigreg-to-gpu", "::mlir::ModuleOp"> {
            "the statistic in fixed point, and each warp adds its terms by redux.sync (no "
            "second barrier, no shuffles): 1 (the default) the warps store their sums to "
            "shared-memory slots and warp 0 adds them after a named barrier, 2 every warp "
-           "adds its sum "
-           "to the loss word, 0 never (warp 0 forms the block's statistics)">,
+           "adds its sum to the loss word, 0 never (warp 0 forms the block's statistics)">,
     Option<"singleLaunchMinctasm", "single-launch-minctasm", "int64_t", "-1",
            "The single launch's .minnctapersm, the blocks per multiprocessor ptxas plans its "
            "registers for: -1 by rule (the tensor-core GEMM's kernels: the blocks per "
