@@ -26,7 +26,12 @@ kind it prints the median time per launch (CUDA events, 200 launches) and, from 
 in the last launch, the per-block wait for the atomic's old value (min, median, max cycles) and
 the spread of the blocks' start times (%globaltimer, ns).
 
-Usage (GPU machine): python3 kernels-ref/microbench_tail.py [--blocks 128] [--ncu-kind KIND]
+`--flush` times each launch as `sigreg-aot-run --bench` does: a memset of twice the L2 (at least
+64 MiB) before it, outside its event pair, behind a spin long enough for the host to queue the
+launch, so that the pair times the GPU's latency from the fill to the kernel's end, comparable
+with the runner's medians (without it, each pair also holds Triton's host launch, 20-30 us).
+
+Usage (GPU machine): python3 kernels-ref/microbench_tail.py [--blocks 128] [--flush] [--ncu-kind KIND]
 (--ncu-kind runs one launch of one kind only, for ncu -k regex:tail.)
 """
 
@@ -87,7 +92,7 @@ KINDS = {"empty": (0, 1), "one": (1, 1), "groups8": (2, 8), "groups16": (2, 16),
          "redpoll": (4, 1)}
 
 
-def run(kind, blocks, spin, reps, spread=0):
+def run(kind, blocks, spin, reps, spread=0, flush=None):
     k, g = KINDS[kind]
     words = torch.zeros(64 * 32, dtype=torch.int64, device="cuda")
     stamps = torch.zeros(blocks * 8, dtype=torch.int64, device="cuda")
@@ -99,7 +104,12 @@ def run(kind, blocks, spin, reps, spread=0):
         launch()
     torch.cuda.synchronize()
     times = []
-    for _ in range(reps):
+    for i in range(reps):
+        if flush is not None:
+            # The GPU spins first so that the host has queued the fill, the events and the
+            # launch before they run: the pair then times the GPU, not Triton's host launch.
+            torch.cuda._sleep(400000)
+            flush.fill_(i + 1)
         a = torch.cuda.Event(enable_timing=True)
         b = torch.cuda.Event(enable_timing=True)
         a.record()
@@ -122,10 +132,16 @@ def main():
     ap.add_argument("--ncu-kind", choices=sorted(KINDS))
     ap.add_argument("--spin", type=int, default=0)
     ap.add_argument("--spread", type=int, default=0)
+    ap.add_argument("--flush", action="store_true")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         raise SystemExit("microbench_tail.py: needs a CUDA GPU")
-    print(torch.cuda.get_device_name(), f"blocks={args.blocks} of 256 threads, spread={args.spread}")
+    flush = None
+    if args.flush:
+        l2 = torch.cuda.get_device_properties(0).L2_cache_size
+        flush = torch.empty(max(2 * l2, 64 << 20) // 4, dtype=torch.int32, device="cuda")
+    print(torch.cuda.get_device_name(), f"blocks={args.blocks} of 256 threads, spread={args.spread}, "
+          f"flush={'on' if args.flush else 'off'}")
     if args.ncu_kind:
         run(args.ncu_kind, args.blocks, args.spin, 1, args.spread)
         return
@@ -133,7 +149,7 @@ def main():
           f"{'start spread ns':>16s} {'first start to last end ns':>27s}")
     for spin in (0, 20000):
         for kind in KINDS:
-            t, wait, spread, span = run(kind, args.blocks, spin, args.reps, args.spread)
+            t, wait, spread, span = run(kind, args.blocks, spin, args.reps, args.spread, flush)
             w = f"{wait[0]}/{wait[len(wait) // 2]}/{wait[-1]}"
             print(f"{kind:10s} {spin:6d} {t:10.2f} {w:>28s} {spread:16d} {span:27d}")
 

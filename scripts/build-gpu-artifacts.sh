@@ -8,7 +8,7 @@
 #        single | random | variants | small-shapes | pingpong | transposed | tpersistent | generate |
 #        cooperative | samebench | probe24 | stagger | fragment | stepgroup | stepgroup25 | probe25 | probe26 |
 #        staggerfast | warps16 | warps4 | perslice | ftz27 | stage27 | cluster28 | minctasm30 | minctasm30b | minctasm30f |
-#        stat32 | stat32-timed | fn32 | sines32 | tail34 | warps16b34 | transposed34 | tma36 | ahead37 | ahead37b | rule37 | step37 |
+#        stat32 | stat32-timed | fn32 | sines32 | tail34 | warps16b34 | transposed34 | tma36 | ahead37 | ahead37b | rule37 | step37 | floor41 |
 #        p65 (P = 65 per-slice f16 on every ECF kernel)
 # random: RANDOM_COUNT (default 60) problems from the seeded generator below (RANDOM_SEED,
 # default 11): ragged sizes, D from 1, N up to a few thousand, every dtype, clip mode,
@@ -835,6 +835,18 @@ terms38_configs() {
   emit tm-v4-n256-d16-s256-p25 4 256 16 256 25 bf16 none 0 mean seed
   emit tm-v4-n256-d16-s250-p3 4 256 16 250 3 bf16 none 0 sum seed
 }
+# Where minimal's time goes by subtraction (forty-first session): minimal with fewer points (the
+# ECF's share), with 32 rows (the same 128-block grid, an eighth of the ECF), and a one-block
+# grid with one of minimal's blocks of work and with almost none (the launch's floor), for
+# scripts/gpu-calls/call-floor41.sh.
+floor41_set() {
+  emit minimal-bf16 4 256 16 256 17 bf16 none 0 mean seed
+  emit fl-p9 4 256 16 256 9 bf16 none 0 mean seed
+  emit fl-p3 4 256 16 256 3 bf16 none 0 mean seed
+  emit fl-n32-p3 4 32 16 256 3 bf16 none 0 mean seed
+  emit fl-one-n256-p17 0 256 16 8 17 bf16 none 0 mean seed
+  emit fl-one-n16-p3 0 16 16 8 3 bf16 none 0 mean seed
+}
 # The same shapes after term-sums=1 became the rule (fortieth session): NAME (the rule) and
 # t0-NAME (--single-launch-term-sums=0, warp 0 forms the statistics), for
 # scripts/gpu-calls/call-rule40.sh.
@@ -1181,6 +1193,7 @@ case "$set_" in
   step37) step37_set ;;
   terms38) terms38_set ;;
   terms40) terms40_set ;;
+  floor41) floor41_set ;;
   warps16b34) warps16b34_set ;;
   pingpong) pingpong_set ;;
   generate) generate_set ;;
