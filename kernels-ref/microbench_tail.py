@@ -12,6 +12,9 @@ on:
 - `groups G`: block b adds to word b mod G, and the last arrival of each group adds to a second
   word (two round trips, G-way and 128/G-way contention);
 - `red`: the same add with the result unused (no wait: a lower bound);
+- `smem`, `smem-one`: a block-wide sum that Triton adds up through shared memory (64 bytes, the
+  kernel then needs a shared-memory carveout, as the single launch does), without and with the
+  kind `one` atomic after it;
 - `redpoll`: the same add with the result unused, and block 0 alone then polls the word with
   volatile loads until it holds the grid's count, and resets it (the loss's writer found by
   polling instead of by each block's returned value; its stamps are taken after the poll).
@@ -71,6 +74,12 @@ def tail(words, stamps, spin, spread, KIND: tl.constexpr, G: tl.constexpr):
             old = old + tl.atomic_add(words + G * 32, 1, sem="relaxed").to(tl.int64)
     elif KIND == 3:
         tl.atomic_add(words, 1, sem="relaxed")
+    elif KIND == 5 or KIND == 6:
+        # A block-wide sum of values only known at run time: Triton adds the 8 warps' parts
+        # through shared memory, so the kernel needs some (the single launch does).
+        old = tl.sum(tl.arange(0, 256).to(tl.int64) ^ c, axis=0)
+        if KIND == 6:
+            old = old + tl.atomic_add(words, 1, sem="relaxed").to(tl.int64)
     elif KIND == 4:
         tl.atomic_add(words, 1, sem="relaxed")
         if pid == 0:
@@ -89,7 +98,7 @@ def tail(words, stamps, spin, spread, KIND: tl.constexpr, G: tl.constexpr):
 
 
 KINDS = {"empty": (0, 1), "one": (1, 1), "groups8": (2, 8), "groups16": (2, 16), "red": (3, 1),
-         "redpoll": (4, 1)}
+         "redpoll": (4, 1), "smem": (5, 1), "smem-one": (6, 1)}
 
 
 def run(kind, blocks, spin, reps, spread=0, flush=None):
@@ -98,9 +107,10 @@ def run(kind, blocks, spin, reps, spread=0, flush=None):
     stamps = torch.zeros(blocks * 8, dtype=torch.int64, device="cuda")
 
     def launch():
-        tail[(blocks,)](words, stamps, spin, spread, KIND=k, G=g, num_warps=8)
+        return tail[(blocks,)](words, stamps, spin, spread, KIND=k, G=g, num_warps=8)
 
-    for _ in range(5):
+    shared = getattr(launch().metadata, "shared", -1)
+    for _ in range(4):
         launch()
     torch.cuda.synchronize()
     times = []
@@ -122,7 +132,7 @@ def run(kind, blocks, spin, reps, spread=0, flush=None):
     starts = s[:, 0]
     ends = s[:, 3]
     return statistics.median(times), sorted(wait), int(starts.max() - starts.min()), \
-        int(ends.max() - starts.min())
+        int(ends.max() - starts.min()), shared
 
 
 def main():
@@ -146,12 +156,12 @@ def main():
         run(args.ncu_kind, args.blocks, args.spin, 1, args.spread)
         return
     print(f"{'kind':10s} {'spin':>6s} {'us/launch':>10s} {'wait min/med/max (cycles)':>28s} "
-          f"{'start spread ns':>16s} {'first start to last end ns':>27s}")
+          f"{'start spread ns':>16s} {'first start to last end ns':>27s} {'smem B':>7s}")
     for spin in (0, 20000):
         for kind in KINDS:
-            t, wait, spread, span = run(kind, args.blocks, spin, args.reps, args.spread, flush)
+            t, wait, spread, span, shared = run(kind, args.blocks, spin, args.reps, args.spread, flush)
             w = f"{wait[0]}/{wait[len(wait) // 2]}/{wait[-1]}"
-            print(f"{kind:10s} {spin:6d} {t:10.2f} {w:>28s} {spread:16d} {span:27d}")
+            print(f"{kind:10s} {spin:6d} {t:10.2f} {w:>28s} {spread:16d} {span:27d} {shared:7d}")
 
 
 if __name__ == "__main__":
