@@ -12,12 +12,12 @@ on:
 - `groups G`: block b adds to word b mod G, and the last arrival of each group adds to a second
   word (two round trips, G-way and 128/G-way contention);
 - `red`: the same add with the result unused (no wait: a lower bound);
-- `smem`, `smem-one`: a block-wide sum that Triton adds up through shared memory (64 bytes, the
-  kernel then needs a shared-memory carveout, as the single launch does), without and with the
-  kind `one` atomic after it;
 - `redpoll`: the same add with the result unused, and block 0 alone then polls the word with
   volatile loads until it holds the grid's count, and resets it (the loss's writer found by
   polling instead of by each block's returned value; its stamps are taken after the poll).
+- `smem`, `smem-one`: a block-wide sum that Triton adds up through shared memory (64 bytes, the
+  kernel then needs a shared-memory carveout, as the single launch does), without and with the
+  kind `one` atomic after it;
 
 `--spread C` adds C cycles of busy work per block index (block b spins spin + b C cycles), so
 that the blocks arrive one after another, as the single launch's blocks end over about
@@ -74,12 +74,6 @@ def tail(words, stamps, spin, spread, KIND: tl.constexpr, G: tl.constexpr):
             old = old + tl.atomic_add(words + G * 32, 1, sem="relaxed").to(tl.int64)
     elif KIND == 3:
         tl.atomic_add(words, 1, sem="relaxed")
-    elif KIND == 5 or KIND == 6:
-        # A block-wide sum of values only known at run time: Triton adds the 8 warps' parts
-        # through shared memory, so the kernel needs some (the single launch does).
-        old = tl.sum(tl.arange(0, 256).to(tl.int64) ^ c, axis=0)
-        if KIND == 6:
-            old = old + tl.atomic_add(words, 1, sem="relaxed").to(tl.int64)
     elif KIND == 4:
         tl.atomic_add(words, 1, sem="relaxed")
         if pid == 0:
@@ -88,6 +82,12 @@ def tail(words, stamps, spin, spread, KIND: tl.constexpr, G: tl.constexpr):
                 seen = tl.load(words, volatile=True)
             tl.store(words, seen * 0)
             old = seen.to(tl.int64)
+    elif KIND == 5 or KIND == 6:
+        # A block-wide sum of values only known at run time: Triton adds the 8 warps' parts
+        # through shared memory, so the kernel needs some (the single launch does).
+        old = tl.sum(tl.arange(0, 256).to(tl.int64) ^ c, axis=0)
+        if KIND == 6:
+            old = old + tl.atomic_add(words, 1, sem="relaxed").to(tl.int64)
     c2 = _stamp(old, "%clock64") ^ old
     g1 = _stamp(old, "%globaltimer") ^ old
     base = stamps + pid * 8

@@ -17,9 +17,6 @@ trincu() { local b k; for b in 1 128; do for k in empty one; do
     python3 kernels-ref/microbench_tail.py --ncu-kind $k --blocks $b 2>&1 |
     grep -E "^\s+(Duration|Elapsed Cycles|SM Active Cycles|SM Frequency)" | head -4
 done; done; }
-nf() { local r n; for r in 1 2 3; do for n in fl-one-n16-p3 fl-one-n256-p17 minimal-bf16; do
-  echo "$n r$r noflush $(timeout 60 .gpu/rt/bin/sigreg-aot-run .gpu/floor41/$n/fused --bench \
-    --no-validate --no-flush 2>&1 | grep -E '^full_forward' | awk '{printf "%s ", $2}')"
-done; done; }
+nf() { BENCH_FLAGS=--no-flush alternate .gpu/floor41 3 "fl-one-n16-p3 fl-one-n256-p17 minimal-bf16" -; }
 nvidia-smi --query-gpu=name --format=csv,noheader | head -1
 run_parts ${PART:-prof trincu nf}

@@ -5,7 +5,8 @@
 #  sanitize DIR          memcheck, racecheck and synccheck on one artifact;
 #  alternate DIR ROUNDS "NAMES" "PREFIXES"
 #                        every PREFIX+NAME in turn (- for none), ROUNDS times: full_forward and
-#                        full_forward_graph in ms;
+#                        full_forward_graph in ms (BENCH_FLAGS: more flags for the
+#                        runner, e.g. --no-flush);
 #  run_parts PART...     each named function in turn, its output to $OUT/PART.txt and printed;
 #  profile SET/NAME...   ncu's full set of the single launch (second launch) with its SASS source
 #                        page for scripts/ncu-regions.py, and the duration, cycles, instructions
@@ -22,7 +23,8 @@ alternate() {
   local dir=$1 rounds=$2 names=$3 prefixes=$4 r n p
   for r in $(seq 1 "$rounds"); do for n in $names; do for p in $prefixes; do
     [ "$p" = - ] && p=""
-    echo "$p$n r$r $(timeout 60 .gpu/rt/bin/sigreg-aot-run $dir/$p$n/fused --bench --no-validate 2>&1 |
+    echo "$p$n r$r $(timeout 60 .gpu/rt/bin/sigreg-aot-run $dir/$p$n/fused --bench --no-validate \
+      ${BENCH_FLAGS:-} 2>&1 |
       grep -E '^full_forward' | awk '{printf "%s ", $2}')"
   done; done; done
 }
